@@ -1,0 +1,252 @@
+"""The protocol every game engine offers, and the value types it speaks in.
+
+An engine is a plain object with pure methods over frozen states: ``new_game`` deals, ``validate``
+rejects states the rules could not have produced, ``seats_to_act`` and ``legal_actions`` say who
+may do what, ``apply`` returns a new state with the events that happened, ``view`` redacts a state
+for one viewer and ``outcome`` scores a finished game. ``GameEngine`` implements the checks every
+game shares (rules version, seat range, turn order, finished games) so that a game module writes
+only its rules in the ``_``-prefixed hooks.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from engines.errors import (
+    GAME_FINISHED,
+    NOT_SEATS_TURN,
+    IllegalActionError,
+    InvalidSeatError,
+    InvalidSeatsError,
+    InvalidStateError,
+    UnknownPolicyError,
+    UnsupportedRulesVersionError,
+)
+from engines.prng import Rng
+
+#: A viewer is a seat number, or ``None`` for a spectator.
+Viewer = int | None
+SPECTATOR: Viewer = None
+
+
+class GameStateLike(Protocol):
+    """What every game state carries besides its rules."""
+
+    @property
+    def rules_version(self) -> int:
+        """The rules version the state was produced under."""
+
+    @property
+    def revision(self) -> int:
+        """The number of actions applied since the deal."""
+
+
+S = TypeVar("S", bound=GameStateLike)
+A = TypeVar("A")
+O = TypeVar("O")
+V = TypeVar("V")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of a finished game."""
+
+    scores: tuple[int, ...]  # one per seat, in the game's own unit
+    winners: tuple[int, ...]  # ascending; every member of a winning team; empty for a draw
+    lower_is_better: bool
+    termination: str  # a stable UPPER_SNAKE word, e.g. PENALTY_THRESHOLD
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """Who is to act, and the outcome once the game is over."""
+
+    seats_to_act: tuple[int, ...]
+    finished: bool
+    outcome: Outcome | None
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened; ``audience`` is the seats allowed to see it, ``None`` for all."""
+
+    body: Any
+    audience: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Transition(Generic[S]):
+    """The state after an action and the events that led to it, in order."""
+
+    state: S
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionInfo:
+    """One option of a game, for ListGames."""
+
+    name: str
+    description: str
+    default: str
+    allowed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What a game is: id, title, seat range, options and bot policies."""
+
+    id: str
+    title: str
+    min_seats: int
+    max_seats: int
+    simultaneous: bool
+    rules_version: int
+    options: tuple[OptionInfo, ...]
+
+
+Policy = Callable[[S, int, Rng], A]
+
+
+def random_policy(engine: GameEngine[S, A, O, V], state: S, seat: int, rng: Rng) -> A:
+    """The ``random`` bot: a uniformly chosen legal action."""
+    return rng.choice(engine.legal_actions(state, seat))
+
+
+class GameEngine(ABC, Generic[S, A, O, V]):
+    """The engine protocol with the checks every game shares; games fill in the ``_`` hooks."""
+
+    info: GameInfo
+
+    # ----------------------------------------------------------------- the protocol
+    @abstractmethod
+    def default_options(self) -> O:
+        """Return the options a game gets when the caller sets none."""
+
+    def new_game(self, seats: int, seed: int, options: O) -> S:
+        """Deal a new game; raises ``InvalidSeatsError`` or ``InvalidOptionsError``."""
+        if not self.info.min_seats <= seats <= self.info.max_seats:
+            raise InvalidSeatsError(
+                f"{self.info.title} takes {self.info.min_seats} to {self.info.max_seats} seats, "
+                f"not {seats}",
+                seats=str(seats),
+            )
+        return self._new_game(seats, Rng(seed), options)
+
+    def validate(self, state: S) -> None:
+        """Raise ``InvalidStateError`` unless the rules could have produced ``state``."""
+        if state.rules_version != self.info.rules_version:
+            raise UnsupportedRulesVersionError(
+                f"the state was produced under rules version {state.rules_version}; this server "
+                f"runs {self.info.id} rules version {self.info.rules_version}",
+                state_version=str(state.rules_version),
+                server_version=str(self.info.rules_version),
+            )
+        if state.revision < 0:
+            raise InvalidStateError("the revision is negative")
+        self._validate(state)
+
+    @abstractmethod
+    def seats(self, state: S) -> int:
+        """Return the number of seats in the game."""
+
+    @abstractmethod
+    def seats_to_act(self, state: S) -> tuple[int, ...]:
+        """Return the seats whose action is awaited now, ascending (empty when finished)."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """Return the outcome of a finished game, ``None`` while it goes on."""
+
+    def status(self, state: S) -> Status:
+        """Return who is to act and, once finished, the outcome."""
+        outcome = self.outcome(state)
+        if outcome is not None:
+            return Status((), True, outcome)
+        return Status(self.seats_to_act(state), False, None)
+
+    def legal_actions(self, state: S, seat: int) -> tuple[A, ...]:
+        """Return every legal action of ``seat`` now, in a stable order (empty if not to act)."""
+        self.check_seat(state, seat)
+        if seat not in self.seats_to_act(state):
+            return ()
+        return self._legal_actions(state, seat)
+
+    def apply(self, state: S, seat: int, action: A) -> Transition[S]:
+        """Apply ``seat``'s action; raises ``IllegalActionError`` and leaves ``state`` as it was."""
+        self.check_seat(state, seat)
+        if self.outcome(state) is not None:
+            raise IllegalActionError("the game is over", GAME_FINISHED)
+        if seat not in self.seats_to_act(state):
+            raise IllegalActionError(f"seat {seat} is not to act now", NOT_SEATS_TURN)
+        new_state, events = self._apply(state, seat, action)
+        return Transition(new_state, events)
+
+    @abstractmethod
+    def view(self, state: S, viewer: Viewer) -> V:
+        """Return what ``viewer`` (a seat, or ``None`` for a spectator) may see of ``state``."""
+
+    @abstractmethod
+    def redeal(self, state: S, seat: int, rng: Rng) -> S:
+        """Return a state that ``seat`` cannot tell from ``state``: what it cannot see re-dealt.
+
+        Bots sample the hidden information with it, and the tests check that a seat's view does
+        not change under it.
+        """
+
+    @property
+    def policies(self) -> Mapping[str, Policy[S, A]]:
+        """The bot policies by name; every game has ``random`` and ``heuristic``."""
+        return {"random": self._random_policy, "heuristic": self._heuristic}
+
+    def suggest(self, state: S, seat: int, policy: str, rng: Rng) -> A:
+        """Return the action the bot ``policy`` chooses for ``seat``, which must be to act."""
+        chooser = self.policies.get(policy)
+        if chooser is None:
+            raise UnknownPolicyError(
+                f"no bot policy {policy!r} for {self.info.id}; "
+                f"choose one of {', '.join(sorted(self.policies))}",
+                policy=policy,
+            )
+        self.check_seat(state, seat)
+        if self.outcome(state) is not None:
+            raise IllegalActionError("the game is over", GAME_FINISHED)
+        if seat not in self.seats_to_act(state):
+            raise IllegalActionError(f"seat {seat} is not to act now", NOT_SEATS_TURN)
+        return chooser(state, seat, rng)
+
+    # ----------------------------------------------------------------- shared helpers
+    def check_seat(self, state: S, seat: int) -> None:
+        """Raise ``InvalidSeatError`` unless ``seat`` is a seat of this game."""
+        if not 0 <= seat < self.seats(state):
+            raise InvalidSeatError(
+                f"seat {seat} does not exist: the game has seats 0 to {self.seats(state) - 1}",
+                seat=str(seat),
+            )
+
+    def _random_policy(self, state: S, seat: int, rng: Rng) -> A:
+        return random_policy(self, state, seat, rng)
+
+    # ----------------------------------------------------------------- the game's hooks
+    @abstractmethod
+    def _new_game(self, seats: int, rng: Rng, options: O) -> S:
+        """Deal a game; the seat count is already checked."""
+
+    @abstractmethod
+    def _validate(self, state: S) -> None:
+        """Check the game-specific consistency of a state (rules version already checked)."""
+
+    @abstractmethod
+    def _legal_actions(self, state: S, seat: int) -> tuple[A, ...]:
+        """List the legal actions of a seat that is to act."""
+
+    @abstractmethod
+    def _apply(self, state: S, seat: int, action: A) -> tuple[S, tuple[Event, ...]]:
+        """Apply an action of a seat that is to act; the new state's revision is one more."""
+
+    @abstractmethod
+    def _heuristic(self, state: S, seat: int, rng: Rng) -> A:
+        """The ``heuristic`` bot: a sensible rule-based player."""

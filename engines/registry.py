@@ -1,0 +1,25 @@
+"""The registered games, found by id in a plain table (no game names anywhere else)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.base import GameEngine
+from engines.errors import UnknownGameError
+from engines.six_nimmt import ENGINE as SIX_NIMMT
+
+AnyEngine = GameEngine[Any, Any, Any, Any]
+
+#: Every game the server runs, by id.
+ENGINES: dict[str, AnyEngine] = {engine.info.id: engine for engine in (SIX_NIMMT,)}
+
+
+def get(game_id: str) -> AnyEngine:
+    """Return the engine of ``game_id``; raises ``UnknownGameError`` for an unknown id."""
+    try:
+        return ENGINES[game_id]
+    except KeyError:
+        raise UnknownGameError(
+            f"unknown game {game_id!r}; this server runs {', '.join(sorted(ENGINES))}",
+            game=game_id,
+        ) from None

@@ -1,0 +1,1 @@
+"""Sequence Numbers (RULES.md §2)."""

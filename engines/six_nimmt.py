@@ -1,0 +1,716 @@
+"""6 nimmt! (Wolfgang Kramer, Amigo 1994): RULES.md §1, seed "6 Fuori!".
+
+Kind: 2–10 seats, chance (the deal of each hand), hidden information (hands), simultaneous
+moves. Each turn every seat secretly selects a card (``Select``); when the last seat has
+selected, the cards are revealed and placed in ascending order by Rules 1–4. A card lower than
+every row (Rule 4) makes its seat the only seat to act until it takes a row (``ChooseRow``).
+
+Decisions (RULES.md):
+- ``too_low_rule`` TAKE_CHEAPEST_ROW [decision]: the seed's "Ricorda" line as an automatic rule —
+  the row with the fewest bullheads, then the fewest cards, then the lowest index.
+- Zero card [decision]: with ``zero_card`` each seat holds a 0 card for the whole game and may
+  select it once instead of a number card; it is revealed, never placed, and discarded. The hand
+  still ends after 10 turns; the number card then left in that seat's hand is discarded without
+  penalty.
+- ``end`` PENALTY_THRESHOLD (default 66) ends the game after the hand in which a total reaches the
+  threshold, never mid-hand; FIXED_HANDS after a number of hands. Winners: every lowest total.
+- Every hand re-deals the whole card set from the state's generator. The selections of a turn
+  stay in the state while it is resolved (they are public once revealed); ``placed`` counts how
+  many of them, in ascending order, are already on the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import Enum
+from typing import TypeVar
+
+from engines.base import (
+    Event,
+    GameEngine,
+    GameInfo,
+    OptionInfo,
+    Outcome,
+    Viewer,
+)
+from engines.errors import IllegalActionError, InvalidOptionsError, InvalidStateError
+from engines.prng import MASK64, Rng
+
+T = TypeVar("T")
+
+RULES_VERSION = 1
+GAME_ID = "six_nimmt"
+MIN_SEATS, MAX_SEATS = 2, 10
+HIGHEST_CARD = 104  # cards 1..104
+HAND_SIZE = 10  # cards dealt to each seat; a hand lasts this many turns
+ROW_COUNT = 4  # rows on the table, each started by one card
+ROW_LIMIT = 5  # Rule 3: the 6th card takes the row
+ZERO_CARD = 0  # the zero-card variant's card
+NO_SELECTION = -1  # a seat that has not selected this turn
+DEFAULT_THRESHOLD = 66
+MAX_THRESHOLD = 1000
+MAX_HANDS = 100
+
+
+def _bullheads(card: int) -> int:
+    """Penalty points of a card: the first matching rule of RULES.md §1 wins."""
+    if card == ZERO_CARD:
+        return 0
+    if card == 55:
+        return 7
+    if card % 11 == 0:
+        return 5
+    if card % 10 == 0:
+        return 3
+    if card % 5 == 0:
+        return 2
+    return 1
+
+
+BULLHEADS: tuple[int, ...] = tuple(_bullheads(card) for card in range(HIGHEST_CARD + 1))
+
+
+class TooLowRule(Enum):
+    """What happens to a card lower than the last card of every row (Rule 4)."""
+
+    CHOOSE_ROW = "CHOOSE_ROW"
+    TAKE_CHEAPEST_ROW = "TAKE_CHEAPEST_ROW"
+
+
+class EndRule(Enum):
+    """When the game ends."""
+
+    PENALTY_THRESHOLD = "PENALTY_THRESHOLD"
+    FIXED_HANDS = "FIXED_HANDS"
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The variant settings of a game."""
+
+    too_low_rule: TooLowRule = TooLowRule.CHOOSE_ROW
+    end: EndRule = EndRule.PENALTY_THRESHOLD
+    threshold: int = DEFAULT_THRESHOLD  # with PENALTY_THRESHOLD
+    hands: int = 1  # with FIXED_HANDS
+    tactical_deck: bool = False  # only cards 1..(10 × seats + 4)
+    zero_card: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    """Select a card from hand for this turn (``ZERO_CARD`` for the zero card)."""
+
+    card: int
+
+    def __str__(self) -> str:
+        return f"select {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseRow:
+    """Rule 4: take the row with this index while a row choice is pending."""
+
+    row: int
+
+    def __str__(self) -> str:
+        return f"take row {self.row}"
+
+
+Action = Select | ChooseRow
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The whole state of a game; ``hands``, unrevealed ``selections``, ``deck`` and ``rng_state``
+    are hidden."""
+
+    rules_version: int
+    revision: int
+    options: Options
+    rows: tuple[tuple[int, ...], ...]
+    hands: tuple[tuple[int, ...], ...]  # hidden: each ascending
+    selections: tuple[int, ...]  # hidden until revealed; NO_SELECTION or a card
+    revealed: bool
+    placed: int  # revealed number cards already placed, in ascending order
+    penalties: tuple[int, ...]  # totals over the game
+    taken: tuple[tuple[int, ...], ...]  # cards taken this hand, each ascending
+    zero_card_used_in_hand: tuple[int, ...]  # 0 while unused
+    hand_number: int
+    turn: int  # turns completed in this hand
+    deck: tuple[int, ...]  # hidden: undealt cards of this hand
+    discarded: tuple[int, ...]  # cards left in hand at the end of the last hand
+    rng_state: int  # hidden
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one viewer sees: no other seat's hand or selection, no deck, no generator."""
+
+    options: Options
+    rows: tuple[tuple[int, ...], ...]
+    hand: tuple[int, ...]
+    selected: tuple[bool, ...]
+    revealed: tuple[int, ...]  # NO_SELECTION before the reveal
+    own_selection: int
+    penalties: tuple[int, ...]
+    taken: tuple[tuple[int, ...], ...]
+    zero_card_available: tuple[bool, ...]
+    hand_number: int
+    turn: int
+    hand_sizes: tuple[int, ...]
+
+
+# Events, each public unless addressed to one seat.
+@dataclass(frozen=True, slots=True)
+class CardSelected:
+    """A seat selected its card; ``card`` is NO_SELECTION in the public event."""
+
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardsRevealed:
+    """Every seat's selection of the turn, revealed."""
+
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlaced:
+    """A card went to the end of a row."""
+
+    seat: int
+    card: int
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class RowTaken:
+    """A seat took a row's cards and their bullheads."""
+
+    seat: int
+    row: int
+    cards: tuple[int, ...]
+    bullheads: int
+
+
+@dataclass(frozen=True, slots=True)
+class RowChoiceRequired:
+    """Rule 4: a seat must choose the row its card replaces."""
+
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded:
+    """A hand ended with these totals."""
+
+    hand_number: int
+    penalties: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """A new hand was dealt; ``rows`` are the four starting cards."""
+
+    hand_number: int
+    rows: tuple[int, ...]
+
+
+def card_set(options: Options, seats: int) -> tuple[int, ...]:
+    """The cards in play: 1..104, or 1..(10 × seats + 4) with the tactical deck."""
+    highest = HAND_SIZE * seats + ROW_COUNT if options.tactical_deck else HIGHEST_CARD
+    return tuple(range(1, highest + 1))
+
+
+def row_bullheads(row: tuple[int, ...]) -> int:
+    """The bullheads of a row's cards."""
+    return sum(BULLHEADS[card] for card in row)
+
+
+def target_row(rows: tuple[tuple[int, ...], ...], card: int) -> int | None:
+    """Rules 1–2: the row whose last card is closest below ``card``; None if every row is
+    higher (Rule 4)."""
+    best, best_end = None, 0
+    for index, row in enumerate(rows):
+        end = row[-1]
+        if best_end < end < card:
+            best, best_end = index, end
+    return best
+
+
+def cheapest_row(rows: tuple[tuple[int, ...], ...]) -> int:
+    """TAKE_CHEAPEST_ROW: fewest bullheads, then fewest cards, then the lowest index."""
+    return min(range(len(rows)), key=lambda i: (row_bullheads(rows[i]), len(rows[i]), i))
+
+
+def _check_options(options: Options) -> None:
+    if not 1 <= options.threshold <= MAX_THRESHOLD:
+        raise InvalidOptionsError(
+            f"threshold must be 1..{MAX_THRESHOLD}, not {options.threshold}", option="threshold"
+        )
+    if not 1 <= options.hands <= MAX_HANDS:
+        raise InvalidOptionsError(
+            f"hands must be 1..{MAX_HANDS}, not {options.hands}", option="hands"
+        )
+
+
+class SixNimmt(GameEngine[State, Action, Options, View]):
+    """The 6 nimmt! engine."""
+
+    info = GameInfo(
+        id=GAME_ID,
+        title="6 nimmt!",
+        min_seats=MIN_SEATS,
+        max_seats=MAX_SEATS,
+        simultaneous=True,
+        rules_version=RULES_VERSION,
+        options=(
+            OptionInfo(
+                "too_low_rule",
+                "what happens to a card lower than every row: the seat chooses the row, or the "
+                "cheapest row is taken automatically",
+                "CHOOSE_ROW",
+                tuple(rule.value for rule in TooLowRule),
+            ),
+            OptionInfo(
+                "end",
+                "when the game ends: after the hand in which a total reaches the threshold, or "
+                "after a fixed number of hands",
+                "PENALTY_THRESHOLD",
+                tuple(rule.value for rule in EndRule),
+            ),
+            OptionInfo("threshold", "total bullheads that end the game (1..1000)", "66"),
+            OptionInfo("hands", "number of hands with FIXED_HANDS (1..100)", "1"),
+            OptionInfo("tactical_deck", "use only cards 1..(10 × seats + 4)", "false"),
+            OptionInfo("zero_card", "each seat may play a 0 card once per game", "false"),
+        ),
+    )
+
+    def default_options(self) -> Options:
+        return Options()
+
+    def seats(self, state: State) -> int:
+        return len(state.hands)
+
+    def seats_to_act(self, state: State) -> tuple[int, ...]:
+        if state.turn == HAND_SIZE:
+            return ()
+        if state.revealed:  # Rule 4 choice pending: only that seat acts
+            return (_reveal_order(state.selections)[state.placed][1],)
+        return tuple(seat for seat, card in enumerate(state.selections) if card == NO_SELECTION)
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.turn != HAND_SIZE:
+            return None
+        best = min(state.penalties)
+        return Outcome(
+            scores=state.penalties,
+            winners=tuple(seat for seat, total in enumerate(state.penalties) if total == best),
+            lower_is_better=True,
+            termination=state.options.end.value,
+        )
+
+    def view(self, state: State, viewer: Viewer) -> View:
+        seats = len(state.hands)
+        return View(
+            options=state.options,
+            rows=state.rows,
+            hand=state.hands[viewer] if viewer is not None else (),
+            selected=tuple(card != NO_SELECTION for card in state.selections),
+            revealed=state.selections if state.revealed else (NO_SELECTION,) * seats,
+            own_selection=state.selections[viewer] if viewer is not None else NO_SELECTION,
+            penalties=state.penalties,
+            taken=state.taken,
+            zero_card_available=tuple(
+                state.options.zero_card and used == 0 for used in state.zero_card_used_in_hand
+            ),
+            hand_number=state.hand_number,
+            turn=state.turn,
+            hand_sizes=tuple(len(hand) for hand in state.hands),
+        )
+
+    def redeal(self, state: State, seat: int, rng: Rng) -> State:
+        self.check_seat(state, seat)
+        others = [s for s in range(len(state.hands)) if s != seat]
+        hidden_selection = [
+            s for s in others if not state.revealed and state.selections[s] > ZERO_CARD
+        ]
+        pool = list(state.deck)
+        for s in others:
+            pool.extend(state.hands[s])
+        pool.extend(state.selections[s] for s in hidden_selection)
+        shuffled = list(rng.shuffle(pool))
+        hands = list(state.hands)
+        for s in others:
+            size = len(state.hands[s])
+            hands[s] = tuple(sorted(shuffled[:size]))
+            del shuffled[:size]
+        selections = list(state.selections)
+        for s in hidden_selection:
+            selections[s] = shuffled.pop()
+        return dataclasses.replace(
+            state,
+            hands=tuple(hands),
+            selections=tuple(selections),
+            deck=tuple(shuffled),
+            rng_state=rng.next_u64(),
+        )
+
+    # ----------------------------------------------------------------- hooks
+    def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
+        _check_options(options)
+        rows, hands, deck = _deal(options, seats, rng)
+        return State(
+            rules_version=RULES_VERSION,
+            revision=0,
+            options=options,
+            rows=rows,
+            hands=hands,
+            selections=(NO_SELECTION,) * seats,
+            revealed=False,
+            placed=0,
+            penalties=(0,) * seats,
+            taken=((),) * seats,
+            zero_card_used_in_hand=(0,) * seats,
+            hand_number=1,
+            turn=0,
+            deck=deck,
+            discarded=(),
+            rng_state=rng.state,
+        )
+
+    def _legal_actions(self, state: State, seat: int) -> tuple[Action, ...]:
+        if state.revealed:
+            return tuple(ChooseRow(row) for row in range(ROW_COUNT))
+        actions: list[Action] = []
+        if state.options.zero_card and state.zero_card_used_in_hand[seat] == 0:
+            actions.append(Select(ZERO_CARD))
+        actions.extend(Select(card) for card in state.hands[seat])
+        return tuple(actions)
+
+    def _apply(self, state: State, seat: int, action: Action) -> tuple[State, tuple[Event, ...]]:
+        if isinstance(action, Select):
+            return _select(state, seat, action.card)
+        if isinstance(action, ChooseRow):
+            if not state.revealed:
+                raise IllegalActionError("no row choice is pending", "NO_ROW_CHOICE_PENDING")
+            if not 0 <= action.row < ROW_COUNT:
+                raise IllegalActionError(
+                    f"row must be 0..{ROW_COUNT - 1}, not {action.row}", "NO_SUCH_ROW"
+                )
+            return _resolve(state, [], action.row)
+        raise IllegalActionError(f"not a 6 nimmt! action: {action!r}", "MALFORMED_ACTION")
+
+    def _heuristic(self, state: State, seat: int, rng: Rng) -> Action:
+        if state.revealed:
+            return ChooseRow(cheapest_row(state.rows))
+        return _heuristic_select(state, seat)
+
+    def _validate(self, state: State) -> None:
+        _validate(state)
+
+
+# --------------------------------------------------------------------- rules
+def _deal(
+    options: Options, seats: int, rng: Rng
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Shuffle the card set, deal 10 cards to each seat, then 4 cards to start the rows."""
+    cards = rng.shuffle(card_set(options, seats))
+    hands = tuple(
+        tuple(sorted(cards[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])) for seat in range(seats)
+    )
+    dealt = seats * HAND_SIZE
+    rows = tuple((card,) for card in cards[dealt : dealt + ROW_COUNT])
+    return rows, hands, cards[dealt + ROW_COUNT :]
+
+
+def _reveal_order(selections: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The revealed number cards as (card, seat), ascending: the order of placement."""
+    return sorted((card, seat) for seat, card in enumerate(selections) if card > ZERO_CARD)
+
+
+def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]]:
+    if state.revealed:
+        raise IllegalActionError("a row choice is pending: choose a row", "ROW_CHOICE_PENDING")
+    if card == ZERO_CARD:
+        if not state.options.zero_card:
+            raise IllegalActionError("this game has no zero card", "ZERO_CARD_NOT_IN_GAME")
+        if state.zero_card_used_in_hand[seat]:
+            raise IllegalActionError("the zero card was already played", "ZERO_CARD_USED")
+        hand = state.hands[seat]
+    else:
+        if card not in state.hands[seat]:
+            raise IllegalActionError(
+                f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND"
+            )
+        hand = tuple(c for c in state.hands[seat] if c != card)
+    hands = _replace_at(state.hands, seat, hand)
+    selections = _replace_at(state.selections, seat, card)
+    events: list[Event] = [
+        Event(CardSelected(seat, NO_SELECTION)),
+        Event(CardSelected(seat, card), (seat,)),
+    ]
+    if NO_SELECTION in selections:
+        new = dataclasses.replace(
+            state, revision=state.revision + 1, hands=hands, selections=selections
+        )
+        return new, tuple(events)
+    # The last seat selected: reveal every card, then place them.
+    events.append(Event(CardsRevealed(selections)))
+    zero_used = tuple(
+        state.hand_number if card == ZERO_CARD else used
+        for card, used in zip(selections, state.zero_card_used_in_hand, strict=True)
+    )
+    revealed = dataclasses.replace(
+        state,
+        hands=hands,
+        selections=selections,
+        revealed=True,
+        placed=0,
+        zero_card_used_in_hand=zero_used,
+    )
+    return _resolve(revealed, events, None)
+
+
+def _resolve(
+    state: State, events: list[Event], chosen_row: int | None
+) -> tuple[State, tuple[Event, ...]]:
+    """Place the revealed cards from ``state.placed`` on, in ascending order (Rules 1–4)."""
+    rows = list(state.rows)
+    penalties = list(state.penalties)
+    taken = list(state.taken)
+    order = _reveal_order(state.selections)
+    options = state.options
+    for index in range(state.placed, len(order)):
+        card, seat = order[index]
+        row = target_row(tuple(rows), card)
+        if row is None:  # Rule 4: lower than every row
+            if chosen_row is not None:
+                row, chosen_row = chosen_row, None
+            elif options.too_low_rule is TooLowRule.TAKE_CHEAPEST_ROW:
+                row = cheapest_row(tuple(rows))
+            else:
+                events.append(Event(RowChoiceRequired(seat, card)))
+                pending = dataclasses.replace(
+                    state,
+                    revision=state.revision + 1,
+                    rows=tuple(rows),
+                    penalties=tuple(penalties),
+                    taken=tuple(taken),
+                    placed=index,
+                )
+                return pending, tuple(events)
+            _take(rows, penalties, taken, events, seat, row)
+            rows[row] = (card,)
+        elif len(rows[row]) == ROW_LIMIT:  # Rule 3: the 6th card takes the row
+            _take(rows, penalties, taken, events, seat, row)
+            rows[row] = (card,)
+        else:
+            rows[row] = (*rows[row], card)
+        events.append(Event(CardPlaced(seat, card, row)))
+    return _end_turn(state, tuple(rows), tuple(penalties), tuple(taken), events)
+
+
+def _take(
+    rows: list[tuple[int, ...]],
+    penalties: list[int],
+    taken: list[tuple[int, ...]],
+    events: list[Event],
+    seat: int,
+    row: int,
+) -> None:
+    cards = rows[row]
+    bullheads = row_bullheads(cards)
+    penalties[seat] += bullheads
+    taken[seat] = tuple(sorted(taken[seat] + cards))
+    events.append(Event(RowTaken(seat, row, cards, bullheads)))
+
+
+def _end_turn(
+    state: State,
+    rows: tuple[tuple[int, ...], ...],
+    penalties: tuple[int, ...],
+    taken: tuple[tuple[int, ...], ...],
+    events: list[Event],
+) -> tuple[State, tuple[Event, ...]]:
+    seats = len(state.hands)
+    turn = state.turn + 1
+    base = dataclasses.replace(
+        state,
+        revision=state.revision + 1,
+        rows=rows,
+        penalties=penalties,
+        taken=taken,
+        selections=(NO_SELECTION,) * seats,
+        revealed=False,
+        placed=0,
+        turn=turn,
+    )
+    if turn < HAND_SIZE:
+        return base, tuple(events)
+    # End of hand: a number card left by a zero-card seat is discarded without penalty.
+    events.append(Event(HandEnded(state.hand_number, penalties)))
+    leftovers = tuple(sorted(card for hand in state.hands for card in hand))
+    options = state.options
+    if options.end is EndRule.PENALTY_THRESHOLD:
+        over = max(penalties) >= options.threshold
+    else:
+        over = state.hand_number >= options.hands
+    if over:
+        finished = dataclasses.replace(base, hands=((),) * seats, discarded=leftovers)
+        return finished, tuple(events)
+    rng = Rng(state.rng_state)
+    new_rows, hands, deck = _deal(options, seats, rng)
+    hand_number = state.hand_number + 1
+    events.append(Event(HandDealt(hand_number, tuple(row[0] for row in new_rows))))
+    dealt = dataclasses.replace(
+        base,
+        rows=new_rows,
+        hands=hands,
+        taken=((),) * seats,
+        hand_number=hand_number,
+        turn=0,
+        deck=deck,
+        discarded=(),
+        rng_state=rng.state,
+    )
+    return dealt, tuple(events)
+
+
+def _heuristic_select(state: State, seat: int) -> Select:
+    """Pick the card with the lowest expected penalty, assuming the others' cards are uniform
+    over the cards this seat has not seen."""
+    hand = state.hands[seat]
+    rows = state.rows
+    seen = {card for row in rows for card in row} | set(hand)
+    seen.update(card for taken in state.taken for card in taken)
+    unseen = max(1, len(card_set(state.options, len(state.hands))) - len(seen))
+    others = len(state.hands) - 1
+    cheapest = min(row_bullheads(row) for row in rows)
+
+    def risk(card: int) -> float:
+        row = target_row(rows, card)
+        if row is None:  # Rule 4 now; another seat's lower card could still save us
+            return cheapest - 0.01 * card
+        gap = card - rows[row][-1] - 1
+        free = ROW_LIMIT - len(rows[row])
+        # Others' cards that land before ours in this row fill its free places.
+        expected = others * gap / unseen
+        danger = 1.0 if free == 0 else min(1.0, expected / free)
+        return danger * (row_bullheads(rows[row]) + 1) + 0.001 * gap
+
+    best = min(hand, key=lambda card: (risk(card), card))
+    if (
+        state.options.zero_card
+        and state.zero_card_used_in_hand[seat] == 0
+        and risk(best) >= 3 * (1 + 0.2 * others)
+    ):
+        return Select(ZERO_CARD)
+    return Select(best)
+
+
+def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    return (*items[:index], value, *items[index + 1 :])
+
+
+def _validate(state: State) -> None:
+    """Reject any state the rules could not have produced (linear in its size)."""
+    seats = len(state.hands)
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise InvalidStateError(f"a game has {MIN_SEATS}..{MAX_SEATS} seats, not {seats}")
+    for name in ("selections", "penalties", "taken", "zero_card_used_in_hand"):
+        if len(getattr(state, name)) != seats:
+            raise InvalidStateError(f"{name} must have one entry per seat ({seats})")
+    try:
+        _check_options(state.options)
+    except InvalidOptionsError as error:
+        raise InvalidStateError(f"bad options in the state: {error.message}") from None
+    if not 0 <= state.rng_state <= MASK64:
+        raise InvalidStateError("the generator state is not a 64-bit value")
+    if state.hand_number < 1 or not 0 <= state.turn <= HAND_SIZE:
+        raise InvalidStateError("hand number or turn out of range")
+    if len(state.rows) != ROW_COUNT:
+        raise InvalidStateError(f"there must be {ROW_COUNT} rows")
+    for row in state.rows:
+        if not 1 <= len(row) <= ROW_LIMIT:
+            raise InvalidStateError(f"a row holds 1..{ROW_LIMIT} cards")
+        if any(a >= b for a, b in zip(row, row[1:], strict=False)):
+            raise InvalidStateError("a row's cards must ascend (Rule 1)")
+    finished = state.turn == HAND_SIZE
+    zero = state.options.zero_card
+    for seat, card in enumerate(state.selections):
+        used = state.zero_card_used_in_hand[seat]
+        if used > state.hand_number or (used and not zero):
+            raise InvalidStateError("zero card use out of range")
+        if card == ZERO_CARD and not (zero and (used == state.hand_number) == state.revealed):
+            raise InvalidStateError("a zero card selection that the rules do not allow")
+        if card < NO_SELECTION:
+            raise InvalidStateError("a selection out of range")
+    order = _reveal_order(state.selections)
+    if state.revealed:
+        if NO_SELECTION in state.selections:
+            raise InvalidStateError("selections are revealed before every seat selected")
+        if not state.placed < len(order):
+            raise InvalidStateError("a revealed turn with nothing left to place")
+        card = order[state.placed][0]
+        if (
+            state.options.too_low_rule is not TooLowRule.CHOOSE_ROW
+            or target_row(state.rows, card) is not None
+        ):
+            raise InvalidStateError("a turn stopped while no row choice is pending")
+        in_flight = [card for card, _ in order[state.placed :]]
+    else:
+        if state.placed:
+            raise InvalidStateError("cards are placed before the reveal")
+        if not finished and NO_SELECTION not in state.selections:
+            raise InvalidStateError("every seat selected but the cards are not revealed")
+        in_flight = [card for card, _ in order]
+    if finished and (state.selections.count(NO_SELECTION) != seats or any(state.hands)):
+        raise InvalidStateError("a finished game has no hands or selections")
+    # Hand sizes follow from the turn: one number card leaves the hand per turn, except the
+    # turn in which the seat played its zero card.
+    for seat, hand in enumerate(state.hands):
+        if any(a >= b for a, b in zip(hand, hand[1:], strict=False)):
+            raise InvalidStateError("a hand must be ascending without repeats")
+        selection = state.selections[seat]
+        zero_turn_done = state.zero_card_used_in_hand[seat] == state.hand_number and (
+            selection != ZERO_CARD
+        )
+        expected = HAND_SIZE - state.turn - (selection > ZERO_CARD) + zero_turn_done
+        if not finished and len(hand) != expected:
+            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
+        if state.penalties[seat] < row_bullheads(state.taken[seat]):
+            raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
+    # Card conservation: every card of the set is in exactly one place.
+    located = [card for row in state.rows for card in row]
+    for group in (state.hands, state.taken):
+        for cards in group:
+            located.extend(cards)
+    located.extend(state.deck)
+    located.extend(state.discarded)
+    located.extend(in_flight)
+    expected_cards = card_set(state.options, seats)
+    if len(located) != len(expected_cards) or sorted(located) != list(expected_cards):
+        raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
+    if state.revealed:
+        on_table = {card for row in state.rows for card in row}
+        on_table.update(card for taken in state.taken for card in taken)
+        if any(card not in on_table for card, _ in order[: state.placed]):
+            raise InvalidStateError("a placed card is not on the table")
+    if state.discarded and not finished:
+        raise InvalidStateError("cards are discarded while the hand goes on")
+    if finished:
+        options = state.options
+        if options.end is EndRule.PENALTY_THRESHOLD and max(state.penalties) < options.threshold:
+            raise InvalidStateError("the game ended before any total reached the threshold")
+        if options.end is EndRule.FIXED_HANDS and state.hand_number != options.hands:
+            raise InvalidStateError("the game ended before its last hand")
+    elif state.options.end is EndRule.FIXED_HANDS and state.hand_number > state.options.hands:
+        raise InvalidStateError("more hands than the game has")
+
+
+ENGINE = SixNimmt()

@@ -1,0 +1,9 @@
+"""One codec per game, found by game id."""
+
+from __future__ import annotations
+
+from service.codecs.base import Codec
+from service.codecs.six_nimmt import CODEC as SIX_NIMMT
+
+#: The codec of every game, by id.
+CODECS: dict[str, Codec] = {codec.game_id: codec for codec in (SIX_NIMMT,)}

@@ -1,0 +1,67 @@
+"""The codec protocol: one codec per game translates between its proto messages and its engine's
+values. Codecs see only their game's inner messages; the envelopes (``GameState``, ``Action`` …)
+are handled once, in ``service.games``."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Protocol, TypeVar
+
+from engines.errors import InvalidOptionsError, InvalidStateError
+
+E = TypeVar("E", bound=Enum)
+
+
+class Codec(Protocol):
+    """Translates one game's messages; every method is pure and builds messages in one call."""
+
+    game_id: str
+
+    def decode_state(self, msg: Any, rules_version: int, revision: int) -> Any:
+        """Return the engine state of the game's state message; raises ``InvalidStateError``."""
+
+    def encode_state(self, state: Any) -> Any:
+        """Return the game's state message (without the envelope's version and revision)."""
+
+    def decode_action(self, msg: Any) -> Any:
+        """Return the engine action of the game's action message; raises
+        ``MalformedActionError`` when no move is set."""
+
+    def encode_action(self, action: Any) -> Any:
+        """Return the game's action message."""
+
+    def decode_options(self, msg: Any) -> Any:
+        """Return the engine options, defaults filled in; raises ``InvalidOptionsError``."""
+
+    def encode_view(self, view: Any) -> Any:
+        """Return the game's view message."""
+
+    def encode_event(self, body: Any) -> Any:
+        """Return the game's event message for an engine event body."""
+
+
+class EnumMap:
+    """A two-way map between a proto enum (numbers) and an engine ``Enum``; 0 is the default."""
+
+    def __init__(self, default: Enum, pairs: dict[int, Enum]) -> None:
+        self.default = default
+        self.to_engine = {0: default, **pairs}
+        self.to_proto = {member: number for number, member in pairs.items()}
+
+    def decode_option(self, number: int, name: str) -> Any:
+        """Decode an option value; an unknown number is an ``InvalidOptionsError``."""
+        try:
+            return self.to_engine[number]
+        except KeyError:
+            raise InvalidOptionsError(f"unknown value {number} for {name}", option=name) from None
+
+    def decode_state(self, number: int, name: str) -> Any:
+        """Decode a value inside a state; an unknown number is an ``InvalidStateError``."""
+        try:
+            return self.to_engine[number]
+        except KeyError:
+            raise InvalidStateError(f"unknown value {number} for {name}") from None
+
+    def encode(self, member: Enum) -> int:
+        """The proto number of an engine member."""
+        return self.to_proto[member]

@@ -1,0 +1,166 @@
+"""The 6 nimmt! codec: ``ordo.v1.SixNimmt*`` messages ↔ ``engines.six_nimmt`` values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines import six_nimmt as game
+from engines.errors import InvalidStateError, MalformedActionError
+from ordo.v1 import six_nimmt_pb2 as pb
+from service.codecs.base import EnumMap
+
+TOO_LOW = EnumMap(
+    game.TooLowRule.CHOOSE_ROW,
+    {
+        pb.SIX_NIMMT_TOO_LOW_RULE_CHOOSE_ROW: game.TooLowRule.CHOOSE_ROW,
+        pb.SIX_NIMMT_TOO_LOW_RULE_TAKE_CHEAPEST_ROW: game.TooLowRule.TAKE_CHEAPEST_ROW,
+    },
+)
+END = EnumMap(
+    game.EndRule.PENALTY_THRESHOLD,
+    {
+        pb.SIX_NIMMT_END_RULE_PENALTY_THRESHOLD: game.EndRule.PENALTY_THRESHOLD,
+        pb.SIX_NIMMT_END_RULE_FIXED_HANDS: game.EndRule.FIXED_HANDS,
+    },
+)
+
+
+def _options(msg: pb.SixNimmtOptions, decode: Any) -> game.Options:
+    return game.Options(
+        too_low_rule=decode(TOO_LOW, msg.too_low_rule, "too_low_rule"),
+        end=decode(END, msg.end, "end"),
+        threshold=msg.threshold or game.DEFAULT_THRESHOLD,
+        hands=msg.hands or 1,
+        tactical_deck=msg.tactical_deck,
+        zero_card=msg.zero_card,
+    )
+
+
+def _encode_options(options: game.Options) -> pb.SixNimmtOptions:
+    return pb.SixNimmtOptions(
+        too_low_rule=TOO_LOW.encode(options.too_low_rule),
+        end=END.encode(options.end),
+        threshold=options.threshold,
+        hands=options.hands,
+        tactical_deck=options.tactical_deck,
+        zero_card=options.zero_card,
+    )
+
+
+def _rows(rows: tuple[tuple[int, ...], ...]) -> list[pb.SixNimmtRow]:
+    return [pb.SixNimmtRow(cards=row) for row in rows]
+
+
+def _cards(groups: tuple[tuple[int, ...], ...]) -> list[pb.SixNimmtCards]:
+    return [pb.SixNimmtCards(cards=cards) for cards in groups]
+
+
+class SixNimmtCodec:
+    """Translates 6 nimmt! messages."""
+
+    game_id = game.GAME_ID
+
+    def decode_state(self, msg: pb.SixNimmtState, rules_version: int, revision: int) -> game.State:
+        if not msg.HasField("options"):
+            raise InvalidStateError("the state has no options")
+        return game.State(
+            rules_version=rules_version,
+            revision=revision,
+            options=_options(msg.options, EnumMap.decode_state),
+            rows=tuple(tuple(row.cards) for row in msg.rows),
+            hands=tuple(tuple(hand.cards) for hand in msg.hands),
+            selections=tuple(msg.selections),
+            revealed=msg.revealed,
+            placed=msg.placed,
+            penalties=tuple(msg.penalties),
+            taken=tuple(tuple(taken.cards) for taken in msg.taken),
+            zero_card_used_in_hand=tuple(msg.zero_card_used_in_hand),
+            hand_number=msg.hand_number,
+            turn=msg.turn,
+            deck=tuple(msg.deck),
+            discarded=tuple(msg.discarded),
+            rng_state=msg.rng_state,
+        )
+
+    def encode_state(self, state: game.State) -> pb.SixNimmtState:
+        return pb.SixNimmtState(
+            options=_encode_options(state.options),
+            rows=_rows(state.rows),
+            hands=_cards(state.hands),
+            selections=state.selections,
+            revealed=state.revealed,
+            placed=state.placed,
+            penalties=state.penalties,
+            taken=_cards(state.taken),
+            zero_card_used_in_hand=state.zero_card_used_in_hand,
+            hand_number=state.hand_number,
+            turn=state.turn,
+            deck=state.deck,
+            discarded=state.discarded,
+            rng_state=state.rng_state,
+        )
+
+    def decode_action(self, msg: pb.SixNimmtAction) -> game.Action:
+        move = msg.WhichOneof("move")
+        if move == "select_card":
+            return game.Select(msg.select_card)
+        if move == "choose_row":
+            return game.ChooseRow(msg.choose_row)
+        raise MalformedActionError("the 6 nimmt! action has no move set")
+
+    def encode_action(self, action: game.Action) -> pb.SixNimmtAction:
+        if isinstance(action, game.Select):
+            return pb.SixNimmtAction(select_card=action.card)
+        return pb.SixNimmtAction(choose_row=action.row)
+
+    def decode_options(self, msg: pb.SixNimmtOptions) -> game.Options:
+        return _options(msg, EnumMap.decode_option)
+
+    def encode_view(self, view: game.View) -> pb.SixNimmtView:
+        return pb.SixNimmtView(
+            options=_encode_options(view.options),
+            rows=_rows(view.rows),
+            hand=view.hand,
+            selected=view.selected,
+            revealed=view.revealed,
+            own_selection=view.own_selection,
+            penalties=view.penalties,
+            taken=_cards(view.taken),
+            zero_card_available=view.zero_card_available,
+            hand_number=view.hand_number,
+            turn=view.turn,
+            hand_sizes=view.hand_sizes,
+        )
+
+    def encode_event(self, body: Any) -> pb.SixNimmtEvent:
+        match body:
+            case game.CardSelected(seat, card):
+                return pb.SixNimmtEvent(card_selected=pb.SixNimmtCardSelected(seat=seat, card=card))
+            case game.CardsRevealed(cards):
+                return pb.SixNimmtEvent(cards_revealed=pb.SixNimmtCardsRevealed(cards=cards))
+            case game.CardPlaced(seat, card, row):
+                return pb.SixNimmtEvent(
+                    card_placed=pb.SixNimmtCardPlaced(seat=seat, card=card, row=row)
+                )
+            case game.RowTaken(seat, row, cards, bullheads):
+                return pb.SixNimmtEvent(
+                    row_taken=pb.SixNimmtRowTaken(
+                        seat=seat, row=row, cards=cards, bullheads=bullheads
+                    )
+                )
+            case game.RowChoiceRequired(seat, card):
+                return pb.SixNimmtEvent(
+                    row_choice_required=pb.SixNimmtRowChoiceRequired(seat=seat, card=card)
+                )
+            case game.HandEnded(hand_number, penalties):
+                return pb.SixNimmtEvent(
+                    hand_ended=pb.SixNimmtHandEnded(hand_number=hand_number, penalties=penalties)
+                )
+            case game.HandDealt(hand_number, rows):
+                return pb.SixNimmtEvent(
+                    hand_dealt=pb.SixNimmtHandDealt(hand_number=hand_number, rows=rows)
+                )
+        raise TypeError(f"not a 6 nimmt! event: {body!r}")
+
+
+CODEC = SixNimmtCodec()

@@ -1,0 +1,246 @@
+"""The GameEngineService servicer: thin, game-agnostic, dispatching through the registries.
+
+Each method decodes only what it needs, calls the engine, and encodes the answer. Errors are
+raised as ``RulesError``; ``service.server`` turns them into rich statuses in one place. Which
+game a request is about comes from the ``game`` oneof of its state or options (``WhichOneof``)
+and a registry lookup: no game is named here.
+"""
+
+from __future__ import annotations
+
+import secrets
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from engines import registry
+from engines.base import GameEngine, Outcome, Status
+from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
+from engines.prng import Rng, derive_seed
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from service.codecs import CODECS
+from service.codecs.base import Codec
+from service.errors import RequestError
+from service.observe import CallRecord
+
+DEFAULT_POLICY = "heuristic"
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """A registered game: its engine and its codec."""
+
+    id: str
+    engine: GameEngine[Any, Any, Any, Any]
+    codec: Codec
+
+
+def _registered_games() -> dict[str, Game]:
+    missing = set(registry.ENGINES) ^ set(CODECS)
+    if missing:
+        raise RuntimeError(f"games without both an engine and a codec: {sorted(missing)}")
+    return {gid: Game(gid, registry.ENGINES[gid], CODECS[gid]) for gid in sorted(registry.ENGINES)}
+
+
+def encode_outcome(outcome: Outcome) -> common.Outcome:
+    """The proto of an engine outcome."""
+    return common.Outcome(
+        scores=outcome.scores,
+        winners=outcome.winners,
+        lower_is_better=outcome.lower_is_better,
+        termination=outcome.termination,
+    )
+
+
+def encode_status(status: Status) -> common.GameStatus:
+    """The proto of an engine status."""
+    if status.outcome is None:
+        return common.GameStatus(seats_to_act=status.seats_to_act, finished=status.finished)
+    return common.GameStatus(finished=True, outcome=encode_outcome(status.outcome))
+
+
+class GameEngineServicer:
+    """Implements every RPC of ``ordo.v1.GameEngineService``."""
+
+    def __init__(self) -> None:
+        self.games = _registered_games()
+        self._list_games = api.ListGamesResponse(
+            games=[self._game_info(game) for game in self.games.values()]
+        )
+
+    # ----------------------------------------------------------------- RPCs
+    def ListGames(self, request: api.ListGamesRequest, call: CallRecord) -> api.ListGamesResponse:
+        return self._list_games
+
+    def NewGame(self, request: api.NewGameRequest, call: CallRecord) -> api.NewGameResponse:
+        game_id = request.options.WhichOneof("game")
+        if game_id is None:
+            raise RequestError(
+                "options must select a game: set one field of GameOptions.game",
+                "GAME_NOT_SELECTED",
+            )
+        game = self._game(game_id)
+        call.game = game.id
+        options = game.codec.decode_options(getattr(request.options, game_id))
+        seed = request.seed or secrets.randbits(64) or 1
+        with call.engine_time():
+            state = game.engine.new_game(request.seats, seed, options)
+            status = game.engine.status(state)
+        call.game_started = True
+        return api.NewGameResponse(
+            state=self._encode_state(game, state, call), status=encode_status(status), seed=seed
+        )
+
+    def ApplyAction(
+        self, request: api.ApplyActionRequest, call: CallRecord
+    ) -> api.ApplyActionResponse:
+        game, state = self._decode_state(request.state, call)
+        seat, action = self._decode_action(game, request.action, call)
+        with call.engine_time():
+            transition = game.engine.apply(state, seat, action)
+            status = game.engine.status(transition.state)
+        call.game_finished = status.finished
+        codec = game.codec
+        events = [
+            common.Event(
+                visible_to_seats=seats, public=public, **{game.id: codec.encode_event(event.body)}
+            )
+            for event in transition.events
+            for seats, public in (_audience(event.audience, game.engine.seats(state)),)
+        ]
+        return api.ApplyActionResponse(
+            state=self._encode_state(game, transition.state, call),
+            status=encode_status(status),
+            events=events,
+        )
+
+    def ValidateAction(
+        self, request: api.ValidateActionRequest, call: CallRecord
+    ) -> api.ValidateActionResponse:
+        game, state = self._decode_state(request.state, call)
+        try:
+            seat, action = self._decode_action(game, request.action, call)
+            with call.engine_time():
+                game.engine.apply(state, seat, action)
+        except (IllegalActionError, MalformedActionError, InvalidSeatError) as error:
+            return api.ValidateActionResponse(
+                legal=False, reason=error.reason, message=error.message
+            )
+        return api.ValidateActionResponse(legal=True)
+
+    def ListLegalActions(
+        self, request: api.ListLegalActionsRequest, call: CallRecord
+    ) -> api.ListLegalActionsResponse:
+        game, state = self._decode_state(request.state, call)
+        call.seat = request.seat
+        with call.engine_time():
+            actions = game.engine.legal_actions(state, request.seat)
+        encode = game.codec.encode_action
+        return api.ListLegalActionsResponse(
+            actions=[
+                common.Action(seat=request.seat, **{game.id: encode(action)}) for action in actions
+            ]
+        )
+
+    def GetView(self, request: api.GetViewRequest, call: CallRecord) -> api.GetViewResponse:
+        game, state = self._decode_state(request.state, call)
+        which = request.viewer.WhichOneof("viewer")
+        if which is None or (which == "spectator" and not request.viewer.spectator):
+            raise RequestError("viewer must be a seat or spectator=true", "VIEWER_NOT_SET")
+        viewer = request.viewer.seat if which == "seat" else None
+        call.seat = viewer
+        with call.engine_time():
+            if viewer is not None:
+                game.engine.check_seat(state, viewer)
+            view = game.engine.view(state, viewer)
+            status = game.engine.status(state)
+        return api.GetViewResponse(
+            view=common.GameView(
+                status=encode_status(status), **{game.id: game.codec.encode_view(view)}
+            )
+        )
+
+    def SuggestAction(
+        self, request: api.SuggestActionRequest, call: CallRecord
+    ) -> api.SuggestActionResponse:
+        game, state = self._decode_state(request.state, call)
+        call.seat = request.seat
+        # Without a seed the answer still depends on the request alone: same request, same move.
+        seed = request.seed or derive_seed(
+            zlib.crc32(request.state.SerializeToString(deterministic=True)), request.seat
+        )
+        with call.engine_time():
+            action = game.engine.suggest(
+                state, request.seat, request.policy or DEFAULT_POLICY, Rng(seed)
+            )
+        return api.SuggestActionResponse(
+            action=common.Action(seat=request.seat, **{game.id: game.codec.encode_action(action)})
+        )
+
+    # ----------------------------------------------------------------- helpers
+    def _game(self, game_id: str) -> Game:
+        try:
+            return self.games[game_id]
+        except KeyError:
+            registry.get(game_id)  # raises UnknownGameError with the list of games
+            raise
+
+    def _decode_state(self, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
+        game_id = msg.WhichOneof("game")
+        if game_id is None:
+            raise RequestError("the request carries no game state", "STATE_NOT_SET")
+        game = self._game(game_id)
+        call.game = game.id
+        with call.engine_time():
+            state = game.codec.decode_state(getattr(msg, game_id), msg.rules_version, msg.revision)
+            game.engine.validate(state)
+        return game, state
+
+    def _decode_action(self, game: Game, msg: common.Action, call: CallRecord) -> tuple[int, Any]:
+        call.seat = msg.seat
+        action_game = msg.WhichOneof("game")
+        if action_game is None:
+            raise MalformedActionError("the action has no move: set one field of Action.game")
+        if action_game != game.id:
+            raise MalformedActionError(
+                f"a {action_game} action cannot apply to a {game.id} state", "GAME_MISMATCH"
+            )
+        return msg.seat, game.codec.decode_action(getattr(msg, action_game))
+
+    def _encode_state(self, game: Game, state: Any, call: CallRecord) -> common.GameState:
+        msg = common.GameState(
+            rules_version=state.rules_version,
+            revision=state.revision,
+            **{game.id: game.codec.encode_state(state)},
+        )
+        call.state_message = msg
+        return msg
+
+    @staticmethod
+    def _game_info(game: Game) -> common.GameInfo:
+        info = game.engine.info
+        return common.GameInfo(
+            id=info.id,
+            title=info.title,
+            min_seats=info.min_seats,
+            max_seats=info.max_seats,
+            simultaneous=info.simultaneous,
+            rules_version=info.rules_version,
+            options=[
+                common.OptionInfo(
+                    name=option.name,
+                    description=option.description,
+                    default_value=option.default,
+                    allowed_values=option.allowed,
+                )
+                for option in info.options
+            ],
+            policies=sorted(game.engine.policies),
+        )
+
+
+def _audience(audience: tuple[int, ...] | None, seats: int) -> tuple[tuple[int, ...], bool]:
+    if audience is None:
+        return tuple(range(seats)), True
+    return audience, False
