@@ -1,4 +1,4 @@
-"""Server settings: defaults, overridden by ``ORDO_*`` environment variables, overridden by flags."""
+"""Server settings: defaults, then ``ORDO_*`` environment variables, then flags (flags win)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 class Settings:
     """Every setting of the server, with its default."""
 
-    host: str = "0.0.0.0"  # noqa: S104 - a server in a container listens on every interface
+    host: str = "0.0.0.0"  # a server in a container listens on every interface
     port: int = 50051
     metrics_port: int = 9464  # 0 turns the metrics endpoint off
     workers: int = 0  # worker processes; 0 means one per core
@@ -42,7 +42,7 @@ HELP = {
     "log_level": f"one of {', '.join(LOG_LEVELS)}",
     "log_format": f"one of {', '.join(LOG_FORMATS)} (auto: console on a terminal, else json)",
     "max_request_bytes": "largest request accepted, in bytes",
-    "max_concurrent_rpcs": "calls served at once per worker before RESOURCE_EXHAUSTED (0: no limit)",
+    "max_concurrent_rpcs": "calls at once per worker before RESOURCE_EXHAUSTED (0: no limit)",
 }
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from service.observe import CallRecord
 
@@ -43,11 +42,7 @@ from prometheus_client import (  # noqa: E402 - must follow the multiprocess fol
     Histogram,
     multiprocess,
 )
-from prometheus_client.exposition import (  # noqa: E402
-    ThreadingWSGIServer,
-    make_server,
-    make_wsgi_app,
-)
+from prometheus_client import start_http_server as start_prometheus_server  # noqa: E402
 
 SERVICE = "ordo.v1.GameEngineService"
 LATENCY_BUCKETS = (
@@ -145,18 +140,16 @@ class Metrics:
                 ACTIONS_REJECTED.labels(call.game, call.reason).inc()
 
 
-def start_http_server(port: int, host: str = "0.0.0.0") -> ThreadingHTTPServer | None:  # noqa: S104
+def start_http_server(port: int, host: str = "0.0.0.0") -> Any:
     """Serve ``/metrics`` of every worker from this process (None when ``port`` is 0)."""
     if not port:
         return None
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)
-    server = make_server(host, port, make_wsgi_app(registry), ThreadingWSGIServer)
-    thread = threading.Thread(target=server.serve_forever, name="metrics", daemon=True)
-    thread.start()
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    server, _thread = start_prometheus_server(port, addr=host, registry=registry)
     return server
 
 
 def worker_exited(pid: int) -> None:
     """Drop the live gauges of a worker that has exited."""
-    multiprocess.mark_process_dead(pid)
+    multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]

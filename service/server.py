@@ -20,13 +20,13 @@ from typing import Any
 
 import grpc
 import structlog
-from engines.errors import RulesError
 from google.protobuf import message_factory
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from ordo.v1 import engine_service_pb2 as api
 
+from engines.errors import RulesError
+from ordo.v1 import engine_service_pb2 as api
 from service import logs
 from service.config import Settings
 from service.errors import RequestError, internal_status, status_code_of, status_of
@@ -92,7 +92,7 @@ def _handler(
 
 def rpc_handler(
     servicer: GameEngineServicer, observers: Sequence[Observer] = ()
-) -> grpc.GenericRpcHandler:
+) -> grpc.GenericRpcHandler[Any, Any]:
     """The generic handler of every method of the service, built from its descriptor."""
     handlers = {}
     for method in SERVICE.methods:
