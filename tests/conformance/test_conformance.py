@@ -93,9 +93,8 @@ def _numbers(message: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[s
             yield from _numbers(value, (*path, descriptor.name))
         elif (
             isinstance(value, int) and not isinstance(value, bool) and descriptor.enum_type is None
-        ):
-            if not _is_repeated(descriptor):
-                yield (*path, descriptor.name), value
+        ) and not _is_repeated(descriptor):
+            yield (*path, descriptor.name), value
 
 
 def _is_repeated(descriptor: Any) -> bool:
@@ -191,7 +190,8 @@ class TestPlayouts:
                     continue
                 legal_now, reason = driver.validate(state, action)
                 assert not legal_now, f"unlisted action accepted: {action}"
-                assert reason and reason == reason.upper()
+                assert reason
+                assert reason == reason.upper()
                 with pytest.raises(RefusedError) as refused:
                     driver.apply(state, action)
                 assert refused.value.code == "INVALID_ARGUMENT"
