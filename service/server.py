@@ -163,6 +163,7 @@ def serve(settings: Settings) -> int:
     from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
 
     logs.configure(settings.log_level, settings.log_format)
+    metrics.prepare_multiprocess_dir()  # samples of an earlier run must not count
     metrics_server = metrics.start_http_server(settings.metrics_port, settings.host)
     count = settings.worker_count
     if count == 1 and settings.port == 0:
@@ -198,6 +199,8 @@ def serve(settings: Settings) -> int:
                 exit_code = max(exit_code, abs(process.exitcode))
                 continue
             log.error("worker died; starting it again", worker=index, exitcode=process.exitcode)
+            if process.pid is not None:
+                metrics.worker_exited(process.pid)
             time.sleep(RESTART_DELAY_SECONDS)
             workers[index] = start(index)
         if stopping and all(process.exitcode is not None for process in workers):
