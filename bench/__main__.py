@@ -1,0 +1,46 @@
+"""``python -m bench`` (``make bench``): run every benchmark and print the results.
+
+Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
+``--seconds N`` for the time of each measured point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+
+from bench import engine
+from bench.common import Settings, games, header
+
+DEFAULT_SECONDS = 4.0
+QUICK_SECONDS = 1.0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse the options, print the header, run the benchmarks."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench", description="Ordo benchmarks: engine and RPC speed (no asserts)."
+    )
+    parser.add_argument("--quick", action="store_true", help="a short run: fewer games, 1 s points")
+    parser.add_argument("--games", default="", help="comma-separated game ids (default: all)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        help=f"seconds per measured point (default {DEFAULT_SECONDS:g}, --quick {QUICK_SECONDS:g})",
+    )
+    args = parser.parse_args(argv)
+    seconds = args.seconds or (QUICK_SECONDS if args.quick else DEFAULT_SECONDS)
+    if seconds <= 0:
+        parser.error("--seconds must be positive")
+    ids = tuple(gid.strip() for gid in args.games.split(",") if gid.strip())
+    settings = Settings(quick=args.quick, games=ids, seconds=seconds)
+    chosen = games(ids)
+    started = time.perf_counter()
+    print(header(settings, chosen), flush=True)
+    engine.run(settings, chosen)
+    print(f"\ndone in {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

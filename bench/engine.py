@@ -1,0 +1,426 @@
+"""In-process engine benchmarks, per registered game, on one core (one thread, no gRPC).
+
+1. Random playouts: actions per second (each step is ``seats_to_act``, ``legal_actions``, a
+   seeded random choice and ``apply``) and whole games per second, against a target per game.
+2. What the server does to a state on every call: ``validate``, and the codec round trip of a
+   mid-game state (parse + decode + validate in, encode + serialize out).
+3. The whole ``ApplyAction`` handler in-process, part by part, to show where our own time per call
+   goes (the server adds gRPC's own cost per call on top of it).
+4. The heuristic bot against random bots: seat 0 heuristic, the other seats random, over seeded
+   games, beside a control where every seat is random; in the game's own score unit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, NoReturn, cast
+
+import grpc
+
+from bench.common import (
+    ROUNDS,
+    Game,
+    Settings,
+    Step,
+    apply_request,
+    encode_state,
+    fmt_int,
+    fmt_us,
+    micros_per_call,
+    mid_game_steps,
+    section,
+    table,
+)
+from engines.base import Status, Transition
+from engines.prng import Rng
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from service.servicer import GameEngineServicer, encode_status
+
+#: Actions per second each game's engine should reach on one core. 6 nimmt! has its own target
+#: (bots simulate many of its turns per decision); every other game, present or future, gets the
+#: default.
+TARGETS: dict[str, int] = {"six_nimmt": 30_000}
+DEFAULT_TARGET = 20_000
+APPLY_PATH = "/ordo.v1.GameEngineService/ApplyAction"
+
+
+def run(settings: Settings, chosen: Sequence[Game]) -> None:
+    """Run every engine benchmark over the chosen games and print the tables."""
+    playout_speed(settings, chosen)
+    samples = {game.id: mid_game_steps(game, settings.recorded_games) for game in chosen}
+    codec_round_trip(settings, chosen, samples)
+    handler_parts(settings, chosen, samples)
+    bots(settings, chosen)
+
+
+# --------------------------------------------------------------------- 1. playouts
+@dataclass(frozen=True, slots=True)
+class PlayoutRound:
+    """One timed round of back-to-back random playouts."""
+
+    actions: int
+    games: int
+    seconds: float
+    cut_off: int  # playouts stopped at the length bound
+
+
+def play_round(game: Game, seconds: float, first_seed: int) -> PlayoutRound:
+    """Play seeded random games back to back for about ``seconds``; CPU time is counted."""
+    engine = game.engine
+    options = engine.default_options()
+    seats_to_act = engine.seats_to_act
+    legal_actions = engine.legal_actions
+    apply = engine.apply
+    actions = games = cut_off = 0
+    seed = first_seed
+    deadline = time.perf_counter() + seconds
+    start = time.thread_time()
+    while True:
+        state = engine.new_game(game.seats, seed, options)
+        rng = Rng(seed)
+        for _ in range(100_000):
+            to_act = seats_to_act(state)
+            if not to_act:
+                break
+            seat = rng.choice(to_act)
+            state = apply(state, seat, rng.choice(legal_actions(state, seat))).state
+            actions += 1
+        else:
+            cut_off += 1
+        games += 1
+        seed += 1
+        if time.perf_counter() >= deadline:
+            return PlayoutRound(actions, games, time.thread_time() - start, cut_off)
+
+
+def playout_speed(settings: Settings, chosen: Sequence[Game]) -> None:
+    """Actions and games per second of random playouts, against each game's target."""
+    section("1. Engine speed: random playouts in-process, one thread, CPU time")
+    print(
+        "Each step: seats_to_act, legal_actions, a seeded random choice, apply. actions/s: the\n"
+        f"best of {ROUNDS} rounds (median beside it), new_game included; games/s: whole games at\n"
+        "that rate."
+    )
+    rows = []
+    for game in chosen:
+        rounds = [
+            play_round(game, settings.seconds / ROUNDS, 1 + index * 1_000_000)
+            for index in range(ROUNDS)
+        ]
+        rates = sorted(r.actions / r.seconds for r in rounds)
+        per_game = sum(r.actions for r in rounds) / sum(r.games for r in rounds)
+        target = TARGETS.get(game.id, DEFAULT_TARGET)
+        cut_off = sum(r.cut_off for r in rounds)
+        rows.append(
+            (
+                game.id,
+                game.seats,
+                fmt_int(rates[-1]),
+                fmt_int(rates[len(rates) // 2]),
+                f"{rates[-1] / per_game:,.1f}",
+                fmt_int(per_game),
+                fmt_int(target),
+                f"{rates[-1] / target:.2f}" + ("" if rates[-1] >= target else "  below target"),
+            )
+        )
+        if cut_off:
+            print(f"  note: {game.id}: {cut_off} playouts stopped at the length bound")
+    headers = (
+        "game", "seats", "actions/s", "median", "games/s", "actions/game", "target",
+        "best/target",
+    )  # fmt: skip
+    print(table(headers, rows))
+
+
+# --------------------------------------------------------------------- 2. codec
+def codec_round_trip(
+    settings: Settings, chosen: Sequence[Game], samples: dict[str, list[Step]]
+) -> None:
+    """The cost of what the server does to every state it receives and returns."""
+    section("2. State checks and codec round trip, mid-game states, µs per call")
+    print(
+        "in = parse GameState bytes + codec decode + validate (every call that takes a state);\n"
+        "out = codec encode + serialize (every call that returns a state). Mid-game: the middle\n"
+        "half of seeded random playouts."
+    )
+    rows = [codec_row(game, samples[game.id], settings.call_seconds) for game in chosen]
+    print(table(("game", "state bytes", "validate", "in", "out", "in + out"), rows))
+
+
+def codec_row(game: Game, steps: Sequence[Step], seconds: float) -> tuple[str, ...]:
+    """One game's line of the codec table."""
+    engine, codec, gid = game.engine, game.codec, game.id
+    states = [step.state for step in steps]
+    wire = [encode_state(game, state).SerializeToString() for state in states]
+
+    def decode_in(raw: bytes) -> None:
+        msg = common.GameState.FromString(raw)
+        engine.validate(codec.decode_state(getattr(msg, gid), msg.rules_version, msg.revision))
+
+    def encode_out(state: Any) -> None:
+        encode_state(game, state).SerializeToString()
+
+    validate, into, out = micros_per_call(
+        [(engine.validate, states), (decode_in, wire), (encode_out, states)], seconds
+    )
+    size = sum(map(len, wire)) / len(wire)
+    return gid, fmt_int(size), fmt_us(validate), fmt_us(into), fmt_us(out), fmt_us(into + out)
+
+
+# --------------------------------------------------------------------- 3. handler
+class _Context:
+    """The little of ``grpc.ServicerContext`` the handler uses, for calling it in-process."""
+
+    def invocation_metadata(self) -> tuple[()]:
+        return ()
+
+    def send_initial_metadata(self, metadata: object) -> None:
+        return None
+
+    def abort_with_status(self, status: object) -> NoReturn:
+        raise RuntimeError(f"the handler refused a recorded request: {status}")
+
+
+@contextlib.contextmanager
+def _quiet_observers() -> Iterator[list[Any]]:
+    """The server's observers (access log, metrics), logging to /dev/null, metrics to a temp
+    folder removed afterwards."""
+    from service import logs  # noqa: PLC0415 - only this measurement needs them
+
+    with (
+        tempfile.TemporaryDirectory(prefix="ordo-bench-metrics-") as folder,
+        open(os.devnull, "w") as devnull,
+    ):
+        previous = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+        stderr, sys.stderr = sys.stderr, devnull
+        try:
+            logs.configure("info", "json")  # binds the log to the current sys.stderr
+        finally:
+            sys.stderr = stderr
+        from service.config import Settings as ServerSettings  # noqa: PLC0415
+        from service.server import worker_observers  # noqa: PLC0415
+
+        try:
+            yield worker_observers(ServerSettings())
+        finally:
+            if previous is None:
+                del os.environ["PROMETHEUS_MULTIPROC_DIR"]
+            else:
+                os.environ["PROMETHEUS_MULTIPROC_DIR"] = previous
+
+
+Handler = Callable[[bytes], object]
+
+
+def _apply_handlers(observers: Sequence[Any]) -> tuple[Handler, Handler]:
+    """The server's real ``ApplyAction`` handler with its response serializer, without and with
+    the observers."""
+    from service.server import rpc_handler  # noqa: PLC0415
+
+    context = cast("grpc.ServicerContext", _Context())
+    details = cast("grpc.HandlerCallDetails", SimpleNamespace(method=APPLY_PATH))
+    handlers = []
+    for chosen in ((), observers):
+        method = rpc_handler(GameEngineServicer(), chosen).service(details)
+        handle = None if method is None else method.unary_unary
+        serialize = None if method is None else method.response_serializer
+        if handle is None or serialize is None:
+            raise RuntimeError(f"the server has no unary handler for {APPLY_PATH}")
+
+        def served(raw: bytes, handle: Any = handle, serialize: Any = serialize) -> object:
+            return serialize(handle(raw, context))
+
+        handlers.append(served)
+    return handlers[0], handlers[1]
+
+
+def handler_parts(
+    settings: Settings, chosen: Sequence[Game], samples: dict[str, list[Step]]
+) -> None:
+    """Where the time of one ``ApplyAction`` goes, part by part, then the whole handler."""
+    section("3. ApplyAction in-process, part by part, mid-game requests, µs per call")
+    print(
+        "parse = ApplyActionRequest bytes to message; decode = codec, state and action; apply =\n"
+        "engine.apply + status; events = encoding the events; encode = state + status into the\n"
+        "response; serialize = response to bytes. handler = the server's real handler and\n"
+        "serializer without observers; +observers = with the access log (JSON to /dev/null) and\n"
+        "the metrics, as served. gRPC's own cost per call comes on top (see the RPC benchmark)."
+    )
+    with _quiet_observers() as observers:
+        bare, observed = _apply_handlers(observers)
+        rows = [
+            handler_row(game, samples[game.id], bare, observed, settings.call_seconds)
+            for game in chosen
+        ]
+    headers = (
+        "game", "parse", "decode", "validate", "apply", "events", "encode", "serialize", "sum",
+        "handler", "+observers",
+    )  # fmt: skip
+    print(table(headers, rows))
+
+
+def handler_row(
+    game: Game, steps: Sequence[Step], bare: Handler, observed: Handler, seconds: float
+) -> tuple[str, ...]:
+    """One game's line of the handler table."""
+    engine, codec, gid = game.engine, game.codec, game.id
+    seats = engine.seats(steps[0].state)
+    raw = [apply_request(game, step) for step in steps]
+    requests = [api.ApplyActionRequest.FromString(data) for data in raw]
+    transitions = [engine.apply(step.state, step.seat, step.action) for step in steps]
+    outputs = [(t, engine.status(t.state)) for t in transitions]
+
+    def decode(request: api.ApplyActionRequest) -> None:
+        msg = request.state
+        codec.decode_state(getattr(msg, gid), msg.rules_version, msg.revision)
+        codec.decode_action(getattr(request.action, gid))
+
+    def apply(step: Step) -> None:
+        engine.status(engine.apply(step.state, step.seat, step.action).state)
+
+    def events_of(transition: Transition[Any]) -> list[common.Event]:
+        return [
+            common.Event(
+                visible_to_seats=range(seats) if event.audience is None else event.audience,
+                public=event.audience is None,
+                **{gid: codec.encode_event(event.body)},
+            )
+            for event in transition.events
+        ]
+
+    def encode(output: tuple[Transition[Any], Status]) -> api.ApplyActionResponse:
+        transition, status = output
+        return api.ApplyActionResponse(
+            state=encode_state(game, transition.state), status=encode_status(status)
+        )
+
+    responses = [
+        api.ApplyActionResponse(
+            state=encode_state(game, t.state), status=encode_status(status), events=events_of(t)
+        )
+        for t, status in outputs
+    ]
+    *parts, whole, full = micros_per_call(
+        [
+            (api.ApplyActionRequest.FromString, raw),
+            (decode, requests),
+            (engine.validate, [step.state for step in steps]),
+            (apply, steps),
+            (events_of, transitions),
+            (encode, outputs),
+            (api.ApplyActionResponse.SerializeToString, responses),
+            (bare, raw),
+            (observed, raw),
+        ],
+        seconds,
+    )
+    return gid, *(fmt_us(part) for part in parts), fmt_us(sum(parts)), fmt_us(whole), fmt_us(full)
+
+
+# --------------------------------------------------------------------- 4. bots
+@dataclass(frozen=True, slots=True)
+class BotResults:
+    """Seat 0's results over a series of seeded games."""
+
+    games: int
+    wins: int  # seat 0 among the winners (shared wins count)
+    sole_wins: int
+    seat0_score: float  # mean
+    others_score: float  # mean of the other seats' mean
+    margin: float  # mean of seat 0 minus the others, signed so that positive is better
+    lower_is_better: bool
+    unfinished: int
+
+
+def bot_series(game: Game, games: int, seat0_policy: str) -> BotResults:
+    """Play ``games`` seeded games: seat 0 with ``seat0_policy``, every other seat random."""
+    engine = game.engine
+    policies = engine.policies
+    first, rest = policies[seat0_policy], policies["random"]
+    options = engine.default_options()
+    wins = sole = unfinished = 0
+    seat0_total = others_total = margin_total = 0.0
+    lower_is_better = False
+    for seed in range(1, games + 1):
+        state = engine.new_game(game.seats, seed, options)
+        rng = Rng(seed)
+        for _ in range(100_000):
+            to_act = engine.seats_to_act(state)
+            if not to_act:
+                break
+            seat = rng.choice(to_act)
+            action = (first if seat == 0 else rest)(state, seat, rng)
+            state = engine.apply(state, seat, action).state
+        outcome = engine.outcome(state)
+        if outcome is None:
+            unfinished += 1
+            continue
+        lower_is_better = outcome.lower_is_better
+        own, others = outcome.scores[0], outcome.scores[1:]
+        others_mean = sum(others) / len(others)
+        seat0_total += own
+        others_total += others_mean
+        margin_total += (others_mean - own) if lower_is_better else (own - others_mean)
+        wins += 0 in outcome.winners
+        sole += outcome.winners == (0,)
+    finished = max(1, games - unfinished)
+    return BotResults(
+        games,
+        wins,
+        sole,
+        seat0_total / finished,
+        others_total / finished,
+        margin_total / finished,
+        lower_is_better,
+        unfinished,
+    )
+
+
+def bots(settings: Settings, chosen: Sequence[Game]) -> None:
+    """The heuristic bot against random bots, beside an all-random control on the same seeds."""
+    section("4. Heuristic bot vs random bots, seeded games")
+    print(
+        f"Seat 0 plays the heuristic policy, every other seat random, over {settings.bot_games:,}\n"
+        "seeded games per game; the control plays the same seeds with seat 0 random too. Scores\n"
+        "are in the game's own unit; margin = seat 0 against the mean of the other seats, signed\n"
+        "so that positive is better for seat 0; wins count shared wins."
+    )
+    rows = []
+    for game in chosen:
+        start = time.perf_counter()
+        heuristic = bot_series(game, settings.bot_games, "heuristic")
+        control = bot_series(game, settings.bot_games, "random")
+        elapsed = time.perf_counter() - start
+        for name, result in (("heuristic", heuristic), ("random", control)):
+            finished = max(1, result.games - result.unfinished)
+            rows.append(
+                (
+                    game.id if name == "heuristic" else "",
+                    name,
+                    "lower" if result.lower_is_better else "higher",
+                    f"{result.seat0_score:.1f}",
+                    f"{result.others_score:.1f}",
+                    f"{result.margin:+.1f}",
+                    f"{result.wins / finished:.1%}",
+                    f"{result.sole_wins / finished:.1%}",
+                    f"{1 / game.seats:.1%}",
+                )
+            )
+            if result.unfinished:
+                print(f"  note: {game.id} ({name}): {result.unfinished} games did not finish")
+        played = 2 * settings.bot_games
+        print(f"  {game.id}: {game.seats} seats, {played:,} games in {elapsed:.1f} s")
+    headers = (
+        "game", "seat 0", "better", "seat 0 score", "others", "margin", "wins", "sole wins",
+        "1/seats",
+    )  # fmt: skip
+    print(table(headers, rows))
