@@ -169,18 +169,16 @@ def micros_per_call(
 
 
 # --------------------------------------------------------------------- output
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A plain-text table: the first column left-aligned, the others right-aligned."""
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], left: int = 1) -> str:
+    """A plain-text table: the first ``left`` columns left-aligned, the others right-aligned."""
     cells = [[str(cell) for cell in row] for row in rows]
-    widths = [
-        max(len(headers[i]), *(len(row[i]) for row in cells)) if cells else len(headers[i])
-        for i in range(len(headers))
-    ]
+    widths = [max(len(headers[i]), *(len(row[i]) for row in cells)) for i in range(len(headers))]
 
     def line(row: Sequence[str]) -> str:
-        first, *rest = row
-        parts = [first.ljust(widths[0])]
-        parts += [cell.rjust(width) for cell, width in zip(rest, widths[1:], strict=True)]
+        parts = [
+            cell.ljust(width) if index < left else cell.rjust(width)
+            for index, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
         return "  ".join(parts).rstrip()
 
     rule = "  ".join("-" * width for width in widths)

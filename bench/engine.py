@@ -423,4 +423,4 @@ def bots(settings: Settings, chosen: Sequence[Game]) -> None:
         "game", "seat 0", "better", "seat 0 score", "others", "margin", "wins", "sole wins",
         "1/seats",
     )  # fmt: skip
-    print(table(headers, rows))
+    print(table(headers, rows, left=3))

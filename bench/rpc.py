@@ -1,0 +1,478 @@
+"""RPC benchmark: ``ApplyAction`` throughput and latency of the real server against a baseline.
+
+Both servers run as subprocesses on free loopback ports, with the same shape (the default
+server's worker processes bound with SO_REUSEPORT, each a sync ``grpc.server`` with the default
+thread count):
+
+- Ordo: ``python -m service --port P --metrics-port 0 --workers W --threads T``, access log on
+  (to a file), metrics endpoint off;
+- the baseline: ``python -m bench.baseline``, a bare server on the same method path with the same
+  message types that answers with the request's state unchanged.
+
+The requests are recorded in-process first: every step of seeded random playouts of each game,
+serialized as ``ApplyActionRequest`` (the state before the step and a legal action). Each is
+self-contained, so Ordo answers every one with the real next state while the baseline echoes it:
+both servers get the same requests, of the same sizes. The load generator sends them as raw bytes
+from several processes (the Python client costs about as much CPU per call as the server), with
+one connection per call in flight, in a closed loop at each concurrency for a bounded time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from bench.common import Game, Settings, apply_request, cores, fmt_int, random_playout, section
+from bench.common import table as render_table
+from service.config import Settings as ServerSettings
+
+PATH = "/ordo.v1.GameEngineService/ApplyAction"
+CONCURRENCIES = (1, 16, 64)  # calls in flight, in total over the load processes
+HOST = "127.0.0.1"  # loopback only
+START_SECONDS = 60.0  # a server that is not SERVING by then failed to start
+STOP_SECONDS = 15.0  # SIGTERM, then SIGKILL after this
+CONNECT_SECONDS = 30.0
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp
+RPC_HEADERS = (
+    "in flight", "server", "calls/s", "p50 ms", "p99 ms", "server CPU µs/call", "load CPU µs/call",
+    "ordo/base", "cpu ratio",
+)  # fmt: skip
+
+
+def run(settings: Settings, chosen: Sequence[Game]) -> None:
+    """Start both servers, drive each game's recorded requests through them, print the tables."""
+    defaults = ServerSettings()
+    workers, threads = defaults.worker_count, defaults.threads
+    loaders = max(2, cores())
+    warmup = 0.25 if settings.quick else 0.5
+    shape = ["--host", HOST, "--workers", str(workers), "--threads", str(threads)]
+    section("5. RPC: ApplyAction through gRPC, Ordo against a bare baseline")
+    loads = " / ".join(f"{load:.1f}" for load in os.getloadavg())
+    print(
+        f"Servers: Ordo (python -m service, the default shape: {workers} worker processes with\n"
+        f"SO_REUSEPORT x {threads} threads each, access log on, metrics endpoint off) and the\n"
+        "baseline (python -m bench.baseline: the same shape, method path and message types,\n"
+        "answering with the request's state unchanged). Load: recorded ApplyActionRequest bytes\n"
+        f"of random playouts, the same for both, from up to {loaders} load processes with one\n"
+        f"connection per call in flight, closed loop; {warmup:g} s warm-up, then "
+        f"{settings.seconds:g} s measured.\n"
+        f"All of it on this machine's {cores()} cores: the load generator competes with the\n"
+        "servers for them, so calls/s is a bound of this set-up, not of the server alone. CPU\n"
+        "µs/call: server processes' CPU time (user + system) per completed call over the\n"
+        "measured window; cpu ratio = baseline / Ordo server CPU per call, the ratio if the load\n"
+        f"had cores of its own. Load average now: {loads}."
+    )
+    with contextlib.ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ordo-bench-")))
+        pool = stack.enter_context(LoadPool(loaders))
+        baseline = stack.enter_context(
+            running_server(
+                "baseline",
+                ["-m", "bench.baseline", *shape],
+                workers,
+                folder,
+            )
+        )
+        ordo = stack.enter_context(
+            running_server(
+                "ordo",
+                ["-m", "service", "--metrics-port", "0", *shape],
+                workers,
+                folder,
+            )
+        )
+        for game in chosen:
+            requests = record_requests(game, settings.recorded_games)
+            size = sum(map(len, requests)) / len(requests)
+            print(
+                f"\n{game.id}: {game.seats} seats, {len(requests):,} recorded requests of "
+                f"{size:,.0f} bytes on average"
+            )
+            rows = []
+            for concurrency in CONCURRENCIES:
+                base = pool.measure(baseline, requests, concurrency, warmup, settings.seconds)
+                real = pool.measure(ordo, requests, concurrency, warmup, settings.seconds)
+                rows.extend(result_rows(concurrency, base, real))
+                for name, point in (("baseline", base), ("ordo", real)):
+                    if point.errors:
+                        print(f"  {name} at {concurrency}: {point.errors} errors: {point.error}")
+            print(render_table(RPC_HEADERS, rows, left=2))
+    print(
+        "\nTarget: ordo/base >= 0.80 with the default server. A Python load generator on the same\n"
+        "cores narrows the gap (its own cost is the same for both servers); the cpu ratio is the\n"
+        "server-side view."
+    )
+
+
+# --------------------------------------------------------------------- requests
+def record_requests(game: Game, playouts: int) -> list[bytes]:
+    """Every step of ``playouts`` seeded random games, as serialized ``ApplyActionRequest``."""
+    return [
+        apply_request(game, step)
+        for seed in range(1, playouts + 1)
+        for step in random_playout(game, seed)
+    ]
+
+
+# --------------------------------------------------------------------- servers
+@dataclass(frozen=True, slots=True)
+class Server:
+    """A server subprocess listening on a loopback port."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    @property
+    def target(self) -> str:
+        """The address to dial."""
+        return f"{HOST}:{self.port}"
+
+
+def free_port() -> int:
+    """A loopback port that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def running_server(name: str, args: list[str], workers: int, folder: Path) -> Iterator[Server]:
+    """Start ``python <args> --port P`` in its own session, wait until it serves, stop it after.
+
+    The environment is this one without ``ORDO_*`` settings (so the server has its defaults),
+    with the metrics folder inside ``folder``; the server's log goes to a file there.
+    """
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ORDO_")}
+    env["PROMETHEUS_MULTIPROC_DIR"] = str(folder / f"{name}-metrics")
+    log = folder / f"{name}.log"
+    root = Path(__file__).resolve().parent.parent
+    with open(log, "wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, *args, "--port", str(port)],
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = Server(name, process, port, log)
+    try:
+        wait_until_serving(server, workers)
+        yield server
+    finally:
+        stop(server)
+
+
+def wait_until_serving(server: Server, workers: int) -> None:
+    """Wait for health SERVING, then for every worker's listening socket."""
+    deadline = time.monotonic() + START_SECONDS
+    request = health_pb2.HealthCheckRequest(service="")
+    while True:
+        if server.process.poll() is not None:
+            tail = server.log.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"the {server.name} server exited at start:\n{tail}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the {server.name} server is not SERVING after {START_SECONDS} s")
+        with grpc.insecure_channel(server.target) as channel:
+            try:
+                reply = health_pb2_grpc.HealthStub(channel).Check(request, timeout=1.0)
+            except grpc.RpcError:
+                reply = None
+        if reply is not None and reply.status == health_pb2.HealthCheckResponse.SERVING:
+            break
+        time.sleep(0.1)
+    # SO_REUSEPORT spreads new connections over the sockets listening now: wait for all of them.
+    while listeners(server.port) < workers and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def listeners(port: int) -> int:
+    """The number of sockets listening on ``port`` (Linux; elsewhere assume all are)."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            return sys.maxsize
+        for line in lines:
+            fields = line.split()
+            if fields[3] == LISTEN and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                count += 1
+    return count
+
+
+def stop(server: Server) -> None:
+    """SIGTERM, as in production; the whole session is killed if it does not exit in time."""
+    process = server.process
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU time of a process and all its descendants, from /proc (Linux)."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue  # the process ended meanwhile
+        fields = stat[stat.rindex(")") + 2 :].split()
+        pid = int(entry.name)
+        parents[pid] = int(fields[1])
+        ticks[pid] = int(fields[11]) + int(fields[12])  # utime, stime
+    tree = {root}
+    grew = True
+    while grew:
+        found = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= found
+        grew = bool(found)
+    return sum(ticks.get(pid, 0) for pid in tree) / TICKS
+
+
+# --------------------------------------------------------------------- load
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One measured point: one server at one concurrency."""
+
+    calls: int
+    seconds: float
+    latencies: list[float]  # seconds, of the calls completed in the window
+    server_cpu: float  # seconds
+    load_cpu: float  # seconds
+    errors: int
+    error: str
+
+    @property
+    def rate(self) -> float:
+        """Completed calls per second."""
+        return self.calls / self.seconds
+
+    def percentile(self, share: int) -> float:
+        """A latency percentile, in milliseconds."""
+        if len(self.latencies) < 2:
+            return float("nan")
+        return statistics.quantiles(self.latencies, n=100)[share - 1] * 1e3
+
+    def cpu_per_call(self, seconds: float) -> float:
+        """CPU µs per completed call."""
+        return seconds / self.calls * 1e6 if self.calls else float("nan")
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """What one load process measured."""
+
+    latencies: list[float]
+    cpu_seconds: float
+    errors: int
+    error: str
+
+
+class LoadPool:
+    """Load processes (spawned once) that drive a server together at a given concurrency."""
+
+    def __init__(self, size: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.workers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        for index in range(size):
+            parent, child = context.Pipe()
+            process = context.Process(
+                target=load_process, args=(child,), name=f"load-{index}", daemon=True
+            )
+            process.start()
+            child.close()
+            self.workers.append((process, parent))
+
+    def __enter__(self) -> LoadPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for process, conn in self.workers:
+            with contextlib.suppress(OSError):
+                conn.send(None)
+            process.join(5)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+
+    def measure(
+        self,
+        server: Server,
+        requests: Sequence[bytes],
+        concurrency: int,
+        warmup: float,
+        seconds: float,
+    ) -> Point:
+        """Drive ``server`` with ``concurrency`` calls in flight; measure after ``warmup``."""
+        count = min(concurrency, len(self.workers))
+        active = self.workers[:count]
+        first = 0
+        for index, (_, conn) in enumerate(active):
+            slots = concurrency // count + (index < concurrency % count)
+            conn.send(("connect", server.target, requests, slots, first, concurrency))
+            first += slots
+        for _, conn in active:
+            reply = conn.recv()
+            if reply != "ready":
+                raise RuntimeError(f"a load process could not connect: {reply}")
+        start = time.monotonic() + 0.05
+        window = (start + warmup, start + warmup + seconds)
+        for _, conn in active:
+            conn.send(("go", start, *window))
+        sleep_until(window[0])
+        cpu_before = tree_cpu_seconds(server.process.pid)
+        sleep_until(window[1])
+        cpu_after = tree_cpu_seconds(server.process.pid)
+        results: list[LoadResult] = [conn.recv() for _, conn in active]
+        latencies = [value for result in results for value in result.latencies]
+        return Point(
+            calls=len(latencies),
+            seconds=seconds,
+            latencies=latencies,
+            server_cpu=cpu_after - cpu_before,
+            load_cpu=sum(result.cpu_seconds for result in results),
+            errors=sum(result.errors for result in results),
+            error=next((result.error for result in results if result.error), ""),
+        )
+
+
+def sleep_until(moment: float) -> None:
+    """Sleep until ``time.monotonic()`` reaches ``moment``."""
+    time.sleep(max(0.0, moment - time.monotonic()))
+
+
+def load_process(conn: Connection) -> None:
+    """A load process: connect when told, then drive the server when told, until ``None``."""
+    while (command := conn.recv()) is not None:
+        _, target, requests, slots, first, stride = command
+        try:
+            driver = Driver(target, requests, slots, first, stride)
+        except grpc.FutureTimeoutError:
+            conn.send(f"no connection to {target} within {CONNECT_SECONDS} s")
+            continue
+        conn.send("ready")
+        _, start, window_start, window_end = conn.recv()
+        conn.send(driver.drive(start, window_start, window_end))
+
+
+class Driver:
+    """Closed-loop callers: each slot has its own connection and one call in flight at a time,
+    sending the recorded requests from its own offset on; the next call is sent from the
+    completion callback, which keeps the client's own cost per call low."""
+
+    def __init__(
+        self, target: str, requests: Sequence[bytes], slots: int, first: int, stride: int
+    ) -> None:
+        self.requests = requests
+        self.first, self.stride = first, stride
+        self.channels = [
+            grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
+            for _ in range(slots)
+        ]
+        for channel in self.channels:
+            grpc.channel_ready_future(channel).result(timeout=CONNECT_SECONDS)
+        self.calls = [
+            channel.unary_unary(PATH, request_serializer=None, response_deserializer=None)
+            for channel in self.channels
+        ]
+        self.latencies: list[float] = []
+        self.errors = 0
+        self.error = ""
+        self.live = slots
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.window = (0.0, 0.0)
+
+    def drive(self, start: float, window_start: float, window_end: float) -> LoadResult:
+        """Run from ``start``; record the calls that complete within the window."""
+        self.window = (window_start, window_end)
+        sleep_until(start)
+        for slot in range(len(self.calls)):
+            self.send(slot, self.first + slot)
+        sleep_until(window_start)
+        cpu_before = time.process_time()
+        sleep_until(window_end)
+        cpu_after = time.process_time()
+        self.done.wait(CONNECT_SECONDS)
+        for channel in self.channels:
+            channel.close()
+        return LoadResult(self.latencies, cpu_after - cpu_before, self.errors, self.error)
+
+    def send(self, slot: int, index: int) -> None:
+        """Send the request ``index`` (modulo the count) on ``slot``'s connection."""
+        sent = time.monotonic()
+        future: Any = self.calls[slot].future(self.requests[index % len(self.requests)])
+        future.add_done_callback(lambda done: self.completed(done, slot, index, sent))
+
+    def completed(self, future: Any, slot: int, index: int, sent: float) -> None:
+        """Record the call, then send the slot's next one until the window closes; a slot whose
+        call failed stops (its error is reported)."""
+        now = time.monotonic()
+        failure = future.exception()
+        in_window = self.window[0] <= now < self.window[1]
+        if failure is None and in_window:
+            self.latencies.append(now - sent)
+        elif failure is not None:
+            self.errors += 1
+            self.error = self.error or f"{failure.code().name}: {failure.details()}"
+        if failure is None and now < self.window[1]:
+            self.send(slot, index + self.stride)
+            return
+        with self.lock:
+            self.live -= 1
+            if self.live == 0:
+                self.done.set()
+
+
+# --------------------------------------------------------------------- output
+def result_rows(concurrency: int, base: Point, real: Point) -> list[tuple[str, ...]]:
+    """The two lines (baseline, Ordo) of one concurrency in a game's RPC table."""
+    base_cpu = base.cpu_per_call(base.server_cpu)
+    real_cpu = real.cpu_per_call(real.server_cpu)
+
+    def line(point: Point, server_cpu: float) -> tuple[str, ...]:
+        return (
+            fmt_int(point.rate),
+            f"{point.percentile(50):.2f}",
+            f"{point.percentile(99):.2f}",
+            fmt_int(server_cpu),
+            fmt_int(point.cpu_per_call(point.load_cpu)),
+        )
+
+    ratio = f"{real.rate / base.rate:.2f}" if base.calls else "-"
+    cpu_ratio = f"{base_cpu / real_cpu:.2f}" if base.calls and real.calls else "-"
+    return [
+        (str(concurrency), "baseline", *line(base, base_cpu), "", ""),
+        ("", "ordo", *line(real, real_cpu), ratio, cpu_ratio),
+    ]
