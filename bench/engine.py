@@ -392,7 +392,8 @@ def bots(settings: Settings, chosen: Sequence[Game]) -> None:
         f"Seat 0 plays the heuristic policy, every other seat random, over {settings.bot_games:,}\n"
         "seeded games per game; the control plays the same seeds with seat 0 random too. Scores\n"
         "are in the game's own unit; margin = seat 0 against the mean of the other seats, signed\n"
-        "so that positive is better for seat 0; wins count shared wins."
+        "so that positive is better for seat 0; wins count shared wins (a team's win is every\n"
+        "member's), so the control row, not 1/seats, is the fair share to compare with."
     )
     rows = []
     for game in chosen:
@@ -412,7 +413,6 @@ def bots(settings: Settings, chosen: Sequence[Game]) -> None:
                     f"{result.margin:+.1f}",
                     f"{result.wins / finished:.1%}",
                     f"{result.sole_wins / finished:.1%}",
-                    f"{1 / game.seats:.1%}",
                 )
             )
             if result.unfinished:
@@ -421,6 +421,5 @@ def bots(settings: Settings, chosen: Sequence[Game]) -> None:
         print(f"  {game.id}: {game.seats} seats, {played:,} games in {elapsed:.1f} s")
     headers = (
         "game", "seat 0", "better", "seat 0 score", "others", "margin", "wins", "sole wins",
-        "1/seats",
     )  # fmt: skip
     print(table(headers, rows, left=3))

@@ -72,8 +72,8 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         "baseline (python -m bench.baseline: the same shape, method path and message types,\n"
         "answering with the request's state unchanged). Load: recorded ApplyActionRequest bytes\n"
         f"of random playouts, the same for both, from up to {loaders} load processes with one\n"
-        f"connection per call in flight, closed loop; {warmup:g} s warm-up, then "
-        f"{settings.seconds:g} s measured.\n"
+        f"connection per call in flight, closed loop. Each point: baseline, Ordo, Ordo, baseline,\n"
+        f"each {settings.seconds / 2:g} s measured after {warmup:g} s of warm-up.\n"
         f"All of it on this machine's {cores()} cores: the load generator competes with the\n"
         "servers for them, so calls/s is a bound of this set-up, not of the server alone. CPU\n"
         "µs/call: server processes' CPU time (user + system) per completed call over the\n"
@@ -107,9 +107,13 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
                 f"{size:,.0f} bytes on average"
             )
             rows = []
+            half = settings.seconds / 2
             for concurrency in CONCURRENCIES:
-                base = pool.measure(baseline, requests, concurrency, warmup, settings.seconds)
-                real = pool.measure(ordo, requests, concurrency, warmup, settings.seconds)
+                # ABBA: each server gets two halves, so drift in the machine's load evens out.
+                first = pool.measure(baseline, requests, concurrency, warmup, half)
+                real = pool.measure(ordo, requests, concurrency, warmup, half)
+                real = real.merge(pool.measure(ordo, requests, concurrency, warmup, half))
+                base = first.merge(pool.measure(baseline, requests, concurrency, warmup, half))
                 rows.extend(result_rows(concurrency, base, real))
                 for name, point in (("baseline", base), ("ordo", real)):
                     if point.errors:
@@ -165,7 +169,9 @@ def running_server(name: str, args: list[str], workers: int, folder: Path) -> It
     """
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("ORDO_")}
-    env["PROMETHEUS_MULTIPROC_DIR"] = str(folder / f"{name}-metrics")
+    metrics = folder / f"{name}-metrics"
+    metrics.mkdir()
+    env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics)
     log = folder / f"{name}.log"
     root = Path(__file__).resolve().parent.parent
     with open(log, "wb") as sink:
@@ -272,6 +278,18 @@ class Point:
     load_cpu: float  # seconds
     errors: int
     error: str
+
+    def merge(self, other: Point) -> Point:
+        """This point and another of the same server and concurrency, as one."""
+        return Point(
+            calls=self.calls + other.calls,
+            seconds=self.seconds + other.seconds,
+            latencies=self.latencies + other.latencies,
+            server_cpu=self.server_cpu + other.server_cpu,
+            load_cpu=self.load_cpu + other.load_cpu,
+            errors=self.errors + other.errors,
+            error=self.error or other.error,
+        )
 
     @property
     def rate(self) -> float:
