@@ -130,7 +130,7 @@ class TestCalls:
             data={"state": state, "action": {"seat": 5, "six_nimmt": {"select_card": 1}}},
         )
         assert result.returncode != 0
-        status = json.loads(result.stdout)
+        status = json.loads(result.stderr)  # -format-error prints the status as JSON
         assert status["code"] == 3  # INVALID_ARGUMENT
         [info] = status["details"]
         assert info["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"
