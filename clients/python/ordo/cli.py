@@ -16,17 +16,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Sequence
+from typing import TextIO
+
+from google.protobuf.message import Message
 
 from ordo.client import DEFAULT_TARGET, Client, OrdoError, game_options
 from ordo.render import renderer
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from google.protobuf.message import Message
-
-    from ordo.v1 import common_pb2 as common
+from ordo.v1 import common_pb2 as common
 
 __all__ = ["build_parser", "main", "set_language"]
 

@@ -19,7 +19,8 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Self, TypeVar
+from types import TracebackType
+from typing import Self, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -29,9 +30,6 @@ from grpc_status import rpc_status
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as api_grpc
-
-if TYPE_CHECKING:
-    from types import TracebackType
 
 __all__ = ["DEFAULT_TARGET", "REQUEST_ID_KEY", "Client", "OrdoError"]
 

@@ -13,17 +13,13 @@ messages in compact protobuf text format for a game without one.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from google.protobuf import text_format
+from google.protobuf.message import Message
 
-if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-
-    from google.protobuf.message import Message
-
-    from ordo.v1 import common_pb2 as common
+from ordo.v1 import common_pb2 as common
 
 __all__ = ["Renderer", "generic_events", "generic_view", "renderer"]
 

@@ -6,13 +6,10 @@ have selected; a seat's own selection (an event addressed to it alone) is told w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from ordo.v1 import common_pb2 as common
-    from ordo.v1 import six_nimmt_pb2 as six_nimmt
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import six_nimmt_pb2 as six_nimmt
 
 __all__ = ["bullheads", "render_events", "render_view"]
 
