@@ -21,7 +21,7 @@ from google.protobuf.message import Message
 
 from ordo.v1 import common_pb2 as common
 
-__all__ = ["Renderer", "generic_events", "generic_view", "renderer"]
+__all__ = ["GENERIC", "Renderer", "generic_events", "generic_view", "renderer"]
 
 
 @dataclass(frozen=True, slots=True)
