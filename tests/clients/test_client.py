@@ -342,6 +342,13 @@ class TestChannels:
         assert len(set(peers)) == 3
         assert peers[:3] == peers[3:]
 
+    def test_retry_takes_the_next_channel(self, fake: FakeServer) -> None:
+        """A retried call is tried again on another connection."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE]
+        with Client(fake.address, channels=2, backoff=0.001) as ordo:
+            ordo.list_games()
+        assert len({call.peer for call in fake.calls}) == 2
+
     def test_one_channel_is_one_connection(self, fake: FakeServer) -> None:
         """With the default single channel every call comes from the same peer."""
         with Client(fake.address) as ordo:

@@ -8,8 +8,9 @@ game state and knows no game. What it adds to a bare stub:
 - retries of calls that failed with UNAVAILABLE (and only those), with exponential backoff and
   full jitter, within the call's deadline — safe because every RPC is pure, ApplyAction included;
 - an ``x-request-id`` on every call (the caller's, or a fresh one), the same for all attempts;
-- several connections on demand (``channels=N``), used round-robin, so that one client reaches
-  every worker of a server whose workers share a port with SO_REUSEPORT.
+- several connections on demand (``channels=N``), used round-robin (call by call, attempt by
+  attempt), so that one client reaches every worker of a server whose workers share a port with
+  SO_REUSEPORT.
 """
 
 from __future__ import annotations
@@ -255,17 +256,20 @@ class Client:
         timeout: float | None,
         request_id: str | None,
     ) -> Response:
-        """Send one request on the next channel, retrying UNAVAILABLE within the deadline."""
+        """Send one request, retrying UNAVAILABLE within the deadline.
+
+        Each attempt takes the next channel, so a retry may reach another server worker.
+        """
         if self._closed:
             raise ValueError("the client is closed")
         metadata = ((REQUEST_ID_KEY, request_id or uuid.uuid4().hex), *self.metadata)
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        callable_ = method(self._stubs[next(self._next) % len(self._stubs)])
         attempt = 0
         while True:
+            stub = self._stubs[next(self._next) % len(self._stubs)]
             remaining = deadline - time.monotonic()
             try:
-                return callable_(request, timeout=max(remaining, 0.0), metadata=metadata)
+                return method(stub)(request, timeout=max(remaining, 0.0), metadata=metadata)
             except grpc.RpcError as error:
                 failure = OrdoError.from_rpc_error(error)
             if failure.code not in RETRYABLE or attempt >= self.retries:
