@@ -315,9 +315,10 @@ def resolve_teams(seats: int, options: Options) -> int:
     """The number of teams for ``seats``; raises on 5 seats or a team count they cannot form."""
     choices = TEAM_CHOICES.get(seats)
     if choices is None:
+        *most, last = (str(n) for n in TEAM_CHOICES)
         raise InvalidSeatsError(
             f"Sequence Numbers cannot seat {seats} players in teams of equal size: "
-            f"play with {', '.join(str(n) for n in TEAM_CHOICES)} seats",
+            f"play with {', '.join(most)} or {last} seats",
             seats=str(seats),
         )
     if options.teams == USUAL_TEAMS:

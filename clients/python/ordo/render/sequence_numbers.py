@@ -1,5 +1,5 @@
-"""Plain-text rendering of Sequence Numbers for the command line: the board and the table as a
-spectator sees them, and one line per public event.
+"""Sequence Numbers as text for the command line: the board and the table as a viewer sees them,
+and one line per event worth telling.
 
 Only the generated ``ordo.v1`` messages are used: the board layout and the cards come with the
 view and the events, so no copy of the game's tables is needed here.
@@ -98,10 +98,11 @@ def _status_line(status: common_pb2.GameStatus, teams: int) -> str:
 
 
 def render_events(events: Sequence[common_pb2.Event]) -> list[str]:
-    """One line per public Sequence Numbers event, in order."""
+    """One line per event worth telling, in order (the caller passes the events its viewer may
+    see): a public draw, implied by every play, is left out; a seat's own draw names the card."""
     lines = []
     for event in events:
-        if event.public and event.WhichOneof("game") == "sequence_numbers":
+        if event.WhichOneof("game") == "sequence_numbers":
             line = _event_line(event.sequence_numbers)
             if line:
                 lines.append(line)
@@ -126,7 +127,8 @@ def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent) -> str:
         exchanged = event.dead_card_exchanged
         return f"seat {exchanged.seat} exchanges the dead card {card_text(exchanged.card)}"
     if kind == "card_drawn":
-        return f"seat {event.card_drawn.seat} draws a card"
+        drawn = event.card_drawn
+        return f"seat {drawn.seat} draws {card_text(drawn.card)}" if drawn.HasField("card") else ""
     if kind == "card_discarded":
         discarded = event.card_discarded
         return (
