@@ -38,11 +38,15 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
         return len(state.hands)
 
     def seats_to_act(self, state: State) -> tuple[int, ...]:
-        if state.turn >= rules.TURN_LIMIT or rules.winning_team(state) is not None:
+        if state.turn >= rules.TURN_LIMIT or (
+            state.sequences and rules.winning_team(state) is not None
+        ):
             return ()
         return (state.turn % len(state.hands),)
 
     def outcome(self, state: State) -> Outcome | None:
+        if not state.sequences and state.turn < rules.TURN_LIMIT:
+            return None
         winner = rules.winning_team(state)
         if winner is None and state.turn < rules.TURN_LIMIT:
             return None

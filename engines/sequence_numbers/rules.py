@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from itertools import chain
+from itertools import chain, compress
 
 from engines.base import Event
 from engines.errors import (
@@ -186,9 +186,11 @@ Action = Exchange | Play | Discard
 EQUATION_PLAYS: tuple[tuple[Play, ...], ...] = tuple(
     tuple(Play(card, cell) for cell in CARD_CELLS[card]) for card in range(EQUATION_COUNT)
 )
-SPECIAL_PLAYS: tuple[tuple[Play, ...], ...] = tuple(
-    tuple(Play(card, cell) for cell in range(CELLS)) for card in range(EQUATION_COUNT, DECK_SIZE)
-)
+#: Per PLUS or MINUS card id: its play on each cell, None on the corners (no chip goes there).
+SPECIAL_PLAYS: dict[int, tuple[Play | None, ...]] = {
+    card: tuple(None if IS_CORNER[cell] else Play(card, cell) for cell in range(CELLS))
+    for card in (*sorted(PLUS_CARDS), *sorted(MINUS_CARDS))
+}
 EXCHANGES: tuple[Exchange, ...] = tuple(Exchange(card) for card in range(DECK_SIZE))
 DISCARDS: tuple[Discard, ...] = tuple(Discard(card) for card in range(DECK_SIZE))
 
@@ -310,6 +312,23 @@ class TurnLimitReached:
     turns: int
 
 
+#: Per team count and team: the other teams, whose chips a MINUS card may remove.
+OTHER_TEAMS: dict[int, tuple[frozenset[int], ...]] = {
+    teams: tuple(frozenset(range(teams)) - {team} for team in range(teams))
+    for teams in {count for choices in TEAM_CHOICES.values() for count in choices}
+}
+
+# The draw events are immutable values too: everyone learns that a seat drew, only the seat
+# learns the card. Built once per seat and card, as a draw ends almost every action.
+PUBLIC_DRAWS: tuple[Event, ...] = tuple(
+    Event(CardDrawn(seat, HIDDEN_CARD)) for seat in range(MAX_SEATS)
+)
+PRIVATE_DRAWS: tuple[tuple[Event, ...], ...] = tuple(
+    tuple(Event(CardDrawn(seat, card), (seat,)) for card in range(DECK_SIZE))
+    for seat in range(MAX_SEATS)
+)
+
+
 # --------------------------------------------------------------------- setup
 def resolve_teams(seats: int, options: Options) -> int:
     """The number of teams for ``seats``; raises on 5 seats or a team count they cannot form."""
@@ -398,21 +417,6 @@ def is_dead(chips: tuple[int, ...], card: int) -> bool:
     return chips[first] != NO_CHIP and chips[second] != NO_CHIP
 
 
-def removable_cells(state: State, team: int) -> list[int]:
-    """Cells a MINUS card of ``team`` may clear: another team's chip not in a sequence."""
-    locked = locked_cells(state.sequences)
-    return [
-        cell
-        for cell, chip in enumerate(state.chips)
-        if chip not in (NO_CHIP, team) and cell not in locked
-    ]
-
-
-def free_cells(chips: tuple[int, ...]) -> list[int]:
-    """Cells a PLUS card may take: empty and not a corner."""
-    return [cell for cell, chip in enumerate(chips) if chip == NO_CHIP and not IS_CORNER[cell]]
-
-
 def plays(state: State, seat: int) -> list[Play]:
     """Every card play open to ``seat`` now, by card then cell."""
     chips = state.chips
@@ -425,13 +429,18 @@ def plays(state: State, seat: int) -> list[Play]:
                 out.append(on_first)
             if chips[second] == NO_CHIP:
                 out.append(on_second)
+        elif card in PLUS_CARDS:
+            # Any free cell; the corners, always free, have no play (None) to select.
+            out.extend(filter(None, compress(SPECIAL_PLAYS[card], map(NO_CHIP.__eq__, chips))))
         else:
-            on_cell = SPECIAL_PLAYS[card - EQUATION_COUNT]
-            if card in PLUS_CARDS:
-                out.extend(on_cell[cell] for cell in free_cells(chips))
+            teams = state.options.teams
+            others = OTHER_TEAMS[teams][seat % teams]
+            targets = compress(SPECIAL_PLAYS[card], map(others.__contains__, chips))
+            if state.sequences:
+                locked = locked_cells(state.sequences)
+                out.extend(play for play in targets if play is not None and play.cell not in locked)
             else:
-                team = seat % state.options.teams
-                out.extend(on_cell[cell] for cell in removable_cells(state, team))
+                out.extend(filter(None, targets))
     return out
 
 
@@ -642,8 +651,8 @@ def _draw(
     card = deck[0]
     deck = deck[1:]
     hand = tuple(sorted((*hand, card)))
-    events.append(Event(CardDrawn(seat, HIDDEN_CARD)))
-    events.append(Event(CardDrawn(seat, card), (seat,)))
+    events.append(PUBLIC_DRAWS[seat])
+    events.append(PRIVATE_DRAWS[seat][card])
     rng_state = state.rng_state
     if not deck:
         rng = Rng(rng_state)
