@@ -153,7 +153,8 @@ class TestExitCodes:
         """A game the server does not run is a usage error naming the games it runs."""
         run = ordo("--target", server_address, "demo", "chess", "--seats", "2")
         assert run.returncode == 2
-        assert "unknown game 'chess'; the server runs six_nimmt" in run.stderr
+        assert "unknown game 'chess'; the server runs " in run.stderr
+        assert "six_nimmt" in run.stderr
 
     def test_server_error_prints_reason(self, server_address: str) -> None:
         """A seat count the server refuses exits 1 with the code and the reason."""
