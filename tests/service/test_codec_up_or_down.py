@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from ordo.render.up_or_down import render_events, render_view
+from ordo.v1 import common_pb2 as common
 from ordo.v1 import up_or_down_pb2 as pb
 
 from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
@@ -10,6 +12,7 @@ from engines.prng import Rng
 from engines.up_or_down import ENGINE, DiscardScoring, Options, State, Turn
 from engines.up_or_down.data import Length
 from service.codecs.up_or_down import CODEC
+from service.servicer import encode_status
 
 SEED = 11
 
@@ -128,3 +131,36 @@ class TestViewAndEvents:
                 kinds.add(CODEC.encode_event(event.body).WhichOneof("kind"))
             state = transition.state
         assert kinds == {"turn_played", "card_drawn", "game_scored"}
+
+
+class TestRendering:
+    """The demo's text rendering reads the encoded messages."""
+
+    def test_view_and_events_render(self) -> None:
+        """A spectator view draws the circle; each public event gives one line, private none."""
+        state = ENGINE.new_game(2, SEED, Options())
+        events: list[common.Event] = []
+        rng = Rng(SEED)
+        while to_act := ENGINE.seats_to_act(state):
+            transition = ENGINE.apply(
+                state, to_act[0], ENGINE.suggest(state, to_act[0], "random", rng)
+            )
+            events.extend(
+                common.Event(
+                    visible_to_seats=event.audience or (0, 1),
+                    public=event.audience is None,
+                    up_or_down=CODEC.encode_event(event.body),
+                )
+                for event in transition.events
+            )
+            state = transition.state
+        view = common.GameView(
+            status=encode_status(ENGINE.status(state)),
+            up_or_down=CODEC.encode_view(ENGINE.view(state, None)),
+        )
+        text = render_view(view)
+        assert all(str(card) in text for card in state.circle)
+        assert "finished" in text
+        lines = render_events(events)
+        assert len(lines) == sum(event.public for event in events)
+        assert lines[-1].startswith("every hand is empty")
