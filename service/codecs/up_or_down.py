@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ordo.v1 import up_or_down_pb2 as pb
-
 from engines import up_or_down as game
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.up_or_down.data import Colour, Length
+from ordo.v1 import up_or_down_pb2 as pb
 from service.codecs.base import EnumMap
 
 if TYPE_CHECKING:
@@ -65,10 +64,8 @@ def _options(msg: pb.UpOrDownOptions, decode: Any) -> game.Options:
 
 def _encode_options(options: game.Options) -> pb.UpOrDownOptions:
     return pb.UpOrDownOptions(
-        length=pb.UpOrDownLength.ValueType(LENGTH.encode(options.length)),
-        discard_scoring=pb.UpOrDownDiscardScoring.ValueType(
-            DISCARD_SCORING.encode(options.discard_scoring)
-        ),
+        length=LENGTH.encode(options.length),
+        discard_scoring=DISCARD_SCORING.encode(options.discard_scoring),
     )
 
 

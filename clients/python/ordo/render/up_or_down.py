@@ -73,15 +73,19 @@ def render_view(view: common_pb2.GameView) -> str:
 
 
 def render_events(events: Sequence[common_pb2.Event]) -> list[str]:
-    """One line per public event, in order."""
+    """One line per event, in order; the caller passes only what its viewer may see (a card
+    drawn face down is addressed to its drawer alone)."""
     lines = []
     for event in events:
-        if not event.public or event.WhichOneof("game") != "up_or_down":
+        if event.WhichOneof("game") != "up_or_down":
             continue
         body = event.up_or_down
         kind = body.WhichOneof("kind")
         if kind == "turn_played":
             lines.append(_turn_line(body.turn_played))
+        elif kind == "card_drawn":
+            drawn = body.card_drawn
+            lines.append(f"seat {drawn.seat} drew {drawn.card} from the face-down pile")
         elif kind == "game_scored":
             scores = ", ".join(
                 f"seat {seat} {score}" for seat, score in enumerate(body.game_scored.scores)
