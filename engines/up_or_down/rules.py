@@ -231,6 +231,13 @@ TurnTable = tuple[tuple[tuple[tuple[tuple[Turn, ...], ...], ...], ...], ...]
 EXTENDS, TAILS = _turn_tables()
 
 
+#: The colours of cards 1..highest, for every card set a game can play with.
+COLOURS_IN_PLAY: dict[int, tuple[Colour, ...]] = {
+    highest: tuple(colour for colour in CARD_COLOURS[1 : highest + 1] if colour is not None)
+    for highest in {*SHORT_HIGHEST, *LONG_HIGHEST}
+}
+
+
 def highest_card(options: Options, seats: int) -> int:
     """The highest card in play: the card set is 1..highest (option ``length``)."""
     # An identity test, not a dict lookup: hashing an Enum member is slow and this runs per call.
@@ -311,7 +318,7 @@ def deal(seats: int, rng: Rng, options: Options) -> State:
     dealt = HAND_SIZE * seats
     circle = tuple(sorted(cards[dealt : dealt + CIRCLE_SIZE]))
     rest = cards[dealt + CIRCLE_SIZE :]
-    face_down_count = (len(rest) + 1) // 2
+    face_down_count = (len(rest) + 1) // 2  # the larger half
     return State(
         rules_version=RULES_VERSION,
         revision=0,
@@ -490,7 +497,7 @@ def view(state: State, viewer: int | None) -> View:
         face_down_size=len(state.face_down),
         face_up_size=len(face_up),
         face_up_top=face_up[0] if face_up else NO_CARD,
-        card_colours=_colours_in_play(highest_card(state.options, len(state.hands))),
+        card_colours=COLOURS_IN_PLAY[highest_card(state.options, len(state.hands))],
         scores=scores(state),
     )
 
@@ -591,6 +598,9 @@ def check_state(state: State) -> None:
     piles = initial_pile_cards(options, seats)
     if len(state.face_down) + len(state.face_up) != max(0, piles - turns):
         raise InvalidStateError("the piles do not hold the cards left after the draws")
+    # Piles only shrink: neither holds more than the deal gave it.
+    if len(state.face_down) > (piles + 1) // 2 or len(state.face_up) > piles // 2:
+        raise InvalidStateError("a pile holds more cards than the deal gave it")
     undrawn_turns = max(0, turns - piles)
     for seat, hand in enumerate(state.hands):
         if not _ascending(hand):
@@ -624,7 +634,3 @@ def _ascending(cards: tuple[int, ...]) -> bool:
 
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     return (*items[:index], value, *items[index + 1 :])
-
-
-def _colours_in_play(highest: int) -> tuple[Colour, ...]:
-    return tuple(colour for colour in CARD_COLOURS[1 : highest + 1] if colour is not None)

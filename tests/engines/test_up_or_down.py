@@ -60,9 +60,13 @@ def arrange(
     seats: int = 2,
     options: Options | None = None,
 ) -> State:
-    """A consistent state with seat 0 to act, built on a dealt one: the given cards where given,
-    the other hands filled in ascending order, and every card left over in the pile not given
-    (split between both piles when neither is given; nothing may be left over when both are)."""
+    """A consistent state with seat 0 to act, built on a dealt one.
+
+    The given cards go where given; the other hands are filled in ascending order. A pile given
+    as ``()`` is empty, a pile given with cards has them on top; the cards left over go below,
+    face up first, as far as the piles could hold them after the deal; the rest (and enough to
+    bring seat 0 to act) counts as played, in the last seat's discard pile.
+    """
     options = options or Options()
     dealt = ENGINE.new_game(seats, SEED, options)
     all_hands = {0: hand, **(hands or {})}
@@ -74,32 +78,27 @@ def arrange(
     for display in all_displays.values():
         used.update(card for row in display for card in row)
     pool = [card for card in range(1, highest_card(options, seats) + 1) if card not in used]
-    placed = sum(len(cards) for cards in all_discards.values())
-    placed += sum(len(row) for display in all_displays.values() for row in display)
-    # Seat 0 is to act when the turns played are a multiple of the seats: pad the last seat's
-    # discard pile.
-    padding = -placed % seats
-    if padding:
-        assert seats - 1 not in all_discards
-        all_discards[seats - 1] = tuple(pool[:padding])
-        del pool[:padding]
     for seat in range(seats):
         if seat not in all_hands:
             all_hands[seat] = tuple(pool[:3])
             del pool[:3]
-    if face_up is None and face_down is None:
-        half = len(pool) // 2
-        ups, downs = tuple(pool[:half]), tuple(pool[half:])
-    elif face_down is None:
-        ups, downs = face_up or (), tuple(pool)
-    elif face_up is None:
-        ups, downs = tuple(pool), face_down
-    else:
-        assert not pool, f"cards left over: {pool}"
-        ups, downs = face_up, face_down
+    dealt_piles = len(dealt.face_up) + len(dealt.face_down)
+    up_room = 0 if face_up == () else dealt_piles // 2 - len(face_up or ())
+    down_room = 0 if face_down == () else (dealt_piles + 1) // 2 - len(face_down or ())
+    placed = sum(len(cards) for cards in all_discards.values())
+    placed += sum(len(row) for display in all_displays.values() for row in display)
+    # Seat 0 is to act when the turns played are a multiple of the seats.
+    extra = max(0, len(pool) - up_room - down_room)
+    extra += -(placed + extra) % seats
+    if extra:
+        last = seats - 1
+        all_discards[last] = (*all_discards.get(last, ()), *pool[-extra:])
+        del pool[-extra:]
+    ups = (*(face_up or ()), *pool[:up_room])
+    downs = (*(face_down or ()), *pool[up_room:])
     state = dataclasses.replace(
         dealt,
-        revision=placed + padding,
+        revision=placed + extra,
         circle=circle,
         hands=tuple(all_hands[seat] for seat in range(seats)),
         displays=tuple(all_displays.get(seat, ()) for seat in range(seats)),
@@ -633,6 +632,16 @@ class TestCorruptedStates:
         """A state that lost a card is rejected."""
         state = arrange()
         self._rejected(dataclasses.replace(state, face_down=state.face_down[1:]))
+
+    def test_pile_larger_than_dealt(self) -> None:
+        """A pile never holds more cards than the deal put in it."""
+        state = ENGINE.new_game(2, SEED, Options())
+        moved = state.face_down[0]
+        self._rejected(
+            dataclasses.replace(
+                state, face_down=state.face_down[1:], face_up=(moved, *state.face_up)
+            )
+        )
 
     def test_revision_does_not_match_turns(self) -> None:
         """The revision must equal the cards placed in displays and discard piles."""
