@@ -34,7 +34,7 @@ HAND_SIZE = 3  # cards dealt to each seat; a turn's draw refills the hand while 
 CIRCLE_SIZE = 6  # cards revealed into the circle; a turn adds one and takes one
 MAX_ROWS = 3  # rows in a display
 NO_CARD = 0  # no card shown: an empty face-up pile, or a face-down draw in a public event
-BEYOND_ANY_CARD = HIGHEST_CARD + 1
+BEYOND_ANY_CARD = HIGHEST_CARD + 1  # a bound above every card: a rising row accepts up to it
 
 
 class Neighbour(Enum):
@@ -184,6 +184,14 @@ DRAW_CHOICES: tuple[tuple[Draw, ...], ...] = (
 BOTH_PILES, ONLY_FACE_UP, ONLY_FACE_DOWN, NO_DRAW = range(len(DRAW_CHOICES))
 
 
+TurnTable = tuple[tuple[tuple[tuple[tuple[Turn, ...], ...], ...], ...], ...]
+
+
+def _turns(card: int, take: Neighbour, placement: Placement, rows: range) -> tuple[Turn, ...]:
+    """The turns with these parts, by row, then by pile."""
+    return tuple(Turn(card, take, placement, row, draw) for row in rows for draw in Draw)
+
+
 def _turn_tables() -> tuple[TurnTable, TurnTable]:
     """Every possible turn, built once, so that listing legal actions allocates no action.
 
@@ -191,58 +199,49 @@ def _turn_tables() -> tuple[TurnTable, TurnTable]:
     draw choice; ``TAILS[card][take][rows][choice]`` holds, for a display of that many rows, the
     turn starting a new row (while fewer than 3) followed by the turns abandoning each row.
     """
-    extends: list[tuple[tuple[tuple[tuple[Turn, ...], ...], ...], ...]] = []
-    tails: list[tuple[tuple[tuple[tuple[Turn, ...], ...], ...], ...]] = []
-    for card in range(HIGHEST_CARD + 1):
-        card_extends, card_tails = [], []
-        for take in Neighbour:
 
-            def turns(placement: Placement, row: int, choice: tuple[Draw, ...]) -> list[Turn]:
-                return [Turn(card, take, placement, row, draw) for draw in choice]  # noqa: B023
+    def by_choice(turns: tuple[Turn, ...]) -> tuple[tuple[Turn, ...], ...]:
+        return tuple(tuple(t for t in turns if t.draw in choice) for choice in DRAW_CHOICES)
 
-            card_extends.append(
-                tuple(
-                    tuple(tuple(turns(Placement.EXTEND, row, choice)) for choice in DRAW_CHOICES)
-                    for row in range(MAX_ROWS)
-                )
+    extends = tuple(
+        tuple(
+            tuple(
+                by_choice(_turns(card, take, Placement.EXTEND, range(row, row + 1)))
+                for row in range(MAX_ROWS)
             )
-            card_tails.append(
-                tuple(
-                    tuple(
-                        tuple(
-                            (turns(Placement.NEW_ROW, rows, choice) if rows < MAX_ROWS else [])
-                            + [
-                                turn
-                                for row in range(rows)
-                                for turn in turns(Placement.ABANDON, row, choice)
-                            ]
-                        )
-                        for choice in DRAW_CHOICES
-                    )
-                    for rows in range(MAX_ROWS + 1)
+            for take in Neighbour
+        )
+        for card in range(HIGHEST_CARD + 1)
+    )
+    tails = tuple(
+        tuple(
+            tuple(
+                by_choice(
+                    _turns(card, take, Placement.NEW_ROW, range(rows, min(rows + 1, MAX_ROWS)))
+                    + _turns(card, take, Placement.ABANDON, range(rows))
                 )
+                for rows in range(MAX_ROWS + 1)
             )
-        extends.append(tuple(card_extends))
-        tails.append(tuple(card_tails))
-    return tuple(extends), tuple(tails)
+            for take in Neighbour
+        )
+        for card in range(HIGHEST_CARD + 1)
+    )
+    return extends, tails
 
 
-TurnTable = tuple[tuple[tuple[tuple[tuple[Turn, ...], ...], ...], ...], ...]
 EXTENDS, TAILS = _turn_tables()
 
 
 #: The colours of cards 1..highest, for every card set a game can play with.
 COLOURS_IN_PLAY: dict[int, tuple[Colour, ...]] = {
     highest: tuple(colour for colour in CARD_COLOURS[1 : highest + 1] if colour is not None)
-    for highest in {*SHORT_HIGHEST, *LONG_HIGHEST}
+    for highest in {*SHORT_HIGHEST, *LONG_HIGHEST} - {0}
 }
 
 
 def highest_card(options: Options, seats: int) -> int:
     """The highest card in play: the card set is 1..highest (option ``length``)."""
-    # An identity test, not a dict lookup: hashing an Enum member is slow and this runs per call.
-    short = options.length is Length.SHORT
-    return (SHORT_HIGHEST if short else LONG_HIGHEST)[seats]
+    return (SHORT_HIGHEST if options.length is Length.SHORT else LONG_HIGHEST)[seats]
 
 
 def total_turns(options: Options, seats: int) -> int:
@@ -302,10 +301,7 @@ def scores(state: State) -> tuple[int, ...]:
 
 def is_finished(state: State) -> bool:
     """Whether every card has been played (both piles and every hand are empty)."""
-    short = state.options.length is Length.SHORT
-    return (
-        state.revision == (SHORT_HIGHEST if short else LONG_HIGHEST)[len(state.hands)] - CIRCLE_SIZE
-    )
+    return state.revision == total_turns(state.options, len(state.hands))
 
 
 def deal(seats: int, rng: Rng, options: Options) -> State:
