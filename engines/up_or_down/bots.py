@@ -51,18 +51,12 @@ def heuristic(state: State, seat: int, rng: Rng) -> Turn:
     preferred = _preferred_draw(state, rows)
     best: Turn | None = None
     best_value = float("-inf")
-    values: dict[tuple[int, int, Placement, int], float] = {}
     for turn in legal_turns(state, seat):
         if preferred is not None and turn.draw is not preferred:
             continue
-        taken = _taken(state, turn)
-        key = (turn.card, taken, turn.placement, turn.row)
-        value = values.get(key)
-        if value is None:
-            value = _after_value(
-                rows, taken, turn, highest=highest, horizon=horizon, per_row=per_row
-            )
-            values[key] = value
+        value = _after_value(
+            rows, _taken(state, turn), turn, highest=highest, horizon=horizon, per_row=per_row
+        )
         if value > best_value:
             best, best_value = turn, value
     if best is None:
