@@ -123,6 +123,7 @@ class CardPlayed:
     seat: int
     card: int
     side: int
+    item: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,7 @@ class RanksRevealed:
 
     round: int
     question_id: str
+    items: tuple[str, ...]
     ranks: tuple[tuple[int, ...], ...]
 
 
@@ -140,6 +142,7 @@ class SideResolved:
     first wrong card from the top takes it and everything beneath."""
 
     side: int
+    item: str
     cards: tuple[int, ...]  # bottom first
     correct: tuple[bool, ...]  # per card, bottom first
     taker: int  # NO_TAKER when every card was correct
@@ -333,7 +336,7 @@ def play(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, .
     hands[seat] = tuple([c for c in hand if c != card])
     sides = list(state.sides)
     sides[side] = (*stack, card)
-    played = Event(CardPlayed(seat, card, side))
+    played = Event(CardPlayed(seat, card, side, state.questions[state.rounds_played].items[side]))
     a, b, c, d, e = sides
     if len(a) + len(b) + len(c) + len(d) + len(e) < PLAYS_PER_ROUND * len(hands):
         new = State(
@@ -382,7 +385,7 @@ def _resolve_round(
     """Reveal the ranks, judge every side from the top, refill the hands, start the next round."""
     round_number = state.rounds_played + 1
     question = state.questions[state.rounds_played]
-    events.append(Event(RanksRevealed(round_number, question.id, question.ranks)))
+    events.append(Event(RanksRevealed(round_number, question.id, question.items, question.ranks)))
     piles = [list(pile) for pile in state.score_piles]
     discarded = list(state.discarded)
     for side, stack in enumerate(sides):
@@ -395,8 +398,9 @@ def _resolve_round(
         if taken:
             piles[taker].extend(taken)
         discarded.extend(dropped)
+        item = question.items[side]
         events.append(
-            Event(SideResolved(side, stack, verdicts, taker, taken, bombs_of(taken), dropped))
+            Event(SideResolved(side, item, stack, verdicts, taker, taken, bombs_of(taken), dropped))
         )
     score_piles = tuple(tuple(sorted(pile)) for pile in piles)
     decks = state.decks

@@ -181,20 +181,26 @@ class ForaDeOrdemCodec:
 
     def encode_event(self, body: Any) -> pb.ForaDeOrdemEvent:
         match body:
-            case rules.CardPlayed(seat, card, side):
+            case rules.CardPlayed(seat, card, side, item):
                 return pb.ForaDeOrdemEvent(
-                    card_played=pb.ForaDeOrdemCardPlayed(seat=seat, card=_card(card), side=side)
-                )
-            case rules.RanksRevealed(round_number, question_id, ranks):
-                return pb.ForaDeOrdemEvent(
-                    ranks_revealed=pb.ForaDeOrdemRanksRevealed(
-                        round=round_number, question_id=question_id, ranks=_ranks(ranks)
+                    card_played=pb.ForaDeOrdemCardPlayed(
+                        seat=seat, card=_card(card), side=side, item=item
                     )
                 )
-            case rules.SideResolved(side, cards, correct, taker, taken, bombs, discarded):
+            case rules.RanksRevealed(round_number, question_id, items, ranks):
+                return pb.ForaDeOrdemEvent(
+                    ranks_revealed=pb.ForaDeOrdemRanksRevealed(
+                        round=round_number,
+                        question_id=question_id,
+                        ranks=_ranks(ranks),
+                        items=items,
+                    )
+                )
+            case rules.SideResolved(side, item, cards, correct, taker, taken, bombs, discarded):
                 return pb.ForaDeOrdemEvent(
                     side_resolved=pb.ForaDeOrdemSideResolved(
                         side=side,
+                        item=item,
                         cards=_faces(cards),
                         correct=correct,
                         taker=taker,

@@ -448,7 +448,9 @@ class TestWorkedExample:
         _, events, _ = worked_example()
         (revealed,) = [e for e in events if isinstance(e.body, rules.RanksRevealed)]
         assert revealed.audience is None
-        assert revealed.body == rules.RanksRevealed(1, "strings", INSTRUMENTS.ranks)
+        assert revealed.body == rules.RanksRevealed(
+            1, "strings", INSTRUMENTS.items, INSTRUMENTS.ranks
+        )
 
     def test_hands_refill_to_4_and_the_start_passes_on(self) -> None:
         """After the round every seat holds 4 cards and seat 1 starts round 2."""

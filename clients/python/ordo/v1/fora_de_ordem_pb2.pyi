@@ -234,7 +234,7 @@ Global___ForaDeOrdemOptions: _TypeAlias = ForaDeOrdemOptions  # noqa: Y015
 
 @_typing.final
 class ForaDeOrdemCardIds(_message.Message):
-    """ForaDeOrdemCardIds is a list of player card ids. A card id is seat × 19 + position in the deck
+    """ForaDeOrdemCardIds is a list of player card ids. A card id is seat * 19 + position in the deck
     composition, so the id also says which seat's deck the card belongs to.
     """
 
@@ -392,7 +392,7 @@ class ForaDeOrdemCard(_message.Message):
     RANKS_FIELD_NUMBER: _builtins.int
     BOMBS_FIELD_NUMBER: _builtins.int
     id: _builtins.int
-    """The card id (seat × 19 + position in the deck composition)."""
+    """The card id (seat * 19 + position in the deck composition)."""
     owner: _builtins.int
     """The seat whose deck the card belongs to."""
     kind: Global___ForaDeOrdemCardKind.ValueType
@@ -615,10 +615,13 @@ class ForaDeOrdemCardPlayed(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     SIDE_FIELD_NUMBER: _builtins.int
+    ITEM_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that played."""
     side: _builtins.int
     """The side (0..4) it went on."""
+    item: _builtins.str
+    """The item of that side."""
     @_builtins.property
     def card(self) -> Global___ForaDeOrdemCard:
         """The card, face up."""
@@ -629,10 +632,11 @@ class ForaDeOrdemCardPlayed(_message.Message):
         seat: _builtins.int = ...,
         card: Global___ForaDeOrdemCard | None = ...,
         side: _builtins.int = ...,
+        item: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat", "side", b"side"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "item", b"item", "seat", b"seat", "side", b"side"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -647,6 +651,7 @@ class ForaDeOrdemRanksRevealed(_message.Message):
     ROUND_FIELD_NUMBER: _builtins.int
     QUESTION_ID_FIELD_NUMBER: _builtins.int
     RANKS_FIELD_NUMBER: _builtins.int
+    ITEMS_FIELD_NUMBER: _builtins.int
     round: _builtins.int
     """The round, 1-based."""
     question_id: _builtins.str
@@ -655,16 +660,21 @@ class ForaDeOrdemRanksRevealed(_message.Message):
     def ranks(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemRanks]:
         """The rank set of each item, in item order."""
 
+    @_builtins.property
+    def items(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The question's five items, in side order."""
+
     def __init__(
         self,
         *,
         round: _builtins.int = ...,
         question_id: _builtins.str = ...,
         ranks: _abc.Iterable[Global___ForaDeOrdemRanks] | None = ...,
+        items: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["question_id", b"question_id", "ranks", b"ranks", "round", b"round"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items", "question_id", b"question_id", "ranks", b"ranks", "round", b"round"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -685,12 +695,15 @@ class ForaDeOrdemSideResolved(_message.Message):
     TAKEN_FIELD_NUMBER: _builtins.int
     BOMBS_FIELD_NUMBER: _builtins.int
     DISCARDED_FIELD_NUMBER: _builtins.int
+    ITEM_FIELD_NUMBER: _builtins.int
     side: _builtins.int
     """The side (0..4)."""
     taker: _builtins.int
     """The seat that took cards, or -1 when every card was correct (or the side was empty)."""
     bombs: _builtins.int
     """The bombs on the taken cards."""
+    item: _builtins.str
+    """The item of that side."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCard]:
         """The side's cards, bottom first."""
@@ -717,10 +730,11 @@ class ForaDeOrdemSideResolved(_message.Message):
         taken: _abc.Iterable[_builtins.int] | None = ...,
         bombs: _builtins.int = ...,
         discarded: _abc.Iterable[_builtins.int] | None = ...,
+        item: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bombs", b"bombs", "cards", b"cards", "correct", b"correct", "discarded", b"discarded", "side", b"side", "taken", b"taken", "taker", b"taker"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bombs", b"bombs", "cards", b"cards", "correct", b"correct", "discarded", b"discarded", "item", b"item", "side", b"side", "taken", b"taken", "taker", b"taker"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
