@@ -46,7 +46,7 @@ class GameStateLike(Protocol):
 
 S = TypeVar("S", bound=GameStateLike)
 A = TypeVar("A")
-O = TypeVar("O")
+Opt = TypeVar("Opt")
 V = TypeVar("V")
 
 
@@ -111,22 +111,22 @@ class GameInfo:
 Policy = Callable[[S, int, Rng], A]
 
 
-def random_policy(engine: GameEngine[S, A, O, V], state: S, seat: int, rng: Rng) -> A:
+def random_policy(engine: GameEngine[S, A, Opt, V], state: S, seat: int, rng: Rng) -> A:
     """The ``random`` bot: a uniformly chosen legal action."""
     return rng.choice(engine.legal_actions(state, seat))
 
 
-class GameEngine(ABC, Generic[S, A, O, V]):
+class GameEngine(ABC, Generic[S, A, Opt, V]):
     """The engine protocol with the checks every game shares; games fill in the ``_`` hooks."""
 
     info: GameInfo
 
     # ----------------------------------------------------------------- the protocol
     @abstractmethod
-    def default_options(self) -> O:
+    def default_options(self) -> Opt:
         """Return the options a game gets when the caller sets none."""
 
-    def new_game(self, seats: int, seed: int, options: O) -> S:
+    def new_game(self, seats: int, seed: int, options: Opt) -> S:
         """Deal a new game; raises ``InvalidSeatsError`` or ``InvalidOptionsError``."""
         if not self.info.min_seats <= seats <= self.info.max_seats:
             raise InvalidSeatsError(
@@ -232,7 +232,7 @@ class GameEngine(ABC, Generic[S, A, O, V]):
 
     # ----------------------------------------------------------------- the game's hooks
     @abstractmethod
-    def _new_game(self, seats: int, rng: Rng, options: O) -> S:
+    def _new_game(self, seats: int, rng: Rng, options: Opt) -> S:
         """Deal a game; the seat count is already checked."""
 
     @abstractmethod

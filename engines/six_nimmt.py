@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import Enum
+from itertools import pairwise
 from typing import TypeVar
 
 from engines.base import (
@@ -638,7 +639,7 @@ def _validate(state: State) -> None:
     for row in state.rows:
         if not 1 <= len(row) <= ROW_LIMIT:
             raise InvalidStateError(f"a row holds 1..{ROW_LIMIT} cards")
-        if any(a >= b for a, b in zip(row, row[1:], strict=False)):
+        if any(a >= b for a, b in pairwise(row)):
             raise InvalidStateError("a row's cards must ascend (Rule 1)")
     finished = state.turn == HAND_SIZE
     zero = state.options.zero_card
@@ -674,7 +675,7 @@ def _validate(state: State) -> None:
     # Hand sizes follow from the turn: one number card leaves the hand per turn, except the
     # turn in which the seat played its zero card.
     for seat, hand in enumerate(state.hands):
-        if any(a >= b for a, b in zip(hand, hand[1:], strict=False)):
+        if any(a >= b for a, b in pairwise(hand)):
             raise InvalidStateError("a hand must be ascending without repeats")
         selection = state.selections[seat]
         zero_turn_done = state.zero_card_used_in_hand[seat] == state.hand_number and (

@@ -7,10 +7,11 @@ Every error leaves the server as a ``google.rpc.Status`` with exactly one ``Erro
 from __future__ import annotations
 
 import grpc
-from engines.errors import RulesError
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
+from engines.errors import RulesError
 
 DOMAIN = "ordo"
 INTERNAL_REASON = "INTERNAL"

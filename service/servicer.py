@@ -15,7 +15,12 @@ from typing import Any
 
 from engines import registry
 from engines.base import GameEngine, Outcome, Status
-from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
+from engines.errors import (
+    IllegalActionError,
+    InvalidSeatError,
+    InvalidStateError,
+    MalformedActionError,
+)
 from engines.prng import Rng, derive_seed
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
@@ -193,8 +198,16 @@ class GameEngineServicer:
         game = self._game(game_id)
         call.game = game.id
         with call.engine_time():
-            state = game.codec.decode_state(getattr(msg, game_id), msg.rules_version, msg.revision)
-            game.engine.validate(state)
+            try:
+                state = game.codec.decode_state(
+                    getattr(msg, game_id), msg.rules_version, msg.revision
+                )
+                game.engine.validate(state)
+            except (ArithmeticError, LookupError, ValueError, TypeError) as error:
+                # The state is the caller's input: whatever trips its checks is a bad argument.
+                raise InvalidStateError(
+                    f"the state is inconsistent ({type(error).__name__})"
+                ) from error
         return game, state
 
     def _decode_action(self, game: Game, msg: common.Action, call: CallRecord) -> tuple[int, Any]:

@@ -62,6 +62,6 @@ class EnumMap:
         except KeyError:
             raise InvalidStateError(f"unknown value {number} for {name}") from None
 
-    def encode(self, member: Enum) -> int:
+    def encode(self, member: Enum) -> Any:
         """The proto number of an engine member."""
         return self.to_proto[member]

@@ -1,0 +1,85 @@
+"""Server settings: defaults, then ``ORDO_*`` environment variables, then flags (flags win)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+
+LOG_FORMATS = ("auto", "json", "console")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting of the server, with its default."""
+
+    host: str = "0.0.0.0"  # a server in a container listens on every interface
+    port: int = 50051
+    metrics_port: int = 9464  # 0 turns the metrics endpoint off
+    workers: int = 0  # worker processes; 0 means one per core
+    threads: int = 4  # threads per worker
+    grace_seconds: float = 10.0  # how long SIGTERM waits for in-flight calls
+    log_level: str = "info"
+    log_format: str = "auto"  # json when not on a terminal, console on a terminal
+    max_request_bytes: int = 1 << 20
+    max_concurrent_rpcs: int = 0  # per worker; 0 means no limit
+
+    @property
+    def worker_count(self) -> int:
+        """The number of worker processes to run."""
+        return self.workers or os.cpu_count() or 1
+
+
+HELP = {
+    "host": "address to listen on",
+    "port": "gRPC port (0 picks a free one; only with one worker)",
+    "metrics_port": "Prometheus /metrics port (0 turns it off)",
+    "workers": "worker processes, each a gRPC server on the same port (0: one per core)",
+    "threads": "threads per worker",
+    "grace_seconds": "seconds SIGTERM waits for in-flight calls before exiting",
+    "log_level": f"one of {', '.join(LOG_LEVELS)}",
+    "log_format": f"one of {', '.join(LOG_FORMATS)} (auto: console on a terminal, else json)",
+    "max_request_bytes": "largest request accepted, in bytes",
+    "max_concurrent_rpcs": "calls at once per worker before RESOURCE_EXHAUSTED (0: no limit)",
+}
+
+
+def env_name(field_name: str) -> str:
+    """The environment variable of a setting, e.g. ``ORDO_GRACE_SECONDS``."""
+    return f"ORDO_{field_name.upper()}"
+
+
+def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Read the settings from the environment and the command line (flags win)."""
+    environ = os.environ if environ is None else environ
+    parser = argparse.ArgumentParser(
+        prog="ordo-server",
+        description="Ordo: a stateless gRPC rules engine for card games about ordering numbers.",
+    )
+    defaults = Settings()
+    for field in fields(Settings):
+        kind = type(getattr(defaults, field.name))
+        raw = environ.get(env_name(field.name))
+        try:
+            default = kind(raw) if raw is not None else getattr(defaults, field.name)
+        except ValueError:
+            parser.error(f"{env_name(field.name)}={raw!r} is not a valid {kind.__name__}")
+        choices = {"log_level": LOG_LEVELS, "log_format": LOG_FORMATS}.get(field.name)
+        parser.add_argument(
+            "--" + field.name.replace("_", "-"),
+            type=kind,
+            default=default,
+            choices=choices,
+            help=f"{HELP[field.name]} (env {env_name(field.name)}, default %(default)s)",
+        )
+    args = parser.parse_args(argv)
+    settings = Settings(**{field.name: getattr(args, field.name) for field in fields(Settings)})
+    if settings.log_level not in LOG_LEVELS or settings.log_format not in LOG_FORMATS:
+        parser.error("log level or format out of range")
+    if settings.worker_count > 1 and settings.port == 0:
+        parser.error("port 0 needs --workers 1: workers share one fixed port")
+    if settings.threads < 1 or settings.max_request_bytes < 1 or settings.grace_seconds < 0:
+        parser.error("threads and max request bytes must be positive, the grace period >= 0")
+    return settings

@@ -1,0 +1,155 @@
+"""Prometheus metrics, exact across worker processes (prometheus-client multiprocess mode).
+
+The parent process points ``PROMETHEUS_MULTIPROC_DIR`` at a fresh folder before any worker starts
+(``prepare_multiprocess_dir``); every worker writes its samples there and the parent's HTTP
+endpoint aggregates them. The gRPC metrics use the standard names and labels of the gRPC
+ecosystem (``grpc_server_started_total`` …); the game metrics are prefixed ``ordo_``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from service.observe import CallRecord
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def prepare_multiprocess_dir() -> Path:
+    """Create (or empty) the multiprocess folder and export it to this process and its workers."""
+    configured = os.environ.get(MULTIPROC_ENV)
+    if configured:
+        path = Path(configured)
+        if path.exists():
+            shutil.rmtree(path)
+        path.mkdir(parents=True)
+    else:
+        path = Path(tempfile.mkdtemp(prefix="ordo-metrics-"))
+        os.environ[MULTIPROC_ENV] = str(path)
+    return path
+
+
+if MULTIPROC_ENV not in os.environ:
+    prepare_multiprocess_dir()
+
+from prometheus_client import (  # noqa: E402 - must follow the multiprocess folder's set-up
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    multiprocess,
+)
+from prometheus_client import start_http_server as start_prometheus_server  # noqa: E402
+
+SERVICE = "ordo.v1.GameEngineService"
+LATENCY_BUCKETS = (
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+)  # fmt: skip
+ENGINE_BUCKETS = (
+    0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25,
+)  # fmt: skip
+SIZE_BUCKETS = (64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536, 262144, 1048576)
+
+GRPC_STARTED = Counter(
+    "grpc_server_started_total",
+    "RPCs started on the server.",
+    ["grpc_service", "grpc_method", "grpc_type"],
+)
+GRPC_HANDLED = Counter(
+    "grpc_server_handled_total",
+    "RPCs completed on the server, regardless of success or failure.",
+    ["grpc_service", "grpc_method", "grpc_type", "grpc_code"],
+)
+GRPC_SECONDS = Histogram(
+    "grpc_server_handling_seconds",
+    "Response latency of RPCs handled by the server, in seconds.",
+    ["grpc_service", "grpc_method", "grpc_type"],
+    buckets=LATENCY_BUCKETS,
+)
+GAMES_STARTED = Counter("ordo_games_started_total", "Games dealt by NewGame.", ["game"])
+GAMES_FINISHED = Counter(
+    "ordo_games_finished_total", "Games brought to their end by ApplyAction.", ["game"]
+)
+ACTIONS_APPLIED = Counter("ordo_actions_applied_total", "Actions applied.", ["game"])
+ACTIONS_REJECTED = Counter(
+    "ordo_actions_rejected_total", "ApplyAction calls refused, by reason.", ["game", "reason"]
+)
+ENGINE_SECONDS = Histogram(
+    "ordo_engine_seconds",
+    "Time spent decoding, validating and running the rules, per game and RPC, in seconds.",
+    ["game", "rpc"],
+    buckets=ENGINE_BUCKETS,
+)
+REQUEST_BYTES = Histogram(
+    "ordo_request_bytes", "Size of request messages, in bytes.", ["grpc_method"],
+    buckets=SIZE_BUCKETS,
+)  # fmt: skip
+STATE_BYTES = Histogram(
+    "ordo_state_bytes", "Size of the game states returned, in bytes.", ["game"],
+    buckets=SIZE_BUCKETS,
+)  # fmt: skip
+
+# The gRPC status code names as the gRPC ecosystem's metrics spell them.
+CODE_NAMES = {
+    "OK": "OK",
+    "CANCELLED": "Canceled",
+    "UNKNOWN": "Unknown",
+    "INVALID_ARGUMENT": "InvalidArgument",
+    "DEADLINE_EXCEEDED": "DeadlineExceeded",
+    "NOT_FOUND": "NotFound",
+    "ALREADY_EXISTS": "AlreadyExists",
+    "PERMISSION_DENIED": "PermissionDenied",
+    "RESOURCE_EXHAUSTED": "ResourceExhausted",
+    "FAILED_PRECONDITION": "FailedPrecondition",
+    "ABORTED": "Aborted",
+    "OUT_OF_RANGE": "OutOfRange",
+    "UNIMPLEMENTED": "Unimplemented",
+    "INTERNAL": "Internal",
+    "UNAVAILABLE": "Unavailable",
+    "DATA_LOSS": "DataLoss",
+    "UNAUTHENTICATED": "Unauthenticated",
+}
+
+
+class Metrics:
+    """Records every finished call."""
+
+    def call_finished(self, call: CallRecord) -> None:
+        """Count the call, its latency and sizes, and the game metrics it implies."""
+        labels = (SERVICE, call.method, "unary")
+        GRPC_STARTED.labels(*labels).inc()
+        GRPC_HANDLED.labels(*labels, CODE_NAMES.get(call.code, call.code)).inc()
+        GRPC_SECONDS.labels(*labels).observe(call.seconds)
+        REQUEST_BYTES.labels(call.method).observe(call.request_bytes)
+        if not call.game:
+            return
+        ENGINE_SECONDS.labels(call.game, call.method).observe(call.engine_seconds)
+        if call.state_message is not None:
+            STATE_BYTES.labels(call.game).observe(call.state_message.ByteSize())
+        if call.method == "NewGame" and call.game_started:
+            GAMES_STARTED.labels(call.game).inc()
+        elif call.method == "ApplyAction":
+            if call.code == "OK":
+                ACTIONS_APPLIED.labels(call.game).inc()
+                if call.game_finished:
+                    GAMES_FINISHED.labels(call.game).inc()
+            else:
+                ACTIONS_REJECTED.labels(call.game, call.reason).inc()
+
+
+def start_http_server(port: int, host: str = "0.0.0.0") -> Any:
+    """Serve ``/metrics`` of every worker from this process (None when ``port`` is 0)."""
+    if not port:
+        return None
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    server, _thread = start_prometheus_server(port, addr=host, registry=registry)
+    return server
+
+
+def worker_exited(pid: int) -> None:
+    """Drop the live gauges of a worker that has exited."""
+    multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]

@@ -1,0 +1,211 @@
+"""The gRPC server: handlers, health, reflection, worker processes and graceful shutdown.
+
+Each worker process is a synchronous ``grpc.server`` with a small thread pool, bound to the same
+port with SO_REUSEPORT so the kernel spreads connections over the workers (CPU-bound Python wants
+one process per core). The parent process supervises the workers, serves the metrics of all of
+them, and forwards SIGTERM: every worker turns its health NOT_SERVING, lets in-flight calls
+finish within the grace period and exits 0.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent import futures
+from types import FrameType
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf import message_factory
+from google.protobuf.message import DecodeError
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from engines.errors import RulesError
+from ordo.v1 import engine_service_pb2 as api
+from service import logs
+from service.config import Settings
+from service.errors import RequestError, internal_status, status_code_of, status_of
+from service.observe import CallRecord, Observer
+from service.servicer import GameEngineServicer
+
+SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
+SERVICE_NAME = SERVICE.full_name
+REQUEST_ID_KEY = "x-request-id"
+RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
+
+log = structlog.get_logger("ordo.server")
+
+
+def _handler(
+    name: str,
+    request_type: Any,
+    method: Callable[[Any, CallRecord], Any],
+    observers: Sequence[Observer],
+) -> Callable[[bytes, grpc.ServicerContext], Any]:
+    """Wrap one servicer method: parse, call, map errors to rich statuses, observe.
+
+    The request arrives as raw bytes so that unparsable input is an INVALID_ARGUMENT with a
+    reason like any other bad argument, not a transport error.
+    """
+
+    def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
+        call = CallRecord(method=name, request_bytes=len(raw))
+        for key, value in context.invocation_metadata():
+            if key == REQUEST_ID_KEY and isinstance(value, str):
+                call.request_id = value[:128]
+                break
+        else:
+            call.request_id = uuid.uuid4().hex
+        context.send_initial_metadata(((REQUEST_ID_KEY, call.request_id),))
+        status = None
+        response = None
+        try:
+            try:
+                request = request_type.FromString(raw)
+            except DecodeError:
+                raise RequestError(
+                    f"the request is not a valid {request_type.DESCRIPTOR.full_name} message"
+                ) from None
+            response = method(request, call)
+        except RulesError as error:
+            status = status_of(error)
+            call.code = status_code_of(error).name
+            call.reason = error.reason
+        except Exception:
+            log.exception("unexpected error", method=name, request_id=call.request_id)
+            status = internal_status()
+            call.code, call.reason = "INTERNAL", "INTERNAL"
+        call.seconds = time.perf_counter() - call.started
+        for observer in observers:
+            observer.call_finished(call)
+        if status is not None:
+            context.abort_with_status(status)
+        return response
+
+    return handle
+
+
+def rpc_handler(
+    servicer: GameEngineServicer, observers: Sequence[Observer] = ()
+) -> grpc.GenericRpcHandler[Any, Any]:
+    """The generic handler of every method of the service, built from its descriptor."""
+    handlers = {}
+    for method in SERVICE.methods:
+        request_type = message_factory.GetMessageClass(method.input_type)
+        response_type = message_factory.GetMessageClass(method.output_type)
+        handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+            _handler(method.name, request_type, getattr(servicer, method.name), observers),
+            request_deserializer=None,
+            response_serializer=response_type.SerializeToString,
+        )
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+
+
+def create_server(
+    settings: Settings, observers: Sequence[Observer] = ()
+) -> tuple[grpc.Server, int, health.HealthServicer]:
+    """Build and bind (not start) a worker's server; returns it, its port and its health."""
+    options = [
+        ("grpc.so_reuseport", 1),
+        ("grpc.max_receive_message_length", settings.max_request_bytes),
+    ]
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=settings.threads, thread_name_prefix="rpc"),
+        options=options,
+        maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
+    )
+    server.add_generic_rpc_handlers((rpc_handler(GameEngineServicer(), observers),))
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in ("", SERVICE_NAME):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    if port == 0:
+        raise OSError(f"cannot listen on {settings.host}:{settings.port}")
+    return server, port, health_servicer
+
+
+def worker_observers(settings: Settings) -> list[Observer]:
+    """The observers of a worker process: the access log and the metrics."""
+    from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
+
+    return [logs.AccessLog(), metrics.Metrics()]
+
+
+def run_worker(settings: Settings, index: int = 0) -> None:
+    """Serve until SIGTERM or SIGINT, then drain within the grace period and return."""
+    logs.configure(settings.log_level, settings.log_format)
+    server, port, health_servicer = create_server(settings, worker_observers(settings))
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        log.info("draining", worker=index, grace_seconds=settings.grace_seconds)
+        health_servicer.enter_graceful_shutdown()
+        server.stop(settings.grace_seconds)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    server.start()
+    log.info("serving", worker=index, host=settings.host, port=port)
+    server.wait_for_termination()
+    log.info("stopped", worker=index)
+
+
+def serve(settings: Settings) -> int:
+    """Run the worker processes and the metrics endpoint until SIGTERM; returns the exit code."""
+    from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
+
+    logs.configure(settings.log_level, settings.log_format)
+    metrics.prepare_multiprocess_dir()  # samples of an earlier run must not count
+    metrics_server = metrics.start_http_server(settings.metrics_port, settings.host)
+    count = settings.worker_count
+    if count == 1 and settings.port == 0:
+        run_worker(settings)
+        return 0
+    context = multiprocessing.get_context("spawn")
+    stopping = False
+
+    def start(index: int) -> multiprocessing.process.BaseProcess:
+        process = context.Process(target=run_worker, args=(settings, index), name=f"worker-{index}")
+        process.start()
+        return process
+
+    workers = [start(index) for index in range(count)]
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+        for process in workers:
+            if process.is_alive() and process.pid is not None:
+                process.terminate()  # SIGTERM: the worker drains on its own
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    log.info("started", workers=count, port=settings.port, metrics_port=settings.metrics_port)
+    exit_code = 0
+    while True:
+        for index, process in enumerate(workers):
+            process.join(timeout=0.2)
+            if process.exitcode is None:
+                continue
+            if stopping:
+                exit_code = max(exit_code, abs(process.exitcode))
+                continue
+            log.error("worker died; starting it again", worker=index, exitcode=process.exitcode)
+            if process.pid is not None:
+                metrics.worker_exited(process.pid)
+            time.sleep(RESTART_DELAY_SECONDS)
+            workers[index] = start(index)
+        if stopping and all(process.exitcode is not None for process in workers):
+            break
+    if metrics_server is not None:
+        metrics_server.shutdown()
+    log.info("stopped", exit_code=exit_code)
+    return exit_code

@@ -1,0 +1,48 @@
+"""Per game: ways to corrupt a valid state that its validation must catch.
+
+Each entry maps a name to a function from a valid engine state (a few actions into a game with
+the fewest seats) to a state the rules could not have produced. The conformance suite sends each one
+through every driver and expects INVALID_ARGUMENT; a registered game without entries fails it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+Corruption = Callable[[Any], Any]
+
+
+def _swap_hand_and_deck_card(state: Any) -> Any:
+    hand = state.hands[0]
+    return replace(state, hands=((*hand[:-1], state.deck[0]), *state.hands[1:]))
+
+
+SIX_NIMMT: dict[str, Corruption] = {
+    "card_in_two_places": lambda s: replace(s, deck=(s.hands[0][0], *s.deck[1:])),
+    "card_missing": lambda s: replace(s, deck=s.deck[1:]),
+    "card_out_of_range": lambda s: replace(s, deck=(105, *s.deck[1:])),
+    "card_in_hand_twice": _swap_hand_and_deck_card,
+    "hand_too_large": lambda s: replace(
+        s, hands=(tuple(sorted((*s.hands[0], s.deck[0]))), *s.hands[1:]), deck=s.deck[1:]
+    ),
+    "five_rows": lambda s: replace(s, rows=(*s.rows, (s.deck[0],)), deck=s.deck[1:]),
+    "row_not_ascending": lambda s: replace(
+        s,
+        rows=(
+            (s.rows[0][-1], *s.deck[:1]) if s.deck[0] < s.rows[0][-1] else (s.deck[0], 0),
+            *s.rows[1:],
+        ),
+    ),
+    "penalty_below_taken": lambda s: replace(
+        s, taken=((s.deck[0], *s.taken[0]), *s.taken[1:]), deck=s.deck[1:]
+    ),
+    "revealed_before_all_selected": lambda s: replace(s, revealed=True),
+    "wrong_seat_count_of_penalties": lambda s: replace(s, penalties=s.penalties[1:]),
+}
+
+#: Every game's corruptions, by game id.
+CORRUPTIONS: dict[str, dict[str, Corruption]] = {
+    "six_nimmt": SIX_NIMMT,
+}

@@ -1,0 +1,210 @@
+"""Two ways to drive any registered game with the same calls: the engine in this process, and the
+real server over gRPC. The conformance suite runs every check through both.
+
+Both speak in wire messages (``GameState``, ``Action``, ``GameView``) so that one test body serves
+both; the in-process driver translates with the game's codec and calls the engine directly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Protocol
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from engines import registry
+from engines.errors import RulesError
+from engines.prng import Rng
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.codecs import CODECS
+from service.servicer import encode_status
+
+
+class RefusedError(Exception):
+    """A call refused with a stable reason."""
+
+    def __init__(self, reason: str, code: str = "INVALID_ARGUMENT") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code
+
+
+class Driver(Protocol):
+    """What the conformance suite needs from a way of running a game."""
+
+    name: str
+
+    def new_game(self, seats: int, seed: int) -> common.GameState: ...
+    def status(self, state: common.GameState) -> common.GameStatus: ...
+    def legal(self, state: common.GameState, seat: int) -> list[common.Action]: ...
+    def apply(self, state: common.GameState, action: common.Action) -> api.ApplyActionResponse: ...
+    def validate(self, state: common.GameState, action: common.Action) -> tuple[bool, str]: ...
+    def view(self, state: common.GameState, seat: int | None) -> common.GameView: ...
+    def suggest(self, state: common.GameState, seat: int, policy: str) -> common.Action: ...
+
+
+class Codecs:
+    """Engine ↔ message translation shared by the drivers and the tests."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.engine = registry.get(game_id)
+        self.codec = CODECS[game_id]
+
+    def to_engine(self, state: common.GameState) -> Any:
+        """Decode a state message into the engine's state (not validated)."""
+        return self.codec.decode_state(
+            getattr(state, self.game_id), state.rules_version, state.revision
+        )
+
+    def to_message(self, state: Any) -> common.GameState:
+        """Encode an engine state as a message."""
+        return common.GameState(
+            rules_version=state.rules_version,
+            revision=state.revision,
+            **{self.game_id: self.codec.encode_state(state)},
+        )
+
+    def action(self, seat: int, action: Any) -> common.Action:
+        """Encode an engine action as a message."""
+        return common.Action(seat=seat, **{self.game_id: self.codec.encode_action(action)})
+
+    def redeal(self, state: common.GameState, seat: int, seed: int) -> common.GameState:
+        """Re-deal what ``seat`` cannot see."""
+        return self.to_message(self.engine.redeal(self.to_engine(state), seat, Rng(seed)))
+
+    def with_rng_state(self, state: common.GameState, value: int) -> common.GameState:
+        """The same state with its generator state replaced (a sentinel to search views for)."""
+        engine_state = self.to_engine(state)
+        return self.to_message(dataclasses.replace(engine_state, rng_state=value))
+
+
+class InProcess(Codecs):
+    """Runs the engine in this process."""
+
+    name = "in_process"
+
+    def _state(self, state: common.GameState) -> Any:
+        try:
+            engine_state = self.to_engine(state)
+            self.engine.validate(engine_state)
+        except RulesError as error:
+            raise RefusedError(error.reason) from None
+        return engine_state
+
+    def new_game(self, seats: int, seed: int) -> common.GameState:
+        return self.to_message(self.engine.new_game(seats, seed, self.engine.default_options()))
+
+    def status(self, state: common.GameState) -> common.GameStatus:
+        return encode_status(self.engine.status(self._state(state)))
+
+    def legal(self, state: common.GameState, seat: int) -> list[common.Action]:
+        engine_state = self._state(state)
+        try:
+            actions = self.engine.legal_actions(engine_state, seat)
+        except RulesError as error:
+            raise RefusedError(error.reason) from None
+        return [self.action(seat, action) for action in actions]
+
+    def apply(self, state: common.GameState, action: common.Action) -> api.ApplyActionResponse:
+        engine_state = self._state(state)
+        try:
+            move = self.codec.decode_action(getattr(action, self.game_id))
+            transition = self.engine.apply(engine_state, action.seat, move)
+        except RulesError as error:
+            raise RefusedError(error.reason) from None
+        seats = self.engine.seats(engine_state)
+        return api.ApplyActionResponse(
+            state=self.to_message(transition.state),
+            status=encode_status(self.engine.status(transition.state)),
+            events=[
+                common.Event(
+                    visible_to_seats=range(seats) if event.audience is None else event.audience,
+                    public=event.audience is None,
+                    **{self.game_id: self.codec.encode_event(event.body)},
+                )
+                for event in transition.events
+            ],
+        )
+
+    def validate(self, state: common.GameState, action: common.Action) -> tuple[bool, str]:
+        try:
+            self.apply(state, action)
+        except RefusedError as error:
+            return False, error.reason
+        return True, ""
+
+    def view(self, state: common.GameState, seat: int | None) -> common.GameView:
+        engine_state = self._state(state)
+        return common.GameView(
+            status=encode_status(self.engine.status(engine_state)),
+            **{self.game_id: self.codec.encode_view(self.engine.view(engine_state, seat))},
+        )
+
+    def suggest(self, state: common.GameState, seat: int, policy: str) -> common.Action:
+        move = self.engine.suggest(self._state(state), seat, policy, Rng(seat + 1))
+        return self.action(seat, move)
+
+
+class OverGrpc(Codecs):
+    """Calls the real server over a real channel."""
+
+    name = "grpc"
+
+    def __init__(self, game_id: str, stub: rpc.GameEngineServiceStub) -> None:
+        super().__init__(game_id)
+        self.stub = stub
+
+    def _call(self, method: Any, request: Any) -> Any:
+        try:
+            return method(request, timeout=30)
+        except grpc.RpcError as error:
+            raise RefusedError(reason_of(error), error.code().name) from None
+
+    def new_game(self, seats: int, seed: int) -> common.GameState:
+        options = common.GameOptions(**{self.game_id: {}})
+        request = api.NewGameRequest(seats=seats, seed=seed, options=options)
+        return self._call(self.stub.NewGame, request).state  # type: ignore[no-any-return]
+
+    def status(self, state: common.GameState) -> common.GameStatus:
+        return self.view(state, None).status
+
+    def legal(self, state: common.GameState, seat: int) -> list[common.Action]:
+        request = api.ListLegalActionsRequest(state=state, seat=seat)
+        return list(self._call(self.stub.ListLegalActions, request).actions)
+
+    def apply(self, state: common.GameState, action: common.Action) -> api.ApplyActionResponse:
+        request = api.ApplyActionRequest(state=state, action=action)
+        return self._call(self.stub.ApplyAction, request)  # type: ignore[no-any-return]
+
+    def validate(self, state: common.GameState, action: common.Action) -> tuple[bool, str]:
+        request = api.ValidateActionRequest(state=state, action=action)
+        response = self._call(self.stub.ValidateAction, request)
+        return response.legal, response.reason
+
+    def view(self, state: common.GameState, seat: int | None) -> common.GameView:
+        viewer = common.Viewer(spectator=True) if seat is None else common.Viewer(seat=seat)
+        request = api.GetViewRequest(state=state, viewer=viewer)
+        return self._call(self.stub.GetView, request).view  # type: ignore[no-any-return]
+
+    def suggest(self, state: common.GameState, seat: int, policy: str) -> common.Action:
+        request = api.SuggestActionRequest(state=state, seat=seat, policy=policy)
+        return self._call(self.stub.SuggestAction, request).action  # type: ignore[no-any-return]
+
+
+def reason_of(error: grpc.RpcError) -> str:
+    """The ErrorInfo reason of a failed call; fails unless there is exactly one ErrorInfo."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    assert status is not None, f"no rich status in {error!r}"
+    infos = []
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            infos.append(info)
+    assert len(infos) == 1, f"expected exactly one ErrorInfo, got {len(infos)}"
+    assert infos[0].domain == "ordo"
+    return infos[0].reason

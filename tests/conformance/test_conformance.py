@@ -1,0 +1,328 @@
+"""The conformance suite: every registered game, several seat counts and seeds, run in-process and
+again over gRPC against a real server. A game that registers must pass it unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engines import registry
+from engines.prng import Rng
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2_grpc as rpc
+from tests.conformance.corruptions import CORRUPTIONS
+from tests.conformance.drivers import Driver, InProcess, OverGrpc, RefusedError
+
+GAMES = sorted(registry.ENGINES)
+MAX_ACTIONS = 20_000  # no game may run longer in a random playout
+CHECK_EVERY = 7  # the costlier checks (views, illegal actions) run on every 7th step
+SENTINEL = 0x5EED_0BAD_F00D_CAFE  # a generator state to search views for
+SEEDS_IN_PROCESS = (1, 2, 3)
+SEEDS_OVER_GRPC = (4,)
+
+
+def seat_counts(game_id: str) -> tuple[int, ...]:
+    """The fewest and the most seats of a game."""
+    info = registry.get(game_id).info
+    return tuple(sorted({info.min_seats, info.max_seats}))
+
+
+def cases(seeds: tuple[int, ...]) -> list[Any]:
+    """(game, seats, seed) for every game and seat count."""
+    return [
+        pytest.param(game, seats, seed, id=f"{game}-{seats}seats-seed{seed}")
+        for game in GAMES
+        for seats in seat_counts(game)
+        for seed in seeds
+    ]
+
+
+def key(message: Any) -> bytes:
+    """A message's canonical bytes."""
+    return message.SerializeToString(deterministic=True)  # type: ignore[no-any-return]
+
+
+@pytest.fixture(params=["in_process", "grpc"])
+def make_driver(request: pytest.FixtureRequest, stub: rpc.GameEngineServiceStub) -> Any:
+    """A factory of drivers of the parametrized kind."""
+    if request.param == "in_process":
+        return InProcess
+    return lambda game_id: OverGrpc(game_id, stub)
+
+
+def playout(
+    driver: Driver, seats: int, seed: int, checks: bool = True
+) -> Iterator[tuple[common.GameState, common.GameStatus, int]]:
+    """Play random legal actions to the end, yielding (state, status, step) before each action."""
+    rng = Rng(seed * 7919 + seats)
+    state = driver.new_game(seats, seed)
+    status = driver.status(state)
+    for step in range(MAX_ACTIONS):
+        yield state, status, step
+        if status.finished:
+            return
+        seat = rng.choice(list(status.seats_to_act))
+        legal = driver.legal(state, seat)
+        assert legal, f"seat {seat} is to act but has no legal action"
+        action = rng.choice(legal)
+        if checks:
+            assert driver.validate(state, action) == (True, "")
+        response = driver.apply(state, action)
+        assert response.state.revision == state.revision + 1
+        state, status = response.state, response.status
+    pytest.fail(f"no end within {MAX_ACTIONS} actions")
+
+
+def mutations(action: common.Action, game_id: str) -> Iterator[common.Action]:
+    """Actions near a legal one: every number in its move changed to other values."""
+    move = getattr(action, game_id)
+    for field, value in _numbers(move):
+        for other in (value + 1, value + 1000, 0, 2**31 - 1):
+            if other != value:
+                mutated = common.Action()
+                mutated.CopyFrom(action)
+                _set_number(getattr(mutated, game_id), field, other)
+                yield mutated
+
+
+def _numbers(message: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], int]]:
+    for descriptor, value in message.ListFields():
+        if descriptor.message_type is not None and not _is_repeated(descriptor):
+            yield from _numbers(value, (*path, descriptor.name))
+        elif (
+            isinstance(value, int) and not isinstance(value, bool) and descriptor.enum_type is None
+        ) and not _is_repeated(descriptor):
+            yield (*path, descriptor.name), value
+
+
+def _is_repeated(descriptor: Any) -> bool:
+    return bool(descriptor.is_repeated)
+
+
+def _set_number(message: Any, path: tuple[str, ...], value: int) -> None:
+    for name in path[:-1]:
+        message = getattr(message, name)
+    field = message.DESCRIPTOR.fields_by_name[path[-1]]
+    limit = 2**32 - 1 if field.cpp_type in (field.CPPTYPE_UINT32,) else 2**31 - 1
+    setattr(message, path[-1], min(value, limit))
+
+
+class TestPlayouts:
+    """Random legal playouts: who acts, what is legal, and that every game ends."""
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_random_playout_reaches_the_end(
+        self, make_driver: Any, game: str, seats: int, seed: int
+    ) -> None:
+        """A random legal playout ends with an outcome, only to-act seats have legal actions."""
+        self.check_playout(make_driver(game), seats, seed)
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_IN_PROCESS))
+    def test_more_seeds_in_process(self, game: str, seats: int, seed: int) -> None:
+        """More seeds of the same playout checks, in-process where they are cheap."""
+        self.check_playout(InProcess(game), seats, seed)
+
+    @staticmethod
+    def check_playout(driver: Driver, seats: int, seed: int) -> None:
+        """Play to the end, checking who may act and the outcome."""
+        status = common.GameStatus()
+        for state, status, step in playout(driver, seats, seed):
+            if status.finished or step % CHECK_EVERY:
+                continue
+            to_act = set(status.seats_to_act)
+            for seat in range(seats):
+                legal = driver.legal(state, seat)
+                if seat not in to_act:
+                    assert legal == [], f"seat {seat} is not to act but has legal actions"
+                else:
+                    assert [key(a) for a in legal] == [key(a) for a in driver.legal(state, seat)]
+                    assert len({key(a) for a in legal}) == len(legal), "duplicate legal actions"
+        assert status.finished
+        assert not status.seats_to_act
+        assert len(status.outcome.scores) == seats
+        assert set(status.outcome.winners) <= set(range(seats))
+        assert list(status.outcome.winners) == sorted(status.outcome.winners)
+        assert status.outcome.termination
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_every_listed_action_validates_and_applies(
+        self, make_driver: Any, game: str, seats: int, seed: int
+    ) -> None:
+        """Every action ListLegalActions lists is legal for ValidateAction and ApplyAction."""
+        driver = make_driver(game)
+        for state, status, step in playout(driver, seats, seed, checks=False):
+            if status.finished or step % CHECK_EVERY:
+                continue
+            for seat in status.seats_to_act:
+                for action in driver.legal(state, seat)[:40]:
+                    assert driver.validate(state, action) == (True, "")
+                    assert driver.apply(state, action).state.revision == state.revision + 1
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_unlisted_actions_are_rejected_with_a_reason(
+        self, make_driver: Any, game: str, seats: int, seed: int
+    ) -> None:
+        """Actions not listed (other seats', changed numbers, no seat) are refused, input kept."""
+        driver = make_driver(game)
+        for state, status, step in playout(driver, seats, seed, checks=False):
+            if status.finished or step % CHECK_EVERY:
+                continue
+            before = key(state)
+            seat = status.seats_to_act[0]
+            legal = driver.legal(state, seat)
+            listed = {key(a) for a in legal}
+            candidates = list(mutations(legal[0], game))
+            for other in set(range(seats)) - set(status.seats_to_act):
+                moved = common.Action()
+                moved.CopyFrom(legal[0])
+                moved.seat = other
+                candidates.append(moved)
+            absent = common.Action()
+            absent.CopyFrom(legal[0])
+            absent.seat = seats + 3
+            candidates.append(absent)
+            empty = common.Action(seat=seat)
+            candidates.append(empty)
+            for action in candidates:
+                if key(action) in listed:
+                    continue
+                legal_now, reason = driver.validate(state, action)
+                assert not legal_now, f"unlisted action accepted: {action}"
+                assert reason
+                assert reason == reason.upper()
+                with pytest.raises(RefusedError) as refused:
+                    driver.apply(state, action)
+                assert refused.value.code == "INVALID_ARGUMENT"
+                assert refused.value.reason == reason
+            assert key(state) == before
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_bots_suggest_legal_actions(
+        self, make_driver: Any, game: str, seats: int, seed: int
+    ) -> None:
+        """Every bot policy suggests one of the listed actions."""
+        driver = make_driver(game)
+        for state, status, step in playout(driver, seats, seed, checks=False):
+            if status.finished or step % CHECK_EVERY:
+                continue
+            seat = status.seats_to_act[-1]
+            listed = {key(a) for a in driver.legal(state, seat)}
+            for policy in ("random", "heuristic"):
+                assert key(driver.suggest(state, seat, policy)) in listed
+
+
+class TestDeterminism:
+    """Same seed and same actions give the same bytes."""
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_same_seed_and_actions_give_identical_states(
+        self, make_driver: Any, game: str, seats: int, seed: int
+    ) -> None:
+        """Two playouts from the same seed with the same choices end in byte-identical states."""
+        first = [key(state) for state, _, _ in playout(make_driver(game), seats, seed, False)]
+        second = [key(state) for state, _, _ in playout(make_driver(game), seats, seed, False)]
+        assert first == second
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_different_seeds_deal_different_games(self, game: str) -> None:
+        """Two seeds deal two different games."""
+        driver = InProcess(game)
+        seats = seat_counts(game)[0]
+        assert key(driver.new_game(seats, 1)) != key(driver.new_game(seats, 2))
+
+
+class TestSerialization:
+    """States survive the wire unchanged."""
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_IN_PROCESS))
+    def test_states_round_trip(self, game: str, seats: int, seed: int) -> None:
+        """Every state of a playout decodes to an engine state that encodes to the same bytes."""
+        driver = InProcess(game)
+        for state, _status, _step in playout(driver, seats, seed, checks=False):
+            engine_state = driver.to_engine(state)
+            driver.engine.validate(engine_state)
+            assert key(driver.to_message(engine_state)) == key(state)
+            parsed = common.GameState.FromString(key(state))
+            assert driver.to_engine(parsed) == engine_state
+
+
+class TestViews:
+    """Views never show what their viewer may not know."""
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_views_do_not_change_when_hidden_cards_are_redealt(
+        self, make_driver: Any, game: str, seats: int, seed: int
+    ) -> None:
+        """Re-dealing what a seat cannot see leaves its view (and a spectator's) byte-identical."""
+        driver = make_driver(game)
+        for state, status, step in playout(driver, seats, seed, checks=False):
+            if step % CHECK_EVERY:
+                continue
+            spectator = key(driver.view(state, None))
+            for seat in range(seats):
+                own = key(driver.view(state, seat))
+                for redeal_seed in (11, 12):
+                    redealt = driver.redeal(state, seat, redeal_seed + step)
+                    assert key(driver.view(redealt, seat)) == own, f"seat {seat}'s view leaks"
+                    assert key(driver.view(redealt, None)) == spectator, "spectator view leaks"
+            if status.finished:
+                return
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_views_never_contain_the_generator_state(
+        self, make_driver: Any, game: str, seats: int, seed: int
+    ) -> None:
+        """A sentinel generator state appears in no view, and changing it changes no view."""
+        driver = make_driver(game)
+        varint = common.GameState(revision=SENTINEL).SerializeToString()[1:]
+        for state, _status, step in playout(driver, seats, seed, checks=False):
+            if step % CHECK_EVERY:
+                continue
+            planted = driver.with_rng_state(state, SENTINEL)
+            for seat in (None, *range(seats)):
+                view = key(driver.view(planted, seat))
+                assert varint not in view
+                assert view == key(driver.view(state, seat))
+
+
+class TestCorruptedStates:
+    """States the rules could not have produced are refused with a reason."""
+
+    def test_every_game_has_corruptions(self) -> None:
+        """Each registered game lists the corruptions its validation must catch."""
+        assert set(CORRUPTIONS) == set(GAMES)
+        assert all(len(corruptions) >= 2 for corruptions in CORRUPTIONS.values())
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_another_rules_version_is_refused(self, make_driver: Any, game: str) -> None:
+        """A state of another rules version gets UNSUPPORTED_RULES_VERSION."""
+        driver = make_driver(game)
+        state = driver.new_game(seat_counts(game)[0], 5)
+        state.rules_version += 1
+        with pytest.raises(RefusedError) as refused:
+            driver.view(state, None)
+        assert refused.value.reason == "UNSUPPORTED_RULES_VERSION"
+
+    @pytest.mark.parametrize(
+        ("game", "name"),
+        [(game, name) for game in GAMES for name in CORRUPTIONS.get(game, {})],
+    )
+    def test_corrupted_state_is_refused(self, make_driver: Any, game: str, name: str) -> None:
+        """A corrupted state is refused by every RPC that reads it, with INVALID_ARGUMENT."""
+        driver = make_driver(game)
+        seats = seat_counts(game)[0]
+        state = driver.new_game(seats, 9)
+        # Corrupt a state a few actions in, so that more of it is filled.
+        for current, _status, step in playout(driver, seats, 9, checks=False):
+            state = current
+            if step == 2 * seats:
+                break
+        corrupted = driver.to_message(CORRUPTIONS[game][name](driver.to_engine(state)))
+        with pytest.raises(RefusedError) as refused:
+            driver.view(corrupted, None)
+        assert refused.value.code == "INVALID_ARGUMENT"
+        assert refused.value.reason
+        with pytest.raises(RefusedError):
+            driver.legal(corrupted, 0)
