@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ordo.v1 import fora_de_ordem_pb2 as pb
-
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.fora_de_ordem import data, rules
+from ordo.v1 import fora_de_ordem_pb2 as pb
 from service.codecs.base import EnumMap
 
 LANGUAGE = EnumMap(

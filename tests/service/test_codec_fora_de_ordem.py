@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from ordo.v1 import fora_de_ordem_pb2 as pb
 
 from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
 from engines.fora_de_ordem import ENGINE, Options, data, rules
 from engines.prng import Rng
+from ordo.v1 import fora_de_ordem_pb2 as pb
 from service.codecs.fora_de_ordem import CODEC
 
 SEED = 4242
