@@ -42,7 +42,36 @@ SIX_NIMMT: dict[str, Corruption] = {
     "wrong_seat_count_of_penalties": lambda s: replace(s, penalties=s.penalties[1:]),
 }
 
+
+def _with_first_question_ranks(state: Any, ranks: tuple[tuple[int, ...], ...]) -> Any:
+    return replace(
+        state, questions=(replace(state.questions[0], ranks=ranks), *state.questions[1:])
+    )
+
+
+FORA_DE_ORDEM: dict[str, Corruption] = {
+    "card_in_two_places": lambda s: replace(
+        s, decks=((s.hands[0][0], *s.decks[0][1:]), *s.decks[1:])
+    ),
+    "card_missing": lambda s: replace(s, decks=(s.decks[0][1:], *s.decks[1:])),
+    "card_out_of_range": lambda s: replace(s, decks=((999, *s.decks[0][1:]), *s.decks[1:])),
+    "another_seats_card_in_hand": lambda s: replace(
+        s, hands=(s.hands[1], s.hands[0], *s.hands[2:])
+    ),
+    "hand_too_large": lambda s: replace(
+        s,
+        hands=(tuple(sorted((*s.hands[0], s.decks[0][0]))), *s.hands[1:]),
+        decks=(s.decks[0][1:], *s.decks[1:]),
+    ),
+    "ranks_not_covering_1_to_5": lambda s: _with_first_question_ranks(s, ((1,),) * 5),
+    "tie_shared_by_too_few_items": lambda s: _with_first_question_ranks(
+        s, ((1,), (2, 3), (4,), (5,), (1,))
+    ),
+    "question_missing": lambda s: replace(s, questions=s.questions[:-1]),
+}
+
 #: Every game's corruptions, by game id.
 CORRUPTIONS: dict[str, dict[str, Corruption]] = {
     "six_nimmt": SIX_NIMMT,
+    "fora_de_ordem": FORA_DE_ORDEM,
 }
