@@ -651,6 +651,18 @@ class TestVisibility:
             assert ENGINE.view(other, seat) == ENGINE.view(state, seat)
             assert other.hands[seat] == state.hands[seat]
 
+    def test_the_heuristic_uses_only_what_its_seat_sees(self) -> None:
+        """The heuristic bot chooses the same play after its hidden information is re-dealt."""
+        state = ENGINE.new_game(4, SEED, Options())
+        rng = Rng(3)
+        for _ in range(20):
+            seat = ENGINE.seats_to_act(state)[0]
+            choice = ENGINE.suggest(state, seat, "heuristic", Rng(7))
+            for redeal_seed in range(3):
+                redealt = ENGINE.redeal(state, seat, Rng(redeal_seed))
+                assert ENGINE.suggest(redealt, seat, "heuristic", Rng(7)) == choice
+            state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat))).state
+
     def test_redeal_changes_what_the_seat_cannot_see(self) -> None:
         """Other hands, deck orders and unresolved ranks are re-dealt."""
         state = ENGINE.new_game(4, SEED, Options())
