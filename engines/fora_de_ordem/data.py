@@ -6,7 +6,9 @@ int id, ``seat * DECK_SIZE + position``, and the per-id tables below say what ea
 
 The question bank is ``questions.json`` in this package, loaded once at import. Each entry has an
 id, a topic, a source note, the rank set of each of its 5 items and, per language, a category and
-the 5 items. The rank sets are validated here with the same rules as custom question cards.
+the 5 items. A ``Question`` keeps the ranks as a standard competition ranking (tied items share
+the best rank of the tie: 1, 2, 2, 4, 5), from which each item's rank set follows; bank cards are
+checked with the same rules as custom question cards.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import Any
 # ------------------------------------------------------------------------- items and ranks
 ITEMS = 5  # a question card has 5 items, one per side of the board
 RANKS = tuple(range(1, ITEMS + 1))  # the ranks 1..5 of the category's order
-ALL_RANKS_MASK = sum(1 << rank for rank in RANKS)  # bit r set for every rank r in 1..5
 MAX_TEXT_LENGTH = 200  # the longest category, item or id a question card may carry
 
 
@@ -120,73 +121,84 @@ BANK_KEYS = {Language.PT_BR: "pt_br", Language.EN: "en"}  # the texts' keys in q
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """A question card: a category, its 5 items and the rank set of each item."""
+    """A question card: a category, its 5 items and the rank of each item."""
 
     id: str
     category: str
     items: tuple[str, ...]
-    ranks: tuple[tuple[int, ...], ...]  # per item, ascending; tied items share one set
+    ranks: tuple[int, ...]  # per item: a standard competition ranking, e.g. (1, 2, 2, 4, 5)
 
 
 def question_problem(question: Question) -> str | None:
-    """Say what is wrong with a question card, or ``None`` if the rules accept it.
-
-    Ranks: each item has a non-empty set of consecutive ranks in 1..5; items that tie share the
-    same set, a set of k ranks is shared by exactly k items, and together they cover 1..5.
-    """
+    """Say what is wrong with a question card, or ``None`` if the rules accept it."""
     if not question.category.strip():
         return "the category is empty"
     if len(question.items) != ITEMS:
         return f"it has {len(question.items)} items, not {ITEMS}"
-    if any(not item.strip() for item in question.items):
+    if not all(map(str.strip, question.items)):
         return "an item is empty"
     if len(set(question.items)) != ITEMS:
         return "two items are the same"
-    texts = (question.id, question.category, *question.items)
-    if any(len(text) > MAX_TEXT_LENGTH for text in texts):
+    if max(len(question.id), len(question.category), *map(len, question.items)) > MAX_TEXT_LENGTH:
         return f"a text is longer than {MAX_TEXT_LENGTH} characters"
-    if len(question.ranks) != ITEMS:
-        return f"it has {len(question.ranks)} rank sets, not {ITEMS}"
-    covered = 0
-    for ranks in question.ranks:
-        if not ranks:
-            return "an item has no rank"
-        if any(rank not in RANKS for rank in ranks):
-            return f"a rank is outside {RANKS[0]}..{RANKS[-1]}"
-        if list(ranks) != list(range(ranks[0], ranks[0] + len(ranks))):
-            return "an item's ranks are not consecutive and ascending"
-        if question.ranks.count(ranks) != len(ranks):
-            return f"the tied ranks {list(ranks)} are not shared by exactly {len(ranks)} items"
-        covered |= rank_mask(ranks)
-    if covered != ALL_RANKS_MASK:
-        missing = [rank for rank in RANKS if not covered >> rank & 1]
-        return f"the ranks do not cover 1..{ITEMS} (missing {missing})"
+    return ranking_problem(question.ranks)
+
+
+def ranking_problem(ranks: tuple[int, ...]) -> str | None:
+    """Say why ``ranks`` is not a ranking of 5 items, or ``None``.
+
+    Items that tie share the best rank of the tie and the next rank skips the tied places, so in
+    ascending order each rank either repeats the one before it or equals its place: (1, 2, 2, 4, 5)
+    gives the two tied items the rank set {2, 3}, and every ranking covers 1..5.
+    """
+    if len(ranks) != ITEMS:
+        return f"it has {len(ranks)} ranks, not {ITEMS}"
+    previous = 0  # no rank: the first rank must be 1
+    for place, rank in enumerate(sorted(ranks), start=1):
+        if rank != place and (place == 1 or rank != previous):
+            shown = ", ".join(map(str, ranks))
+            return (
+                f"the ranks ({shown}) do not cover 1..{ITEMS}: in order, each rank must repeat "
+                "the one before it (a tie) or equal its place"
+            )
+        previous = rank
     return None
 
 
-def rank_mask(ranks: tuple[int, ...]) -> int:
-    """The bit mask of a set of ranks (bit r for rank r)."""
-    mask = 0
-    for rank in ranks:
-        mask |= 1 << rank
-    return mask
+def rank_set(ranks: tuple[int, ...], item: int) -> tuple[int, ...]:
+    """The ranks an item holds: a tie of k items at rank r holds r..r+k-1."""
+    rank = ranks[item]
+    return tuple(range(rank, rank + ranks.count(rank)))
+
+
+def item_mask(ranks: tuple[int, ...], item: int) -> int:
+    """The bit mask of an item's rank set (bit r for rank r)."""
+    rank = ranks[item]
+    return ((1 << ranks.count(rank)) - 1) << rank
 
 
 def _load_bank() -> dict[Language, tuple[Question, ...]]:
-    """Read ``questions.json`` into one tuple of cards per language, checking every card."""
+    """Read ``questions.json`` into one tuple of cards per language, checking every card.
+
+    The file gives each item its rank set; a card keeps the lowest rank of each set, and the sets
+    must be exactly the ones that ranking implies.
+    """
     text = resources.files(__package__).joinpath("questions.json").read_text(encoding="utf-8")
     entries: list[dict[str, Any]] = json.loads(text)["questions"]
     bank: dict[Language, tuple[Question, ...]] = {}
     for language, key in BANK_KEYS.items():
         cards = []
         for entry in entries:
+            sets = [tuple(ranks) for ranks in entry["ranks"]]
             card = Question(
                 id=entry["id"],
                 category=entry[key]["category"],
                 items=tuple(entry[key]["items"]),
-                ranks=tuple(tuple(ranks) for ranks in entry["ranks"]),
+                ranks=tuple(min(ranks, default=0) for ranks in sets),
             )
             problem = question_problem(card)
+            if problem is None and sets != [rank_set(card.ranks, i) for i in range(ITEMS)]:
+                problem = "its rank sets are not the sets of a ranking"
             if problem is not None:
                 raise ValueError(f"question bank card {card.id} ({key}): {problem}")
             cards.append(card)

@@ -6,7 +6,6 @@ See the package docstring for the rules and the decisions taken.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import pairwise
 
 from engines.base import Event, Outcome
 from engines.errors import (
@@ -31,8 +30,8 @@ from engines.fora_de_ordem.data import (
     Question,
     card_label,
     deck_of,
+    item_mask,
     question_problem,
-    rank_mask,
 )
 from engines.prng import MASK64, Rng
 
@@ -133,7 +132,7 @@ class RanksRevealed:
     round: int
     question_id: str
     items: tuple[str, ...]
-    ranks: tuple[tuple[int, ...], ...]
+    ranks: tuple[int, ...]  # a competition ranking, as in Question
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +241,7 @@ def deal(seats: int, rng: Rng, options: Options) -> State:
     check_options(options, seats)
     decks = [rng.shuffle(deck_of(seat)) for seat in range(seats)]
     pool = custom_question_ids(options.custom_questions) or BANK[options.language]
-    questions = rng.shuffle(pool)[: options.rounds]
+    questions = _sample(rng, pool, options.rounds)
     return State(
         rules_version=RULES_VERSION,
         revision=0,
@@ -256,6 +255,16 @@ def deal(seats: int, rng: Rng, options: Options) -> State:
         discarded=(),
         rng_state=rng.state,
     )
+
+
+def _sample(rng: Rng, pool: tuple[Question, ...], count: int) -> tuple[Question, ...]:
+    """``count`` cards drawn from a shuffled pool: the last ``count`` steps of a Fisher-Yates
+    shuffle (last index first), so only the cards drawn cost a random number."""
+    cards = list(pool)
+    for index in range(len(cards) - 1, len(cards) - 1 - count, -1):
+        other = rng.below(index + 1)
+        cards[index], cards[other] = cards[other], cards[index]
+    return tuple(reversed(cards[len(cards) - count :]))
 
 
 # ------------------------------------------------------------------------- whose turn
@@ -279,12 +288,13 @@ def seat_to_act(state: State) -> int:
     return (state.options.starting_seat + state.rounds_played + played) % len(state.hands)
 
 
-def plays_this_round(state: State, seat: int) -> int:
-    """How many cards ``seat`` has played in the current round."""
+def plays_this_round(state: State) -> list[int]:
+    """How many cards each seat has played in the current round: turns go round the table from
+    the round's starting seat."""
     seats = len(state.hands)
     played = sum(map(len, state.sides))
-    offset = (seat - round_starting_seat(state)) % seats
-    return max(0, (played - offset + seats - 1) // seats)
+    start = round_starting_seat(state)
+    return [(played - (seat - start) % seats + seats - 1) // seats for seat in range(seats)]
 
 
 def bombs_of(cards: tuple[int, ...]) -> int:
@@ -391,7 +401,7 @@ def _resolve_round(
     for side, stack in enumerate(sides):
         if not stack:
             continue
-        verdicts = judge(stack, rank_mask(question.ranks[side]))
+        verdicts = judge(stack, item_mask(question.ranks, side))
         wrong = top_wrong(verdicts)
         taken, dropped = stack[: wrong + 1], stack[wrong + 1 :]
         taker = OWNER[stack[wrong]] if wrong >= 0 else NO_TAKER
@@ -525,27 +535,24 @@ def validate(state: State) -> None:
         raise InvalidStateError("every card of the round is played but the round is unresolved")
     if over and played:
         raise InvalidStateError("cards are on the board after the last round")
+    located = _validate_hands_and_decks(state)
+    for group in (*state.score_piles, state.discarded):
+        if sorted(set(group)) != list(group):
+            raise InvalidStateError("score piles and discarded cards must be ascending")
+        located.extend(group)
+    for stack in state.sides:
+        located.extend(stack)
     # Card conservation: every card of every seat's deck is in exactly one place.
-    total = seats * DECK_SIZE
-    seen = bytearray(total)
-    _validate_hands_and_decks(state, seen)
+    if sorted(located) != list(range(seats * DECK_SIZE)):
+        raise InvalidStateError(_conservation_problem(located, seats * DECK_SIZE))
     on_board = [0] * seats
     for side, stack in enumerate(state.sides):
         if stack and IS_SPECIAL[stack[0]]:
             raise InvalidStateError(f"a special card is at the bottom of side {side}")
         for card in stack:
-            _mark(seen, card, total)
             on_board[OWNER[card]] += 1
-    for seat in range(seats):
-        if not over and on_board[seat] != plays_this_round(state, seat):
-            raise InvalidStateError(f"seat {seat}'s cards on the board do not match its turns")
-    for group in (*state.score_piles, state.discarded):
-        if any(a >= b for a, b in pairwise(group)):
-            raise InvalidStateError("score piles and discarded cards must be ascending")
-        for card in group:
-            _mark(seen, card, total)
-    if seen.count(0):
-        raise InvalidStateError("the cards do not add up: a card is missing")
+    if not over and on_board != plays_this_round(state):
+        raise InvalidStateError("the cards on the board do not match the seats' turns")
 
 
 def _validate_options_and_questions(state: State, seats: int) -> None:
@@ -568,35 +575,43 @@ def _validate_options_and_questions(state: State, seats: int) -> None:
             raise InvalidStateError(f"question of round {number} ({question.id}): {problem}")
 
 
-def _validate_hands_and_decks(state: State, seen: bytearray) -> None:
-    """Hands and decks hold only their seat's cards, as many as its draws and plays leave."""
+def _validate_hands_and_decks(state: State) -> list[int]:
+    """Hands and decks hold only their seat's cards, as many as its draws and plays leave;
+    return those cards."""
     over = finished(state)
     # Each seat drew 4, then 3 before every later round.
     drawn = HAND_SIZE + DRAW_COUNT * min(state.rounds_played, state.options.rounds - 1)
+    located: list[int] = []
+    plays = [PLAYS_PER_ROUND] * len(state.hands) if over else plays_this_round(state)
     for seat, (hand, deck) in enumerate(zip(state.hands, state.decks, strict=True)):
-        expected = HAND_SIZE - (PLAYS_PER_ROUND if over else plays_this_round(state, seat))
+        expected = HAND_SIZE - plays[seat]
         if len(hand) != expected:
             raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
         if len(deck) != DECK_SIZE - drawn:
             raise InvalidStateError(
                 f"seat {seat}'s deck has {len(deck)} cards, not {DECK_SIZE - drawn}"
             )
-        if any(a >= b for a, b in pairwise(hand)):
+        if sorted(set(hand)) != list(hand):
             raise InvalidStateError(f"seat {seat}'s hand must be ascending without repeats")
+        cards = hand + deck
         first = seat * DECK_SIZE
-        for card in hand + deck:
-            if not first <= card < first + DECK_SIZE:
-                raise InvalidStateError(f"card {card} is not a card of seat {seat}'s deck")
-            _mark(seen, card, len(seen))
+        if cards and not (first <= min(cards) and max(cards) < first + DECK_SIZE):
+            raise InvalidStateError(f"seat {seat}'s hand or deck holds another seat's card")
+        located.extend(cards)
+    return located
 
 
-def _mark(seen: bytearray, card: int, total: int) -> None:
-    """Record that ``card`` is somewhere; it must be a card of the game, and only once."""
-    if not 0 <= card < total:
-        raise InvalidStateError(f"card {card} is not a card of this game")
-    if seen[card]:
-        raise InvalidStateError(f"card {card} is in two places")
-    seen[card] = 1
+def _conservation_problem(located: list[int], total: int) -> str:
+    """Say which card breaks conservation: out of the game, in two places, or missing."""
+    seen: set[int] = set()
+    for card in located:
+        if not 0 <= card < total:
+            return f"card {card} is not a card of this game"
+        if card in seen:
+            return f"card {card} is in two places"
+        seen.add(card)
+    missing = min(set(range(total)) - seen)
+    return f"the cards do not add up: card {missing} is missing"
 
 
 def _question_name(question: Question) -> str:

@@ -63,16 +63,12 @@ def _faces(cards: tuple[int, ...]) -> list[pb.ForaDeOrdemCard]:
     return [_card(card) for card in cards]
 
 
-def _ranks(ranks: tuple[tuple[int, ...], ...]) -> list[pb.ForaDeOrdemRanks]:
-    return [pb.ForaDeOrdemRanks(ranks=item) for item in ranks]
-
-
 def _question(msg: pb.ForaDeOrdemQuestion) -> data.Question:
     return data.Question(
         id=msg.id,
         category=msg.category,
         items=tuple(msg.items),
-        ranks=tuple(tuple(item.ranks) for item in msg.ranks),
+        ranks=tuple(msg.ranks),
     )
 
 
@@ -81,7 +77,7 @@ def _encode_question(question: data.Question) -> pb.ForaDeOrdemQuestion:
         id=question.id,
         category=question.category,
         items=question.items,
-        ranks=_ranks(question.ranks),
+        ranks=question.ranks,
     )
 
 
@@ -191,7 +187,7 @@ class ForaDeOrdemCodec:
                     ranks_revealed=pb.ForaDeOrdemRanksRevealed(
                         round=round_number,
                         question_id=question_id,
-                        ranks=_ranks(ranks),
+                        ranks=ranks,
                         items=items,
                     )
                 )

@@ -43,7 +43,7 @@ SIX_NIMMT: dict[str, Corruption] = {
 }
 
 
-def _with_first_question_ranks(state: Any, ranks: tuple[tuple[int, ...], ...]) -> Any:
+def _with_first_question_ranks(state: Any, ranks: tuple[int, ...]) -> Any:
     return replace(
         state, questions=(replace(state.questions[0], ranks=ranks), *state.questions[1:])
     )
@@ -63,10 +63,8 @@ FORA_DE_ORDEM: dict[str, Corruption] = {
         hands=(tuple(sorted((*s.hands[0], s.decks[0][0]))), *s.hands[1:]),
         decks=(s.decks[0][1:], *s.decks[1:]),
     ),
-    "ranks_not_covering_1_to_5": lambda s: _with_first_question_ranks(s, ((1,),) * 5),
-    "tie_shared_by_too_few_items": lambda s: _with_first_question_ranks(
-        s, ((1,), (2, 3), (4,), (5,), (1,))
-    ),
+    "ranks_not_covering_1_to_5": lambda s: _with_first_question_ranks(s, (1, 2, 3, 4, 6)),
+    "tie_not_skipping_its_places": lambda s: _with_first_question_ranks(s, (1, 1, 2, 3, 4)),
     "question_missing": lambda s: replace(s, questions=s.questions[:-1]),
 }
 

@@ -31,13 +31,11 @@ INSTRUMENTS = Question(
     id="strings",
     category="instruments with the most strings",
     items=("Harp", "Cavaquinho", "Piano", "Violão", "Mandolin"),
-    ranks=((2,), (5,), (1,), (4,), (3,)),
+    ranks=(2, 5, 1, 4, 3),
 )
 # Filler cards for the other rounds: items A..E ranked in order.
 FILLER = tuple(
-    Question(
-        f"filler-{n}", f"filler {n}", ("A", "B", "C", "D", "E"), ((1,), (2,), (3,), (4,), (5,))
-    )
+    Question(f"filler-{n}", f"filler {n}", ("A", "B", "C", "D", "E"), (1, 2, 3, 4, 5))
     for n in range(1, 6)
 )
 # The seed's colours, as seats in the order they play in the example.
@@ -264,10 +262,13 @@ class TestOptions:
             ({"items": ("A", "B", "C", "D")}, "4 items, not 5"),
             ({"items": ("A", "B", "", "D", "E")}, "an item is empty"),
             ({"category": " "}, "the category is empty"),
-            ({"ranks": ((1,), (2,), (3,), (4,), (4,))}, "not shared by exactly 1 items"),
-            ({"ranks": ((1,), (2,), (3,), (4,), (6,))}, "outside 1..5"),
-            ({"ranks": ((1,), (2, 4), (2, 4), (3,), (5,))}, "not consecutive"),
-            ({"ranks": ((1,), (2,), (3,), (4,))}, "4 rank sets"),
+            ({"ranks": (1, 1, 2, 3, 4)}, "do not cover 1..5"),
+            ({"ranks": (1, 2, 3, 4, 6)}, "do not cover 1..5"),
+            ({"ranks": (0, 1, 2, 3, 4)}, "do not cover 1..5"),
+            ({"ranks": (2, 2, 3, 4, 5)}, "do not cover 1..5"),
+            ({"ranks": (1, 2, 3, 4)}, "4 ranks, not 5"),
+            ({"items": ("A", "B", "C", "D", "A")}, "two items are the same"),
+            ({"category": "x" * 201}, "longer than 200"),
         ],
     )
     def test_a_bad_custom_question_is_refused_naming_card_and_problem(
@@ -283,10 +284,13 @@ class TestOptions:
         assert problem in caught.value.message
         assert caught.value.metadata == {"option": "custom_questions", "question": "4"}
 
-    def test_ties_with_shared_consecutive_ranks_are_accepted(self) -> None:
-        """Two tied items both get {2, 3}: a valid card."""
-        tied = dataclasses.replace(FILLER[0], ranks=((1,), (2, 3), (2, 3), (4,), (5,)))
+    def test_ties_share_the_best_rank_and_hold_the_tied_places(self) -> None:
+        """Ranks 1, 2, 2, 4, 5 give both tied items the rank set {2, 3}: a valid card."""
+        tied = dataclasses.replace(FILLER[0], ranks=(1, 2, 2, 4, 5))
         assert data.question_problem(tied) is None
+        assert [data.rank_set(tied.ranks, item) for item in range(5)] == [
+            (1,), (2, 3), (2, 3), (4,), (5,),
+        ]  # fmt: skip
         ENGINE.new_game(2, SEED, Options(custom_questions=(tied, *FILLER[1:], INSTRUMENTS)))
 
 
@@ -518,7 +522,7 @@ class TestResolution:
 
     def test_a_number_card_on_a_tied_item_is_correct_for_either_rank(self) -> None:
         """Tied items share ranks {2, 3}: a 2nd and a 3rd are both correct there."""
-        tied_mask = data.rank_mask((2, 3))
+        tied_mask = data.item_mask((1, 2, 2, 4, 5), 1)
         assert rules.judge((card(0, (2,)),), tied_mask) == (True,)
         assert rules.judge((card(0, (3,), bombs=1),), tied_mask) == (True,)
         assert rules.judge((card(0, (4,)),), tied_mask) == (False,)
@@ -688,7 +692,7 @@ class TestValidation:
     def test_a_rank_set_not_covering_1_to_5_is_rejected(self) -> None:
         """A question whose ranks miss a rank cannot be in a state."""
         state = new_game()
-        broken = dataclasses.replace(INSTRUMENTS, ranks=((1,), (2,), (3,), (4,), (1,)))
+        broken = dataclasses.replace(INSTRUMENTS, ranks=(1, 2, 3, 4, 1))
         with pytest.raises(InvalidStateError, match="round 1"):
             ENGINE.validate(dataclasses.replace(state, questions=(broken, *state.questions[1:])))
 
@@ -703,7 +707,7 @@ class TestValidation:
         state = new_game()
         hands = list(state.hands)
         hands[0], hands[1] = hands[1], hands[0]
-        with pytest.raises(InvalidStateError, match="not a card of seat 0"):
+        with pytest.raises(InvalidStateError, match="another seat's card"):
             ENGINE.validate(dataclasses.replace(state, hands=tuple(hands)))
 
     def test_a_special_at_the_bottom_of_a_side_is_rejected(self) -> None:

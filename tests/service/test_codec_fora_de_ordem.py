@@ -87,7 +87,7 @@ class TestOptions:
             id="x",
             category="c",
             items=["a", "b", "c", "d", "e"],
-            ranks=[pb.ForaDeOrdemRanks(ranks=[rank]) for rank in (5, 4, 3, 2, 1)],
+            ranks=[5, 4, 2, 2, 1],
         )
         options = CODEC.decode_options(
             pb.ForaDeOrdemOptions(
@@ -101,9 +101,7 @@ class TestOptions:
             language=data.Language.EN,
             rounds=2,
             starting_seat=1,
-            custom_questions=(
-                data.Question("x", "c", ("a", "b", "c", "d", "e"), ((5,), (4,), (3,), (2,), (1,))),
-            ),
+            custom_questions=(data.Question("x", "c", ("a", "b", "c", "d", "e"), (5, 4, 2, 2, 1)),),
         )
 
     def test_an_unknown_language_is_an_options_error(self) -> None:

@@ -6,13 +6,12 @@ the cards on each side (bottom first), then each seat's colour, bombs, hand and 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ordo.v1 import fora_de_ordem_pb2 as pb
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from ordo.v1 import common_pb2
 
 ORDINALS = ("1st", "2nd", "3rd", "4th", "5th")  # how rank numbers are printed on the cards
@@ -41,8 +40,9 @@ def _owned(card: pb.ForaDeOrdemCard) -> str:
     return f"{colour} {card_label(card)}"
 
 
-def _ranks(ranks: pb.ForaDeOrdemRanks) -> str:
-    return "/".join(str(rank) for rank in ranks.ranks)
+def _rank_set(ranks: Sequence[int], rank: int) -> str:
+    """An item's ranks as on the back of the card: a tie of k items at rank r holds r..r+k-1."""
+    return "/".join(str(r) for r in range(rank, rank + list(ranks).count(rank)))
 
 
 def render_view(view: common_pb2.GameView) -> str:
@@ -91,10 +91,8 @@ def _event_line(event: pb.ForaDeOrdemEvent) -> str:
         )
     if kind == "ranks_revealed":
         revealed = event.ranks_revealed
-        order = sorted(
-            zip(revealed.items, revealed.ranks, strict=True), key=lambda pair: pair[1].ranks[0]
-        )
-        answers = ", ".join(f"{_ranks(ranks)}. {item}" for item, ranks in order)
+        order = sorted(zip(revealed.ranks, revealed.items, strict=True))
+        answers = ", ".join(f"{_rank_set(revealed.ranks, rank)}. {item}" for rank, item in order)
         return f"Answer to round {revealed.round}: {answers}"
     if kind == "side_resolved":
         return _side_line(event.side_resolved)

@@ -122,32 +122,6 @@ FORA_DE_ORDEM_COLOUR_ORANGE: ForaDeOrdemColour.ValueType  # 6
 Global___ForaDeOrdemColour: _TypeAlias = ForaDeOrdemColour  # noqa: Y015
 
 @_typing.final
-class ForaDeOrdemRanks(_message.Message):
-    """ForaDeOrdemRanks is the set of ranks of one item of a question card."""
-
-    DESCRIPTOR: _descriptor.Descriptor
-
-    RANKS_FIELD_NUMBER: _builtins.int
-    @_builtins.property
-    def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The item's ranks (1..5), ascending: one rank, or several consecutive ranks shared by items
-        that tie (two tied items both get {2, 3}).
-        """
-
-    def __init__(
-        self,
-        *,
-        ranks: _abc.Iterable[_builtins.int] | None = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ranks", b"ranks"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___ForaDeOrdemRanks: _TypeAlias = ForaDeOrdemRanks  # noqa: Y015
-
-@_typing.final
 class ForaDeOrdemQuestion(_message.Message):
     """ForaDeOrdemQuestion is a question card: a category, its five items and their order."""
 
@@ -168,9 +142,12 @@ class ForaDeOrdemQuestion(_message.Message):
         """Exactly five items, one per side of the board (side index = item index)."""
 
     @_builtins.property
-    def ranks(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemRanks]:
-        """Exactly five rank sets, one per item in item order; together they cover the ranks 1..5 and
-        tied items share the same set.
+    def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Exactly five ranks (1..5), one per item in item order, as a standard competition ranking:
+        items that tie share the best rank of the tie and the next rank skips the tied places. A tie
+        of k items at rank r gives each of them the rank set r..r+k-1 (the back of the card shows
+        both "2nd/3rd" for two items tied after the 1st: ranks 1, 2, 2, 4, 5). Without ties the ranks
+        are a permutation of 1..5.
         """
 
     def __init__(
@@ -179,7 +156,7 @@ class ForaDeOrdemQuestion(_message.Message):
         id: _builtins.str = ...,
         category: _builtins.str = ...,
         items: _abc.Iterable[_builtins.str] | None = ...,
-        ranks: _abc.Iterable[Global___ForaDeOrdemRanks] | None = ...,
+        ranks: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
@@ -657,8 +634,8 @@ class ForaDeOrdemRanksRevealed(_message.Message):
     question_id: _builtins.str
     """The question card's id."""
     @_builtins.property
-    def ranks(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemRanks]:
-        """The rank set of each item, in item order."""
+    def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The rank of each item, in item order (a competition ranking, as in ForaDeOrdemQuestion)."""
 
     @_builtins.property
     def items(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -669,7 +646,7 @@ class ForaDeOrdemRanksRevealed(_message.Message):
         *,
         round: _builtins.int = ...,
         question_id: _builtins.str = ...,
-        ranks: _abc.Iterable[Global___ForaDeOrdemRanks] | None = ...,
+        ranks: _abc.Iterable[_builtins.int] | None = ...,
         items: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
