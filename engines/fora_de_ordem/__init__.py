@@ -24,7 +24,8 @@ Decisions:
   pink, blue, green, orange).
 - A card is the int ``seat * 19 + position`` in the composition, so its owner is part of its id.
 - Ties on a question card give the tied items the same set of consecutive ranks ({2, 3} and
-  {2, 3}); a number card on a tied item is correct when it names any of them.
+  {2, 3}); a number card on a tied item is correct when it names any of them. A card stores its
+  ranks as a standard competition ranking (1, 2, 2, 4, 5), from which the sets follow.
 - The question bank is ``questions.json`` (pt-BR and English); the ``language`` option picks the
   texts. ``custom_questions`` in NewGame replace the bank (used as supplied, whatever the
   language); a bad card is refused naming the card and the problem. The state holds only the
