@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from engines.sequence_numbers.rules import Sequence
+
 Corruption = Callable[[Any], Any]
 
 
@@ -42,6 +44,20 @@ SIX_NIMMT: dict[str, Corruption] = {
     "wrong_seat_count_of_penalties": lambda s: replace(s, penalties=s.penalties[1:]),
 }
 
+SEQUENCE_NUMBERS: dict[str, Corruption] = {
+    "card_in_two_places": lambda s: replace(s, deck=(s.hands[0][0], *s.deck[1:])),
+    "card_missing": lambda s: replace(s, deck=s.deck[1:]),
+    "card_out_of_range": lambda s: replace(s, deck=(100, *s.deck[1:])),
+    "chip_on_a_corner": lambda s: replace(s, chips=(0, *s.chips[1:])),
+    "chip_of_no_team": lambda s: replace(s, chips=(*s.chips[:44], 7, *s.chips[45:])),
+    "sequence_not_in_a_line": lambda s: replace(
+        s, sequences=(Sequence(0, (0, 1, 2, 3, 14)),), chips=(-1, 0, 0, 0, *s.chips[4:])
+    ),
+    "hand_too_large": lambda s: replace(
+        s, hands=(tuple(sorted((*s.hands[0], s.deck[0]))), *s.hands[1:]), deck=s.deck[1:]
+    ),
+}
+
 
 def _with_first_question_ranks(state: Any, ranks: tuple[int, ...]) -> Any:
     return replace(
@@ -71,5 +87,6 @@ FORA_DE_ORDEM: dict[str, Corruption] = {
 #: Every game's corruptions, by game id.
 CORRUPTIONS: dict[str, dict[str, Corruption]] = {
     "six_nimmt": SIX_NIMMT,
+    "sequence_numbers": SEQUENCE_NUMBERS,
     "fora_de_ordem": FORA_DE_ORDEM,
 }
