@@ -23,10 +23,15 @@ SPECIAL_LABELS = {
 }
 
 
-def seat_name(seat: int) -> str:
-    """A seat with the colour of its deck: seat i plays colour number i + 1 of the enum."""
+def colour_name(seat: int) -> str:
+    """The colour of a seat's deck: seat i plays colour number i + 1 of the enum."""
     colour = pb.ForaDeOrdemColour.Name(pb.ForaDeOrdemColour.ValueType(seat + 1))
-    return f"seat {seat} ({colour.removeprefix(COLOUR_PREFIX).lower()})"
+    return colour.removeprefix(COLOUR_PREFIX).lower()
+
+
+def seat_name(seat: int) -> str:
+    """A seat with the colour of its deck, e.g. ``seat 1 (purple)``."""
+    return f"seat {seat} ({colour_name(seat)})"
 
 
 def card_label(card: pb.ForaDeOrdemCard) -> str:
@@ -36,8 +41,7 @@ def card_label(card: pb.ForaDeOrdemCard) -> str:
 
 
 def _owned(card: pb.ForaDeOrdemCard) -> str:
-    colour = seat_name(card.owner).split("(")[1].rstrip(")")
-    return f"{colour} {card_label(card)}"
+    return f"{colour_name(card.owner)} {card_label(card)}"
 
 
 def _rank_set(ranks: Sequence[int], rank: int) -> str:
@@ -77,8 +81,9 @@ def render_view(view: common_pb2.GameView) -> str:
 
 
 def render_events(events: Sequence[common_pb2.Event]) -> list[str]:
-    """One line per public Fora de Ordem event, in order."""
-    return [_event_line(event.fora_de_ordem) for event in events if event.public]
+    """One line per Fora de Ordem event, in order; the caller passes only the events its viewer
+    may see (a seat's own draws are addressed to that seat alone)."""
+    return [_event_line(event.fora_de_ordem) for event in events]
 
 
 def _event_line(event: pb.ForaDeOrdemEvent) -> str:
@@ -96,6 +101,10 @@ def _event_line(event: pb.ForaDeOrdemEvent) -> str:
         return f"Answer to round {revealed.round}: {answers}"
     if kind == "side_resolved":
         return _side_line(event.side_resolved)
+    if kind == "cards_drawn":
+        drawn = event.cards_drawn
+        cards = ", ".join(card_label(card) for card in drawn.cards)
+        return f"{seat_name(drawn.seat)} draws {cards}"
     if kind == "hands_refilled":
         refilled = event.hands_refilled
         return f"Every seat draws {refilled.count} cards for round {refilled.round}"
