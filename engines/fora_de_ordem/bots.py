@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from engines.fora_de_ordem.data import (
     BOMBS,
     DECK,
+    DECK_SIZE,
     IS_SPECIAL,
     ITEMS,
     OWNER,
@@ -39,6 +40,7 @@ EVIDENCE = 1.5  # likelihood ratio of a rank named by another seat's number card
 OTHERS_WEIGHT = 0.25  # how much bombs sent to the other seats count against our own
 SPECIAL_RISK = 0.5  # the chance a special card played later on an unknown card is wrong
 KEEP_WEIGHT = 1.0  # how much a card's later cost on an empty side offsets its cost here
+TOLERANCE = 1e-9  # scores this close are equally good plays
 
 
 def _later_cost(card_position: int) -> float:
@@ -50,7 +52,7 @@ def _later_cost(card_position: int) -> float:
     return SPECIAL_RISK * face.bombs
 
 
-LATER_COST: tuple[float, ...] = tuple(_later_cost(position) for position in range(len(DECK)))
+LATER_COST: tuple[float, ...] = tuple(_later_cost(position) for position in range(DECK_SIZE))
 
 
 def heuristic(state: State, seat: int, rng: Rng) -> Play:
@@ -60,17 +62,16 @@ def heuristic(state: State, seat: int, rng: Rng) -> Play:
     before = [_side_cost(stack, seat, beliefs[side]) for side, stack in enumerate(sides)]
     best: list[Play] = []
     best_score = 0.0
-    deck_size = len(DECK)
     for card in state.hands[seat]:
-        later = KEEP_WEIGHT * LATER_COST[card % deck_size]
+        later = KEEP_WEIGHT * LATER_COST[card % DECK_SIZE]
         special = IS_SPECIAL[card]
         for side, stack in enumerate(sides):
             if special and not stack:
                 continue
             score = _side_cost((*stack, card), seat, beliefs[side]) - before[side] - later
-            if not best or score < best_score - 1e-9:
+            if not best or score < best_score - TOLERANCE:
                 best, best_score = [Play(card, side)], score
-            elif score <= best_score + 1e-9:
+            elif score <= best_score + TOLERANCE:
                 best.append(Play(card, side))
     return rng.choice(best)
 
