@@ -407,7 +407,7 @@ def bots(settings: Settings, chosen: Sequence[Game]) -> None:
                 (
                     game.id if name == "heuristic" else "",
                     name,
-                    "lower" if result.lower_is_better else "higher",
+                    "lowest" if result.lower_is_better else "highest",
                     f"{result.seat0_score:.1f}",
                     f"{result.others_score:.1f}",
                     f"{result.margin:+.1f}",
@@ -420,6 +420,6 @@ def bots(settings: Settings, chosen: Sequence[Game]) -> None:
         played = 2 * settings.bot_games
         print(f"  {game.id}: {game.seats} seats, {played:,} games in {elapsed:.1f} s")
     headers = (
-        "game", "seat 0", "better", "seat 0 score", "others", "margin", "wins", "sole wins",
+        "game", "seat 0", "best score", "seat 0 score", "others", "margin", "wins", "sole wins",
     )  # fmt: skip
     print(table(headers, rows, left=3))

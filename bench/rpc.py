@@ -243,9 +243,12 @@ def stop(server: Server) -> None:
 
 
 def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU time of a process and all its descendants, from /proc (Linux)."""
+    """User + system CPU time of a process and all its descendants, from /proc (Linux; NaN
+    elsewhere)."""
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
+    if not os.path.isdir("/proc"):
+        return float("nan")
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
