@@ -563,13 +563,13 @@ def check_state(state: State) -> None:
         raise InvalidStateError("more turns were played than the game has")
     if len(state.circle) != CIRCLE_SIZE or not _ascending(state.circle):
         raise InvalidStateError(f"the circle holds {CIRCLE_SIZE} cards in ascending order")
-    # Each turn puts exactly one card into a display, so the displays and discard piles hold
-    # one card per turn played.
-    placed = 0
+    # Each turn puts exactly one card into the display of the seat that played it, so a seat's
+    # display and discard pile hold one card per turn it played (seats take turns from seat 0).
     for seat in range(seats):
         display = state.displays[seat]
         if len(display) > MAX_ROWS:
             raise InvalidStateError(f"seat {seat}'s display has more than {MAX_ROWS} rows")
+        placed = 0
         for row in display:
             if not row:
                 raise InvalidStateError(f"seat {seat}'s display has an empty row")
@@ -582,14 +582,22 @@ def check_state(state: State) -> None:
         abandoned = state.abandoned[seat]
         if not _ascending(discard):
             raise InvalidStateError(f"seat {seat}'s discard pile must be ascending")
-        # Every abandoned row sends at least one card to the discard pile.
-        if abandoned < 0 or abandoned > len(discard) or (abandoned == 0) != (not discard):
+        # Every abandoned row sends at least one card to the discard pile, and the taken card
+        # restarts it, so a seat that abandoned a row still has one.
+        if (
+            abandoned < 0
+            or abandoned > len(discard)
+            or (abandoned == 0) != (not discard)
+            or (abandoned and not display)
+        ):
             raise InvalidStateError(f"seat {seat}'s abandoned rows do not match its discards")
         placed += len(discard)
-    if placed != turns:
-        raise InvalidStateError(
-            f"the displays and discard piles hold {placed} cards after {turns} turns"
-        )
+        seat_turns = turns // seats + (seat < turns % seats)
+        if placed != seat_turns:
+            raise InvalidStateError(
+                f"seat {seat}'s display and discard pile hold {placed} cards "
+                f"after its {seat_turns} turns"
+            )
     # Every turn draws while the piles last; after that each turn empties a hand by one card.
     piles = initial_pile_cards(options, seats)
     if len(state.face_down) + len(state.face_up) != max(0, piles - turns):
