@@ -24,10 +24,12 @@ Decisions (RULES.md and this engine):
   the next index.
 - The turn names its pile: ``FACE_UP`` or ``FACE_DOWN`` while that pile has cards (when one is
   empty, only the other is legal), ``NONE`` only when both are empty.
-- Visibility [decision]: a seat sees its own discard pile (it put the cards there); of the other
-  seats' piles only the sizes and the number of abandoned rows are public. A card drawn from the
-  face-down pile is told to its drawer alone; a card drawn from the face-up pile is public, and
-  so is the new top.
+- Visibility [decision]: RULES.md hides discarded cards' faces and makes an exception only for
+  one's own hand, so no view shows a discarded face, not even to the pile's owner; every seat's
+  discard pile size and number of abandoned rows are public (they are what the pile scores). The
+  faces were public while the row lay in its display, so this hides nothing a seat could not
+  remember. A card drawn from the face-down pile is told to its drawer alone; a card drawn from
+  the face-up pile is public, and so is the new top.
 - One action is one turn, so the state's revision counts the turns: seat ``revision % seats`` is
   to act, and the game is over after (highest card - 6) turns, when every hand is empty.
 - Outcome: highest total wins, ties share the win (termination ``ALL_CARDS_PLAYED``).

@@ -126,14 +126,14 @@ class State:
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """What one viewer sees: no other seat's hand or discards, no pile order, no generator."""
+    """What one viewer sees: no other seat's hand, no discarded face, no pile order below the
+    face-up top, no generator."""
 
     options: Options
     circle: tuple[int, ...]
     hand: tuple[int, ...]  # the viewer's own hand; empty for a spectator
     hand_sizes: tuple[int, ...]
     displays: tuple[Display, ...]
-    discard: tuple[int, ...]  # the viewer's own discard pile; empty for a spectator
     discard_sizes: tuple[int, ...]
     abandoned: tuple[int, ...]
     face_down_size: int
@@ -487,7 +487,6 @@ def view(state: State, viewer: int | None) -> View:
         hand=state.hands[viewer] if viewer is not None else (),
         hand_sizes=tuple(len(hand) for hand in state.hands),
         displays=state.displays,
-        discard=state.discards[viewer] if viewer is not None else (),
         discard_sizes=tuple(len(discard) for discard in state.discards),
         abandoned=state.abandoned,
         face_down_size=len(state.face_down),
@@ -499,13 +498,15 @@ def view(state: State, viewer: int | None) -> View:
 
 
 def redeal(state: State, seat: int, rng: Rng) -> State:
-    """Re-deal what ``seat`` cannot see: the other hands and discard piles, the face-down pile
-    and the face-up pile below its top, keeping every size."""
-    others = [s for s in range(len(state.hands)) if s != seat]
+    """Re-deal what ``seat`` cannot see: the other hands, every discard pile (its own too: the
+    faces are down), the face-down pile and the face-up pile below its top, keeping every size."""
+    seats = range(len(state.hands))
+    others = [s for s in seats if s != seat]
     pool = [*state.face_down, *state.face_up[1:]]
     for s in others:
         pool.extend(state.hands[s])
-        pool.extend(state.discards[s])
+    for discard in state.discards:
+        pool.extend(discard)
     shuffled = rng.shuffle(pool)
     taken = 0
 
@@ -519,6 +520,7 @@ def redeal(state: State, seat: int, rng: Rng) -> State:
     discards = list(state.discards)
     for s in others:
         hands[s] = tuple(sorted(deal_next(len(state.hands[s]))))
+    for s in seats:
         discards[s] = tuple(sorted(deal_next(len(state.discards[s]))))
     face_down = deal_next(len(state.face_down))
     face_up = state.face_up[:1] + deal_next(len(state.face_up) - 1) if state.face_up else ()

@@ -579,7 +579,6 @@ class TestVisibility:
         state = arrange(face_up=(7, 8), displays={0: ((12,),)})
         view = ENGINE.view(state, None)
         assert view.hand == ()
-        assert view.discard == ()
         assert view.circle == CIRCLE
         assert view.displays == state.displays
         assert view.face_up_top == 7
@@ -587,14 +586,22 @@ class TestVisibility:
         assert view.face_down_size == len(state.face_down)
         assert view.hand_sizes == (3, 3)
 
-    def test_seat_sees_own_hand_and_discards_only(self) -> None:
-        """A seat sees its own hand and discard pile; of others only their sizes."""
-        state = arrange(displays={0: ((12,),), 1: ((32,),)}, discards={0: (1, 2), 1: (3, 4)})
+    def test_seat_sees_own_hand_only(self) -> None:
+        """A seat sees its own hand; of the other hands only their sizes."""
+        state = arrange()
         view = ENGINE.view(state, 0)
         assert view.hand == state.hands[0]
-        assert view.discard == (1, 2)
-        assert view.discard_sizes == (2, 2)
-        assert view.abandoned == (1, 1)
+        assert view.hand_sizes == (3, 3)
+        assert ENGINE.view(state, 1).hand == state.hands[1]
+
+    def test_discarded_faces_hidden_from_everyone(self) -> None:
+        """No view shows a discarded face, not even the owner's: only sizes and row counts."""
+        state = arrange(displays={0: ((12,),), 1: ((32,),)}, discards={0: (1, 2), 1: (3, 4)})
+        swapped = dataclasses.replace(state, discards=((3, 4), (1, 2)))
+        for viewer in (None, 0, 1):
+            view = ENGINE.view(state, viewer)
+            assert (view.discard_sizes, view.abandoned) == ((2, 2), (1, 1))
+            assert ENGINE.view(swapped, viewer) == view
 
     def test_view_colours_cover_the_cards_in_play(self) -> None:
         """The view carries the colour of every card in play."""
