@@ -12,7 +12,7 @@ from itertools import pairwise
 from typing import TypeVar
 
 from engines.base import Event
-from engines.errors import IllegalActionError, InvalidStateError
+from engines.errors import IllegalActionError, InvalidOptionsError, InvalidStateError
 from engines.prng import MASK64, Rng
 from engines.up_or_down.data import (
     BLOCK,
@@ -97,7 +97,6 @@ class Turn:
         )
 
 
-Action = Turn
 Row = tuple[int, ...]  # cards in the order placed
 Display = tuple[Row, ...]
 
@@ -272,12 +271,17 @@ def accepts(row: Row, card: int) -> bool:
     return (card > row[-1]) == (row[1] > row[0])
 
 
-def row_score(row: Row) -> int:
-    """The cards in the row times the cards of its most common colour."""
+def colour_counts(row: Row) -> list[int]:
+    """How many cards of each colour the row holds, by ``COLOUR_INDEX``."""
     counts = [0] * BLOCK
     for card in row:
         counts[COLOUR_INDEX[card]] += 1
-    return len(row) * max(counts)
+    return counts
+
+
+def row_score(row: Row) -> int:
+    """The cards in the row times the cards of its most common colour."""
+    return len(row) * max(colour_counts(row))
 
 
 def seat_score(display: Display, discard: tuple[int, ...], abandoned: int, options: Options) -> int:
@@ -349,12 +353,10 @@ def legal_turns(state: State, seat: int) -> tuple[Turn, ...]:
     ]
     row_count = len(rows)
     circle = state.circle
-    last = len(circle) - 1
     turns: list[Turn] = []
     add = turns.extend
     for card in state.hands[seat]:
-        index = bisect_left(circle, card)
-        lower, higher = circle[index - 1], circle[index if index <= last else 0]
+        lower, higher = neighbours(circle, card)
         by_take = EXTENDS[card]
         tails = TAILS[card]
         for take, taken in ((0, lower), (1, higher)):
@@ -375,16 +377,14 @@ def play(state: State, seat: int, turn: Turn) -> tuple[State, tuple[Event, ...]]
     if card not in hand:
         raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
     # 1. The card goes into the circle at its place; 2. a neighbour is taken.
-    circle = state.circle
-    index = bisect_left(circle, card)
+    lower, higher = neighbours(state.circle, card)
     if turn.take is Neighbour.LOWER:
-        taken = circle[index - 1]
+        taken = lower
     elif turn.take is Neighbour.HIGHER:
-        taken = circle[index % len(circle)]
+        taken = higher
     else:
         raise IllegalActionError("take the lower or the higher neighbour", "MALFORMED_ACTION")
-    new_circle = [*circle[:index], card, *circle[index:]]
-    new_circle.remove(taken)
+    new_circle = sorted((*(c for c in state.circle if c != taken), card))
     # 3. The taken card goes into the display; 4. a card is drawn.
     rows, discarded = _place(state.displays[seat], taken, turn, seat)
     drawn, face_down, face_up = _draw(state, turn.draw)
@@ -539,11 +539,15 @@ def redeal(state: State, seat: int, rng: Rng) -> State:
     )
 
 
-def check_options(options: Options) -> bool:
-    """Whether the options hold known values (the enums are the whole option space)."""
-    return isinstance(options.length, Length) and isinstance(
-        options.discard_scoring, DiscardScoring
-    )
+def check_options(options: Options) -> None:
+    """Raise ``InvalidOptionsError`` naming the first option that holds an unknown value."""
+    for name, allowed in (("length", Length), ("discard_scoring", DiscardScoring)):
+        value = getattr(options, name)
+        if not isinstance(value, allowed):
+            raise InvalidOptionsError(
+                f"{name} must be one of {', '.join(m.value for m in allowed)}, not {value!r}",
+                option=name,
+            )
 
 
 def check_state(state: State) -> None:
@@ -554,8 +558,12 @@ def check_state(state: State) -> None:
     for name in ("displays", "discards", "abandoned"):
         if len(getattr(state, name)) != seats:
             raise InvalidStateError(f"{name} must have one entry per seat ({seats})")
-    if not isinstance(state.options, Options) or not check_options(state.options):
-        raise InvalidStateError("the state's options hold unknown values")
+    if not isinstance(state.options, Options):
+        raise InvalidStateError("the state's options are not Up or Down? options")
+    try:
+        check_options(state.options)
+    except InvalidOptionsError as error:
+        raise InvalidStateError(f"bad options in the state: {error.message}") from None
     if not 0 <= state.rng_state <= MASK64:
         raise InvalidStateError("the generator state is not a 64-bit value")
     options = state.options
