@@ -38,10 +38,14 @@ BEYOND_ANY_CARD = HIGHEST_CARD + 1  # a bound above every card: a rising row acc
 
 
 class Neighbour(Enum):
-    """Which card next to the played card is taken, going around the circle."""
+    """Which card next to the played card is taken, going around the circle.
 
-    LOWER = "LOWER"  # the next lower card; the highest card when the played card is the lowest
-    HIGHER = "HIGHER"  # the next higher card; the lowest card when the played card is the highest
+    Rule 1: a card lower than the lowest or higher than the highest sits between the highest and
+    the lowest, so in either case ``LOWER`` takes the highest card and ``HIGHER`` the lowest.
+    """
+
+    LOWER = "LOWER"  # the next lower card, or the highest when the played card went past an end
+    HIGHER = "HIGHER"  # the next higher card, or the lowest when the played card went past an end
 
 
 class Placement(Enum):
