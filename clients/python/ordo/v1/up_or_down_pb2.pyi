@@ -116,19 +116,22 @@ class _UpOrDownNeighbourEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UpO
     UP_OR_DOWN_NEIGHBOUR_UNSPECIFIED: _UpOrDownNeighbour.ValueType  # 0
     """Unset: an action must choose; refused with reason MALFORMED_ACTION."""
     UP_OR_DOWN_NEIGHBOUR_LOWER: _UpOrDownNeighbour.ValueType  # 1
-    """The next lower card; the highest card when the played card is lower than every card."""
+    """The next lower card, or the highest card when the played card went past either end."""
     UP_OR_DOWN_NEIGHBOUR_HIGHER: _UpOrDownNeighbour.ValueType  # 2
-    """The next higher card; the lowest card when the played card is higher than every card."""
+    """The next higher card, or the lowest card when the played card went past either end."""
 
 class UpOrDownNeighbour(_UpOrDownNeighbour, metaclass=_UpOrDownNeighbourEnumTypeWrapper):
-    """UpOrDownNeighbour says which card next to the played card is taken, going around the circle."""
+    """UpOrDownNeighbour says which card next to the played card is taken, going around the circle.
+    A card lower than the lowest or higher than the highest sits between the highest and the
+    lowest: in either case LOWER takes the highest card and HIGHER the lowest.
+    """
 
 UP_OR_DOWN_NEIGHBOUR_UNSPECIFIED: UpOrDownNeighbour.ValueType  # 0
 """Unset: an action must choose; refused with reason MALFORMED_ACTION."""
 UP_OR_DOWN_NEIGHBOUR_LOWER: UpOrDownNeighbour.ValueType  # 1
-"""The next lower card; the highest card when the played card is lower than every card."""
+"""The next lower card, or the highest card when the played card went past either end."""
 UP_OR_DOWN_NEIGHBOUR_HIGHER: UpOrDownNeighbour.ValueType  # 2
-"""The next higher card; the lowest card when the played card is higher than every card."""
+"""The next higher card, or the lowest card when the played card went past either end."""
 Global___UpOrDownNeighbour: _TypeAlias = UpOrDownNeighbour  # noqa: Y015
 
 class _UpOrDownPlacement:
