@@ -308,8 +308,9 @@ def scores(state: State) -> tuple[int, ...]:
 
 
 def is_finished(state: State) -> bool:
-    """Whether every card has been played (both piles and every hand are empty)."""
-    return state.revision == total_turns(state.options, len(state.hands))
+    """Whether the game is over: every hand is empty, which happens only after both piles ran
+    out (a turn draws while a pile has cards)."""
+    return not any(state.hands)
 
 
 def deal(seats: int, rng: Rng, options: Options) -> State:
