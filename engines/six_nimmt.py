@@ -316,6 +316,8 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
         )
 
     def view(self, state: State, viewer: Viewer) -> View:
+        if viewer is not None:
+            self.check_seat(state, viewer)
         seats = len(state.hands)
         return View(
             options=state.options,
