@@ -11,7 +11,8 @@ Decisions (RULES.md):
 - Zero card [decision]: with ``zero_card`` each seat holds a 0 card for the whole game and may
   select it once instead of a number card; it is revealed, never placed, and discarded. The hand
   still ends after 10 turns; the number card then left in that seat's hand is discarded without
-  penalty.
+  penalty. A seat's public hand size counts its zero card while it holds it, as at the table: a
+  pending zero card then cannot be told from a number card by the hand sizes.
 - ``end`` PENALTY_THRESHOLD (default 66) ends the game after the hand in which a total reaches the
   threshold, never mid-hand; FIXED_HANDS after a number of hands. Winners: every lowest total.
 - Every hand re-deals the whole card set from the state's generator. The selections of a turn
@@ -159,7 +160,7 @@ class View:
     zero_card_available: tuple[bool, ...]
     hand_number: int
     turn: int
-    hand_sizes: tuple[int, ...]
+    hand_sizes: tuple[int, ...]  # the zero card counts while its seat holds it
 
 
 # Events, each public unless addressed to one seat.
@@ -333,7 +334,9 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
             ),
             hand_number=state.hand_number,
             turn=state.turn,
-            hand_sizes=tuple(len(hand) for hand in state.hands),
+            hand_sizes=tuple(
+                len(hand) + _holds_zero_card(state, seat) for seat, hand in enumerate(state.hands)
+            ),
         )
 
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
@@ -614,6 +617,17 @@ def _heuristic_select(state: State, seat: int) -> Select:
     ):
         return Select(ZERO_CARD)
     return Select(best)
+
+
+def _holds_zero_card(state: State, seat: int) -> bool:
+    """Whether the seat still holds its zero card: neither played in an earlier turn nor
+    selected in this one, in a game that is not over."""
+    return (
+        state.options.zero_card
+        and state.turn < HAND_SIZE
+        and state.zero_card_used_in_hand[seat] == 0
+        and state.selections[seat] != ZERO_CARD
+    )
 
 
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
