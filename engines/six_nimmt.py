@@ -659,11 +659,16 @@ def _validate(state: State) -> None:
             raise InvalidStateError("a row's cards must ascend (Rule 1)")
     finished = state.turn == HAND_SIZE
     zero = state.options.zero_card
+    if state.placed < 0:
+        raise InvalidStateError("the count of placed cards is negative")
     for seat, card in enumerate(state.selections):
         used = state.zero_card_used_in_hand[seat]
-        if used > state.hand_number or (used and not zero):
+        if not 0 <= used <= state.hand_number or (used and not zero):
             raise InvalidStateError("zero card use out of range")
-        if card == ZERO_CARD and not (zero and (used == state.hand_number) == state.revealed):
+        # The zero card is recorded as used when it is revealed: a pending one is still unused.
+        if card == ZERO_CARD and not (
+            zero and used == (state.hand_number if state.revealed else 0)
+        ):
             raise InvalidStateError("a zero card selection that the rules do not allow")
         if card < NO_SELECTION:
             raise InvalidStateError("a selection out of range")
@@ -700,8 +705,18 @@ def _validate(state: State) -> None:
         expected = HAND_SIZE - state.turn - (selection > ZERO_CARD) + zero_turn_done
         if not finished and len(hand) != expected:
             raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
-        if state.penalties[seat] < row_bullheads(state.taken[seat]):
+        # The total at the start of this hand: nothing before the first hand, and under
+        # PENALTY_THRESHOLD below the threshold, or the game would have ended after that hand.
+        before_hand = state.penalties[seat] - row_bullheads(state.taken[seat])
+        if before_hand < 0:
             raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
+        if state.hand_number == 1 and before_hand:
+            raise InvalidStateError(f"seat {seat}'s total is not what it took in the first hand")
+        if (
+            state.options.end is EndRule.PENALTY_THRESHOLD
+            and before_hand >= state.options.threshold
+        ):
+            raise InvalidStateError("a hand was dealt after a total reached the threshold")
     # Card conservation: every card of the set is in exactly one place.
     located = [card for row in state.rows for card in row]
     for group in (state.hands, state.taken):
