@@ -36,7 +36,12 @@ from engines.base import (
     Outcome,
     Viewer,
 )
-from engines.errors import IllegalActionError, InvalidOptionsError, InvalidStateError
+from engines.errors import (
+    IllegalActionError,
+    InvalidOptionsError,
+    InvalidStateError,
+    MalformedActionError,
+)
 from engines.prng import MASK64, Rng
 
 T = TypeVar("T")
@@ -409,7 +414,7 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
                     f"row must be 0..{ROW_COUNT - 1}, not {action.row}", "NO_SUCH_ROW"
                 )
             return _resolve(state, [], action.row)
-        raise IllegalActionError(f"not a 6 nimmt! action: {action!r}", "MALFORMED_ACTION")
+        raise MalformedActionError(f"not a 6 nimmt! action: {action!r}")
 
     def _heuristic(self, state: State, seat: int, rng: Rng) -> Action:
         if state.revealed:
