@@ -18,6 +18,12 @@ Decisions (RULES.md):
 - Every hand re-deals the whole card set from the state's generator. The selections of a turn
   stay in the state while it is resolved (they are public once revealed); ``placed`` counts how
   many of them, in ascending order, are already on the table.
+
+Bots: ``random`` picks any legal action. ``heuristic`` sees only what its seat may see; it selects
+the card with the fewest expected bullheads this turn, the others' cards modelled as drawn from
+the cards it has not seen (a closed form, no sampling), plus a share of the danger of the row the
+card joins; it plays its zero card when even its best card is expected to cost a bullhead, and
+under Rule 4 it takes the cheapest row.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
+from math import comb
 from typing import TypeVar
 
 from engines.base import (
@@ -58,6 +65,9 @@ NO_SELECTION = -1  # a seat that has not selected this turn
 DEFAULT_THRESHOLD = 66
 MAX_THRESHOLD = 1000
 MAX_HANDS = 100
+# The heuristic bot.
+DANGER_WEIGHT = 0.25  # the share of a row's danger added to a card's expected bullheads
+ZERO_CARD_COST = 1.0  # expected bullheads of the best card from which the bot plays its 0 card
 
 
 def _bullheads(card: int) -> int:
@@ -593,35 +603,69 @@ def _end_turn(
 
 
 def _heuristic_select(state: State, seat: int) -> Select:
-    """Pick the card with the lowest expected penalty, assuming the others' cards are uniform
-    over the cards this seat has not seen."""
-    hand = state.hands[seat]
-    rows = state.rows
-    seen = {card for row in rows for card in row} | set(hand)
-    seen.update(card for taken in state.taken for card in taken)
-    unseen = max(1, len(card_set(state.options, len(state.hands))) - len(seen))
-    others = len(state.hands) - 1
-    cheapest = min(row_bullheads(row) for row in rows)
-
-    def risk(card: int) -> float:
-        row = target_row(rows, card)
-        if row is None:  # Rule 4 now; another seat's lower card could still save us
-            return cheapest - 0.01 * card
-        gap = card - rows[row][-1] - 1
-        free = ROW_LIMIT - len(rows[row])
-        # Others' cards that land before ours in this row fill its free places.
-        expected = others * gap / unseen
-        danger = 1.0 if free == 0 else min(1.0, expected / free)
-        return danger * (row_bullheads(rows[row]) + 1) + 0.001 * gap
-
-    best = min(hand, key=lambda card: (risk(card), card))
+    """Select the card with the lowest score: its expected bullheads this turn plus a share of
+    the danger of the row it joins (see ``_card_scores``); the zero card when even the best card
+    is expected to cost ``ZERO_CARD_COST`` bullheads or more."""
+    scores = _card_scores(state, seat)
+    _, _, card, cost = min(scores)
     if (
         state.options.zero_card
         and state.zero_card_used_in_hand[seat] == 0
-        and risk(best) >= 3 * (1 + 0.2 * others)
+        and cost >= ZERO_CARD_COST
     ):
         return Select(ZERO_CARD)
-    return Select(best)
+    return Select(card)
+
+
+def _card_scores(state: State, seat: int) -> list[tuple[float, int, int, float]]:
+    """(score, gap, card, expected bullheads) of each card in the seat's hand.
+
+    Only what the seat may see is used: its hand, the rows and the taken cards. The others' cards
+    this turn are modelled as drawn without replacement from the cards the seat has not seen, so
+    the number of them below a card is hypergeometric:
+    - Rule 4: the card takes the cheapest row unless another card is lower still (that card
+      starts a row, and ours follows it).
+    - Rules 1–3: the card is the 6th of its row, and takes it, exactly when the others put
+      5 − len(row) cards between the row's end and it.
+    The danger of the row (how full it gets, times its bullheads) breaks the many near-ties
+    between safe cards toward rows that stay short; then the smallest gap wins.
+    """
+    rows = state.rows
+    seats = len(state.hands)
+    seen = {card for row in rows for card in row}
+    seen.update(state.hands[seat])
+    seen.update(card for taken in state.taken for card in taken)
+    # below[c], bulls_below[c]: unseen cards lower than c, and their bullheads.
+    below = [0] * (HIGHEST_CARD + 2)
+    bulls_below = [0] * (HIGHEST_CARD + 2)
+    highest = card_set(state.options, seats)[-1]
+    for card in range(1, HIGHEST_CARD + 1):
+        unseen = card <= highest and card not in seen
+        below[card + 1] = below[card] + unseen
+        bulls_below[card + 1] = bulls_below[card] + BULLHEADS[card] * unseen
+    pool, others = below[HIGHEST_CARD + 1], seats - 1
+    draws = max(1, comb(pool, others))
+    cheapest = min(row_bullheads(row) for row in rows)
+    scores = []
+    for card in state.hands[seat]:
+        row = target_row(rows, card)
+        if row is None:  # Rule 4, unless another card is lower still
+            cost = comb(pool - below[card], others) / draws * cheapest
+            danger, gap = float(cheapest), HIGHEST_CARD
+        else:
+            end, bullheads = rows[row][-1], row_bullheads(rows[row])
+            need = ROW_LIMIT - len(rows[row])  # others' cards that make ours the 6th
+            between = below[card] - below[end + 1]
+            cost = 0.0
+            if need <= others:
+                taken = comb(between, need) * comb(pool - between, others - need) / draws
+                gap_bulls = bulls_below[card] - bulls_below[end + 1]
+                cost = taken * (bullheads + need * gap_bulls / max(1, between))
+            expected = others * between / max(1, pool)
+            fill = 1.0 if need == 0 else min(1.0, expected / need)
+            danger, gap = fill * (bullheads + 1), card - end
+        scores.append((cost + DANGER_WEIGHT * danger, gap, card, cost))
+    return scores
 
 
 def _holds_zero_card(state: State, seat: int) -> bool:
