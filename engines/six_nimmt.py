@@ -355,24 +355,33 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
         )
 
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
+        """Re-deal the other seats' hands, their pending selections and the deck. A pending
+        selection of a seat whose zero card is unused becomes the zero card with the chance a
+        uniformly random choice among its cards and the zero card would give it."""
         self.check_seat(state, seat)
         others = [s for s in range(len(state.hands)) if s != seat]
-        hidden_selection = [
-            s for s in others if not state.revealed and state.selections[s] > ZERO_CARD
-        ]
+        pending = (
+            [] if state.revealed else [s for s in others if state.selections[s] != NO_SELECTION]
+        )
         pool = list(state.deck)
         for s in others:
             pool.extend(state.hands[s])
-        pool.extend(state.selections[s] for s in hidden_selection)
+        pool.extend(state.selections[s] for s in pending if state.selections[s] > ZERO_CARD)
         shuffled = list(rng.shuffle(pool))
+        sizes = [len(hand) for hand in state.hands]
+        selections = list(state.selections)
+        for s in pending:
+            sizes[s] += state.selections[s] > ZERO_CARD  # the number cards it chose from
+            zero_held = state.options.zero_card and state.zero_card_used_in_hand[s] == 0
+            if zero_held and rng.below(sizes[s] + 1) == 0:
+                selections[s] = ZERO_CARD
+            else:
+                selections[s] = shuffled.pop()
+                sizes[s] -= 1
         hands = list(state.hands)
         for s in others:
-            size = len(state.hands[s])
-            hands[s] = tuple(sorted(shuffled[:size]))
-            del shuffled[:size]
-        selections = list(state.selections)
-        for s in hidden_selection:
-            selections[s] = shuffled.pop()
+            hands[s] = tuple(sorted(shuffled[: sizes[s]]))
+            del shuffled[: sizes[s]]
         return dataclasses.replace(
             state,
             hands=tuple(hands),

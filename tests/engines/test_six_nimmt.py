@@ -1052,6 +1052,32 @@ class TestRedeal:
         assert redealt.selections == (3, 91)
         assert redealt.hands[1] == state.hands[1]
 
+    def test_a_pending_zero_card_is_re_dealt_too(self) -> None:
+        """Whether another seat's pending selection is its zero card is re-dealt as well."""
+        state = ENGINE.new_game(3, SEED, ZERO)
+        state = ENGINE.apply(state, 0, Select(ZERO_CARD)).state
+        state = ENGINE.apply(state, 1, Select(state.hands[1][0])).state
+        outcomes = set()
+        for seed in range(40):
+            redealt = ENGINE.redeal(state, 2, Rng(seed))
+            ENGINE.validate(redealt)
+            assert ENGINE.view(redealt, 2) == ENGINE.view(state, 2)
+            outcomes.update((seat, redealt.selections[seat] == ZERO_CARD) for seat in (0, 1))
+        assert outcomes == {(0, True), (0, False), (1, True), (1, False)}
+
+    def test_a_used_zero_card_is_never_re_dealt(self) -> None:
+        """A seat whose zero card is used always has a number card pending after a re-deal."""
+        state = build(
+            [[10], [20], [30], [40]],
+            [[11, 12, 90], [21, 91]],
+            options=ZERO,
+            zero_used=[1, 0],
+            turn=8,
+        )
+        state = ENGINE.apply(state, 0, Select(12)).state
+        for seed in range(20):
+            assert ENGINE.redeal(state, 1, Rng(seed)).selections[0] > ZERO_CARD
+
     def selected(self) -> State:
         """Seats 0 and 2 of 3 have selected a card."""
         state = ENGINE.new_game(3, SEED, Options())
