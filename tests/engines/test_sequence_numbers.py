@@ -152,32 +152,31 @@ def refused(state: State, seat: int, action: object) -> str:
 class TestSetup:
     """Seats, teams, hands and options."""
 
-    def test_two_seats_play_individually_with_five_cards(self) -> None:
-        """2 seats are 2 teams of one, each with a hand of 5."""
-        state = ENGINE.new_game(2, SEED, Options())
-        assert state.options.teams == 2
-        assert [len(hand) for hand in state.hands] == [5, 5]
+    @pytest.mark.parametrize(("seats", "teams"), [(2, 0), (3, 0), (4, 0), (6, 0), (6, 3)])
+    def test_hands_hold_five_cards_with_two_or_three_seats_and_four_with_more(
+        self, seats: int, teams: int
+    ) -> None:
+        """Each seat is dealt 5 cards with 2-3 seats, 4 with 4-6."""
+        state = ENGINE.new_game(seats, SEED, Options(teams=teams))
+        assert [len(hand) for hand in state.hands] == [5 if seats <= 3 else 4] * seats
 
-    def test_three_seats_play_individually(self) -> None:
-        """3 seats are 3 teams of one, each with a hand of 5."""
-        state = ENGINE.new_game(3, SEED, Options())
-        assert state.options.teams == 3
-        assert [len(hand) for hand in state.hands] == [5, 5, 5]
+    @pytest.mark.parametrize("seats", [2, 3])
+    def test_two_or_three_seats_play_individually(self, seats: int) -> None:
+        """With 2 or 3 seats each seat is a team of its own."""
+        assert ENGINE.new_game(seats, SEED, Options()).options.teams == seats
 
     def test_four_seats_play_as_two_teams_of_two_seated_alternately(self) -> None:
-        """4 seats are 2 teams with hands of 4; seats 0 and 2 are partners."""
-        state = ENGINE.new_game(4, SEED, Options())
-        assert state.options.teams == 2
-        assert [len(hand) for hand in state.hands] == [4] * 4
+        """4 seats are 2 teams; seat 2 places team 0's chip, as seat 0's partner."""
+        assert ENGINE.new_game(4, SEED, Options()).options.teams == 2
         partner = table(4, hands={2: hand(ONE_A, size=4)}, turn=4 * 20 + 2)
         after = ENGINE.apply(partner, 2, Play(ONE_A, at(0, 8))).state
         assert after.chips[at(0, 8)] == 0
 
     def test_six_seats_play_as_two_teams_of_three_by_default(self) -> None:
-        """6 seats default to 2 teams of 3 (seat i on team i mod 2), hands of 4."""
-        state = ENGINE.new_game(6, SEED, Options())
-        assert state.options.teams == 2
-        assert [len(hand) for hand in state.hands] == [4] * 6
+        """6 seats default to 2 teams of 3: seat 5 places team 1's chip."""
+        assert ENGINE.new_game(6, SEED, Options()).options.teams == 2
+        fifth = table(6, hands={5: hand(ONE_A, size=4)}, turn=6 * 20 + 5)
+        assert ENGINE.apply(fifth, 5, Play(ONE_A, at(0, 8))).state.chips[at(0, 8)] == 1
 
     def test_six_seats_may_play_as_three_teams_of_two(self) -> None:
         """The teams option splits 6 seats into 3 teams of 2."""
@@ -450,8 +449,7 @@ class TestDeck:
     """Drawing and the reshuffle of the discard piles."""
 
     def test_the_discard_piles_are_reshuffled_when_the_deck_runs_out(self) -> None:
-        """Drawing the last card shuffles every pile, the card just played included, into a
-        new deck."""
+        """Drawing the last card shuffles every pile, the card just played included, into a deck."""
         state = table(
             hands={0: (ONE_A, 10, 20, 30, 40), 1: (11, 21, 31, 41, 51)},
             deck=(60,),
@@ -614,6 +612,24 @@ class TestSequences:
         column = (at(2, 4), at(3, 4), at(4, 4), at(5, 4), at(6, 4))
         _, found = self.complete((*column, *row), at(4, 4))
         assert found == [SequenceCompleted(0, row), SequenceCompleted(0, column)]
+
+    def test_a_new_sequence_may_share_one_cell_with_each_of_several(self) -> None:
+        """The limit is per earlier sequence: a diagonal sharing a cell with each of two counts."""
+        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
+        column = (at(2, 4), at(3, 4), at(4, 4), at(5, 4), at(6, 4))
+        diagonal = (at(2, 8), at(3, 7), at(4, 6), at(5, 5), at(6, 4))
+        card = card_for(at(6, 4))
+        state = table(
+            4,
+            chips=line(*row, *column[:4], *diagonal[:4]),
+            sequences=(Sequence(0, row),),
+            hands={0: hand(card, size=4)},
+        )
+        transition = ENGINE.apply(state, 0, Play(card, at(6, 4)))
+        assert bodies(transition.events, SequenceCompleted) == [
+            SequenceCompleted(0, column),
+            SequenceCompleted(0, diagonal),
+        ]
 
     def test_a_removed_chip_reopens_a_line(self) -> None:
         """After MINUS removes the chip blocking a line, the line can be completed."""
