@@ -27,6 +27,7 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
                 "the number of teams: 2 or 3 with 6 seats; 2 and 3 seats play individually, "
                 "4 seats as 2 teams (0 = the usual: 2 teams with 4 or 6 seats)",
                 str(rules.USUAL_TEAMS),
+                (str(rules.USUAL_TEAMS), *map(str, rules.TEAM_COUNTS)),
             ),
         ),
     )

@@ -32,6 +32,7 @@ INDIVIDUAL_MAX_SEATS = 3  # 2 or 3 seats play individually; more seats play in t
 # equal size, so 5 is absent; 6 seats play as 2 teams of 3 or 3 teams of 2.
 TEAM_CHOICES: dict[int, tuple[int, ...]] = {2: (2,), 3: (3,), 4: (2,), 6: (2, 3)}
 USUAL_TEAMS = 0  # the ``teams`` option value that picks the usual team count for the seats
+TEAM_COUNTS = tuple(sorted({teams for choices in TEAM_CHOICES.values() for teams in choices}))
 HAND_SIZE_INDIVIDUAL = 5  # cards in hand with 2–3 seats
 HAND_SIZE_TEAMS = 4  # cards in hand with 4–6 seats
 SEQUENCES_INDIVIDUAL = 1  # sequences a seat needs to win with 2–3 seats
@@ -115,7 +116,7 @@ WINDOWS_THROUGH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 # ``team`` set where that team holds the cell (every team's bit on a corner), so that a shift by
 # ``k × step`` bytes brings each cell k steps back along a direction.
 CELL_BITS = 8  # bits per cell in a board mask: a byte, so the mask is built from the chips' bytes
-MAX_TEAMS = max(max(choices) for choices in TEAM_CHOICES.values())
+MAX_TEAMS = TEAM_COUNTS[-1]
 ALL_TEAMS = (1 << MAX_TEAMS) - 1  # a corner counts as a chip of every team
 CORNER_MASK = sum(ALL_TEAMS << (CELL_BITS * cell) for cell in CORNERS)
 #: A bytes.translate table from a chip as a signed byte (NO_CHIP is 0xFF) to its team's bit.
@@ -337,8 +338,7 @@ class TurnLimitReached:
 
 #: Per team count and team: the other teams, whose chips a MINUS card may remove.
 OTHER_TEAMS: dict[int, tuple[frozenset[int], ...]] = {
-    teams: tuple(frozenset(range(teams)) - {team} for team in range(teams))
-    for teams in {count for choices in TEAM_CHOICES.values() for count in choices}
+    teams: tuple(frozenset(range(teams)) - {team} for team in range(teams)) for teams in TEAM_COUNTS
 }
 
 # The draw events are immutable values too: everyone learns that a seat drew, only the seat
