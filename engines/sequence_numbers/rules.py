@@ -24,6 +24,8 @@ from engines.errors import (
 from engines.prng import MASK64, Rng
 from engines.sequence_numbers import tables
 
+# States name cells by position and cards by id in the tables: a new tables.TABLES_VERSION
+# needs a new RULES_VERSION too, so that states dealt on the old tables are refused.
 RULES_VERSION = 1
 GAME_ID = "sequence_numbers"
 MIN_SEATS, MAX_SEATS = 2, 6
