@@ -51,7 +51,9 @@ def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = No
     structlog.configure(
         processors=[*shared, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
-        logger_factory=structlog.PrintLoggerFactory(stream),
+        # One write per line (print() makes two): the worker processes share standard error,
+        # and lines written in one piece do not interleave.
+        logger_factory=structlog.WriteLoggerFactory(stream),
         cache_logger_on_first_use=True,
     )
     handler = logging.StreamHandler(stream)

@@ -47,9 +47,9 @@ from prometheus_client import (  # noqa: E402 - must follow the multiprocess fol
     Counter,
     Histogram,
     multiprocess,
+    values,
 )
 from prometheus_client import start_http_server as start_prometheus_server  # noqa: E402
-from prometheus_client import values  # noqa: E402
 
 # prometheus-client chooses between one process and many when it is first imported. When
 # something imported it before the folder above was set, choose again, before any metric below

@@ -30,17 +30,20 @@ class Bots:
     """Plays games and makes calls, each on the next of ``stubs`` in turn, counting them all."""
 
     def __init__(self, stubs: Sequence[rpc.GameEngineServiceStub]) -> None:
-        self._stubs = itertools.cycle(stubs)
+        self.stubs = list(stubs)
+        self._turn = itertools.count()
         self.calls: Counter[tuple[str, str]] = Counter()  # (method, status code name)
         self.games_started = 0
         self.games_finished = 0
         self.actions_applied = 0
         self.actions_rejected: Counter[tuple[str, str]] = Counter()  # (game, reason)
 
-    def call(self, method: str, request: Any) -> Any:
-        """Make one call on the next stub; a failed call is counted and raised again."""
+    def call(self, method: str, request: Any, stub: rpc.GameEngineServiceStub | None = None) -> Any:
+        """Make one call on ``stub`` or the next stub; a failed call is counted and raised again."""
+        if stub is None:
+            stub = self.stubs[next(self._turn) % len(self.stubs)]
         try:
-            response = getattr(next(self._stubs), method)(request, timeout=TIMEOUT_SECONDS)
+            response = getattr(stub, method)(request, timeout=TIMEOUT_SECONDS)
         except grpc.RpcError as error:
             self.calls[method, error.code().name] += 1
             raise

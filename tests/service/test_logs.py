@@ -36,6 +36,18 @@ class Terminal(io.StringIO):
         return True
 
 
+class Recording(io.StringIO):
+    """A stream that keeps each piece written to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return super().write(text)
+
+
 @pytest.fixture
 def log_output() -> Iterator[io.StringIO]:
     """Send this process's logs, as JSON lines, to a buffer; restore the defaults afterwards."""
@@ -344,6 +356,18 @@ class TestConfigure:
         access.call_finished(finished())
         access.call_finished(finished("INTERNAL"))
         assert [line["code"] for line in lines(buffer)] == ["INTERNAL"]
+
+    @pytest.mark.parametrize("fmt", ["json", "console"])
+    def test_one_write_per_line(self, fmt: str) -> None:
+        """Each line is written in one piece, so the lines of several workers never interleave."""
+        stream = Recording()
+        logs.configure("info", fmt, stream)
+        access = logs.AccessLog()
+        for code in ("OK", "INTERNAL"):
+            access.call_finished(finished(code))
+        logging.getLogger("grpc").warning("from the standard library")
+        assert len(stream.writes) == 3
+        assert all(text.count("\n") == 1 and text.endswith("\n") for text in stream.writes)
 
     def test_standard_logging_is_rendered_too(self) -> None:
         """Records of the standard logging module (grpc's) come out in the same JSON format."""
