@@ -273,5 +273,6 @@ def serve(settings: Settings) -> int:
             break
     if metrics_server is not None:
         metrics_server.shutdown()
+        metrics_server.server_close()
     log.info("stopped", exit_code=exit_code)
     return exit_code
