@@ -6,12 +6,21 @@ from typing import Any
 
 from engines.base import GameEngine
 from engines.errors import UnknownGameError
+from engines.sequence_numbers import ENGINE as SEQUENCE_NUMBERS
 from engines.six_nimmt import ENGINE as SIX_NIMMT
+from engines.up_or_down import ENGINE as UP_OR_DOWN
 
 AnyEngine = GameEngine[Any, Any, Any, Any]
 
 #: Every game the server runs, by id.
-ENGINES: dict[str, AnyEngine] = {engine.info.id: engine for engine in (SIX_NIMMT,)}
+ENGINES: dict[str, AnyEngine] = {
+    engine.info.id: engine
+    for engine in (
+        SIX_NIMMT,
+        SEQUENCE_NUMBERS,
+        UP_OR_DOWN,
+    )
+}
 
 
 def get(game_id: str) -> AnyEngine:

@@ -15,7 +15,12 @@ from typing import Any
 
 from engines import registry
 from engines.base import GameEngine, Outcome, Status
-from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
+from engines.errors import (
+    IllegalActionError,
+    InvalidSeatError,
+    InvalidStateError,
+    MalformedActionError,
+)
 from engines.prng import Rng, derive_seed
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
@@ -101,13 +106,15 @@ class GameEngineServicer:
             transition = game.engine.apply(state, seat, action)
             status = game.engine.status(transition.state)
         call.game_finished = status.finished
-        codec = game.codec
+        everyone = tuple(range(game.engine.seats(state)))
+        encode = game.codec.encode_event
         events = [
             common.Event(
-                visible_to_seats=seats, public=public, **{game.id: codec.encode_event(event.body)}
+                visible_to_seats=everyone if event.audience is None else event.audience,
+                public=event.audience is None,
+                **{game.id: encode(event.body)},
             )
             for event in transition.events
-            for seats, public in (_audience(event.audience, game.engine.seats(state)),)
         ]
         return api.ApplyActionResponse(
             state=self._encode_state(game, transition.state, call),
@@ -180,11 +187,9 @@ class GameEngineServicer:
 
     # ----------------------------------------------------------------- helpers
     def _game(self, game_id: str) -> Game:
-        try:
-            return self.games[game_id]
-        except KeyError:
-            registry.get(game_id)  # raises UnknownGameError with the list of games
-            raise
+        if game_id not in self.games:
+            registry.get(game_id)  # raises UnknownGameError naming the games this server runs
+        return self.games[game_id]
 
     def _decode_state(self, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
         game_id = msg.WhichOneof("game")
@@ -193,8 +198,16 @@ class GameEngineServicer:
         game = self._game(game_id)
         call.game = game.id
         with call.engine_time():
-            state = game.codec.decode_state(getattr(msg, game_id), msg.rules_version, msg.revision)
-            game.engine.validate(state)
+            try:
+                state = game.codec.decode_state(
+                    getattr(msg, game_id), msg.rules_version, msg.revision
+                )
+                game.engine.validate(state)
+            except (ArithmeticError, LookupError, ValueError, TypeError) as error:
+                # The state is the caller's input: whatever trips its checks is a bad argument.
+                raise InvalidStateError(
+                    f"the state is inconsistent ({type(error).__name__})"
+                ) from error
         return game, state
 
     def _decode_action(self, game: Game, msg: common.Action, call: CallRecord) -> tuple[int, Any]:
@@ -238,9 +251,3 @@ class GameEngineServicer:
             ],
             policies=sorted(game.engine.policies),
         )
-
-
-def _audience(audience: tuple[int, ...] | None, seats: int) -> tuple[tuple[int, ...], bool]:
-    if audience is None:
-        return tuple(range(seats)), True
-    return audience, False

@@ -1,1 +1,46 @@
-"""Sequence Numbers (RULES.md §2)."""
+"""Sequence Numbers (Jax, "Sequence game of add & subtract"): RULES.md §2, the Polish seed.
+
+Kind: 2–6 seats, turn by turn (no simultaneous moves), chance (the deal and each draw), hidden
+information (hands and the deck order). On its turn a seat may exchange one dead card, then plays
+one card onto its face-up discard pile: an equation card puts its team's chip on a free cell
+showing the result, PLUS on any free non-corner cell, MINUS removes another team's unlocked chip.
+Then it draws. Five in a line (corners count for every team) make a locked sequence; one sequence
+wins with 2–3 seats, two with 4–6.
+
+Modules: ``tables`` (the board and deck, generated once by ``gen_tables``), ``rules`` (values, the
+turn, sequences, the consistency check), ``bots`` (the ``heuristic`` player), ``engine`` (the
+shared protocol). ``ENGINE`` is the registered engine.
+
+Decisions (RULES.md and where the rulebook is silent):
+- Board and deck [decision]: the fixed, versioned tables in ``tables``: 10 × 10 cells, the four
+  corners free, 1..48 twice each (the two cells at Chebyshev distance >= 3); 96 equation cards
+  (two per number, operands 0..60), 2 PLUS, 2 MINUS. Cells are ``row × 10 + column``.
+- Seats and teams: 2 or 3 seats play individually; 4 seats as 2 teams of 2; 6 seats as 2 teams
+  of 3 (the usual) or 3 teams of 2 (option ``teams``); 5 seats is rejected. Seating alternates:
+  seat ``i`` is on team ``i mod teams``. Hands hold 5 cards with 2–3 seats, 4 with 4–6. Seat 0
+  starts, then seats play in order.
+- Dead card: an equation card both of whose cells hold a chip (of any team). At most one
+  exchange per turn, before the play; the replacement may be played in the same turn.
+- No playable card at all [decision]: the seat's actions are "discard one card and draw" (and
+  still the dead-card exchange, if not used), so a game never gets stuck.
+- The draw is automatic (the seed's "loss of card" and "table talk" rules do not apply). When a
+  draw empties the deck, all discard piles (the card just played included) are shuffled at once
+  into a new deck, so the deck is never empty between turns.
+- Sequences: after a placement, only windows through the placed cell can be new. Scan order
+  [decision]: rows, then columns, then diagonals down-right, then diagonals down-left; along a
+  line, the window starting nearest the top (left, for rows) first. A window is taken when it
+  shares at most one cell with each earlier sequence of its team [decision, as in classic
+  Sequence], those found earlier in the same scan included; so a line of nine makes two.
+- Winning: the team that first has its sequences wins at once; the winning play is not followed
+  by a draw. [decision] After 600 turns without a winner the game is a draw (termination
+  TURN_LIMIT). Scores are each seat's team's sequence count.
+- Visibility: the board, sequences, discard piles, hand sizes, deck size and whether the seat to
+  act has exchanged are public; hands are seen only by their seat (teammates included: no table
+  talk); the deck order and the generator state never.
+"""
+
+from engines.sequence_numbers.engine import SequenceNumbers
+
+ENGINE = SequenceNumbers()
+
+__all__ = ["ENGINE", "SequenceNumbers"]

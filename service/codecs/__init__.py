@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from service.codecs.base import Codec
+from service.codecs.sequence_numbers import CODEC as SEQUENCE_NUMBERS
 from service.codecs.six_nimmt import CODEC as SIX_NIMMT
+from service.codecs.up_or_down import CODEC as UP_OR_DOWN
 
 #: The codec of every game, by id.
-CODECS: dict[str, Codec] = {codec.game_id: codec for codec in (SIX_NIMMT,)}
+CODECS: dict[str, Codec] = {
+    codec.game_id: codec
+    for codec in (
+        SIX_NIMMT,
+        SEQUENCE_NUMBERS,
+        UP_OR_DOWN,
+    )
+}

@@ -24,21 +24,53 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eordo/v1/sequence_numbers.proto\x12\x07ordo.v1\"\x18\n\x16SequenceNumbersOptions\"\x16\n\x14SequenceNumbersState\"\x17\n\x15SequenceNumbersAction\"\x15\n\x13SequenceNumbersView\"\x16\n\x14SequenceNumbersEventb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eordo/v1/sequence_numbers.proto\x12\x07ordo.v1\"\'\n\x16SequenceNumbersOptions\x12\r\n\x05teams\x18\x01 \x01(\r\"\xb2\x01\n\x13SequenceNumbersCard\x12\n\n\x02id\x18\x01 \x01(\r\x12.\n\x04kind\x18\x02 \x01(\x0e\x32 .ordo.v1.SequenceNumbersCardKind\x12\x32\n\x08operator\x18\x03 \x01(\x0e\x32 .ordo.v1.SequenceNumbersOperator\x12\x0c\n\x04left\x18\x04 \x01(\r\x12\r\n\x05right\x18\x05 \x01(\r\x12\x0e\n\x06result\x18\x06 \x01(\r\"6\n\x17SequenceNumbersSequence\x12\x0c\n\x04team\x18\x01 \x01(\r\x12\r\n\x05\x63\x65lls\x18\x02 \x03(\r\"%\n\x14SequenceNumbersCards\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"\xad\x02\n\x14SequenceNumbersState\x12\x30\n\x07options\x18\x01 \x01(\x0b\x32\x1f.ordo.v1.SequenceNumbersOptions\x12\r\n\x05\x63hips\x18\x02 \x03(\x11\x12\x33\n\tsequences\x18\x03 \x03(\x0b\x32 .ordo.v1.SequenceNumbersSequence\x12,\n\x05hands\x18\x04 \x03(\x0b\x32\x1d.ordo.v1.SequenceNumbersCards\x12/\n\x08\x64iscards\x18\x05 \x03(\x0b\x32\x1d.ordo.v1.SequenceNumbersCards\x12\x0c\n\x04\x64\x65\x63k\x18\x06 \x03(\r\x12\x0c\n\x04turn\x18\x07 \x01(\r\x12\x11\n\texchanged\x18\x08 \x01(\x08\x12\x11\n\trng_state\x18\t \x01(\x04\"1\n\x13SequenceNumbersPlay\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x65ll\x18\x02 \x01(\r\"~\n\x15SequenceNumbersAction\x12\x1c\n\x12\x65xchange_dead_card\x18\x01 \x01(\rH\x00\x12,\n\x04play\x18\x02 \x01(\x0b\x32\x1c.ordo.v1.SequenceNumbersPlayH\x00\x12\x11\n\x07\x64iscard\x18\x03 \x01(\rH\x00\x42\x06\n\x04move\"V\n\x1aSequenceNumbersDiscardPile\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\x12)\n\x03top\x18\x02 \x01(\x0b\x32\x1c.ordo.v1.SequenceNumbersCard\"\xe1\x02\n\x13SequenceNumbersView\x12\x30\n\x07options\x18\x01 \x01(\x0b\x32\x1f.ordo.v1.SequenceNumbersOptions\x12\x0f\n\x07numbers\x18\x02 \x03(\r\x12\r\n\x05\x63hips\x18\x03 \x03(\x11\x12\x33\n\tsequences\x18\x04 \x03(\x0b\x32 .ordo.v1.SequenceNumbersSequence\x12*\n\x04hand\x18\x05 \x03(\x0b\x32\x1c.ordo.v1.SequenceNumbersCard\x12\x12\n\nhand_sizes\x18\x06 \x03(\r\x12\x35\n\x08\x64iscards\x18\x07 \x03(\x0b\x32#.ordo.v1.SequenceNumbersDiscardPile\x12\x11\n\tdeck_size\x18\x08 \x01(\r\x12\x0c\n\x04turn\x18\t \x01(\r\x12\x11\n\texchanged\x18\n \x01(\x08\x12\x18\n\x10sequences_to_win\x18\x0b \x01(\r\"\xe3\x04\n\x14SequenceNumbersEvent\x12H\n\x13\x64\x65\x61\x64_card_exchanged\x18\x01 \x01(\x0b\x32).ordo.v1.SequenceNumbersDeadCardExchangedH\x00\x12\x37\n\ncard_drawn\x18\x02 \x01(\x0b\x32!.ordo.v1.SequenceNumbersCardDrawnH\x00\x12\x39\n\x0b\x63hip_placed\x18\x03 \x01(\x0b\x32\".ordo.v1.SequenceNumbersChipPlacedH\x00\x12;\n\x0c\x63hip_removed\x18\x04 \x01(\x0b\x32#.ordo.v1.SequenceNumbersChipRemovedH\x00\x12?\n\x0e\x63\x61rd_discarded\x18\x05 \x01(\x0b\x32%.ordo.v1.SequenceNumbersCardDiscardedH\x00\x12G\n\x12sequence_completed\x18\x06 \x01(\x0b\x32).ordo.v1.SequenceNumbersSequenceCompletedH\x00\x12\x41\n\x0f\x64\x65\x63k_reshuffled\x18\x07 \x01(\x0b\x32&.ordo.v1.SequenceNumbersDeckReshuffledH\x00\x12\x33\n\x08team_won\x18\x08 \x01(\x0b\x32\x1f.ordo.v1.SequenceNumbersTeamWonH\x00\x12\x46\n\x12turn_limit_reached\x18\t \x01(\x0b\x32(.ordo.v1.SequenceNumbersTurnLimitReachedH\x00\x42\x06\n\x04kind\"\\\n SequenceNumbersDeadCardExchanged\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12*\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1c.ordo.v1.SequenceNumbersCard\"T\n\x18SequenceNumbersCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12*\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1c.ordo.v1.SequenceNumbersCard\"\x81\x01\n\x19SequenceNumbersChipPlaced\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04team\x18\x02 \x01(\r\x12*\n\x04\x63\x61rd\x18\x03 \x01(\x0b\x32\x1c.ordo.v1.SequenceNumbersCard\x12\x0c\n\x04\x63\x65ll\x18\x04 \x01(\r\x12\x0e\n\x06number\x18\x05 \x01(\r\"r\n\x1aSequenceNumbersChipRemoved\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12*\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1c.ordo.v1.SequenceNumbersCard\x12\x0c\n\x04\x63\x65ll\x18\x03 \x01(\r\x12\x0c\n\x04team\x18\x04 \x01(\r\"X\n\x1cSequenceNumbersCardDiscarded\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12*\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1c.ordo.v1.SequenceNumbersCard\"?\n SequenceNumbersSequenceCompleted\x12\x0c\n\x04team\x18\x01 \x01(\r\x12\r\n\x05\x63\x65lls\x18\x02 \x03(\r\"-\n\x1dSequenceNumbersDeckReshuffled\x12\x0c\n\x04size\x18\x01 \x01(\r\"5\n\x16SequenceNumbersTeamWon\x12\x0c\n\x04team\x18\x01 \x01(\r\x12\r\n\x05seats\x18\x02 \x03(\r\"0\n\x1fSequenceNumbersTurnLimitReached\x12\r\n\x05turns\x18\x01 \x01(\r*\xb9\x01\n\x17SequenceNumbersCardKind\x12*\n&SEQUENCE_NUMBERS_CARD_KIND_UNSPECIFIED\x10\x00\x12\'\n#SEQUENCE_NUMBERS_CARD_KIND_EQUATION\x10\x01\x12#\n\x1fSEQUENCE_NUMBERS_CARD_KIND_PLUS\x10\x02\x12$\n SEQUENCE_NUMBERS_CARD_KIND_MINUS\x10\x03*\x8f\x01\n\x17SequenceNumbersOperator\x12)\n%SEQUENCE_NUMBERS_OPERATOR_UNSPECIFIED\x10\x00\x12!\n\x1dSEQUENCE_NUMBERS_OPERATOR_ADD\x10\x01\x12&\n\"SEQUENCE_NUMBERS_OPERATOR_SUBTRACT\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ordo.v1.sequence_numbers_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_SEQUENCENUMBERSCARDKIND']._serialized_start=2637
+  _globals['_SEQUENCENUMBERSCARDKIND']._serialized_end=2822
+  _globals['_SEQUENCENUMBERSOPERATOR']._serialized_start=2825
+  _globals['_SEQUENCENUMBERSOPERATOR']._serialized_end=2968
   _globals['_SEQUENCENUMBERSOPTIONS']._serialized_start=43
-  _globals['_SEQUENCENUMBERSOPTIONS']._serialized_end=67
-  _globals['_SEQUENCENUMBERSSTATE']._serialized_start=69
-  _globals['_SEQUENCENUMBERSSTATE']._serialized_end=91
-  _globals['_SEQUENCENUMBERSACTION']._serialized_start=93
-  _globals['_SEQUENCENUMBERSACTION']._serialized_end=116
-  _globals['_SEQUENCENUMBERSVIEW']._serialized_start=118
-  _globals['_SEQUENCENUMBERSVIEW']._serialized_end=139
-  _globals['_SEQUENCENUMBERSEVENT']._serialized_start=141
-  _globals['_SEQUENCENUMBERSEVENT']._serialized_end=163
+  _globals['_SEQUENCENUMBERSOPTIONS']._serialized_end=82
+  _globals['_SEQUENCENUMBERSCARD']._serialized_start=85
+  _globals['_SEQUENCENUMBERSCARD']._serialized_end=263
+  _globals['_SEQUENCENUMBERSSEQUENCE']._serialized_start=265
+  _globals['_SEQUENCENUMBERSSEQUENCE']._serialized_end=319
+  _globals['_SEQUENCENUMBERSCARDS']._serialized_start=321
+  _globals['_SEQUENCENUMBERSCARDS']._serialized_end=358
+  _globals['_SEQUENCENUMBERSSTATE']._serialized_start=361
+  _globals['_SEQUENCENUMBERSSTATE']._serialized_end=662
+  _globals['_SEQUENCENUMBERSPLAY']._serialized_start=664
+  _globals['_SEQUENCENUMBERSPLAY']._serialized_end=713
+  _globals['_SEQUENCENUMBERSACTION']._serialized_start=715
+  _globals['_SEQUENCENUMBERSACTION']._serialized_end=841
+  _globals['_SEQUENCENUMBERSDISCARDPILE']._serialized_start=843
+  _globals['_SEQUENCENUMBERSDISCARDPILE']._serialized_end=929
+  _globals['_SEQUENCENUMBERSVIEW']._serialized_start=932
+  _globals['_SEQUENCENUMBERSVIEW']._serialized_end=1285
+  _globals['_SEQUENCENUMBERSEVENT']._serialized_start=1288
+  _globals['_SEQUENCENUMBERSEVENT']._serialized_end=1899
+  _globals['_SEQUENCENUMBERSDEADCARDEXCHANGED']._serialized_start=1901
+  _globals['_SEQUENCENUMBERSDEADCARDEXCHANGED']._serialized_end=1993
+  _globals['_SEQUENCENUMBERSCARDDRAWN']._serialized_start=1995
+  _globals['_SEQUENCENUMBERSCARDDRAWN']._serialized_end=2079
+  _globals['_SEQUENCENUMBERSCHIPPLACED']._serialized_start=2082
+  _globals['_SEQUENCENUMBERSCHIPPLACED']._serialized_end=2211
+  _globals['_SEQUENCENUMBERSCHIPREMOVED']._serialized_start=2213
+  _globals['_SEQUENCENUMBERSCHIPREMOVED']._serialized_end=2327
+  _globals['_SEQUENCENUMBERSCARDDISCARDED']._serialized_start=2329
+  _globals['_SEQUENCENUMBERSCARDDISCARDED']._serialized_end=2417
+  _globals['_SEQUENCENUMBERSSEQUENCECOMPLETED']._serialized_start=2419
+  _globals['_SEQUENCENUMBERSSEQUENCECOMPLETED']._serialized_end=2482
+  _globals['_SEQUENCENUMBERSDECKRESHUFFLED']._serialized_start=2484
+  _globals['_SEQUENCENUMBERSDECKRESHUFFLED']._serialized_end=2529
+  _globals['_SEQUENCENUMBERSTEAMWON']._serialized_start=2531
+  _globals['_SEQUENCENUMBERSTEAMWON']._serialized_end=2584
+  _globals['_SEQUENCENUMBERSTURNLIMITREACHED']._serialized_start=2586
+  _globals['_SEQUENCENUMBERSTURNLIMITREACHED']._serialized_end=2634
 # @@protoc_insertion_point(module_scope)

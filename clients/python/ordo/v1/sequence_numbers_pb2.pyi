@@ -3,8 +3,11 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,22 +19,179 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _SequenceNumbersCardKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SequenceNumbersCardKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SequenceNumbersCardKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SEQUENCE_NUMBERS_CARD_KIND_UNSPECIFIED: _SequenceNumbersCardKind.ValueType  # 0
+    """Unset: no card (for example the top of an empty discard pile)."""
+    SEQUENCE_NUMBERS_CARD_KIND_EQUATION: _SequenceNumbersCardKind.ValueType  # 1
+    """An equation card: places a chip on a free cell showing its result."""
+    SEQUENCE_NUMBERS_CARD_KIND_PLUS: _SequenceNumbersCardKind.ValueType  # 2
+    """A PLUS card: places a chip on any free cell that is not a corner."""
+    SEQUENCE_NUMBERS_CARD_KIND_MINUS: _SequenceNumbersCardKind.ValueType  # 3
+    """A MINUS card: removes one chip of another team that is not in a completed sequence."""
+
+class SequenceNumbersCardKind(_SequenceNumbersCardKind, metaclass=_SequenceNumbersCardKindEnumTypeWrapper):
+    """SequenceNumbersCardKind says what a card does when played."""
+
+SEQUENCE_NUMBERS_CARD_KIND_UNSPECIFIED: SequenceNumbersCardKind.ValueType  # 0
+"""Unset: no card (for example the top of an empty discard pile)."""
+SEQUENCE_NUMBERS_CARD_KIND_EQUATION: SequenceNumbersCardKind.ValueType  # 1
+"""An equation card: places a chip on a free cell showing its result."""
+SEQUENCE_NUMBERS_CARD_KIND_PLUS: SequenceNumbersCardKind.ValueType  # 2
+"""A PLUS card: places a chip on any free cell that is not a corner."""
+SEQUENCE_NUMBERS_CARD_KIND_MINUS: SequenceNumbersCardKind.ValueType  # 3
+"""A MINUS card: removes one chip of another team that is not in a completed sequence."""
+Global___SequenceNumbersCardKind: _TypeAlias = SequenceNumbersCardKind  # noqa: Y015
+
+class _SequenceNumbersOperator:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SequenceNumbersOperatorEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SequenceNumbersOperator.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SEQUENCE_NUMBERS_OPERATOR_UNSPECIFIED: _SequenceNumbersOperator.ValueType  # 0
+    """Unset: the card is not an equation card."""
+    SEQUENCE_NUMBERS_OPERATOR_ADD: _SequenceNumbersOperator.ValueType  # 1
+    """Addition: left + right = result."""
+    SEQUENCE_NUMBERS_OPERATOR_SUBTRACT: _SequenceNumbersOperator.ValueType  # 2
+    """Subtraction: left - right = result."""
+
+class SequenceNumbersOperator(_SequenceNumbersOperator, metaclass=_SequenceNumbersOperatorEnumTypeWrapper):
+    """SequenceNumbersOperator is the operation printed on an equation card."""
+
+SEQUENCE_NUMBERS_OPERATOR_UNSPECIFIED: SequenceNumbersOperator.ValueType  # 0
+"""Unset: the card is not an equation card."""
+SEQUENCE_NUMBERS_OPERATOR_ADD: SequenceNumbersOperator.ValueType  # 1
+"""Addition: left + right = result."""
+SEQUENCE_NUMBERS_OPERATOR_SUBTRACT: SequenceNumbersOperator.ValueType  # 2
+"""Subtraction: left - right = result."""
+Global___SequenceNumbersOperator: _TypeAlias = SequenceNumbersOperator  # noqa: Y015
+
 @_typing.final
 class SequenceNumbersOptions(_message.Message):
     """SequenceNumbersOptions are the variant settings of Sequence Numbers."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    TEAMS_FIELD_NUMBER: _builtins.int
+    teams: _builtins.int
+    """The number of teams. 2 seats play as 2 and 3 seats as 3 (individually), 4 seats as 2 teams
+    of 2, 6 seats as 2 teams of 3 or 3 teams of 2. 0 means the usual: 2 teams with 4 or 6
+    seats. Another value is refused with reason TEAMS_NOT_ALLOWED. Seat i is on team
+    i mod teams.
+    """
     def __init__(
         self,
+        *,
+        teams: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["teams", b"teams"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SequenceNumbersOptions: _TypeAlias = SequenceNumbersOptions  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersCard(_message.Message):
+    """SequenceNumbersCard describes one card of the 100-card deck."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    OPERATOR_FIELD_NUMBER: _builtins.int
+    LEFT_FIELD_NUMBER: _builtins.int
+    RIGHT_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    id: _builtins.int
+    """The card id, 0..99: 0..95 are equation cards in result order, 96 and 97 PLUS, 98 and 99
+    MINUS.
+    """
+    kind: Global___SequenceNumbersCardKind.ValueType
+    """What the card does."""
+    operator: Global___SequenceNumbersOperator.ValueType
+    """For an equation card: its operation; unset otherwise."""
+    left: _builtins.int
+    """For an equation card: the left operand (0..60)."""
+    right: _builtins.int
+    """For an equation card: the right operand (0..60)."""
+    result: _builtins.int
+    """For an equation card: the result (1..48), the number of the cells it may take."""
+    def __init__(
+        self,
+        *,
+        id: _builtins.int = ...,
+        kind: Global___SequenceNumbersCardKind.ValueType = ...,
+        operator: Global___SequenceNumbersOperator.ValueType = ...,
+        left: _builtins.int = ...,
+        right: _builtins.int = ...,
+        result: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "kind", b"kind", "left", b"left", "operator", b"operator", "result", b"result", "right", b"right"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersCard: _TypeAlias = SequenceNumbersCard  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersSequence(_message.Message):
+    """SequenceNumbersSequence is a completed sequence: locked, its chips can no longer be removed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEAM_FIELD_NUMBER: _builtins.int
+    CELLS_FIELD_NUMBER: _builtins.int
+    team: _builtins.int
+    """The team (0-based) that completed it."""
+    @_builtins.property
+    def cells(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Its five cells in line order (cell = row × 10 + column), corners included."""
+
+    def __init__(
+        self,
+        *,
+        team: _builtins.int = ...,
+        cells: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cells", b"cells", "team", b"team"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersSequence: _TypeAlias = SequenceNumbersSequence  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersCards(_message.Message):
+    """SequenceNumbersCards is a list of card ids."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The card ids (0..99)."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersCards: _TypeAlias = SequenceNumbersCards  # noqa: Y015
 
 @_typing.final
 class SequenceNumbersState(_message.Message):
@@ -39,16 +199,95 @@ class SequenceNumbersState(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    CHIPS_FIELD_NUMBER: _builtins.int
+    SEQUENCES_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    DISCARDS_FIELD_NUMBER: _builtins.int
+    DECK_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    EXCHANGED_FIELD_NUMBER: _builtins.int
+    RNG_STATE_FIELD_NUMBER: _builtins.int
+    turn: _builtins.int
+    """The turns completed (0..600); the seat to act is turn mod seats."""
+    exchanged: _builtins.bool
+    """Whether the seat to act has already exchanged a dead card this turn."""
+    rng_state: _builtins.int
+    """Hidden: the state of the random generator (SplitMix64)."""
+    @_builtins.property
+    def options(self) -> Global___SequenceNumbersOptions:
+        """The options in force; teams is always the resolved number of teams."""
+
+    @_builtins.property
+    def chips(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The board, 100 entries, cell = row × 10 + column: the team (0-based) whose chip is on the
+        cell, or -1 for no chip. The four corners are free spaces and always -1.
+        """
+
+    @_builtins.property
+    def sequences(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersSequence]:
+        """The completed sequences, in the order they were completed."""
+
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersCards]:
+        """Hidden: each seat's hand (card ids, ascending), one entry per seat."""
+
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersCards]:
+        """Each seat's face-up discard pile, bottom first, one entry per seat."""
+
+    @_builtins.property
+    def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden: the draw deck, top card first; never empty between turns."""
+
     def __init__(
         self,
+        *,
+        options: Global___SequenceNumbersOptions | None = ...,
+        chips: _abc.Iterable[_builtins.int] | None = ...,
+        sequences: _abc.Iterable[Global___SequenceNumbersSequence] | None = ...,
+        hands: _abc.Iterable[Global___SequenceNumbersCards] | None = ...,
+        discards: _abc.Iterable[Global___SequenceNumbersCards] | None = ...,
+        deck: _abc.Iterable[_builtins.int] | None = ...,
+        turn: _builtins.int = ...,
+        exchanged: _builtins.bool = ...,
+        rng_state: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips", b"chips", "deck", b"deck", "discards", b"discards", "exchanged", b"exchanged", "hands", b"hands", "options", b"options", "rng_state", b"rng_state", "sequences", b"sequences", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SequenceNumbersState: _TypeAlias = SequenceNumbersState  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersPlay(_message.Message):
+    """SequenceNumbersPlay plays a card from hand onto the seat's discard pile."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    CELL_FIELD_NUMBER: _builtins.int
+    card: _builtins.int
+    """The card id (0..99), from the seat's hand."""
+    cell: _builtins.int
+    """The cell (row × 10 + column): where an equation or PLUS card places the team's chip, or
+    whose chip a MINUS card removes.
+    """
+    def __init__(
+        self,
+        *,
+        card: _builtins.int = ...,
+        cell: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cell", b"cell"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersPlay: _TypeAlias = SequenceNumbersPlay  # noqa: Y015
 
 @_typing.final
 class SequenceNumbersAction(_message.Message):
@@ -56,16 +295,65 @@ class SequenceNumbersAction(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    EXCHANGE_DEAD_CARD_FIELD_NUMBER: _builtins.int
+    PLAY_FIELD_NUMBER: _builtins.int
+    DISCARD_FIELD_NUMBER: _builtins.int
+    exchange_dead_card: _builtins.int
+    """Before playing, discard a dead equation card (both cells of its result hold a chip) and
+    draw a replacement; at most once per turn, and the turn goes on.
+    """
+    discard: _builtins.int
+    """With no playable card at all: discard this card and draw, ending the turn."""
+    @_builtins.property
+    def play(self) -> Global___SequenceNumbersPlay:
+        """Play a card; this ends the turn and the seat draws."""
+
     def __init__(
         self,
+        *,
+        exchange_dead_card: _builtins.int = ...,
+        play: Global___SequenceNumbersPlay | None = ...,
+        discard: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["discard", b"discard", "exchange_dead_card", b"exchange_dead_card", "move", b"move", "play", b"play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["discard", b"discard", "exchange_dead_card", b"exchange_dead_card", "move", b"move", "play", b"play"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["exchange_dead_card", "play", "discard"]  # noqa: Y015
+    _WhichOneofArgType_move: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_move) -> _WhichOneofReturnType_move | None: ...
+
+Global___SequenceNumbersAction: _TypeAlias = SequenceNumbersAction  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersDiscardPile(_message.Message):
+    """SequenceNumbersDiscardPile is one seat's face-up discard pile."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    TOP_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The card ids, bottom first."""
+
+    @_builtins.property
+    def top(self) -> Global___SequenceNumbersCard:
+        """The top card, unset when the pile is empty."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.int] | None = ...,
+        top: Global___SequenceNumbersCard | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["top", b"top"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "top", b"top"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___SequenceNumbersAction: _TypeAlias = SequenceNumbersAction  # noqa: Y015
+Global___SequenceNumbersDiscardPile: _TypeAlias = SequenceNumbersDiscardPile  # noqa: Y015
 
 @_typing.final
 class SequenceNumbersView(_message.Message):
@@ -73,12 +361,73 @@ class SequenceNumbersView(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    NUMBERS_FIELD_NUMBER: _builtins.int
+    CHIPS_FIELD_NUMBER: _builtins.int
+    SEQUENCES_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    DISCARDS_FIELD_NUMBER: _builtins.int
+    DECK_SIZE_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    EXCHANGED_FIELD_NUMBER: _builtins.int
+    SEQUENCES_TO_WIN_FIELD_NUMBER: _builtins.int
+    deck_size: _builtins.int
+    """The number of cards in the draw deck."""
+    turn: _builtins.int
+    """The turns completed; the seat to act is turn mod seats."""
+    exchanged: _builtins.bool
+    """Whether the seat to act has already exchanged a dead card this turn."""
+    sequences_to_win: _builtins.int
+    """The sequences a team needs to win: 1 with 2–3 seats, 2 with 4–6."""
+    @_builtins.property
+    def options(self) -> Global___SequenceNumbersOptions:
+        """The options in force."""
+
+    @_builtins.property
+    def numbers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The board layout, 100 entries, cell = row × 10 + column: the number (1..48) on each
+        cell, 0 on the four free corners.
+        """
+
+    @_builtins.property
+    def chips(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The chips, 100 entries: the team (0-based) on each cell, or -1 for none."""
+
+    @_builtins.property
+    def sequences(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersSequence]:
+        """The completed sequences, in the order they were completed."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersCard]:
+        """The viewer's own hand (empty for a spectator), ascending by id."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in hand."""
+
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersDiscardPile]:
+        """Per seat: the discard pile."""
+
     def __init__(
         self,
+        *,
+        options: Global___SequenceNumbersOptions | None = ...,
+        numbers: _abc.Iterable[_builtins.int] | None = ...,
+        chips: _abc.Iterable[_builtins.int] | None = ...,
+        sequences: _abc.Iterable[Global___SequenceNumbersSequence] | None = ...,
+        hand: _abc.Iterable[Global___SequenceNumbersCard] | None = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        discards: _abc.Iterable[Global___SequenceNumbersDiscardPile] | None = ...,
+        deck_size: _builtins.int = ...,
+        turn: _builtins.int = ...,
+        exchanged: _builtins.bool = ...,
+        sequences_to_win: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips", b"chips", "deck_size", b"deck_size", "discards", b"discards", "exchanged", b"exchanged", "hand", b"hand", "hand_sizes", b"hand_sizes", "numbers", b"numbers", "options", b"options", "sequences", b"sequences", "sequences_to_win", b"sequences_to_win", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -90,13 +439,332 @@ class SequenceNumbersEvent(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    DEAD_CARD_EXCHANGED_FIELD_NUMBER: _builtins.int
+    CARD_DRAWN_FIELD_NUMBER: _builtins.int
+    CHIP_PLACED_FIELD_NUMBER: _builtins.int
+    CHIP_REMOVED_FIELD_NUMBER: _builtins.int
+    CARD_DISCARDED_FIELD_NUMBER: _builtins.int
+    SEQUENCE_COMPLETED_FIELD_NUMBER: _builtins.int
+    DECK_RESHUFFLED_FIELD_NUMBER: _builtins.int
+    TEAM_WON_FIELD_NUMBER: _builtins.int
+    TURN_LIMIT_REACHED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def dead_card_exchanged(self) -> Global___SequenceNumbersDeadCardExchanged:
+        """A seat exchanged a dead card."""
+
+    @_builtins.property
+    def card_drawn(self) -> Global___SequenceNumbersCardDrawn:
+        """A seat drew a card (which card only in the event addressed to that seat)."""
+
+    @_builtins.property
+    def chip_placed(self) -> Global___SequenceNumbersChipPlaced:
+        """A seat placed its team's chip."""
+
+    @_builtins.property
+    def chip_removed(self) -> Global___SequenceNumbersChipRemoved:
+        """A seat removed another team's chip with a MINUS card."""
+
+    @_builtins.property
+    def card_discarded(self) -> Global___SequenceNumbersCardDiscarded:
+        """A seat with no playable card discarded one."""
+
+    @_builtins.property
+    def sequence_completed(self) -> Global___SequenceNumbersSequenceCompleted:
+        """A team completed a sequence."""
+
+    @_builtins.property
+    def deck_reshuffled(self) -> Global___SequenceNumbersDeckReshuffled:
+        """The discard piles were shuffled into a new draw deck."""
+
+    @_builtins.property
+    def team_won(self) -> Global___SequenceNumbersTeamWon:
+        """A team won."""
+
+    @_builtins.property
+    def turn_limit_reached(self) -> Global___SequenceNumbersTurnLimitReached:
+        """The turn limit passed without a winner: the game is a draw."""
+
     def __init__(
         self,
+        *,
+        dead_card_exchanged: Global___SequenceNumbersDeadCardExchanged | None = ...,
+        card_drawn: Global___SequenceNumbersCardDrawn | None = ...,
+        chip_placed: Global___SequenceNumbersChipPlaced | None = ...,
+        chip_removed: Global___SequenceNumbersChipRemoved | None = ...,
+        card_discarded: Global___SequenceNumbersCardDiscarded | None = ...,
+        sequence_completed: Global___SequenceNumbersSequenceCompleted | None = ...,
+        deck_reshuffled: Global___SequenceNumbersDeckReshuffled | None = ...,
+        team_won: Global___SequenceNumbersTeamWon | None = ...,
+        turn_limit_reached: Global___SequenceNumbersTurnLimitReached | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_discarded", b"card_discarded", "card_drawn", b"card_drawn", "chip_placed", b"chip_placed", "chip_removed", b"chip_removed", "dead_card_exchanged", b"dead_card_exchanged", "deck_reshuffled", b"deck_reshuffled", "kind", b"kind", "sequence_completed", b"sequence_completed", "team_won", b"team_won", "turn_limit_reached", b"turn_limit_reached"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_discarded", b"card_discarded", "card_drawn", b"card_drawn", "chip_placed", b"chip_placed", "chip_removed", b"chip_removed", "dead_card_exchanged", b"dead_card_exchanged", "deck_reshuffled", b"deck_reshuffled", "kind", b"kind", "sequence_completed", b"sequence_completed", "team_won", b"team_won", "turn_limit_reached", b"turn_limit_reached"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["dead_card_exchanged", "card_drawn", "chip_placed", "chip_removed", "card_discarded", "sequence_completed", "deck_reshuffled", "team_won", "turn_limit_reached"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___SequenceNumbersEvent: _TypeAlias = SequenceNumbersEvent  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersDeadCardExchanged(_message.Message):
+    """SequenceNumbersDeadCardExchanged tells that a seat discarded a dead card to draw another."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that exchanged."""
+    @_builtins.property
+    def card(self) -> Global___SequenceNumbersCard:
+        """The dead card, now on the seat's discard pile."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: Global___SequenceNumbersCard | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___SequenceNumbersEvent: _TypeAlias = SequenceNumbersEvent  # noqa: Y015
+Global___SequenceNumbersDeadCardExchanged: _TypeAlias = SequenceNumbersDeadCardExchanged  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersCardDrawn(_message.Message):
+    """SequenceNumbersCardDrawn tells that a seat drew a card."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that drew."""
+    @_builtins.property
+    def card(self) -> Global___SequenceNumbersCard:
+        """The card drawn, only in the event addressed to that seat alone; unset in the public event."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: Global___SequenceNumbersCard | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersCardDrawn: _TypeAlias = SequenceNumbersCardDrawn  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersChipPlaced(_message.Message):
+    """SequenceNumbersChipPlaced tells that a seat played an equation or PLUS card and placed a chip."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    TEAM_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    CELL_FIELD_NUMBER: _builtins.int
+    NUMBER_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that played."""
+    team: _builtins.int
+    """The team whose chip it is."""
+    cell: _builtins.int
+    """The cell (row × 10 + column)."""
+    number: _builtins.int
+    """The number on that cell (1..48)."""
+    @_builtins.property
+    def card(self) -> Global___SequenceNumbersCard:
+        """The card played."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        team: _builtins.int = ...,
+        card: Global___SequenceNumbersCard | None = ...,
+        cell: _builtins.int = ...,
+        number: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cell", b"cell", "number", b"number", "seat", b"seat", "team", b"team"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersChipPlaced: _TypeAlias = SequenceNumbersChipPlaced  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersChipRemoved(_message.Message):
+    """SequenceNumbersChipRemoved tells that a seat played a MINUS card and removed a chip."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    CELL_FIELD_NUMBER: _builtins.int
+    TEAM_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that played."""
+    cell: _builtins.int
+    """The cell (row × 10 + column) that is free again."""
+    team: _builtins.int
+    """The team whose chip was removed."""
+    @_builtins.property
+    def card(self) -> Global___SequenceNumbersCard:
+        """The MINUS card played."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: Global___SequenceNumbersCard | None = ...,
+        cell: _builtins.int = ...,
+        team: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cell", b"cell", "seat", b"seat", "team", b"team"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersChipRemoved: _TypeAlias = SequenceNumbersChipRemoved  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersCardDiscarded(_message.Message):
+    """SequenceNumbersCardDiscarded tells that a seat with no playable card discarded one."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that discarded."""
+    @_builtins.property
+    def card(self) -> Global___SequenceNumbersCard:
+        """The card, now on the seat's discard pile."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: Global___SequenceNumbersCard | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersCardDiscarded: _TypeAlias = SequenceNumbersCardDiscarded  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersSequenceCompleted(_message.Message):
+    """SequenceNumbersSequenceCompleted tells that a team completed a sequence, now locked."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEAM_FIELD_NUMBER: _builtins.int
+    CELLS_FIELD_NUMBER: _builtins.int
+    team: _builtins.int
+    """The team that completed it."""
+    @_builtins.property
+    def cells(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Its five cells in line order (cell = row × 10 + column)."""
+
+    def __init__(
+        self,
+        *,
+        team: _builtins.int = ...,
+        cells: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cells", b"cells", "team", b"team"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersSequenceCompleted: _TypeAlias = SequenceNumbersSequenceCompleted  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersDeckReshuffled(_message.Message):
+    """SequenceNumbersDeckReshuffled tells that the draw deck ran out and every discard pile was
+    shuffled into a new one.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SIZE_FIELD_NUMBER: _builtins.int
+    size: _builtins.int
+    """The number of cards in the new draw deck."""
+    def __init__(
+        self,
+        *,
+        size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["size", b"size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersDeckReshuffled: _TypeAlias = SequenceNumbersDeckReshuffled  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersTeamWon(_message.Message):
+    """SequenceNumbersTeamWon tells that a team has the sequences it needs and wins."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEAM_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    team: _builtins.int
+    """The winning team."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Its seats, ascending."""
+
+    def __init__(
+        self,
+        *,
+        team: _builtins.int = ...,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats", "team", b"team"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersTeamWon: _TypeAlias = SequenceNumbersTeamWon  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersTurnLimitReached(_message.Message):
+    """SequenceNumbersTurnLimitReached tells that the game ended as a draw at the turn limit."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURNS_FIELD_NUMBER: _builtins.int
+    turns: _builtins.int
+    """The turns played (600)."""
+    def __init__(
+        self,
+        *,
+        turns: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["turns", b"turns"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersTurnLimitReached: _TypeAlias = SequenceNumbersTurnLimitReached  # noqa: Y015

@@ -3,8 +3,11 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,35 +19,319 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _UpOrDownLength:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _UpOrDownLengthEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UpOrDownLength.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    UP_OR_DOWN_LENGTH_UNSPECIFIED: _UpOrDownLength.ValueType  # 0
+    """Unset: the default, UP_OR_DOWN_LENGTH_SHORT."""
+    UP_OR_DOWN_LENGTH_SHORT: _UpOrDownLength.ValueType  # 1
+    """The seed's game: 2 seats play cards 1..42, 3 seats 1..60, 4 seats 1..78, 5-6 seats 1..96."""
+    UP_OR_DOWN_LENGTH_LONG: _UpOrDownLength.ValueType  # 2
+    """The long game: 2 seats play cards 1..54, 3 seats 1..78, 4 seats 1..102, 5-6 seats 1..126."""
+
+class UpOrDownLength(_UpOrDownLength, metaclass=_UpOrDownLengthEnumTypeWrapper):
+    """UpOrDownLength selects the card set for the seat count."""
+
+UP_OR_DOWN_LENGTH_UNSPECIFIED: UpOrDownLength.ValueType  # 0
+"""Unset: the default, UP_OR_DOWN_LENGTH_SHORT."""
+UP_OR_DOWN_LENGTH_SHORT: UpOrDownLength.ValueType  # 1
+"""The seed's game: 2 seats play cards 1..42, 3 seats 1..60, 4 seats 1..78, 5-6 seats 1..96."""
+UP_OR_DOWN_LENGTH_LONG: UpOrDownLength.ValueType  # 2
+"""The long game: 2 seats play cards 1..54, 3 seats 1..78, 4 seats 1..102, 5-6 seats 1..126."""
+Global___UpOrDownLength: _TypeAlias = UpOrDownLength  # noqa: Y015
+
+class _UpOrDownDiscardScoring:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _UpOrDownDiscardScoringEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UpOrDownDiscardScoring.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    UP_OR_DOWN_DISCARD_SCORING_UNSPECIFIED: _UpOrDownDiscardScoring.ValueType  # 0
+    """Unset: the default, UP_OR_DOWN_DISCARD_SCORING_PER_CARD."""
+    UP_OR_DOWN_DISCARD_SCORING_PER_CARD: _UpOrDownDiscardScoring.ValueType  # 1
+    """1 point per card in the discard pile."""
+    UP_OR_DOWN_DISCARD_SCORING_PER_ROW: _UpOrDownDiscardScoring.ValueType  # 2
+    """1 point per abandoned row."""
+
+class UpOrDownDiscardScoring(_UpOrDownDiscardScoring, metaclass=_UpOrDownDiscardScoringEnumTypeWrapper):
+    """UpOrDownDiscardScoring says what a discard pile scores at the end."""
+
+UP_OR_DOWN_DISCARD_SCORING_UNSPECIFIED: UpOrDownDiscardScoring.ValueType  # 0
+"""Unset: the default, UP_OR_DOWN_DISCARD_SCORING_PER_CARD."""
+UP_OR_DOWN_DISCARD_SCORING_PER_CARD: UpOrDownDiscardScoring.ValueType  # 1
+"""1 point per card in the discard pile."""
+UP_OR_DOWN_DISCARD_SCORING_PER_ROW: UpOrDownDiscardScoring.ValueType  # 2
+"""1 point per abandoned row."""
+Global___UpOrDownDiscardScoring: _TypeAlias = UpOrDownDiscardScoring  # noqa: Y015
+
+class _UpOrDownColour:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _UpOrDownColourEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UpOrDownColour.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    UP_OR_DOWN_COLOUR_UNSPECIFIED: _UpOrDownColour.ValueType  # 0
+    """Unset: never used for a card."""
+    UP_OR_DOWN_COLOUR_YELLOW: _UpOrDownColour.ValueType  # 1
+    """Yellow."""
+    UP_OR_DOWN_COLOUR_BLUE: _UpOrDownColour.ValueType  # 2
+    """Blue."""
+    UP_OR_DOWN_COLOUR_RED: _UpOrDownColour.ValueType  # 3
+    """Red."""
+    UP_OR_DOWN_COLOUR_GREEN: _UpOrDownColour.ValueType  # 4
+    """Green."""
+    UP_OR_DOWN_COLOUR_PURPLE: _UpOrDownColour.ValueType  # 5
+    """Purple."""
+    UP_OR_DOWN_COLOUR_ORANGE: _UpOrDownColour.ValueType  # 6
+    """Orange."""
+
+class UpOrDownColour(_UpOrDownColour, metaclass=_UpOrDownColourEnumTypeWrapper):
+    """UpOrDownColour is the colour of a card."""
+
+UP_OR_DOWN_COLOUR_UNSPECIFIED: UpOrDownColour.ValueType  # 0
+"""Unset: never used for a card."""
+UP_OR_DOWN_COLOUR_YELLOW: UpOrDownColour.ValueType  # 1
+"""Yellow."""
+UP_OR_DOWN_COLOUR_BLUE: UpOrDownColour.ValueType  # 2
+"""Blue."""
+UP_OR_DOWN_COLOUR_RED: UpOrDownColour.ValueType  # 3
+"""Red."""
+UP_OR_DOWN_COLOUR_GREEN: UpOrDownColour.ValueType  # 4
+"""Green."""
+UP_OR_DOWN_COLOUR_PURPLE: UpOrDownColour.ValueType  # 5
+"""Purple."""
+UP_OR_DOWN_COLOUR_ORANGE: UpOrDownColour.ValueType  # 6
+"""Orange."""
+Global___UpOrDownColour: _TypeAlias = UpOrDownColour  # noqa: Y015
+
+class _UpOrDownNeighbour:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _UpOrDownNeighbourEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UpOrDownNeighbour.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    UP_OR_DOWN_NEIGHBOUR_UNSPECIFIED: _UpOrDownNeighbour.ValueType  # 0
+    """Unset: an action must choose; refused with reason MALFORMED_ACTION."""
+    UP_OR_DOWN_NEIGHBOUR_LOWER: _UpOrDownNeighbour.ValueType  # 1
+    """The next lower card; the highest card when the played card is lower than every card."""
+    UP_OR_DOWN_NEIGHBOUR_HIGHER: _UpOrDownNeighbour.ValueType  # 2
+    """The next higher card; the lowest card when the played card is higher than every card."""
+
+class UpOrDownNeighbour(_UpOrDownNeighbour, metaclass=_UpOrDownNeighbourEnumTypeWrapper):
+    """UpOrDownNeighbour says which card next to the played card is taken, going around the circle."""
+
+UP_OR_DOWN_NEIGHBOUR_UNSPECIFIED: UpOrDownNeighbour.ValueType  # 0
+"""Unset: an action must choose; refused with reason MALFORMED_ACTION."""
+UP_OR_DOWN_NEIGHBOUR_LOWER: UpOrDownNeighbour.ValueType  # 1
+"""The next lower card; the highest card when the played card is lower than every card."""
+UP_OR_DOWN_NEIGHBOUR_HIGHER: UpOrDownNeighbour.ValueType  # 2
+"""The next higher card; the lowest card when the played card is higher than every card."""
+Global___UpOrDownNeighbour: _TypeAlias = UpOrDownNeighbour  # noqa: Y015
+
+class _UpOrDownPlacement:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _UpOrDownPlacementEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UpOrDownPlacement.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    UP_OR_DOWN_PLACEMENT_UNSPECIFIED: _UpOrDownPlacement.ValueType  # 0
+    """Unset: an action must choose; refused with reason MALFORMED_ACTION."""
+    UP_OR_DOWN_PLACEMENT_EXTEND: _UpOrDownPlacement.ValueType  # 1
+    """At the end of an existing row: a row of one card accepts any card, a longer row only a card
+    that continues the direction its second card fixed.
+    """
+    UP_OR_DOWN_PLACEMENT_NEW_ROW: _UpOrDownPlacement.ValueType  # 2
+    """As the first card of a new row, while the display has fewer than 3 rows."""
+    UP_OR_DOWN_PLACEMENT_ABANDON: _UpOrDownPlacement.ValueType  # 3
+    """The row's cards go face down to the seat's discard pile and the taken card restarts it."""
+
+class UpOrDownPlacement(_UpOrDownPlacement, metaclass=_UpOrDownPlacementEnumTypeWrapper):
+    """UpOrDownPlacement says where the taken card goes in the seat's display."""
+
+UP_OR_DOWN_PLACEMENT_UNSPECIFIED: UpOrDownPlacement.ValueType  # 0
+"""Unset: an action must choose; refused with reason MALFORMED_ACTION."""
+UP_OR_DOWN_PLACEMENT_EXTEND: UpOrDownPlacement.ValueType  # 1
+"""At the end of an existing row: a row of one card accepts any card, a longer row only a card
+that continues the direction its second card fixed.
+"""
+UP_OR_DOWN_PLACEMENT_NEW_ROW: UpOrDownPlacement.ValueType  # 2
+"""As the first card of a new row, while the display has fewer than 3 rows."""
+UP_OR_DOWN_PLACEMENT_ABANDON: UpOrDownPlacement.ValueType  # 3
+"""The row's cards go face down to the seat's discard pile and the taken card restarts it."""
+Global___UpOrDownPlacement: _TypeAlias = UpOrDownPlacement  # noqa: Y015
+
+class _UpOrDownDraw:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _UpOrDownDrawEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UpOrDownDraw.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    UP_OR_DOWN_DRAW_UNSPECIFIED: _UpOrDownDraw.ValueType  # 0
+    """Unset: an action must choose; refused with reason MALFORMED_ACTION."""
+    UP_OR_DOWN_DRAW_FACE_UP: _UpOrDownDraw.ValueType  # 1
+    """The top card of the face-up pile (public)."""
+    UP_OR_DOWN_DRAW_FACE_DOWN: _UpOrDownDraw.ValueType  # 2
+    """The top card of the face-down pile (seen only by the drawer)."""
+    UP_OR_DOWN_DRAW_NONE: _UpOrDownDraw.ValueType  # 3
+    """No card: allowed only when both piles are empty."""
+
+class UpOrDownDraw(_UpOrDownDraw, metaclass=_UpOrDownDrawEnumTypeWrapper):
+    """UpOrDownDraw says which pile a turn draws from."""
+
+UP_OR_DOWN_DRAW_UNSPECIFIED: UpOrDownDraw.ValueType  # 0
+"""Unset: an action must choose; refused with reason MALFORMED_ACTION."""
+UP_OR_DOWN_DRAW_FACE_UP: UpOrDownDraw.ValueType  # 1
+"""The top card of the face-up pile (public)."""
+UP_OR_DOWN_DRAW_FACE_DOWN: UpOrDownDraw.ValueType  # 2
+"""The top card of the face-down pile (seen only by the drawer)."""
+UP_OR_DOWN_DRAW_NONE: UpOrDownDraw.ValueType  # 3
+"""No card: allowed only when both piles are empty."""
+Global___UpOrDownDraw: _TypeAlias = UpOrDownDraw  # noqa: Y015
+
 @_typing.final
 class UpOrDownOptions(_message.Message):
     """UpOrDownOptions are the variant settings of Up or Down?."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    LENGTH_FIELD_NUMBER: _builtins.int
+    DISCARD_SCORING_FIELD_NUMBER: _builtins.int
+    length: Global___UpOrDownLength.ValueType
+    """The card set for the seat count; unset means SHORT."""
+    discard_scoring: Global___UpOrDownDiscardScoring.ValueType
+    """What the discard pile scores; unset means PER_CARD."""
     def __init__(
         self,
+        *,
+        length: Global___UpOrDownLength.ValueType = ...,
+        discard_scoring: Global___UpOrDownDiscardScoring.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["discard_scoring", b"discard_scoring", "length", b"length"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___UpOrDownOptions: _TypeAlias = UpOrDownOptions  # noqa: Y015
 
 @_typing.final
-class UpOrDownState(_message.Message):
-    """UpOrDownState is the whole state of a Up or Down? game."""
+class UpOrDownCards(_message.Message):
+    """UpOrDownCards is a list of cards."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The card values (1..126), in the order the containing field describes."""
+
     def __init__(
         self,
+        *,
+        cards: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpOrDownCards: _TypeAlias = UpOrDownCards  # noqa: Y015
+
+@_typing.final
+class UpOrDownDisplay(_message.Message):
+    """UpOrDownDisplay is one seat's display of rows."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROWS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___UpOrDownCards]:
+        """The rows (0 to 3), by row index; each row's cards in the order they were placed."""
+
+    def __init__(
+        self,
+        *,
+        rows: _abc.Iterable[Global___UpOrDownCards] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rows", b"rows"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpOrDownDisplay: _TypeAlias = UpOrDownDisplay  # noqa: Y015
+
+@_typing.final
+class UpOrDownState(_message.Message):
+    """UpOrDownState is the whole state of an Up or Down? game. One action is one whole turn, so the
+    envelope's revision is the number of turns played and seat revision % seats is to act.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    CIRCLE_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    DISPLAYS_FIELD_NUMBER: _builtins.int
+    DISCARDS_FIELD_NUMBER: _builtins.int
+    ABANDONED_ROWS_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
+    FACE_UP_FIELD_NUMBER: _builtins.int
+    RNG_STATE_FIELD_NUMBER: _builtins.int
+    rng_state: _builtins.int
+    """Hidden: the state of the random generator (SplitMix64)."""
+    @_builtins.property
+    def options(self) -> Global___UpOrDownOptions:
+        """The options in force, with every default filled in."""
+
+    @_builtins.property
+    def circle(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The 6 cards of the circle, ascending; the circle wraps from the highest to the lowest."""
+
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___UpOrDownCards]:
+        """Hidden: each seat's hand (up to 3 cards, ascending), one entry per seat."""
+
+    @_builtins.property
+    def displays(self) -> _containers.RepeatedCompositeFieldContainer[Global___UpOrDownDisplay]:
+        """Each seat's display, one entry per seat."""
+
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___UpOrDownCards]:
+        """Hidden faces: each seat's discard pile, ascending, one entry per seat."""
+
+    @_builtins.property
+    def abandoned_rows(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of rows abandoned so far."""
+
+    @_builtins.property
+    def face_down(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden: the face-down pile, top card first."""
+
+    @_builtins.property
+    def face_up(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The face-up pile, top card first; only the top card is visible to players."""
+
+    def __init__(
+        self,
+        *,
+        options: Global___UpOrDownOptions | None = ...,
+        circle: _abc.Iterable[_builtins.int] | None = ...,
+        hands: _abc.Iterable[Global___UpOrDownCards] | None = ...,
+        displays: _abc.Iterable[Global___UpOrDownDisplay] | None = ...,
+        discards: _abc.Iterable[Global___UpOrDownCards] | None = ...,
+        abandoned_rows: _abc.Iterable[_builtins.int] | None = ...,
+        face_down: _abc.Iterable[_builtins.int] | None = ...,
+        face_up: _abc.Iterable[_builtins.int] | None = ...,
+        rng_state: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandoned_rows", b"abandoned_rows", "circle", b"circle", "discards", b"discards", "displays", b"displays", "face_down", b"face_down", "face_up", b"face_up", "hands", b"hands", "options", b"options", "rng_state", b"rng_state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -52,16 +339,42 @@ Global___UpOrDownState: _TypeAlias = UpOrDownState  # noqa: Y015
 
 @_typing.final
 class UpOrDownAction(_message.Message):
-    """UpOrDownAction is a Up or Down? move."""
+    """UpOrDownAction is one whole Up or Down? turn. Every part is checked: a card not in hand is
+    refused with CARD_NOT_IN_HAND, a missing row with NO_SUCH_ROW, a card against a row's direction
+    with BREAKS_DIRECTION, a fourth row with TOO_MANY_ROWS, a new row at another index than the
+    number of rows with NEW_ROW_INDEX_MISMATCH, an empty pile with PILE_EMPTY, no draw while a pile
+    has cards with MUST_DRAW, and an unset choice with MALFORMED_ACTION.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    CARD_FIELD_NUMBER: _builtins.int
+    TAKE_FIELD_NUMBER: _builtins.int
+    PLACEMENT_FIELD_NUMBER: _builtins.int
+    ROW_FIELD_NUMBER: _builtins.int
+    DRAW_FIELD_NUMBER: _builtins.int
+    card: _builtins.int
+    """The card from hand played into the circle."""
+    take: Global___UpOrDownNeighbour.ValueType
+    """Which neighbour of the played card is taken into the display."""
+    placement: Global___UpOrDownPlacement.ValueType
+    """Where the taken card goes."""
+    row: _builtins.int
+    """The row index (0..2) extended or abandoned; for a new row, the number of rows the display had."""
+    draw: Global___UpOrDownDraw.ValueType
+    """Which pile to draw from."""
     def __init__(
         self,
+        *,
+        card: _builtins.int = ...,
+        take: Global___UpOrDownNeighbour.ValueType = ...,
+        placement: Global___UpOrDownPlacement.ValueType = ...,
+        row: _builtins.int = ...,
+        draw: Global___UpOrDownDraw.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "draw", b"draw", "placement", b"placement", "row", b"row", "take", b"take"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -69,16 +382,91 @@ Global___UpOrDownAction: _TypeAlias = UpOrDownAction  # noqa: Y015
 
 @_typing.final
 class UpOrDownView(_message.Message):
-    """UpOrDownView is what one viewer sees of a Up or Down? game."""
+    """UpOrDownView is what one viewer sees of an Up or Down? game: no other seat's hand or discarded
+    cards, no pile order below the face-up top, no generator state.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    CIRCLE_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    DISPLAYS_FIELD_NUMBER: _builtins.int
+    DISCARD_FIELD_NUMBER: _builtins.int
+    DISCARD_SIZES_FIELD_NUMBER: _builtins.int
+    ABANDONED_ROWS_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_SIZE_FIELD_NUMBER: _builtins.int
+    FACE_UP_SIZE_FIELD_NUMBER: _builtins.int
+    FACE_UP_TOP_FIELD_NUMBER: _builtins.int
+    CARD_COLOURS_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
+    face_down_size: _builtins.int
+    """The number of cards in the face-down pile."""
+    face_up_size: _builtins.int
+    """The number of cards in the face-up pile."""
+    face_up_top: _builtins.int
+    """The top card of the face-up pile; 0 when the pile is empty."""
+    @_builtins.property
+    def options(self) -> Global___UpOrDownOptions:
+        """The options in force."""
+
+    @_builtins.property
+    def circle(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The 6 cards of the circle, ascending."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The viewer's own hand, ascending (empty for a spectator)."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in hand."""
+
+    @_builtins.property
+    def displays(self) -> _containers.RepeatedCompositeFieldContainer[Global___UpOrDownDisplay]:
+        """Each seat's display."""
+
+    @_builtins.property
+    def discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The viewer's own discard pile, ascending (empty for a spectator)."""
+
+    @_builtins.property
+    def discard_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in the discard pile."""
+
+    @_builtins.property
+    def abandoned_rows(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of rows abandoned so far."""
+
+    @_builtins.property
+    def card_colours(self) -> _containers.RepeatedScalarFieldContainer[Global___UpOrDownColour.ValueType]:
+        """The colour of every card in play: entry i is the colour of card i + 1."""
+
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the points its display and discard pile would score if the game ended now."""
+
     def __init__(
         self,
+        *,
+        options: Global___UpOrDownOptions | None = ...,
+        circle: _abc.Iterable[_builtins.int] | None = ...,
+        hand: _abc.Iterable[_builtins.int] | None = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        displays: _abc.Iterable[Global___UpOrDownDisplay] | None = ...,
+        discard: _abc.Iterable[_builtins.int] | None = ...,
+        discard_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        abandoned_rows: _abc.Iterable[_builtins.int] | None = ...,
+        face_down_size: _builtins.int = ...,
+        face_up_size: _builtins.int = ...,
+        face_up_top: _builtins.int = ...,
+        card_colours: _abc.Iterable[Global___UpOrDownColour.ValueType] | None = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandoned_rows", b"abandoned_rows", "card_colours", b"card_colours", "circle", b"circle", "discard", b"discard", "discard_sizes", b"discard_sizes", "displays", b"displays", "face_down_size", b"face_down_size", "face_up_size", b"face_up_size", "face_up_top", b"face_up_top", "hand", b"hand", "hand_sizes", b"hand_sizes", "options", b"options", "scores", b"scores"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -86,17 +474,142 @@ Global___UpOrDownView: _TypeAlias = UpOrDownView  # noqa: Y015
 
 @_typing.final
 class UpOrDownEvent(_message.Message):
-    """UpOrDownEvent is something that happened in a Up or Down? game."""
+    """UpOrDownEvent is something that happened in an Up or Down? game."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    TURN_PLAYED_FIELD_NUMBER: _builtins.int
+    CARD_DRAWN_FIELD_NUMBER: _builtins.int
+    GAME_SCORED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def turn_played(self) -> Global___UpOrDownTurnPlayed:
+        """A seat played its turn (public)."""
+
+    @_builtins.property
+    def card_drawn(self) -> Global___UpOrDownCardDrawn:
+        """A seat drew a card from the face-down pile (addressed to that seat alone)."""
+
+    @_builtins.property
+    def game_scored(self) -> Global___UpOrDownGameScored:
+        """Every hand is empty and the game is scored (public)."""
+
     def __init__(
         self,
+        *,
+        turn_played: Global___UpOrDownTurnPlayed | None = ...,
+        card_drawn: Global___UpOrDownCardDrawn | None = ...,
+        game_scored: Global___UpOrDownGameScored | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "game_scored", b"game_scored", "kind", b"kind", "turn_played", b"turn_played"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "game_scored", b"game_scored", "kind", b"kind", "turn_played", b"turn_played"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["turn_played", "card_drawn", "game_scored"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___UpOrDownEvent: _TypeAlias = UpOrDownEvent  # noqa: Y015
+
+@_typing.final
+class UpOrDownTurnPlayed(_message.Message):
+    """UpOrDownTurnPlayed tells a seat's whole turn."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    TAKEN_FIELD_NUMBER: _builtins.int
+    PLACEMENT_FIELD_NUMBER: _builtins.int
+    ROW_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
+    DRAW_FIELD_NUMBER: _builtins.int
+    DRAWN_FIELD_NUMBER: _builtins.int
+    FACE_UP_TOP_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that played."""
+    card: _builtins.int
+    """The card played from hand into the circle."""
+    taken: _builtins.int
+    """The neighbour taken from the circle into the display."""
+    placement: Global___UpOrDownPlacement.ValueType
+    """Where the taken card went."""
+    row: _builtins.int
+    """The row index extended, abandoned and restarted, or started."""
+    discarded: _builtins.int
+    """The number of cards the abandoned row sent to the discard pile (0 unless ABANDON)."""
+    draw: Global___UpOrDownDraw.ValueType
+    """The pile drawn from."""
+    drawn: _builtins.int
+    """The card drawn from the face-up pile; 0 for a face-down draw or no draw."""
+    face_up_top: _builtins.int
+    """The face-up pile's top card after the turn; 0 when it is empty."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: _builtins.int = ...,
+        taken: _builtins.int = ...,
+        placement: Global___UpOrDownPlacement.ValueType = ...,
+        row: _builtins.int = ...,
+        discarded: _builtins.int = ...,
+        draw: Global___UpOrDownDraw.ValueType = ...,
+        drawn: _builtins.int = ...,
+        face_up_top: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "discarded", b"discarded", "draw", b"draw", "drawn", b"drawn", "face_up_top", b"face_up_top", "placement", b"placement", "row", b"row", "seat", b"seat", "taken", b"taken"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___UpOrDownEvent: _TypeAlias = UpOrDownEvent  # noqa: Y015
+Global___UpOrDownTurnPlayed: _TypeAlias = UpOrDownTurnPlayed  # noqa: Y015
+
+@_typing.final
+class UpOrDownCardDrawn(_message.Message):
+    """UpOrDownCardDrawn tells the drawer which card it drew from the face-down pile."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that drew."""
+    card: _builtins.int
+    """The card drawn."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpOrDownCardDrawn: _TypeAlias = UpOrDownCardDrawn  # noqa: Y015
+
+@_typing.final
+class UpOrDownGameScored(_message.Message):
+    """UpOrDownGameScored gives the final scores."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCORES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: rows (cards times the count of the most common colour) plus discard points."""
+
+    def __init__(
+        self,
+        *,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scores", b"scores"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpOrDownGameScored: _TypeAlias = UpOrDownGameScored  # noqa: Y015

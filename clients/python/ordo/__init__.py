@@ -1,0 +1,9 @@
+"""Ordo's Python client: ``Client`` calls a GameEngineService, ``OrdoError`` is its one error.
+
+The generated messages and stubs of the ``ordo.v1`` contract live in ``ordo.v1``; the command-line
+client is ``ordo.cli`` (the ``ordo`` command).
+"""
+
+from ordo.client import Client, OrdoError
+
+__all__ = ["Client", "OrdoError"]

@@ -1,0 +1,196 @@
+"""The ``ordo`` command: list a server's games, or watch its bots play one.
+
+``ordo games`` prints every game the server runs with its seats, policies and options.
+``ordo demo GAME --seats N`` deals a game and lets a bot policy play every seat through the
+server (SuggestAction, then ApplyAction), printing each turn as a spectator sees it: the public
+events, then the spectator's view; then the outcome. In a game with simultaneous turns every seat
+to act acts before the turn is printed.
+
+The command knows no game: it learns the games from ListGames, builds their options through the
+``GameOptions`` descriptor, and renders them with ``ordo.render``. Exit codes: 0 done, 1 the
+server failed (its reason is printed), 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from google.protobuf.message import Message
+
+from ordo.client import DEFAULT_TARGET, Client, OrdoError, game_options
+from ordo.render import renderer
+from ordo.v1 import common_pb2 as common
+
+__all__ = ["build_parser", "main", "set_language"]
+
+TARGET_ENV = "ORDO_TARGET"
+LANGUAGE_FIELD = "language"  # the options field that picks a game's language, when it has one
+LANGUAGES = ("en", "pt_br")
+POLICIES = ("heuristic", "random")
+DEFAULT_MAX_TURNS = 1000
+SEED_LIMIT = 1 << 64  # seeds are uint64
+EXIT_OK, EXIT_SERVER_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A command line the server's answers show to be wrong (an unknown game, policy…)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``ordo`` command and its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="ordo", description="Command-line client of Ordo, the gRPC card-game rules engine."
+    )
+    parser.add_argument(
+        "--target",
+        default=os.environ.get(TARGET_ENV, DEFAULT_TARGET),
+        metavar="HOST:PORT",
+        help=f"the server's address (env {TARGET_ENV}, default %(default)s)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per call (default %(default)s)"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("games", help="list the games the server runs, with their options")
+    demo = commands.add_parser("demo", help="watch bots play a whole game through the server")
+    demo.add_argument("game", metavar="GAME", help="the game id, as `ordo games` lists it")
+    demo.add_argument("--seats", type=int, required=True, help="the number of seats")
+    demo.add_argument("--seed", type=int, default=0, help="the deal's seed (0: the server picks)")
+    demo.add_argument(
+        "--policy", choices=POLICIES, default="heuristic", help="the bots' policy (%(default)s)"
+    )
+    demo.add_argument(
+        "--lang", choices=LANGUAGES, help="the game's language, for games that have one"
+    )
+    demo.add_argument(
+        "--max-turns",
+        type=int,
+        default=DEFAULT_MAX_TURNS,
+        metavar="K",
+        help="stop after K turns (default %(default)s)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.timeout <= 0:
+        parser.error("--timeout must be positive")
+    if args.command == "demo" and not (0 <= args.seed < SEED_LIMIT and args.max_turns >= 1):
+        parser.error(f"--seed must be in 0..{SEED_LIMIT - 1} and --max-turns at least 1")
+    try:
+        with Client(args.target, timeout=args.timeout) as client:
+            if args.command == "games":
+                print_games(client, sys.stdout)
+                return EXIT_OK
+            return demo(client, args, sys.stdout)
+    except UsageError as error:
+        parser.error(str(error))  # exits with EXIT_USAGE
+    except OrdoError as error:
+        print(f"ordo: server error: {error}", file=sys.stderr)
+        return EXIT_SERVER_ERROR
+
+
+def print_games(client: Client, out: TextIO) -> None:
+    """Print each game's id, title, seats, turn kind, policies and options with defaults."""
+    for index, game in enumerate(client.list_games().games):
+        if index:
+            print(file=out)
+        print(f"{game.id}: {game.title}", file=out)
+        print(f"  seats: {game.min_seats}-{game.max_seats}", file=out)
+        print(f"  simultaneous turns: {'yes' if game.simultaneous else 'no'}", file=out)
+        print(f"  policies: {', '.join(game.policies)}", file=out)
+        if not game.options:
+            print("  options: none", file=out)
+            continue
+        print("  options:", file=out)
+        for option in game.options:
+            allowed = (
+                f" (one of {', '.join(option.allowed_values)})" if option.allowed_values else ""
+            )
+            print(f"    {option.name} = {option.default_value}{allowed}", file=out)
+            print(f"      {option.description}", file=out)
+
+
+def set_language(options: Message, language: str) -> bool:
+    """Set the ``language`` enum field of a game's options to the value named ``*_LANGUAGE``.
+
+    Returns False when the options have no such field; raises ``UsageError`` when no value of
+    the field's enum ends with the language.
+    """
+    field = options.DESCRIPTOR.fields_by_name.get(LANGUAGE_FIELD)
+    if field is None or field.enum_type is None:
+        return False
+    suffix = "_" + language.upper()
+    for value in field.enum_type.values:
+        if value.name.endswith(suffix):
+            setattr(options, LANGUAGE_FIELD, value.number)
+            return True
+    names = ", ".join(value.name for value in field.enum_type.values if value.number)
+    raise UsageError(f"no language {language!r} in {field.enum_type.name}: {names}")
+
+
+def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    """Play a whole game with bots, printing it as a spectator sees it; returns the exit code."""
+    games = {game.id: game for game in client.list_games().games}
+    info = games.get(args.game)
+    if info is None:
+        raise UsageError(f"unknown game {args.game!r}; the server runs {', '.join(games)}")
+    if args.policy not in info.policies:
+        raise UsageError(f"{info.id} has no policy {args.policy!r}: {', '.join(info.policies)}")
+    options = game_options(info.id)
+    if args.lang is not None and not set_language(getattr(options, info.id), args.lang):
+        print(f"ordo: {info.id} has no language option; --lang ignored", file=sys.stderr)
+    render = renderer(info.id)
+
+    started = client.new_game(options, args.seats, args.seed)
+    state, status = started.state, started.status
+    print(f"{info.title}: {args.seats} seats, seed {started.seed}, {args.policy} bots", file=out)
+    print(render.render_view(client.get_view(state).view), file=out)
+    turn = 0
+    while not status.finished:
+        if turn >= args.max_turns:
+            print(f"\nstopped after {turn} turns, before the end of the game", file=out)
+            return EXIT_OK
+        acting = list(status.seats_to_act)
+        if not acting:
+            print("ordo: the game is not over but no seat is to act", file=sys.stderr)
+            return EXIT_SERVER_ERROR
+        if not info.simultaneous:
+            acting = acting[:1]
+        turn += 1
+        events: list[common.Event] = []
+        for seat in acting:
+            if seat not in status.seats_to_act:  # an earlier action this turn changed who acts
+                continue
+            action = client.suggest_action(state, seat, args.policy).action
+            applied = client.apply_action(state, action)
+            state, status = applied.state, applied.status
+            events.extend(event for event in applied.events if event.public)
+        who = ", ".join(str(seat) for seat in acting)
+        print(f"\nturn {turn}: {'seats' if len(acting) > 1 else 'seat'} {who}", file=out)
+        for line in render.render_events(events):
+            print(f"  {line}", file=out)
+        print(render.render_view(client.get_view(state).view), file=out)
+    print_outcome(status.outcome, turn, out)
+    return EXIT_OK
+
+
+def print_outcome(outcome: common.Outcome, turns: int, out: TextIO) -> None:
+    """Print why and when the game ended, every seat's score and the winners."""
+    print(f"\ngame over after {turns} turns ({outcome.termination or 'finished'})", file=out)
+    better = "lower" if outcome.lower_is_better else "higher"
+    scores = ", ".join(f"seat {seat}: {score}" for seat, score in enumerate(outcome.scores))
+    print(f"scores ({better} is better): {scores}", file=out)
+    winners = ", ".join(f"seat {seat}" for seat in outcome.winners) or "none (a draw)"
+    print(f"winners: {winners}", file=out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,306 @@
+"""A thin, typed client of ``ordo.v1.GameEngineService``: one method per RPC, one error type.
+
+Every method sends one request and returns the response message unchanged; the client keeps no
+game state and knows no game. What it adds to a bare stub:
+
+- ``OrdoError``, the single exception of every failed call, carrying the status code and the
+  stable ``reason`` of the server's ``google.rpc.ErrorInfo``;
+- retries of calls that failed with UNAVAILABLE (and only those), with exponential backoff and
+  full jitter, within the call's deadline — safe because every RPC is pure, ApplyAction included;
+- an ``x-request-id`` on every call (the caller's, or a fresh one), the same for all attempts;
+- several connections on demand (``channels=N``), used round-robin (call by call, attempt by
+  attempt), so that one client reaches every worker of a server whose workers share a port with
+  SO_REUSEPORT.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Self, TypeVar
+
+import grpc
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import engine_service_pb2_grpc as api_grpc
+
+__all__ = ["DEFAULT_TARGET", "REQUEST_ID_KEY", "Client", "OrdoError"]
+
+DEFAULT_TARGET = "localhost:50051"
+REQUEST_ID_KEY = "x-request-id"
+RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})  # the server was not reached: try again
+GAME_FIELD = "game"  # the oneof of GameOptions whose field names are the game ids
+
+Request = TypeVar("Request", bound=Message)
+Response = TypeVar("Response", bound=Message)
+Method = Callable[
+    [api_grpc.GameEngineServiceStub], "grpc.UnaryUnaryMultiCallable[Request, Response]"
+]
+
+
+class OrdoError(Exception):
+    """A failed call: its status code and the stable reason and metadata of its ``ErrorInfo``.
+
+    ``reason`` is empty when the failure did not come from Ordo's rules (an unreachable server,
+    an expired deadline); ``message`` is for people.
+    """
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        reason: str,
+        message: str,
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(code, reason, message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata: dict[str, str] = dict(metadata or {})
+
+    def __str__(self) -> str:
+        head = f"{self.code.name} {self.reason}" if self.reason else self.code.name
+        return f"{head}: {self.message}" if self.message else head
+
+    @classmethod
+    def from_rpc_error(cls, error: grpc.RpcError) -> OrdoError:
+        """Read the code, and the ``ErrorInfo`` of the rich status when there is one."""
+        code = error.code()
+        message = error.details() or ""
+        status = None
+        if isinstance(error, grpc.Call):
+            try:
+                status = rpc_status.from_call(error)
+            except ValueError:  # the rich status contradicts the call's own code: ignore it
+                status = None
+        if status is None:
+            return cls(code, "", message)
+        for detail in status.details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                return cls(code, info.reason, status.message, info.metadata)
+        return cls(code, "", status.message)
+
+
+class Client:
+    """A connection to an Ordo server; use it as a context manager or call ``close()``.
+
+    ``timeout`` is each call's deadline in seconds, retries included; ``retries`` is how many
+    times a call that failed with UNAVAILABLE is tried again (so at most ``retries + 1``
+    attempts); ``channels`` is the number of distinct connections to open; ``metadata`` is sent
+    with every call. ``backoff`` is the first retry's largest pause in seconds, doubled at each
+    retry up to ``max_backoff``; each pause is drawn uniformly below that bound (full jitter).
+    """
+
+    def __init__(
+        self,
+        target: str = DEFAULT_TARGET,
+        *,
+        timeout: float = 10.0,
+        retries: int = 3,
+        channels: int = 1,
+        metadata: Sequence[tuple[str, str]] = (),
+        backoff: float = 0.05,
+        max_backoff: float = 2.0,
+    ) -> None:
+        if channels < 1:
+            raise ValueError(f"channels must be at least 1, not {channels}")
+        if retries < 0 or timeout <= 0 or backoff < 0 or max_backoff < backoff:
+            raise ValueError("need retries >= 0, timeout > 0 and 0 <= backoff <= max_backoff")
+        self.target = target
+        self.timeout = timeout
+        self.retries = retries
+        self.metadata = tuple(metadata)
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        # A local subchannel pool gives each channel its own connection: without it, channels
+        # to the same target share one and every call lands on the same server worker.
+        options = [("grpc.use_local_subchannel_pool", 1)] if channels > 1 else []
+        self._channels = tuple(
+            grpc.insecure_channel(target, options=options) for _ in range(channels)
+        )
+        self._stubs = tuple(api_grpc.GameEngineServiceStub(channel) for channel in self._channels)
+        self._next = itertools.count()
+        self._random = random.Random()
+        self._closed = False
+
+    # ----------------------------------------------------------------- lifecycle
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every channel; the client cannot be used afterwards."""
+        self._closed = True
+        for channel in self._channels:
+            channel.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` was called."""
+        return self._closed
+
+    @property
+    def channel_count(self) -> int:
+        """The number of distinct connections this client spreads its calls over."""
+        return len(self._channels)
+
+    # ----------------------------------------------------------------- RPCs
+    def list_games(
+        self, *, timeout: float | None = None, request_id: str | None = None
+    ) -> api.ListGamesResponse:
+        """Every game the server runs, with seat ranges, options and bot policies."""
+        return self._call(lambda stub: stub.ListGames, api.ListGamesRequest(), timeout, request_id)
+
+    def new_game(
+        self,
+        game: str | common.GameOptions,
+        seats: int,
+        seed: int = 0,
+        *,
+        options: Message | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.NewGameResponse:
+        """Deal a new game: ``game`` is a ``GameOptions``, or a game id with its ``options``.
+
+        A game id without options plays that game with its defaults; seed 0 lets the server
+        pick one (the response says which).
+        """
+        request = api.NewGameRequest(seats=seats, seed=seed, options=game_options(game, options))
+        return self._call(lambda stub: stub.NewGame, request, timeout, request_id)
+
+    def apply_action(
+        self,
+        state: common.GameState,
+        action: common.Action,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ApplyActionResponse:
+        """Apply one seat's action: the new state, the status and the events."""
+        request = api.ApplyActionRequest(state=state, action=action)
+        return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
+
+    def validate_action(
+        self,
+        state: common.GameState,
+        action: common.Action,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ValidateActionResponse:
+        """Whether ``apply_action`` would accept the action, and why not."""
+        request = api.ValidateActionRequest(state=state, action=action)
+        return self._call(lambda stub: stub.ValidateAction, request, timeout, request_id)
+
+    def list_legal_actions(
+        self,
+        state: common.GameState,
+        seat: int,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ListLegalActionsResponse:
+        """Every legal action of ``seat`` now (none when it is not to act)."""
+        request = api.ListLegalActionsRequest(state=state, seat=seat)
+        return self._call(lambda stub: stub.ListLegalActions, request, timeout, request_id)
+
+    def get_view(
+        self,
+        state: common.GameState,
+        seat: int | None = None,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.GetViewResponse:
+        """What ``seat`` may see of the game; a spectator's view when ``seat`` is None."""
+        viewer = common.Viewer(spectator=True) if seat is None else common.Viewer(seat=seat)
+        request = api.GetViewRequest(state=state, viewer=viewer)
+        return self._call(lambda stub: stub.GetView, request, timeout, request_id)
+
+    def suggest_action(
+        self,
+        state: common.GameState,
+        seat: int,
+        policy: str = "heuristic",
+        seed: int = 0,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.SuggestActionResponse:
+        """A bot's action for ``seat``; seed 0 makes the answer depend on the request alone."""
+        request = api.SuggestActionRequest(state=state, seat=seat, policy=policy, seed=seed)
+        return self._call(lambda stub: stub.SuggestAction, request, timeout, request_id)
+
+    # ----------------------------------------------------------------- helpers
+    def _call(
+        self,
+        method: Method[Request, Response],
+        request: Request,
+        timeout: float | None,
+        request_id: str | None,
+    ) -> Response:
+        """Send one request, retrying UNAVAILABLE within the deadline.
+
+        Each attempt takes the next channel, so a retry may reach another server worker.
+        """
+        if self._closed:
+            raise ValueError("the client is closed")
+        metadata = ((REQUEST_ID_KEY, request_id or uuid.uuid4().hex), *self.metadata)
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        attempt = 0
+        while True:
+            stub = self._stubs[next(self._next) % len(self._stubs)]
+            remaining = deadline - time.monotonic()
+            try:
+                return method(stub)(request, timeout=max(remaining, 0.0), metadata=metadata)
+            except grpc.RpcError as error:
+                failure = OrdoError.from_rpc_error(error)
+            if failure.code not in RETRYABLE or attempt >= self.retries:
+                raise failure
+            pause = self._random.uniform(0.0, min(self.max_backoff, self.backoff * 2**attempt))
+            if time.monotonic() + pause >= deadline:
+                raise failure
+            time.sleep(pause)
+            attempt += 1
+
+
+def game_options(
+    game: str | common.GameOptions, options: Message | None = None
+) -> common.GameOptions:
+    """The ``GameOptions`` of a game id (with its options message, or its defaults).
+
+    Raises ``ValueError`` for an id that is no field of ``GameOptions.game``, or for options
+    given together with a ``GameOptions``.
+    """
+    if isinstance(game, common.GameOptions):
+        if options is not None:
+            raise ValueError("give either a GameOptions or a game id with its options, not both")
+        return game
+    oneof = common.GameOptions.DESCRIPTOR.oneofs_by_name[GAME_FIELD]
+    ids = [field.name for field in oneof.fields]
+    if game not in ids:
+        raise ValueError(f"unknown game {game!r}; GameOptions knows {', '.join(ids)}")
+    result = common.GameOptions()
+    selected = getattr(result, game)
+    if options is None:
+        selected.SetInParent()
+    else:
+        selected.CopyFrom(options)
+    return result

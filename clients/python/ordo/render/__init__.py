@@ -1,0 +1,70 @@
+"""Text renderings of games for people, one module per game id.
+
+A module ``ordo.render.<game_id>`` exposes two functions:
+
+- ``render_view(view: common_pb2.GameView) -> str``: what a viewer sees, on several lines;
+- ``render_events(events: Sequence[common_pb2.Event]) -> list[str]``: one line per event worth
+  telling (the caller passes only the events its viewer may see).
+
+``renderer(game_id)`` finds that module, or falls back to a generic rendering of the game's
+messages in compact protobuf text format for a game without one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from google.protobuf import text_format
+from google.protobuf.message import Message
+
+from ordo.v1 import common_pb2 as common
+
+__all__ = ["GENERIC", "Renderer", "generic_events", "generic_view", "renderer"]
+
+
+@dataclass(frozen=True, slots=True)
+class Renderer:
+    """The two rendering functions of one game."""
+
+    render_view: Callable[[common.GameView], str]
+    render_events: Callable[[Sequence[common.Event]], list[str]]
+
+
+def _compact(message: Message) -> str:
+    return text_format.MessageToString(message, as_one_line=True)
+
+
+def _game_message(message: common.GameView | common.Event) -> Message | None:
+    field = message.WhichOneof("game")
+    game: Message | None = None if field is None else getattr(message, field)
+    return game
+
+
+def generic_view(view: common.GameView) -> str:
+    """A view as the compact text of its game message."""
+    game = _game_message(view)
+    return "(no game in the view)" if game is None else _compact(game)
+
+
+def generic_events(events: Sequence[common.Event]) -> list[str]:
+    """Each event as the compact text of its game message."""
+    return [_compact(game) for event in events if (game := _game_message(event)) is not None]
+
+
+GENERIC = Renderer(generic_view, generic_events)
+
+
+def renderer(game_id: str) -> Renderer:
+    """The renderer of ``game_id``: its module in this package, else the generic one."""
+    if not game_id.isidentifier():
+        return GENERIC
+    name = f"{__name__}.{game_id}"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name != name:  # the module exists but fails to import: let that be seen
+            raise
+        return GENERIC
+    return Renderer(module.render_view, module.render_events)

@@ -1,0 +1,151 @@
+"""Sequence Numbers as text for the command line: the board and the table as a viewer sees them,
+and one line per event worth telling.
+
+Only the generated ``ordo.v1`` messages are used: the board layout and the cards come with the
+view and the events, so no copy of the game's tables is needed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ordo.v1 import common_pb2, sequence_numbers_pb2
+
+pb = sequence_numbers_pb2
+
+BOARD_SIZE = 10  # the board is 10 x 10 cells, cell = row * 10 + column
+NO_CHIP = -1  # a cell without a chip in the view's chips
+FREE = 0  # the number of a corner (a free space) in the view's numbers
+TEAM_LETTERS = "ABC"  # teams 0, 1, 2
+CORNER_MARK = "*"  # a free corner: every team's chip
+
+
+def card_text(card: sequence_numbers_pb2.SequenceNumbersCard) -> str:
+    """A card for people: ``17 + 9 = 26``, ``PLUS`` or ``MINUS``."""
+    if card.kind == pb.SEQUENCE_NUMBERS_CARD_KIND_PLUS:
+        return "PLUS"
+    if card.kind == pb.SEQUENCE_NUMBERS_CARD_KIND_MINUS:
+        return "MINUS"
+    sign = "+" if card.operator == pb.SEQUENCE_NUMBERS_OPERATOR_ADD else "-"
+    return f"{card.left} {sign} {card.right} = {card.result}"
+
+
+def cell_text(cell: int) -> str:
+    """A cell for people: ``r3c5`` (0-based row and column)."""
+    return f"r{cell // BOARD_SIZE}c{cell % BOARD_SIZE}"
+
+
+def team_letter(team: int) -> str:
+    """The letter of a team: A, B or C."""
+    return TEAM_LETTERS[team] if 0 <= team < len(TEAM_LETTERS) else str(team)
+
+
+def render_view(view: common_pb2.GameView) -> str:
+    """Draw the board (numbers, chips in lower case, locked chips in capitals, free corners as
+    ``*``), then the teams, sequences, each seat's cards and discard pile, and who acts."""
+    game = view.sequence_numbers
+    seats = len(game.hand_sizes)
+    teams = game.options.teams or 1
+    locked = {cell for sequence in game.sequences for cell in sequence.cells}
+    lines = ["    " + " ".join(f"{col:>3}" for col in range(BOARD_SIZE))]
+    for row in range(BOARD_SIZE):
+        cells = []
+        for col in range(BOARD_SIZE):
+            cell = row * BOARD_SIZE + col
+            number, chip = game.numbers[cell], game.chips[cell]
+            if number == FREE:
+                cells.append(f"{CORNER_MARK:>3}")
+            elif chip == NO_CHIP:
+                cells.append(f"{number:>3}")
+            else:
+                letter = team_letter(chip)
+                cells.append(f"{letter if cell in locked else letter.lower():>3}")
+        lines.append(f"{row:>3} " + " ".join(cells))
+    lines.append("")
+    counts = [0] * teams
+    for sequence in game.sequences:
+        if sequence.team < teams:
+            counts[sequence.team] += 1
+    for team in range(teams):
+        members = ", ".join(str(seat) for seat in range(team, seats, teams))
+        lines.append(
+            f"team {team_letter(team)} (seats {members}): "
+            f"{counts[team]} of {game.sequences_to_win} sequences"
+        )
+    for seat in range(seats):
+        pile = game.discards[seat] if seat < len(game.discards) else pb.SequenceNumbersDiscardPile()
+        top = f", top {card_text(pile.top)}" if pile.HasField("top") else ""
+        lines.append(
+            f"seat {seat} ({team_letter(seat % teams)}): {game.hand_sizes[seat]} cards in hand, "
+            f"{len(pile.cards)} discarded{top}"
+        )
+    if game.hand:
+        lines.append("hand: " + " | ".join(card_text(card) for card in game.hand))
+    lines.append(f"deck: {game.deck_size} cards; turn {game.turn}")
+    lines.append(_status_line(view.status, teams))
+    return "\n".join(lines)
+
+
+def _status_line(status: common_pb2.GameStatus, teams: int) -> str:
+    if not status.finished:
+        acting = ", ".join(str(seat) for seat in status.seats_to_act)
+        return f"seat {acting} to act"
+    winners = list(status.outcome.winners)
+    if not winners:
+        return f"game over: a draw ({status.outcome.termination})"
+    seats = ", ".join(str(seat) for seat in winners)
+    return f"game over: team {team_letter(winners[0] % teams)} wins (seats {seats})"
+
+
+def render_events(events: Sequence[common_pb2.Event]) -> list[str]:
+    """One line per event worth telling, in order (the caller passes the events its viewer may
+    see): a public draw, implied by every play, is left out; a seat's own draw names the card."""
+    lines = []
+    for event in events:
+        if event.WhichOneof("game") == "sequence_numbers":
+            line = _event_line(event.sequence_numbers)
+            if line:
+                lines.append(line)
+    return lines
+
+
+def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent) -> str:
+    kind = event.WhichOneof("kind")
+    if kind == "chip_placed":
+        placed = event.chip_placed
+        return (
+            f"seat {placed.seat} plays {card_text(placed.card)}: team {team_letter(placed.team)} "
+            f"chip on {placed.number} at {cell_text(placed.cell)}"
+        )
+    if kind == "chip_removed":
+        removed = event.chip_removed
+        return (
+            f"seat {removed.seat} plays MINUS: removes team {team_letter(removed.team)}'s chip "
+            f"at {cell_text(removed.cell)}"
+        )
+    if kind == "dead_card_exchanged":
+        exchanged = event.dead_card_exchanged
+        return f"seat {exchanged.seat} exchanges the dead card {card_text(exchanged.card)}"
+    if kind == "card_drawn":
+        drawn = event.card_drawn
+        return f"seat {drawn.seat} draws {card_text(drawn.card)}" if drawn.HasField("card") else ""
+    if kind == "card_discarded":
+        discarded = event.card_discarded
+        return (
+            f"seat {discarded.seat} has no playable card and discards {card_text(discarded.card)}"
+        )
+    if kind == "sequence_completed":
+        completed = event.sequence_completed
+        cells = " ".join(cell_text(cell) for cell in completed.cells)
+        return f"team {team_letter(completed.team)} completes a sequence: {cells}"
+    if kind == "deck_reshuffled":
+        return (
+            f"the discard piles are shuffled into a new deck of {event.deck_reshuffled.size} cards"
+        )
+    if kind == "team_won":
+        won = event.team_won
+        seats = ", ".join(str(seat) for seat in won.seats)
+        return f"team {team_letter(won.team)} wins (seats {seats})"
+    if kind == "turn_limit_reached":
+        return f"{event.turn_limit_reached.turns} turns without a winner: the game is a draw"
+    return ""

@@ -1,0 +1,120 @@
+"""6 nimmt! as text: the four rows with their bullheads, penalties, selections and reveals.
+
+Public selections ("seat 2 has selected a card") are left to the view, which lists the seats that
+have selected; a seat's own selection (an event addressed to it alone) is told with its card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import six_nimmt_pb2 as six_nimmt
+
+__all__ = ["bullheads", "render_events", "render_view"]
+
+ZERO_CARD = 0  # the zero-card variant's card: revealed, never placed
+NO_CARD = -1  # no selection, or not revealed yet
+ROW_WIDTH = 5 * 4  # five cards of up to three digits, space-separated
+
+
+def bullheads(card: int) -> int:
+    """The bullheads printed on a card (RULES.md §1: the first matching rule wins)."""
+    if card == ZERO_CARD:
+        return 0
+    if card == 55:
+        return 7
+    if card % 11 == 0:
+        return 5
+    if card % 10 == 0:
+        return 3
+    if card % 5 == 0:
+        return 2
+    return 1
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _card(card: int) -> str:
+    return "0 (zero card)" if card == ZERO_CARD else str(card)
+
+
+def _cards(cards: Sequence[int]) -> str:
+    return " ".join(str(card) for card in cards)
+
+
+def _per_seat(values: Sequence[int]) -> str:
+    return ", ".join(f"seat {seat}: {value}" for seat, value in enumerate(values))
+
+
+def render_view(view: common.GameView) -> str:
+    """The rows with their bullheads, the penalties and what is known of this turn's cards."""
+    game = view.six_nimmt
+    lines = [f"hand {game.hand_number}, {_plural(game.turn, 'turn')} played"]
+    for index, row in enumerate(game.rows):
+        cards = " ".join(f"{card:>3}" for card in row.cards)
+        heads = sum(bullheads(card) for card in row.cards)
+        lines.append(f"  row {index}: {cards:<{ROW_WIDTH}} {_plural(heads, 'bullhead')}")
+    lines.append(f"  penalties: {_per_seat(game.penalties)}")
+    taken = [
+        f"seat {seat}: {_cards(cards.cards)}"
+        for seat, cards in enumerate(game.taken)
+        if cards.cards
+    ]
+    if taken:
+        lines.append(f"  taken this hand: {'; '.join(taken)}")
+    revealed = [
+        f"seat {seat}: {_card(card)}" for seat, card in enumerate(game.revealed) if card != NO_CARD
+    ]
+    if revealed:
+        lines.append(f"  revealed: {', '.join(revealed)}")
+    else:
+        selected = [str(seat) for seat, done in enumerate(game.selected) if done]
+        if selected:
+            lines.append(f"  selected a card: seat {', '.join(selected)}")
+    if game.hand:
+        lines.append(f"  hand: {_cards(game.hand)}")
+    return "\n".join(lines)
+
+
+def render_events(events: Sequence[common.Event]) -> list[str]:
+    """One line per reveal, placement, row choice, row taken, hand ended and hand dealt."""
+    lines = []
+    for event in events:
+        line = _event_line(event.six_nimmt)
+        if line:
+            lines.append(line)
+    return lines
+
+
+def _event_line(event: six_nimmt.SixNimmtEvent) -> str:
+    kind = event.WhichOneof("kind")
+    if kind == "card_selected":
+        selected = event.card_selected
+        return "" if selected.card == NO_CARD else f"seat {selected.seat} selects {selected.card}"
+    if kind == "cards_revealed":
+        cards = ", ".join(
+            f"seat {seat}: {_card(card)}" for seat, card in enumerate(event.cards_revealed.cards)
+        )
+        return f"revealed: {cards}"
+    if kind == "card_placed":
+        placed = event.card_placed
+        return f"seat {placed.seat} places {placed.card} on row {placed.row}"
+    if kind == "row_choice_required":
+        choice = event.row_choice_required
+        return f"seat {choice.seat}'s {choice.card} is lower than every row: it must take a row"
+    if kind == "row_taken":
+        taken = event.row_taken
+        return (
+            f"seat {taken.seat} takes row {taken.row} ({_cards(taken.cards)}): "
+            f"{_plural(taken.bullheads, 'bullhead')}"
+        )
+    if kind == "hand_ended":
+        ended = event.hand_ended
+        return f"hand {ended.hand_number} ends; penalties: {_per_seat(ended.penalties)}"
+    if kind == "hand_dealt":
+        dealt = event.hand_dealt
+        return f"hand {dealt.hand_number} dealt; the rows start with {_cards(dealt.rows)}"
+    return ""

@@ -1,0 +1,140 @@
+"""Plain-text rendering of Up or Down? views and events for a terminal.
+
+A card is written with the first letter of its colour, e.g. ``37g`` for a green 37. A display's
+rows show their direction: ``up`` and ``down`` once a second card fixed it, ``open`` before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ordo.v1 import up_or_down_pb2 as pb
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ordo.v1 import common_pb2
+
+COLOUR_LETTERS = {
+    pb.UP_OR_DOWN_COLOUR_YELLOW: "y",
+    pb.UP_OR_DOWN_COLOUR_BLUE: "b",
+    pb.UP_OR_DOWN_COLOUR_RED: "r",
+    pb.UP_OR_DOWN_COLOUR_GREEN: "g",
+    pb.UP_OR_DOWN_COLOUR_PURPLE: "p",
+    pb.UP_OR_DOWN_COLOUR_ORANGE: "o",
+}
+LENGTH_NAMES = {pb.UP_OR_DOWN_LENGTH_SHORT: "short", pb.UP_OR_DOWN_LENGTH_LONG: "long"}
+DISCARD_NAMES = {
+    pb.UP_OR_DOWN_DISCARD_SCORING_PER_CARD: "discards score per card",
+    pb.UP_OR_DOWN_DISCARD_SCORING_PER_ROW: "discards score per abandoned row",
+}
+DRAWS_FROM_A_PILE = (pb.UP_OR_DOWN_DRAW_FACE_UP, pb.UP_OR_DOWN_DRAW_FACE_DOWN)
+NO_CARD = 0  # an empty face-up pile, or a face-down draw in a public event
+INDENT = "    "
+
+
+def render_view(view: common_pb2.GameView) -> str:
+    """Draw the table as one viewer sees it: circle, piles, every display, the viewer's hand."""
+    game = view.up_or_down
+    colours = list(game.card_colours)
+
+    def card(value: int) -> str:
+        letter = COLOUR_LETTERS.get(colours[value - 1], "?") if 0 < value <= len(colours) else "?"
+        return f"{value}{letter}"
+
+    def cards(values: Sequence[int]) -> str:
+        return " ".join(card(value) for value in values) or "-"
+
+    top = card(game.face_up_top) if game.face_up_top != NO_CARD else "none"
+    lines = [
+        f"Up or Down? ({LENGTH_NAMES.get(game.options.length, 'short')} game, "
+        f"{DISCARD_NAMES.get(game.options.discard_scoring, 'discards score per card')})",
+        f"{_status(view.status)}",
+        f"circle     {cards(game.circle)}  (wraps from the highest to the lowest)",
+        f"piles      face down {_count(game.face_down_size, 'card')}, "
+        f"face up {_count(game.face_up_size, 'card')}, top {top}",
+    ]
+    for seat, display in enumerate(game.displays):
+        lines.append(
+            f"seat {seat}     score {_at(game.scores, seat)}, "
+            f"hand {_count(_at(game.hand_sizes, seat), 'card')}, "
+            f"discard pile {_count(_at(game.discard_sizes, seat), 'card')} from "
+            f"{_count(_at(game.abandoned_rows, seat), 'abandoned row')}"
+        )
+        if not display.rows:
+            lines.append(f"{INDENT}no rows yet")
+        for index, row in enumerate(display.rows):
+            lines.append(f"{INDENT}row {index} {_direction(row.cards):<5} {cards(row.cards)}")
+    if game.hand:
+        lines.append(f"your hand  {cards(game.hand)}")
+    if game.discard:
+        lines.append(f"your discards {cards(game.discard)}")
+    return "\n".join(lines)
+
+
+def render_events(events: Sequence[common_pb2.Event]) -> list[str]:
+    """One line per event, in order; the caller passes only what its viewer may see (a card
+    drawn face down is addressed to its drawer alone)."""
+    lines = []
+    for event in events:
+        if event.WhichOneof("game") != "up_or_down":
+            continue
+        body = event.up_or_down
+        kind = body.WhichOneof("kind")
+        if kind == "turn_played":
+            lines.append(_turn_line(body.turn_played))
+        elif kind == "card_drawn":
+            drawn = body.card_drawn
+            lines.append(f"seat {drawn.seat} drew {drawn.card} from the face-down pile")
+        elif kind == "game_scored":
+            scores = ", ".join(
+                f"seat {seat} {score}" for seat, score in enumerate(body.game_scored.scores)
+            )
+            lines.append(f"every hand is empty: final scores {scores}")
+    return lines
+
+
+def _turn_line(turn: pb.UpOrDownTurnPlayed) -> str:
+    start = f"seat {turn.seat} plays {turn.card} and takes {turn.taken}"
+    if turn.placement == pb.UP_OR_DOWN_PLACEMENT_EXTEND:
+        placed = f"onto row {turn.row}"
+    elif turn.placement == pb.UP_OR_DOWN_PLACEMENT_NEW_ROW:
+        placed = f"to start row {turn.row}"
+    else:
+        placed = (
+            f"abandoning row {turn.row} ({turn.discarded} cards to the discard pile) to restart it"
+        )
+    if turn.draw == pb.UP_OR_DOWN_DRAW_FACE_UP:
+        drawn = f"draws {turn.drawn} from the face-up pile"
+    elif turn.draw == pb.UP_OR_DOWN_DRAW_FACE_DOWN:
+        drawn = "draws from the face-down pile"
+    else:
+        drawn = "draws nothing (both piles are empty)"
+    if turn.draw in DRAWS_FROM_A_PILE:
+        new_top = str(turn.face_up_top) if turn.face_up_top != NO_CARD else "empty"
+        drawn += f"; face-up top {new_top}"
+    return f"{start} {placed}; {drawn}"
+
+
+def _status(status: common_pb2.GameStatus) -> str:
+    if status.finished:
+        winners = ", ".join(str(seat) for seat in status.outcome.winners)
+        scores = ", ".join(str(score) for score in status.outcome.scores)
+        label = "winner: seat" if len(status.outcome.winners) == 1 else "winners: seats"
+        return f"finished: scores {scores}; {label} {winners}"
+    to_act = ", ".join(str(seat) for seat in status.seats_to_act)
+    return f"seat {to_act} to act"
+
+
+def _direction(row: Sequence[int]) -> str:
+    if len(row) < 2:
+        return "open"
+    return "up" if row[1] > row[0] else "down"
+
+
+def _at(values: Sequence[int], index: int) -> int:
+    return values[index] if index < len(values) else 0
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

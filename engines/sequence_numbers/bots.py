@@ -1,0 +1,125 @@
+"""The ``heuristic`` bot of Sequence Numbers: a greedy player that reads only what its seat sees.
+
+It looks at its own hand and the public board, never at other hands or the deck, so it needs no
+re-deal. Each play is scored by the windows of five cells through its cell: a chip is worth more
+the closer it brings an open window of its team to a sequence, and worth more again when it
+blocks a window that one other team is filling. PLUS and MINUS cards carry a reserve price, so
+they are kept for a cell no equation card reaches and for real threats. A dead card is always
+exchanged first; with nothing playable, the least useful card is discarded.
+"""
+
+from __future__ import annotations
+
+from engines.prng import Rng
+from engines.sequence_numbers.rules import (
+    EQUATION_COUNT,
+    IS_CORNER,
+    MAX_SHARED_CELLS,
+    MINUS_CARDS,
+    NO_CHIP,
+    PLUS_CARDS,
+    WINDOWS_THROUGH,
+    Action,
+    Discard,
+    Exchange,
+    State,
+    is_dead,
+    plays,
+)
+
+# Value of a chip in an open window (no other team's chip) by the cells the team already holds
+# in it (its chips and corners): the fifth cell completes a sequence.
+ATTACK = (1, 4, 20, 100, 100_000)
+# Value of a chip in a window that one other team is filling, by the cells that team holds: on
+# the fifth cell it stops a sequence next turn.
+BLOCK = (0, 1, 8, 60, 20_000)
+PLUS_RESERVE = 50  # a PLUS card is kept for a cell no equation card reaches
+MINUS_RESERVE = 500  # a MINUS card is kept for a threat of three or more
+# Discard preference with nothing playable: lowest first (dead equation cards go first).
+DISCARD_RANK_EQUATION, DISCARD_RANK_MINUS, DISCARD_RANK_PLUS = 0, 1, 2
+
+
+def heuristic(state: State, seat: int, rng: Rng) -> Action:
+    """Choose ``seat``'s action: exchange a dead card, else the best-scoring play or discard."""
+    hand = state.hands[seat]
+    chips = state.chips
+    if not state.exchanged:
+        for card in hand:
+            if card < EQUATION_COUNT and is_dead(chips, card):
+                return Exchange(card)
+    candidates = plays(state, seat)
+    if not candidates:
+        return Discard(min(hand, key=_discard_rank))
+    team = seat % state.options.teams
+    own = [set(s.cells) for s in state.sequences if s.team == team]
+    placement: dict[int, int] = {}
+    best, best_value = candidates[0], -1 << 62
+    for play in candidates:
+        card, cell = play.card, play.cell
+        if card in MINUS_CARDS:
+            value = _removal_value(chips, cell) - MINUS_RESERVE
+        else:
+            if cell not in placement:
+                placement[cell] = _placement_value(chips, team, cell, own)
+            value = placement[cell]
+            if card in PLUS_CARDS:
+                value -= PLUS_RESERVE
+        if value > best_value:
+            best, best_value = play, value
+    return best
+
+
+def _discard_rank(card: int) -> int:
+    if card < EQUATION_COUNT:
+        return DISCARD_RANK_EQUATION
+    return DISCARD_RANK_MINUS if card in MINUS_CARDS else DISCARD_RANK_PLUS
+
+
+def _placement_value(chips: tuple[int, ...], team: int, cell: int, own: list[set[int]]) -> int:
+    """What a chip of ``team`` on ``cell`` is worth: extending its windows, blocking others'."""
+    value = 0
+    for window in WINDOWS_THROUGH[cell]:
+        corners = mine = theirs = 0
+        other = NO_CHIP
+        mixed = False
+        for x in window:
+            if x == cell:
+                continue
+            if IS_CORNER[x]:
+                corners += 1
+                continue
+            chip = chips[x]
+            if chip == NO_CHIP:
+                continue
+            if chip == team:
+                mine += 1
+            elif other in (NO_CHIP, chip):
+                other = chip
+                theirs += 1
+            else:
+                mixed = True
+        if other == NO_CHIP:
+            # A window sharing two cells with one of the team's sequences can never count.
+            if all(len(cells.intersection(window)) <= MAX_SHARED_CELLS for cells in own):
+                value += ATTACK[mine + corners]
+        elif not mixed and mine == 0:
+            value += BLOCK[theirs + corners]
+    return value
+
+
+def _removal_value(chips: tuple[int, ...], cell: int) -> int:
+    """What removing the chip on ``cell`` is worth: how far it sets back its team's windows."""
+    owner = chips[cell]
+    value = 0
+    for window in WINDOWS_THROUGH[cell]:
+        held = 0
+        for x in window:
+            chip = chips[x]
+            if IS_CORNER[x] or chip == owner:
+                held += 1
+            elif chip != NO_CHIP:
+                break
+        else:
+            held = min(held, len(BLOCK) - 1)
+            value += BLOCK[held] - BLOCK[held - 1]
+    return value

@@ -1,0 +1,120 @@
+"""The Sequence Numbers engine: the shared protocol over ``rules`` and ``bots``."""
+
+from __future__ import annotations
+
+from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
+from engines.prng import Rng
+from engines.sequence_numbers import bots, rules
+from engines.sequence_numbers.rules import Action, Options, State, View
+
+TERMINATION_SEQUENCES = "SEQUENCES"  # a team completed the sequences it needs
+TERMINATION_TURN_LIMIT = "TURN_LIMIT"  # [decision] 600 turns without a winner: a draw
+
+
+class SequenceNumbers(GameEngine[State, Action, Options, View]):
+    """The Sequence Numbers engine."""
+
+    info = GameInfo(
+        id=rules.GAME_ID,
+        title="Sequence Numbers",
+        min_seats=rules.MIN_SEATS,
+        max_seats=rules.MAX_SEATS,
+        simultaneous=False,
+        rules_version=rules.RULES_VERSION,
+        options=(
+            OptionInfo(
+                "teams",
+                "the number of teams: 2 or 3 with 6 seats; 2 and 3 seats play individually, "
+                "4 seats as 2 teams (0 = the usual: 2 teams with 4 or 6 seats)",
+                str(rules.USUAL_TEAMS),
+            ),
+        ),
+    )
+
+    def default_options(self) -> Options:
+        return Options()
+
+    def seats(self, state: State) -> int:
+        return len(state.hands)
+
+    def seats_to_act(self, state: State) -> tuple[int, ...]:
+        if state.turn >= rules.TURN_LIMIT or (
+            state.sequences and rules.winning_team(state) is not None
+        ):
+            return ()
+        return (state.turn % len(state.hands),)
+
+    def outcome(self, state: State) -> Outcome | None:
+        if not state.sequences and state.turn < rules.TURN_LIMIT:
+            return None
+        winner = rules.winning_team(state)
+        if winner is None and state.turn < rules.TURN_LIMIT:
+            return None
+        seats = len(state.hands)
+        teams = state.options.teams
+        counts = [0] * teams
+        for sequence in state.sequences:
+            counts[sequence.team] += 1
+        return Outcome(
+            scores=tuple(counts[seat % teams] for seat in range(seats)),
+            winners=() if winner is None else rules.team_seats(seats, teams, winner),
+            lower_is_better=False,
+            termination=TERMINATION_TURN_LIMIT if winner is None else TERMINATION_SEQUENCES,
+        )
+
+    def view(self, state: State, viewer: Viewer) -> View:
+        return View(
+            options=state.options,
+            numbers=rules.NUMBERS,
+            chips=state.chips,
+            sequences=state.sequences,
+            hand=state.hands[viewer] if viewer is not None else (),
+            hand_sizes=tuple(len(hand) for hand in state.hands),
+            discards=state.discards,
+            deck_size=len(state.deck),
+            turn=state.turn,
+            exchanged=state.exchanged,
+            sequences_to_win=rules.sequences_to_win(len(state.hands)),
+        )
+
+    def redeal(self, state: State, seat: int, rng: Rng) -> State:
+        self.check_seat(state, seat)
+        others = [s for s in range(len(state.hands)) if s != seat]
+        pool = list(state.deck)
+        for s in others:
+            pool.extend(state.hands[s])
+        shuffled = list(rng.shuffle(pool))
+        hands = list(state.hands)
+        for s in others:
+            size = len(state.hands[s])
+            hands[s] = tuple(sorted(shuffled[:size]))
+            del shuffled[:size]
+        return State(
+            rules_version=state.rules_version,
+            revision=state.revision,
+            options=state.options,
+            chips=state.chips,
+            sequences=state.sequences,
+            hands=tuple(hands),
+            discards=state.discards,
+            deck=tuple(shuffled),
+            turn=state.turn,
+            exchanged=state.exchanged,
+            rng_state=rng.next_u64(),
+        )
+
+    # ----------------------------------------------------------------- hooks
+    def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
+        return rules.deal(seats, rules.resolve_teams(seats, options), rng)
+
+    def _legal_actions(self, state: State, seat: int) -> tuple[Action, ...]:
+        return rules.legal_actions(state, seat)
+
+    def _apply(self, state: State, seat: int, action: Action) -> tuple[State, tuple[Event, ...]]:
+        return rules.apply(state, seat, action)
+
+    def _heuristic(self, state: State, seat: int, rng: Rng) -> Action:
+        return bots.heuristic(state, seat, rng)
+
+    def _validate(self, state: State) -> None:
+        rules.validate(state)

@@ -1,0 +1,632 @@
+"""The rules of Up or Down? (RULES.md §3): value types, the deal, the turn, scoring, the check.
+
+Every function here is pure; ``engines.up_or_down.engine`` wraps them in the engine protocol.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+from enum import Enum
+from itertools import pairwise
+from typing import TypeVar
+
+from engines.base import Event
+from engines.errors import IllegalActionError, InvalidStateError
+from engines.prng import MASK64, Rng
+from engines.up_or_down.data import (
+    BLOCK,
+    CARD_COLOURS,
+    COLOUR_INDEX,
+    HIGHEST_CARD,
+    LONG_HIGHEST,
+    SHORT_HIGHEST,
+    Colour,
+    Length,
+)
+
+T = TypeVar("T")
+
+RULES_VERSION = 1
+GAME_ID = "up_or_down"
+MIN_SEATS, MAX_SEATS = 2, 6
+HAND_SIZE = 3  # cards dealt to each seat; a turn's draw refills the hand while the piles last
+CIRCLE_SIZE = 6  # cards revealed into the circle; a turn adds one and takes one
+MAX_ROWS = 3  # rows in a display
+NO_CARD = 0  # no card shown: an empty face-up pile, or a face-down draw in a public event
+BEYOND_ANY_CARD = HIGHEST_CARD + 1  # a bound above every card: a rising row accepts up to it
+
+
+class Neighbour(Enum):
+    """Which card next to the played card is taken, going around the circle."""
+
+    LOWER = "LOWER"  # the next lower card; the highest card when the played card is the lowest
+    HIGHER = "HIGHER"  # the next higher card; the lowest card when the played card is the highest
+
+
+class Placement(Enum):
+    """Where the taken card goes in the display."""
+
+    EXTEND = "EXTEND"  # at the end of an existing row, continuing its direction
+    NEW_ROW = "NEW_ROW"  # as the first card of a new row (only with fewer than 3 rows)
+    ABANDON = "ABANDON"  # the row goes to the discard pile; the card restarts it in its place
+
+
+class Draw(Enum):
+    """Which pile the turn draws from."""
+
+    FACE_UP = "FACE_UP"
+    FACE_DOWN = "FACE_DOWN"
+    NONE = "NONE"  # only when both piles are empty
+
+
+class DiscardScoring(Enum):
+    """Option ``discard_scoring``: what the discard pile scores."""
+
+    PER_CARD = "PER_CARD"  # 1 point per discarded card (the seed)
+    PER_ROW = "PER_ROW"  # 1 point per abandoned row (the reading of one rules summary)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The variant settings of a game."""
+
+    length: Length = Length.SHORT
+    discard_scoring: DiscardScoring = DiscardScoring.PER_CARD
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One whole turn: play ``card`` into the circle, take a neighbour, place it, draw.
+
+    ``row`` is the row extended, abandoned (and restarted) or started; a new row's index is the
+    number of rows the display had.
+    """
+
+    card: int
+    take: Neighbour
+    placement: Placement
+    row: int
+    draw: Draw
+
+    def __str__(self) -> str:
+        return (
+            f"play {self.card}, take {self.take.value.lower()}, "
+            f"{self.placement.value.lower().replace('_', ' ')} {self.row}, "
+            f"draw {self.draw.value.lower().replace('_', '-')}"
+        )
+
+
+Action = Turn
+Row = tuple[int, ...]  # cards in the order placed
+Display = tuple[Row, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The whole state of a game; ``hands``, ``discards``, ``face_down``, ``face_up`` below its
+    top and ``rng_state`` are hidden.
+
+    One action is one whole turn, so ``revision`` is also the number of turns played and seat
+    ``revision % seats`` is to act.
+    """
+
+    rules_version: int
+    revision: int
+    options: Options
+    circle: tuple[int, ...]  # ascending; wraps from the highest card to the lowest
+    hands: tuple[tuple[int, ...], ...]  # hidden: each ascending
+    displays: tuple[Display, ...]  # per seat: up to 3 rows
+    discards: tuple[tuple[int, ...], ...]  # hidden faces: each seat's discard pile, ascending
+    abandoned: tuple[int, ...]  # per seat: rows abandoned so far
+    face_down: tuple[int, ...]  # hidden: top card first
+    face_up: tuple[int, ...]  # top card first; only the top is visible
+    rng_state: int  # hidden
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one viewer sees: no other seat's hand or discards, no pile order, no generator."""
+
+    options: Options
+    circle: tuple[int, ...]
+    hand: tuple[int, ...]  # the viewer's own hand; empty for a spectator
+    hand_sizes: tuple[int, ...]
+    displays: tuple[Display, ...]
+    discard: tuple[int, ...]  # the viewer's own discard pile; empty for a spectator
+    discard_sizes: tuple[int, ...]
+    abandoned: tuple[int, ...]
+    face_down_size: int
+    face_up_size: int
+    face_up_top: int  # NO_CARD when the face-up pile is empty
+    card_colours: tuple[Colour, ...]  # the colour of card c is entry c - 1, for the cards in play
+    scores: tuple[int, ...]  # what each seat would score if the game ended now
+
+
+# Events, each public unless addressed to one seat.
+@dataclass(frozen=True, slots=True)
+class TurnPlayed:
+    """A seat's whole turn; ``drawn`` is NO_CARD for a face-down draw or no draw."""
+
+    seat: int
+    card: int
+    taken: int
+    placement: Placement
+    row: int
+    discarded: int  # cards the abandoned row sent to the discard pile (0 unless ABANDON)
+    draw: Draw
+    drawn: int
+    face_up_top: int  # the face-up pile's top card after the turn, NO_CARD when empty
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn:
+    """The card a seat drew from the face-down pile, addressed to that seat alone."""
+
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameScored:
+    """Every hand is empty: the final scores."""
+
+    scores: tuple[int, ...]
+
+
+# Which piles a turn may draw from: both, one of them, or none when both are empty.
+DRAW_CHOICES: tuple[tuple[Draw, ...], ...] = (
+    (Draw.FACE_UP, Draw.FACE_DOWN),
+    (Draw.FACE_UP,),
+    (Draw.FACE_DOWN,),
+    (Draw.NONE,),
+)
+BOTH_PILES, ONLY_FACE_UP, ONLY_FACE_DOWN, NO_DRAW = range(len(DRAW_CHOICES))
+
+
+TurnTable = tuple[tuple[tuple[tuple[tuple[Turn, ...], ...], ...], ...], ...]
+
+
+def _turns(card: int, take: Neighbour, placement: Placement, rows: range) -> tuple[Turn, ...]:
+    """The turns with these parts, by row, then by pile."""
+    return tuple(Turn(card, take, placement, row, draw) for row in rows for draw in Draw)
+
+
+def _turn_tables() -> tuple[TurnTable, TurnTable]:
+    """Every possible turn, built once, so that listing legal actions allocates no action.
+
+    ``EXTENDS[card][take][row][choice]`` holds the turns extending that row, one per pile of the
+    draw choice; ``TAILS[card][take][rows][choice]`` holds, for a display of that many rows, the
+    turn starting a new row (while fewer than 3) followed by the turns abandoning each row.
+    """
+
+    def by_choice(turns: tuple[Turn, ...]) -> tuple[tuple[Turn, ...], ...]:
+        return tuple(tuple(t for t in turns if t.draw in choice) for choice in DRAW_CHOICES)
+
+    extends = tuple(
+        tuple(
+            tuple(
+                by_choice(_turns(card, take, Placement.EXTEND, range(row, row + 1)))
+                for row in range(MAX_ROWS)
+            )
+            for take in Neighbour
+        )
+        for card in range(HIGHEST_CARD + 1)
+    )
+    tails = tuple(
+        tuple(
+            tuple(
+                by_choice(
+                    _turns(card, take, Placement.NEW_ROW, range(rows, min(rows + 1, MAX_ROWS)))
+                    + _turns(card, take, Placement.ABANDON, range(rows))
+                )
+                for rows in range(MAX_ROWS + 1)
+            )
+            for take in Neighbour
+        )
+        for card in range(HIGHEST_CARD + 1)
+    )
+    return extends, tails
+
+
+EXTENDS, TAILS = _turn_tables()
+
+
+#: The colours of cards 1..highest, for every card set a game can play with.
+COLOURS_IN_PLAY: dict[int, tuple[Colour, ...]] = {
+    highest: tuple(colour for colour in CARD_COLOURS[1 : highest + 1] if colour is not None)
+    for highest in {*SHORT_HIGHEST, *LONG_HIGHEST} - {0}
+}
+
+
+def highest_card(options: Options, seats: int) -> int:
+    """The highest card in play: the card set is 1..highest (option ``length``)."""
+    return (SHORT_HIGHEST if options.length is Length.SHORT else LONG_HIGHEST)[seats]
+
+
+def total_turns(options: Options, seats: int) -> int:
+    """Turns in a whole game: every card but the final circle ends in a display or discard."""
+    return highest_card(options, seats) - CIRCLE_SIZE
+
+
+def initial_pile_cards(options: Options, seats: int) -> int:
+    """Cards in the two piles after the deal."""
+    return highest_card(options, seats) - HAND_SIZE * seats - CIRCLE_SIZE
+
+
+def neighbours(circle: tuple[int, ...], card: int) -> tuple[int, int]:
+    """The cards next lower and next higher around the circle for a card played into it.
+
+    A card lower than the lowest or higher than the highest goes between the highest and the
+    lowest: its lower neighbour is then the highest card and its higher neighbour the lowest.
+    """
+    index = bisect_left(circle, card)
+    return circle[index - 1], circle[index % len(circle)]
+
+
+def accepts(row: Row, card: int) -> bool:
+    """Whether a row can be extended by ``card``: a row of one card accepts any card; a longer
+    row only a card that continues the direction its second card fixed."""
+    if len(row) == 1:
+        return True
+    return (card > row[-1]) == (row[1] > row[0])
+
+
+def row_score(row: Row) -> int:
+    """The cards in the row times the cards of its most common colour."""
+    counts = [0] * BLOCK
+    for card in row:
+        counts[COLOUR_INDEX[card]] += 1
+    return len(row) * max(counts)
+
+
+def seat_score(display: Display, discard: tuple[int, ...], abandoned: int, options: Options) -> int:
+    """A seat's score: every row, plus the discard pile per option ``discard_scoring``."""
+    rows = sum(row_score(row) for row in display)
+    if options.discard_scoring is DiscardScoring.PER_ROW:
+        return rows + abandoned
+    return rows + len(discard)
+
+
+def scores(state: State) -> tuple[int, ...]:
+    """Every seat's score as the table stands."""
+    options = state.options
+    return tuple(
+        seat_score(display, discard, abandoned, options)
+        for display, discard, abandoned in zip(
+            state.displays, state.discards, state.abandoned, strict=True
+        )
+    )
+
+
+def is_finished(state: State) -> bool:
+    """Whether every card has been played (both piles and every hand are empty)."""
+    return state.revision == total_turns(state.options, len(state.hands))
+
+
+def deal(seats: int, rng: Rng, options: Options) -> State:
+    """Shuffle the card set, deal 3 cards to each seat, reveal 6 into the circle, and split the
+    rest into the face-down pile (the larger half) and the face-up pile."""
+    cards = rng.shuffle(range(1, highest_card(options, seats) + 1))
+    hands = tuple(
+        tuple(sorted(cards[seat * HAND_SIZE : (seat + 1) * HAND_SIZE])) for seat in range(seats)
+    )
+    dealt = HAND_SIZE * seats
+    circle = tuple(sorted(cards[dealt : dealt + CIRCLE_SIZE]))
+    rest = cards[dealt + CIRCLE_SIZE :]
+    face_down_count = (len(rest) + 1) // 2  # the larger half
+    return State(
+        rules_version=RULES_VERSION,
+        revision=0,
+        options=options,
+        circle=circle,
+        hands=hands,
+        displays=((),) * seats,
+        discards=((),) * seats,
+        abandoned=(0,) * seats,
+        face_down=rest[:face_down_count],
+        face_up=rest[face_down_count:],
+        rng_state=rng.state,
+    )
+
+
+def legal_turns(state: State, seat: int) -> tuple[Turn, ...]:
+    """Every legal turn of the seat to act: by card, neighbour, placement, row, then pile."""
+    if state.face_up:
+        choice = BOTH_PILES if state.face_down else ONLY_FACE_UP
+    else:
+        choice = ONLY_FACE_DOWN if state.face_down else NO_DRAW
+    rows = state.displays[seat]
+    # Each row accepts the cards strictly between two bounds: a row of one card any card, a
+    # rising row a card above its last, a falling row a card below its last.
+    bounds = [
+        (r, NO_CARD, BEYOND_ANY_CARD)
+        if len(row) == 1
+        else (r, row[-1], BEYOND_ANY_CARD)
+        if row[1] > row[0]
+        else (r, NO_CARD, row[-1])
+        for r, row in enumerate(rows)
+    ]
+    row_count = len(rows)
+    circle = state.circle
+    last = len(circle) - 1
+    turns: list[Turn] = []
+    add = turns.extend
+    for card in state.hands[seat]:
+        index = bisect_left(circle, card)
+        lower, higher = circle[index - 1], circle[index if index <= last else 0]
+        by_take = EXTENDS[card]
+        tails = TAILS[card]
+        for take, taken in ((0, lower), (1, higher)):
+            extends = by_take[take]
+            for r, low, high in bounds:
+                if low < taken < high:
+                    add(extends[r][choice])
+            add(tails[take][row_count][choice])
+    return tuple(turns)
+
+
+def play(state: State, seat: int, turn: Turn) -> tuple[State, tuple[Event, ...]]:
+    """Apply the seat's whole turn, checking every part; raises ``IllegalActionError``."""
+    if not isinstance(turn, Turn):
+        raise IllegalActionError(f"not an Up or Down? action: {turn!r}", "MALFORMED_ACTION")
+    card = turn.card
+    hand = state.hands[seat]
+    if card not in hand:
+        raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
+    # 1. The card goes into the circle at its place; 2. a neighbour is taken.
+    circle = state.circle
+    index = bisect_left(circle, card)
+    if turn.take is Neighbour.LOWER:
+        taken = circle[index - 1]
+    elif turn.take is Neighbour.HIGHER:
+        taken = circle[index % len(circle)]
+    else:
+        raise IllegalActionError("take the lower or the higher neighbour", "MALFORMED_ACTION")
+    new_circle = [*circle[:index], card, *circle[index:]]
+    new_circle.remove(taken)
+    # 3. The taken card goes into the display; 4. a card is drawn.
+    rows, discarded = _place(state.displays[seat], taken, turn, seat)
+    drawn, face_down, face_up = _draw(state, turn.draw)
+    new_hand = [c for c in hand if c != card]
+    if drawn != NO_CARD:
+        new_hand.append(drawn)
+        new_hand.sort()
+    discards, abandoned = state.discards, state.abandoned
+    if discarded:
+        discards = _replace_at(discards, seat, tuple(sorted(discards[seat] + discarded)))
+        abandoned = _replace_at(abandoned, seat, abandoned[seat] + 1)
+    new_state = State(
+        state.rules_version,
+        state.revision + 1,
+        state.options,
+        tuple(new_circle),
+        _replace_at(state.hands, seat, tuple(new_hand)),
+        _replace_at(state.displays, seat, rows),
+        discards,
+        abandoned,
+        face_down,
+        face_up,
+        state.rng_state,
+    )
+    face_down_draw = turn.draw is Draw.FACE_DOWN
+    played = TurnPlayed(
+        seat,
+        card,
+        taken,
+        turn.placement,
+        turn.row,
+        len(discarded),
+        turn.draw,
+        NO_CARD if face_down_draw else drawn,
+        face_up[0] if face_up else NO_CARD,
+    )
+    if face_down_draw:
+        events: tuple[Event, ...] = (Event(played), Event(CardDrawn(seat, drawn), (seat,)))
+    else:
+        events = (Event(played),)
+    if is_finished(new_state):
+        events = (*events, Event(GameScored(scores(new_state))))
+    return new_state, events
+
+
+def _place(rows: Display, taken: int, turn: Turn, seat: int) -> tuple[Display, Row]:
+    """Step 3: the display after the taken card is placed, and the cards it discarded."""
+    r = turn.row
+    placement = turn.placement
+    if placement is Placement.EXTEND:
+        if not 0 <= r < len(rows):
+            raise IllegalActionError(f"seat {seat} has no row {r}", "NO_SUCH_ROW")
+        if not accepts(rows[r], taken):
+            raise IllegalActionError(
+                f"card {taken} does not continue the direction of row {r}", "BREAKS_DIRECTION"
+            )
+        return _replace_at(rows, r, (*rows[r], taken)), ()
+    if placement is Placement.NEW_ROW:
+        if len(rows) >= MAX_ROWS:
+            raise IllegalActionError(
+                f"a display holds at most {MAX_ROWS} rows: extend or abandon one", "TOO_MANY_ROWS"
+            )
+        if r != len(rows):
+            raise IllegalActionError(
+                f"a new row gets index {len(rows)}, not {r}", "NEW_ROW_INDEX_MISMATCH"
+            )
+        return (*rows, (taken,)), ()
+    if placement is Placement.ABANDON:
+        if not 0 <= r < len(rows):
+            raise IllegalActionError(f"seat {seat} has no row {r}", "NO_SUCH_ROW")
+        # The row goes face down to the discard pile; the taken card restarts it.
+        return _replace_at(rows, r, (taken,)), rows[r]
+    raise IllegalActionError("place the card: extend, new row or abandon", "MALFORMED_ACTION")
+
+
+def _draw(state: State, draw: Draw) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """Step 4: the card drawn (NO_CARD for none) and the face-down and face-up piles after."""
+    face_down, face_up = state.face_down, state.face_up
+    if draw is Draw.FACE_UP:
+        if not face_up:
+            raise IllegalActionError("the face-up pile is empty", "PILE_EMPTY")
+        return face_up[0], face_down, face_up[1:]
+    if draw is Draw.FACE_DOWN:
+        if not face_down:
+            raise IllegalActionError("the face-down pile is empty", "PILE_EMPTY")
+        return face_down[0], face_down[1:], face_up
+    if draw is Draw.NONE:
+        if face_up or face_down:
+            raise IllegalActionError("a pile still has cards: draw one", "MUST_DRAW")
+        return NO_CARD, face_down, face_up
+    raise IllegalActionError("choose a pile to draw from", "MALFORMED_ACTION")
+
+
+def view(state: State, viewer: int | None) -> View:
+    """What ``viewer`` (a seat, or None for a spectator) may see."""
+    face_up = state.face_up
+    return View(
+        options=state.options,
+        circle=state.circle,
+        hand=state.hands[viewer] if viewer is not None else (),
+        hand_sizes=tuple(len(hand) for hand in state.hands),
+        displays=state.displays,
+        discard=state.discards[viewer] if viewer is not None else (),
+        discard_sizes=tuple(len(discard) for discard in state.discards),
+        abandoned=state.abandoned,
+        face_down_size=len(state.face_down),
+        face_up_size=len(face_up),
+        face_up_top=face_up[0] if face_up else NO_CARD,
+        card_colours=COLOURS_IN_PLAY[highest_card(state.options, len(state.hands))],
+        scores=scores(state),
+    )
+
+
+def redeal(state: State, seat: int, rng: Rng) -> State:
+    """Re-deal what ``seat`` cannot see: the other hands and discard piles, the face-down pile
+    and the face-up pile below its top, keeping every size."""
+    others = [s for s in range(len(state.hands)) if s != seat]
+    pool = [*state.face_down, *state.face_up[1:]]
+    for s in others:
+        pool.extend(state.hands[s])
+        pool.extend(state.discards[s])
+    shuffled = rng.shuffle(pool)
+    taken = 0
+
+    def deal_next(count: int) -> tuple[int, ...]:
+        nonlocal taken
+        cards = shuffled[taken : taken + count]
+        taken += count
+        return cards
+
+    hands = list(state.hands)
+    discards = list(state.discards)
+    for s in others:
+        hands[s] = tuple(sorted(deal_next(len(state.hands[s]))))
+        discards[s] = tuple(sorted(deal_next(len(state.discards[s]))))
+    face_down = deal_next(len(state.face_down))
+    face_up = state.face_up[:1] + deal_next(len(state.face_up) - 1) if state.face_up else ()
+    return State(
+        rules_version=state.rules_version,
+        revision=state.revision,
+        options=state.options,
+        circle=state.circle,
+        hands=tuple(hands),
+        displays=state.displays,
+        discards=tuple(discards),
+        abandoned=state.abandoned,
+        face_down=face_down,
+        face_up=face_up,
+        rng_state=rng.next_u64(),
+    )
+
+
+def check_options(options: Options) -> bool:
+    """Whether the options hold known values (the enums are the whole option space)."""
+    return isinstance(options.length, Length) and isinstance(
+        options.discard_scoring, DiscardScoring
+    )
+
+
+def check_state(state: State) -> None:
+    """Reject any state the rules could not have produced (linear in its size)."""
+    seats = len(state.hands)
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise InvalidStateError(f"a game has {MIN_SEATS}..{MAX_SEATS} seats, not {seats}")
+    for name in ("displays", "discards", "abandoned"):
+        if len(getattr(state, name)) != seats:
+            raise InvalidStateError(f"{name} must have one entry per seat ({seats})")
+    if not isinstance(state.options, Options) or not check_options(state.options):
+        raise InvalidStateError("the state's options hold unknown values")
+    if not 0 <= state.rng_state <= MASK64:
+        raise InvalidStateError("the generator state is not a 64-bit value")
+    options = state.options
+    highest = highest_card(options, seats)
+    turns = state.revision
+    if turns > total_turns(options, seats):
+        raise InvalidStateError("more turns were played than the game has")
+    if len(state.circle) != CIRCLE_SIZE or not _ascending(state.circle):
+        raise InvalidStateError(f"the circle holds {CIRCLE_SIZE} cards in ascending order")
+    # Each turn puts exactly one card into a display, so the displays and discard piles hold
+    # one card per turn played.
+    placed = 0
+    for seat in range(seats):
+        display = state.displays[seat]
+        if len(display) > MAX_ROWS:
+            raise InvalidStateError(f"seat {seat}'s display has more than {MAX_ROWS} rows")
+        for row in display:
+            if not row:
+                raise InvalidStateError(f"seat {seat}'s display has an empty row")
+            if len(row) > 1 and not (_ascending(row) or _ascending(row[::-1])):
+                raise InvalidStateError(
+                    f"a row of seat {seat} breaks the direction its second card fixed"
+                )
+            placed += len(row)
+        discard = state.discards[seat]
+        abandoned = state.abandoned[seat]
+        if not _ascending(discard):
+            raise InvalidStateError(f"seat {seat}'s discard pile must be ascending")
+        # Every abandoned row sends at least one card to the discard pile.
+        if abandoned < 0 or abandoned > len(discard) or (abandoned == 0) != (not discard):
+            raise InvalidStateError(f"seat {seat}'s abandoned rows do not match its discards")
+        placed += len(discard)
+    if placed != turns:
+        raise InvalidStateError(
+            f"the displays and discard piles hold {placed} cards after {turns} turns"
+        )
+    # Every turn draws while the piles last; after that each turn empties a hand by one card.
+    piles = initial_pile_cards(options, seats)
+    if len(state.face_down) + len(state.face_up) != max(0, piles - turns):
+        raise InvalidStateError("the piles do not hold the cards left after the draws")
+    # Piles only shrink: neither holds more than the deal gave it.
+    if len(state.face_down) > (piles + 1) // 2 or len(state.face_up) > piles // 2:
+        raise InvalidStateError("a pile holds more cards than the deal gave it")
+    undrawn_turns = max(0, turns - piles)
+    for seat, hand in enumerate(state.hands):
+        if not _ascending(hand):
+            raise InvalidStateError(f"seat {seat}'s hand must be ascending")
+        # Turns without a draw were played by seats piles % seats, piles % seats + 1 and so on
+        played = undrawn_turns // seats + ((seat - piles) % seats < undrawn_turns % seats)
+        if len(hand) != HAND_SIZE - played:
+            raise InvalidStateError(
+                f"seat {seat} holds {len(hand)} cards, not {HAND_SIZE - played}"
+            )
+    # Card conservation: every card of the set is in exactly one place.
+    located = [*state.circle, *state.face_down, *state.face_up]
+    for group in (state.hands, state.discards):
+        for cards in group:
+            located.extend(cards)
+    for display in state.displays:
+        for row in display:
+            located.extend(row)
+    if (
+        len(located) != highest
+        or len(set(located)) != highest
+        or min(located) < 1
+        or max(located) > highest
+    ):
+        raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
+
+
+def _ascending(cards: tuple[int, ...]) -> bool:
+    return all(a < b for a, b in pairwise(cards))
+
+
+def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    return (*items[:index], value, *items[index + 1 :])

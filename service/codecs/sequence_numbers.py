@@ -1,0 +1,191 @@
+"""The Sequence Numbers codec: ``ordo.v1.SequenceNumbers*`` messages ↔ ``engines.sequence_numbers``
+values.
+
+Cards travel as ids in states and actions; views and events describe them in full
+(``SequenceNumbersCard``) from the deck table, so that clients need no copy of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.errors import InvalidStateError, MalformedActionError
+from engines.sequence_numbers import rules as game
+from engines.sequence_numbers import tables
+from ordo.v1 import sequence_numbers_pb2 as pb
+from service.codecs.base import EnumMap
+
+KIND = EnumMap(
+    game.CardKind.EQUATION,
+    {
+        pb.SEQUENCE_NUMBERS_CARD_KIND_EQUATION: game.CardKind.EQUATION,
+        pb.SEQUENCE_NUMBERS_CARD_KIND_PLUS: game.CardKind.PLUS,
+        pb.SEQUENCE_NUMBERS_CARD_KIND_MINUS: game.CardKind.MINUS,
+    },
+)
+OPERATORS = {"+": pb.SEQUENCE_NUMBERS_OPERATOR_ADD, "-": pb.SEQUENCE_NUMBERS_OPERATOR_SUBTRACT}
+
+
+def _card(card: int) -> pb.SequenceNumbersCard:
+    kind = KIND.encode(game.card_kind(card))
+    if card >= game.EQUATION_COUNT:
+        return pb.SequenceNumbersCard(id=card, kind=kind)
+    _, operator, left, right, result = tables.EQUATIONS[card]
+    return pb.SequenceNumbersCard(
+        id=card, kind=kind, operator=OPERATORS[operator], left=left, right=right, result=result
+    )
+
+
+#: Every card's description, by id, built once.
+CARDS: tuple[pb.SequenceNumbersCard, ...] = tuple(_card(card) for card in range(game.DECK_SIZE))
+
+
+def _card_or_none(card: int) -> pb.SequenceNumbersCard | None:
+    """The description of a card; None for a hidden card or an id outside the deck."""
+    return CARDS[card] if 0 <= card < game.DECK_SIZE else None
+
+
+def _options(msg: pb.SequenceNumbersOptions) -> game.Options:
+    return game.Options(teams=msg.teams)
+
+
+def _encode_options(options: game.Options) -> pb.SequenceNumbersOptions:
+    return pb.SequenceNumbersOptions(teams=options.teams)
+
+
+def _sequences(sequences: tuple[game.Sequence, ...]) -> list[pb.SequenceNumbersSequence]:
+    return [pb.SequenceNumbersSequence(team=s.team, cells=s.cells) for s in sequences]
+
+
+def _cards(groups: tuple[tuple[int, ...], ...]) -> list[pb.SequenceNumbersCards]:
+    return [pb.SequenceNumbersCards(cards=cards) for cards in groups]
+
+
+def _pile(cards: tuple[int, ...]) -> pb.SequenceNumbersDiscardPile:
+    if not cards:
+        return pb.SequenceNumbersDiscardPile()
+    return pb.SequenceNumbersDiscardPile(cards=cards, top=CARDS[cards[-1]])
+
+
+class SequenceNumbersCodec:
+    """Translates Sequence Numbers messages."""
+
+    game_id = game.GAME_ID
+
+    def decode_state(
+        self, msg: pb.SequenceNumbersState, rules_version: int, revision: int
+    ) -> game.State:
+        if not msg.HasField("options"):
+            raise InvalidStateError("the state has no options")
+        return game.State(
+            rules_version=rules_version,
+            revision=revision,
+            options=_options(msg.options),
+            chips=tuple(msg.chips),
+            sequences=tuple(game.Sequence(s.team, tuple(s.cells)) for s in msg.sequences),
+            hands=tuple(tuple(hand.cards) for hand in msg.hands),
+            discards=tuple(tuple(pile.cards) for pile in msg.discards),
+            deck=tuple(msg.deck),
+            turn=msg.turn,
+            exchanged=msg.exchanged,
+            rng_state=msg.rng_state,
+        )
+
+    def encode_state(self, state: game.State) -> pb.SequenceNumbersState:
+        return pb.SequenceNumbersState(
+            options=_encode_options(state.options),
+            chips=state.chips,
+            sequences=_sequences(state.sequences),
+            hands=_cards(state.hands),
+            discards=_cards(state.discards),
+            deck=state.deck,
+            turn=state.turn,
+            exchanged=state.exchanged,
+            rng_state=state.rng_state,
+        )
+
+    def decode_action(self, msg: pb.SequenceNumbersAction) -> game.Action:
+        move = msg.WhichOneof("move")
+        if move == "play":
+            return game.Play(msg.play.card, msg.play.cell)
+        if move == "exchange_dead_card":
+            return game.Exchange(msg.exchange_dead_card)
+        if move == "discard":
+            return game.Discard(msg.discard)
+        raise MalformedActionError("the Sequence Numbers action has no move set")
+
+    def encode_action(self, action: game.Action) -> pb.SequenceNumbersAction:
+        if isinstance(action, game.Play):
+            return pb.SequenceNumbersAction(
+                play=pb.SequenceNumbersPlay(card=action.card, cell=action.cell)
+            )
+        if isinstance(action, game.Exchange):
+            return pb.SequenceNumbersAction(exchange_dead_card=action.card)
+        return pb.SequenceNumbersAction(discard=action.card)
+
+    def decode_options(self, msg: pb.SequenceNumbersOptions) -> game.Options:
+        return _options(msg)
+
+    def encode_view(self, view: game.View) -> pb.SequenceNumbersView:
+        return pb.SequenceNumbersView(
+            options=_encode_options(view.options),
+            numbers=view.numbers,
+            chips=view.chips,
+            sequences=_sequences(view.sequences),
+            hand=[CARDS[card] for card in view.hand],
+            hand_sizes=view.hand_sizes,
+            discards=[_pile(pile) for pile in view.discards],
+            deck_size=view.deck_size,
+            turn=view.turn,
+            exchanged=view.exchanged,
+            sequences_to_win=view.sequences_to_win,
+        )
+
+    def encode_event(self, body: Any) -> pb.SequenceNumbersEvent:
+        match body:
+            case game.ChipPlaced(seat, team, card, cell):
+                return pb.SequenceNumbersEvent(
+                    chip_placed=pb.SequenceNumbersChipPlaced(
+                        seat=seat, team=team, card=CARDS[card], cell=cell, number=game.NUMBERS[cell]
+                    )
+                )
+            case game.CardDrawn(seat, card):
+                return pb.SequenceNumbersEvent(
+                    card_drawn=pb.SequenceNumbersCardDrawn(seat=seat, card=_card_or_none(card))
+                )
+            case game.ChipRemoved(seat, card, cell, team):
+                return pb.SequenceNumbersEvent(
+                    chip_removed=pb.SequenceNumbersChipRemoved(
+                        seat=seat, card=CARDS[card], cell=cell, team=team
+                    )
+                )
+            case game.DeadCardExchanged(seat, card):
+                return pb.SequenceNumbersEvent(
+                    dead_card_exchanged=pb.SequenceNumbersDeadCardExchanged(
+                        seat=seat, card=CARDS[card]
+                    )
+                )
+            case game.CardDiscarded(seat, card):
+                return pb.SequenceNumbersEvent(
+                    card_discarded=pb.SequenceNumbersCardDiscarded(seat=seat, card=CARDS[card])
+                )
+            case game.SequenceCompleted(team, cells):
+                return pb.SequenceNumbersEvent(
+                    sequence_completed=pb.SequenceNumbersSequenceCompleted(team=team, cells=cells)
+                )
+            case game.DeckReshuffled(size):
+                return pb.SequenceNumbersEvent(
+                    deck_reshuffled=pb.SequenceNumbersDeckReshuffled(size=size)
+                )
+            case game.TeamWon(team, seats):
+                return pb.SequenceNumbersEvent(
+                    team_won=pb.SequenceNumbersTeamWon(team=team, seats=seats)
+                )
+            case game.TurnLimitReached(turns):
+                return pb.SequenceNumbersEvent(
+                    turn_limit_reached=pb.SequenceNumbersTurnLimitReached(turns=turns)
+                )
+        raise TypeError(f"not a Sequence Numbers event: {body!r}")
+
+
+CODEC = SequenceNumbersCodec()

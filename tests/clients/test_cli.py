@@ -1,0 +1,214 @@
+"""The ``ordo`` command, run as a subprocess against the in-process server."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.message import Message
+
+from ordo.cli import UsageError, set_language
+from ordo.v1 import six_nimmt_pb2 as six_nimmt
+
+GAME = "six_nimmt"
+RUN_SECONDS = 120  # a whole demo game takes about a second; this only stops a hung run
+
+
+def ordo(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m ordo.cli`` with the arguments; never raises on a non-zero exit."""
+    return subprocess.run(
+        [sys.executable, "-m", "ordo.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=RUN_SECONDS,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def games(server_address: str) -> subprocess.CompletedProcess[str]:
+    """The output of ``ordo games``."""
+    return ordo("--target", server_address, "games")
+
+
+@pytest.fixture(scope="module")
+def demo(server_address: str) -> subprocess.CompletedProcess[str]:
+    """The output of ``ordo demo six_nimmt --seats 4 --seed 3``."""
+    return ordo("--target", server_address, "demo", GAME, "--seats", "4", "--seed", "3")
+
+
+class TestGames:
+    """``ordo games`` lists every game with its seats, policies and options."""
+
+    def test_exits_zero(self, games: subprocess.CompletedProcess[str]) -> None:
+        """The command succeeds and writes nothing to stderr."""
+        assert games.returncode == 0
+        assert games.stderr == ""
+
+    def test_game_summary(self, games: subprocess.CompletedProcess[str]) -> None:
+        """Each game shows its id, title, seat range, turn kind and policies."""
+        assert "six_nimmt: 6 nimmt!" in games.stdout
+        assert "seats: 2-10" in games.stdout
+        assert "simultaneous turns: yes" in games.stdout
+        assert "policies: heuristic, random" in games.stdout
+
+    def test_options_with_defaults(self, games: subprocess.CompletedProcess[str]) -> None:
+        """Each option shows its default, its allowed values and its description."""
+        assert "threshold = 66" in games.stdout
+        assert "too_low_rule = CHOOSE_ROW (one of CHOOSE_ROW, TAKE_CHEAPEST_ROW)" in games.stdout
+        assert "total bullheads that end the game" in games.stdout
+
+
+class TestDemo:
+    """``ordo demo`` plays a whole game with bots and prints it as a spectator sees it."""
+
+    def test_game_finishes(self, demo: subprocess.CompletedProcess[str]) -> None:
+        """The game is played to its end and the command exits 0."""
+        assert demo.returncode == 0, demo.stderr
+        assert "game over after" in demo.stdout
+        assert "(PENALTY_THRESHOLD)" in demo.stdout
+
+    def test_outcome_is_printed(self, demo: subprocess.CompletedProcess[str]) -> None:
+        """The last lines give every seat's score and the winners."""
+        scores, winners = demo.stdout.strip().splitlines()[-2:]
+        assert scores.startswith("scores (lower is better): seat 0: ")
+        assert scores.count("seat ") == 4
+        assert winners.startswith("winners: seat ")
+
+    def test_header_names_the_deal(self, demo: subprocess.CompletedProcess[str]) -> None:
+        """The first line names the game, the seats, the seed and the policy."""
+        assert demo.stdout.splitlines()[0] == "6 nimmt!: 4 seats, seed 3, heuristic bots"
+
+    def test_every_seat_acts_before_a_turn_is_printed(
+        self, demo: subprocess.CompletedProcess[str]
+    ) -> None:
+        """A simultaneous turn is printed once all four seats have selected: the reveal."""
+        lines = demo.stdout.splitlines()
+        first = lines.index("turn 1: seats 0, 1, 2, 3")
+        assert lines[first + 1].startswith("  revealed: seat 0: ")
+
+    def test_public_events_are_told(self, demo: subprocess.CompletedProcess[str]) -> None:
+        """Placements, rows taken with their bullheads and hand ends are printed."""
+        assert " places " in demo.stdout
+        assert " takes row " in demo.stdout
+        assert " bullhead" in demo.stdout
+        assert "hand 1 ends; penalties: " in demo.stdout
+
+    def test_spectator_sees_no_hand(self, demo: subprocess.CompletedProcess[str]) -> None:
+        """The views are a spectator's: no hand and no private selection is ever printed."""
+        assert "  hand: " not in demo.stdout
+        assert " selects " not in demo.stdout
+
+    def test_same_seed_same_game(
+        self, server_address: str, demo: subprocess.CompletedProcess[str]
+    ) -> None:
+        """Replaying the seed prints the same game."""
+        again = ordo("--target", server_address, "demo", GAME, "--seats", "4", "--seed", "3")
+        assert again.stdout == demo.stdout
+
+    def test_max_turns_stops_early(self, server_address: str) -> None:
+        """--max-turns stops the game after that many turns, without an outcome."""
+        run = ordo("--target", server_address, "demo", GAME, "--seats", "3", "--max-turns", "2")
+        assert run.returncode == 0
+        assert "stopped after 2 turns" in run.stdout
+        assert "turn 3:" not in run.stdout
+        assert "game over" not in run.stdout
+
+    def test_random_policy(self, server_address: str) -> None:
+        """The random policy plays too."""
+        args = ("demo", GAME, "--seats", "2", "--seed", "9", "--policy", "random")
+        run = ordo("--target", server_address, *args)
+        assert run.returncode == 0
+        assert "random bots" in run.stdout
+        assert "game over after" in run.stdout
+
+    def test_lang_ignored_without_language_option(self, server_address: str) -> None:
+        """--lang for a game without a language option is ignored with a note."""
+        args = ("demo", GAME, "--seats", "2", "--lang", "pt_br", "--max-turns", "1")
+        run = ordo("--target", server_address, *args)
+        assert run.returncode == 0
+        assert "no language option; --lang ignored" in run.stderr
+
+
+class TestExitCodes:
+    """0 done, 1 a server error with its reason, 2 bad usage."""
+
+    def test_no_command(self) -> None:
+        """A missing command is a usage error."""
+        assert ordo().returncode == 2
+
+    def test_demo_without_seats(self, server_address: str) -> None:
+        """demo needs --seats."""
+        assert ordo("--target", server_address, "demo", GAME).returncode == 2
+
+    def test_unknown_policy_choice(self, server_address: str) -> None:
+        """A policy outside the known ones is a usage error."""
+        run = ordo("--target", server_address, "demo", GAME, "--seats", "2", "--policy", "x")
+        assert run.returncode == 2
+
+    def test_unknown_game(self, server_address: str) -> None:
+        """A game the server does not run is a usage error naming the games it runs."""
+        run = ordo("--target", server_address, "demo", "chess", "--seats", "2")
+        assert run.returncode == 2
+        assert "unknown game 'chess'; the server runs " in run.stderr
+        assert "six_nimmt" in run.stderr
+
+    def test_server_error_prints_reason(self, server_address: str) -> None:
+        """A seat count the server refuses exits 1 with the code and the reason."""
+        run = ordo("--target", server_address, "demo", GAME, "--seats", "1")
+        assert run.returncode == 1
+        assert "INVALID_ARGUMENT INVALID_SEAT_COUNT" in run.stderr
+
+    def test_unreachable_server(self) -> None:
+        """No server at the target exits 1 with UNAVAILABLE."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        run = ordo("--target", f"127.0.0.1:{port}", "--timeout", "2", "games")
+        assert run.returncode == 1
+        assert "UNAVAILABLE" in run.stderr
+
+
+def _options_with_language() -> Message:
+    """An options message with a ``language`` enum field, like Fora de Ordem's."""
+    field = descriptor_pb2.FieldDescriptorProto
+    proto = descriptor_pb2.FileDescriptorProto(
+        name="ordo_test_language.proto", package="ordo.test", syntax="proto3"
+    )
+    enum = proto.enum_type.add(name="TestLanguage")
+    for number, name in enumerate(("UNSPECIFIED", "EN", "PT_BR")):
+        enum.value.add(name=f"TEST_LANGUAGE_{name}", number=number)
+    proto.message_type.add(name="TestOptions").field.add(
+        name="language",
+        number=1,
+        label=field.LABEL_OPTIONAL,
+        type=field.TYPE_ENUM,
+        type_name=".ordo.test.TestLanguage",
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("ordo.test.TestOptions"))()
+
+
+class TestLanguage:
+    """--lang sets the enum value of a ``language`` field whose name ends with the language."""
+
+    def test_sets_the_matching_value(self) -> None:
+        """pt_br picks the value named *_PT_BR."""
+        options = _options_with_language()
+        assert set_language(options, "pt_br")
+        assert options.language == 2  # type: ignore[attr-defined]
+
+    def test_no_language_field(self) -> None:
+        """Options without a language field are left alone."""
+        options = six_nimmt.SixNimmtOptions()
+        assert not set_language(options, "en")
+        assert options == six_nimmt.SixNimmtOptions()
+
+    def test_unknown_language(self) -> None:
+        """A language the enum does not have is a usage error listing the known ones."""
+        with pytest.raises(UsageError, match="TEST_LANGUAGE_EN, TEST_LANGUAGE_PT_BR"):
+            set_language(_options_with_language(), "fr")

@@ -1,0 +1,420 @@
+"""The Python client ``ordo.Client``: every RPC against a real server, errors, retries, channels."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from concurrent import futures
+from dataclasses import dataclass, field
+
+import grpc
+import pytest
+
+from ordo import Client, OrdoError
+from ordo.client import REQUEST_ID_KEY, game_options
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import six_nimmt_pb2 as six_nimmt
+
+SERVICE = "ordo.v1.GameEngineService"
+GAME = "six_nimmt"
+SEATS = 4
+SEED = 3
+
+
+@pytest.fixture(scope="module")
+def client(server_address: str) -> Iterator[Client]:
+    """A client of the real in-process server."""
+    with Client(server_address) as ordo:
+        yield ordo
+
+
+@pytest.fixture(scope="module")
+def dealt(client: Client) -> api.NewGameResponse:
+    """A fixed 6 nimmt! deal: four seats, seed 3."""
+    return client.new_game(GAME, SEATS, seed=SEED)
+
+
+def _select(state: common.GameState, seat: int, card: int) -> common.Action:
+    return common.Action(seat=seat, six_nimmt=six_nimmt.SixNimmtAction(select_card=card))
+
+
+def _hand(client: Client, state: common.GameState, seat: int) -> list[int]:
+    return list(client.get_view(state, seat).view.six_nimmt.hand)
+
+
+class TestCalls:
+    """One method per RPC, each returning the response message."""
+
+    def test_list_games(self, client: Client) -> None:
+        """list_games returns the registered games with their seat ranges and policies."""
+        games = {game.id: game for game in client.list_games().games}
+        assert games[GAME].min_seats == 2
+        assert games[GAME].max_seats == 10
+        assert "heuristic" in games[GAME].policies
+
+    def test_new_game_by_id(self, dealt: api.NewGameResponse) -> None:
+        """new_game with a game id deals that game with its defaults and the given seed."""
+        assert dealt.state.WhichOneof("game") == GAME
+        assert dealt.seed == SEED
+        assert list(dealt.status.seats_to_act) == list(range(SEATS))
+        assert dealt.state.six_nimmt.options.threshold == 66
+
+    def test_new_game_by_id_with_options(self, client: Client) -> None:
+        """new_game with a game id and its options message deals with those options."""
+        options = six_nimmt.SixNimmtOptions(threshold=10)
+        response = client.new_game(GAME, 2, seed=1, options=options)
+        assert response.state.six_nimmt.options.threshold == 10
+
+    def test_new_game_by_game_options(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """new_game with a GameOptions deals the same game as with the game id."""
+        options = common.GameOptions(six_nimmt=six_nimmt.SixNimmtOptions())
+        assert client.new_game(options, SEATS, SEED).state == dealt.state
+
+    def test_new_game_unknown_id_is_refused_locally(self, client: Client) -> None:
+        """A game id that is no field of GameOptions is a ValueError before any call."""
+        with pytest.raises(ValueError, match="unknown game"):
+            client.new_game("chess", 2)
+
+    def test_apply_action(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """apply_action returns the new state, the status and the events."""
+        card = _hand(client, dealt.state, 0)[0]
+        response = client.apply_action(dealt.state, _select(dealt.state, 0, card))
+        assert response.state.revision == 1
+        assert 0 not in response.status.seats_to_act
+        assert response.events
+
+    def test_validate_action_legal(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """validate_action accepts a card from the seat's hand."""
+        card = _hand(client, dealt.state, 1)[0]
+        assert client.validate_action(dealt.state, _select(dealt.state, 1, card)).legal
+
+    def test_validate_action_illegal(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """validate_action answers an illegal action in its response, with the reason."""
+        missing = next(card for card in range(1, 105) if card not in _hand(client, dealt.state, 1))
+        response = client.validate_action(dealt.state, _select(dealt.state, 1, missing))
+        assert not response.legal
+        assert response.reason == "CARD_NOT_IN_HAND"
+
+    def test_list_legal_actions(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """list_legal_actions lists one selection per card in the seat's hand."""
+        actions = client.list_legal_actions(dealt.state, 2).actions
+        assert sorted(action.six_nimmt.select_card for action in actions) == sorted(
+            _hand(client, dealt.state, 2)
+        )
+        assert {action.seat for action in actions} == {2}
+
+    def test_get_view_of_a_seat(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """get_view with a seat shows that seat's hand."""
+        view = client.get_view(dealt.state, 0).view
+        assert len(view.six_nimmt.hand) == 10
+        assert list(view.status.seats_to_act) == list(range(SEATS))
+
+    def test_get_view_of_a_spectator(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """get_view without a seat is a spectator's view: no hand."""
+        view = client.get_view(dealt.state).view
+        assert not view.six_nimmt.hand
+        assert len(view.six_nimmt.rows) == 4
+
+    def test_suggest_action(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """suggest_action returns one of the seat's legal actions, the same for the same seed."""
+        suggested = client.suggest_action(dealt.state, 3, "random", seed=7).action
+        assert suggested in client.list_legal_actions(dealt.state, 3).actions
+        assert client.suggest_action(dealt.state, 3, "random", seed=7).action == suggested
+
+
+class TestErrors:
+    """Every failure is one OrdoError with the status code and the ErrorInfo's reason."""
+
+    def test_not_seats_turn(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """A seat that already selected gets NOT_SEATS_TURN from suggest_action."""
+        card = _hand(client, dealt.state, 0)[0]
+        after = client.apply_action(dealt.state, _select(dealt.state, 0, card)).state
+        with pytest.raises(OrdoError) as caught:
+            client.suggest_action(after, 0)
+        assert caught.value.code is grpc.StatusCode.INVALID_ARGUMENT
+        assert caught.value.reason == "NOT_SEATS_TURN"
+        assert caught.value.message
+
+    def test_game_not_selected(self, client: Client) -> None:
+        """Options that select no game give GAME_NOT_SELECTED."""
+        with pytest.raises(OrdoError) as caught:
+            client.new_game(common.GameOptions(), SEATS)
+        assert caught.value.code is grpc.StatusCode.INVALID_ARGUMENT
+        assert caught.value.reason == "GAME_NOT_SELECTED"
+
+    def test_unknown_policy_with_metadata(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """An unknown bot policy gives UNKNOWN_POLICY and the ErrorInfo's metadata."""
+        with pytest.raises(OrdoError) as caught:
+            client.suggest_action(dealt.state, 0, policy="oracle")
+        assert caught.value.reason == "UNKNOWN_POLICY"
+        assert caught.value.metadata == {"policy": "oracle"}
+
+    def test_illegal_action(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """apply_action raises what validate_action reports."""
+        missing = next(card for card in range(1, 105) if card not in _hand(client, dealt.state, 1))
+        with pytest.raises(OrdoError) as caught:
+            client.apply_action(dealt.state, _select(dealt.state, 1, missing))
+        assert caught.value.reason == "CARD_NOT_IN_HAND"
+
+    def test_text_names_code_and_reason(self, client: Client) -> None:
+        """str() of the error starts with the code and the reason."""
+        with pytest.raises(OrdoError) as caught:
+            client.new_game(GAME, 1)
+        assert str(caught.value).startswith("INVALID_ARGUMENT INVALID_SEAT_COUNT: ")
+
+    def test_unreachable_server(self) -> None:
+        """Nothing listening gives UNAVAILABLE with an empty reason, after the retries."""
+        with (
+            Client(f"127.0.0.1:{_closed_port()}", timeout=5.0, retries=2) as ordo,
+            pytest.raises(OrdoError) as caught,
+        ):
+            ordo.list_games()
+        assert caught.value.code is grpc.StatusCode.UNAVAILABLE
+        assert caught.value.reason == ""
+
+
+# ------------------------------------------------------------------ a scripted fake server
+@dataclass
+class Received:
+    """One call the fake server received."""
+
+    metadata: dict[str, str]
+    peer: str
+
+
+@dataclass
+class FakeServer:
+    """A GameEngineService whose ListGames fails with scripted codes, then answers."""
+
+    address: str
+    failures: list[grpc.StatusCode] = field(default_factory=list)
+    calls: list[Received] = field(default_factory=list)
+
+    def list_games(
+        self, request: api.ListGamesRequest, context: grpc.ServicerContext
+    ) -> api.ListGamesResponse:
+        metadata = {key: str(value) for key, value in context.invocation_metadata()}
+        self.calls.append(Received(metadata, context.peer()))
+        if self.failures:
+            context.abort(self.failures.pop(0), "scripted failure")
+        return api.ListGamesResponse()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    """A fake server on a free loopback port."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    port = server.add_insecure_port("127.0.0.1:0")
+    fake = FakeServer(f"127.0.0.1:{port}")
+    handler = grpc.unary_unary_rpc_method_handler(
+        fake.list_games,
+        request_deserializer=api.ListGamesRequest.FromString,
+        response_serializer=api.ListGamesResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(SERVICE, {"ListGames": handler}),)
+    )
+    server.start()
+    yield fake
+    server.stop(None)
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class TestRetries:
+    """UNAVAILABLE, and nothing else, is retried a bounded number of times."""
+
+    def test_retries_unavailable_until_success(self, fake: FakeServer) -> None:
+        """Two UNAVAILABLE answers then success: three attempts, no error."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE] * 2
+        with Client(fake.address, retries=3, backoff=0.001) as ordo:
+            ordo.list_games()
+        assert len(fake.calls) == 3
+
+    def test_gives_up_after_retries(self, fake: FakeServer) -> None:
+        """A server that stays UNAVAILABLE is tried retries + 1 times, then the error is raised."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE] * 10
+        with (
+            Client(fake.address, retries=2, backoff=0.001) as ordo,
+            pytest.raises(OrdoError) as caught,
+        ):
+            ordo.list_games()
+        assert caught.value.code is grpc.StatusCode.UNAVAILABLE
+        assert len(fake.calls) == 3
+
+    @pytest.mark.parametrize(
+        "code",
+        [
+            grpc.StatusCode.INVALID_ARGUMENT,
+            grpc.StatusCode.INTERNAL,
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            grpc.StatusCode.DEADLINE_EXCEEDED,
+        ],
+    )
+    def test_other_codes_are_not_retried(self, fake: FakeServer, code: grpc.StatusCode) -> None:
+        """Any code but UNAVAILABLE is raised after the first attempt."""
+        fake.failures = [code]
+        with (
+            Client(fake.address, retries=3, backoff=0.001) as ordo,
+            pytest.raises(OrdoError) as caught,
+        ):
+            ordo.list_games()
+        assert caught.value.code is code
+        assert caught.value.reason == ""
+        assert len(fake.calls) == 1
+
+    def test_backoff_doubles_up_to_its_cap(
+        self, fake: FakeServer, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Each pause is drawn below a bound that doubles per retry, capped at max_backoff."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE] * 4
+        bounds: list[float] = []
+
+        def shortest(low: float, high: float) -> float:
+            bounds.append(high)
+            return low
+
+        with Client(fake.address, retries=4, backoff=0.01, max_backoff=0.03) as ordo:
+            monkeypatch.setattr(ordo._random, "uniform", shortest)
+            ordo.list_games()
+        assert bounds == [0.01, 0.02, 0.03, 0.03]
+
+    def test_no_retry_past_the_deadline(
+        self, fake: FakeServer, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A pause that would end after the call's deadline raises at once instead."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE] * 4
+        with Client(fake.address, timeout=1.0, retries=4, backoff=5.0, max_backoff=5.0) as ordo:
+            monkeypatch.setattr(ordo._random, "uniform", lambda low, high: high)
+            with pytest.raises(OrdoError):
+                ordo.list_games()
+        assert len(fake.calls) == 1
+
+
+class TestMetadata:
+    """Every call carries an x-request-id and the client's metadata."""
+
+    def test_request_id_is_generated_per_call(self, fake: FakeServer) -> None:
+        """Without one, each call gets a fresh 32-digit hex request id."""
+        with Client(fake.address) as ordo:
+            ordo.list_games()
+            ordo.list_games()
+        first, second = (call.metadata[REQUEST_ID_KEY] for call in fake.calls)
+        assert first != second
+        assert len(first) == 32
+        int(first, 16)
+
+    def test_callers_request_id_is_sent(self, fake: FakeServer) -> None:
+        """The caller's request id is sent as given."""
+        with Client(fake.address) as ordo:
+            ordo.list_games(request_id="match-42-move-7")
+        assert fake.calls[0].metadata[REQUEST_ID_KEY] == "match-42-move-7"
+
+    def test_request_id_is_kept_across_retries(self, fake: FakeServer) -> None:
+        """Every attempt of one call carries the same request id."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE]
+        with Client(fake.address, backoff=0.001) as ordo:
+            ordo.list_games()
+        assert len({call.metadata[REQUEST_ID_KEY] for call in fake.calls}) == 1
+
+    def test_client_metadata_is_sent(self, fake: FakeServer) -> None:
+        """The constructor's metadata goes with every call."""
+        with Client(fake.address, metadata=[("x-tenant", "blue")]) as ordo:
+            ordo.list_games()
+        assert fake.calls[0].metadata["x-tenant"] == "blue"
+
+
+class TestChannels:
+    """channels=N opens N distinct connections and spreads calls over them round-robin."""
+
+    def test_calls_spread_over_distinct_connections(self, fake: FakeServer) -> None:
+        """Six calls on three channels come from three peers, two calls each."""
+        with Client(fake.address, channels=3) as ordo:
+            for _ in range(6):
+                ordo.list_games()
+        peers = [call.peer for call in fake.calls]
+        assert len(set(peers)) == 3
+        assert peers[:3] == peers[3:]
+
+    def test_retry_takes_the_next_channel(self, fake: FakeServer) -> None:
+        """A retried call is tried again on another connection."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE]
+        with Client(fake.address, channels=2, backoff=0.001) as ordo:
+            ordo.list_games()
+        assert len({call.peer for call in fake.calls}) == 2
+
+    def test_one_channel_is_one_connection(self, fake: FakeServer) -> None:
+        """With the default single channel every call comes from the same peer."""
+        with Client(fake.address) as ordo:
+            for _ in range(3):
+                ordo.list_games()
+        assert len({call.peer for call in fake.calls}) == 1
+
+    def test_every_method_works_over_several_channels(self, server_address: str) -> None:
+        """A whole exchange with a real server works over four channels."""
+        with Client(server_address, channels=4) as ordo:
+            assert ordo.channel_count == 4
+            dealt = ordo.new_game(GAME, 2, seed=5)
+            action = ordo.suggest_action(dealt.state, 0).action
+            assert ordo.validate_action(dealt.state, action).legal
+            assert ordo.apply_action(dealt.state, action).state.revision == 1
+            assert ordo.list_legal_actions(dealt.state, 1).actions
+            assert ordo.get_view(dealt.state).view.six_nimmt.rows
+
+    def test_zero_channels_is_refused(self) -> None:
+        """channels must be at least one."""
+        with pytest.raises(ValueError, match="channels"):
+            Client(channels=0)
+
+
+class TestLifecycle:
+    """The client is a context manager that closes its channels."""
+
+    def test_context_manager_closes_every_channel(
+        self, server_address: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Leaving the block closes each channel, which then refuses calls."""
+        opened: list[grpc.Channel] = []
+        real = grpc.insecure_channel
+
+        def recording(target: str, options: list[tuple[str, int]] | None = None) -> grpc.Channel:
+            channel = real(target, options=options)
+            opened.append(channel)
+            return channel
+
+        monkeypatch.setattr(grpc, "insecure_channel", recording)
+        with Client(server_address, channels=2) as ordo:
+            ordo.list_games()
+        assert ordo.closed
+        assert len(opened) == 2
+        for channel in opened:
+            with pytest.raises(ValueError, match="closed"):
+                channel.unary_unary(f"/{SERVICE}/ListGames")(b"")
+
+    def test_closed_client_refuses_calls(self, server_address: str) -> None:
+        """A call after close() is a ValueError."""
+        ordo = Client(server_address)
+        ordo.close()
+        with pytest.raises(ValueError, match="closed"):
+            ordo.list_games()
+
+
+class TestGameOptions:
+    """game_options builds the GameOptions of a game id."""
+
+    def test_defaults(self) -> None:
+        """A game id alone selects the game with an empty options message."""
+        options = game_options(GAME)
+        assert options.WhichOneof("game") == GAME
+        assert options.six_nimmt == six_nimmt.SixNimmtOptions()
+
+    def test_both_forms_at_once_are_refused(self) -> None:
+        """A GameOptions with a separate options message is ambiguous."""
+        with pytest.raises(ValueError, match="either"):
+            game_options(common.GameOptions(), six_nimmt.SixNimmtOptions())

@@ -1,0 +1,127 @@
+"""Text renderings: the renderer lookup, the generic fallback and 6 nimmt!'s renderer."""
+
+from __future__ import annotations
+
+from ordo import render
+from ordo.render import six_nimmt as six_nimmt_render
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import six_nimmt_pb2 as six_nimmt
+
+HIGHEST_CARD = 104
+DECK_BULLHEADS = 171  # the printed total of the 104 cards
+
+
+def _view(**fields: object) -> common.GameView:
+    return common.GameView(six_nimmt=six_nimmt.SixNimmtView(**fields))  # type: ignore[arg-type]
+
+
+def _event(**kind: object) -> common.Event:
+    return common.Event(public=True, six_nimmt=six_nimmt.SixNimmtEvent(**kind))  # type: ignore[arg-type]
+
+
+class TestLookup:
+    """renderer() finds a game's module by id, else falls back to the generic rendering."""
+
+    def test_finds_the_game_module(self) -> None:
+        """six_nimmt renders with ordo.render.six_nimmt."""
+        found = render.renderer("six_nimmt")
+        assert found.render_view is six_nimmt_render.render_view
+        assert found.render_events is six_nimmt_render.render_events
+
+    def test_falls_back_without_a_module(self) -> None:
+        """A game without a renderer module gets the generic rendering."""
+        assert render.renderer("no_such_game") == render.GENERIC
+
+    def test_falls_back_for_a_non_identifier(self) -> None:
+        """An id that cannot be a module name is never imported."""
+        assert render.renderer("..six_nimmt") == render.GENERIC
+
+    def test_generic_view_is_compact_text(self) -> None:
+        """The generic view is the game message on one line of protobuf text."""
+        text = render.generic_view(_view(hand_number=2, rows=[six_nimmt.SixNimmtRow(cards=[7])]))
+        assert text == "rows { cards: 7 } hand_number: 2"
+
+    def test_generic_events_one_line_each(self) -> None:
+        """The generic events are one compact line per event."""
+        lines = render.generic_events([_event(hand_ended=six_nimmt.SixNimmtHandEnded())] * 2)
+        assert lines == ["hand_ended { }"] * 2
+
+
+class TestSixNimmtView:
+    """The 6 nimmt! view: rows with bullheads, penalties, selections and reveals."""
+
+    def test_bullheads_of_the_deck(self) -> None:
+        """The 104 cards carry 171 bullheads, 55 alone carrying 7."""
+        cards = range(1, HIGHEST_CARD + 1)
+        assert sum(six_nimmt_render.bullheads(card) for card in cards) == DECK_BULLHEADS
+        assert six_nimmt_render.bullheads(55) == 7
+        assert six_nimmt_render.bullheads(0) == 0
+
+    def test_rows_with_bullheads(self) -> None:
+        """Each row lists its cards and their total bullheads."""
+        rows = [six_nimmt.SixNimmtRow(cards=cards) for cards in ([3], [10, 55], [22], [104])]
+        text = six_nimmt_render.render_view(_view(rows=rows, hand_number=1, turn=2))
+        lines = text.splitlines()
+        assert lines[0] == "hand 1, 2 turns played"
+        assert lines[2].startswith("  row 1:  10  55")
+        assert lines[2].endswith(" 10 bullheads")
+        assert lines[1].endswith(" 1 bullhead")
+
+    def test_penalties_and_taken(self) -> None:
+        """Penalties per seat, and the cards taken this hand by the seats that took any."""
+        taken = [six_nimmt.SixNimmtCards(), six_nimmt.SixNimmtCards(cards=[5, 6])]
+        text = six_nimmt_render.render_view(_view(penalties=[0, 3], taken=taken))
+        assert "  penalties: seat 0: 0, seat 1: 3" in text
+        assert "  taken this hand: seat 1: 5 6" in text
+
+    def test_selected_seats_before_the_reveal(self) -> None:
+        """Before the reveal the view says which seats have selected."""
+        text = six_nimmt_render.render_view(
+            _view(selected=[True, False, True], revealed=[-1, -1, -1])
+        )
+        assert "  selected a card: seat 0, 2" in text
+        assert "revealed" not in text
+
+    def test_revealed_cards(self) -> None:
+        """After the reveal the view lists each seat's card, the zero card by name."""
+        text = six_nimmt_render.render_view(
+            _view(selected=[True, True], revealed=[17, 0], penalties=[0, 0])
+        )
+        assert "  revealed: seat 0: 17, seat 1: 0 (zero card)" in text
+        assert "selected a card" not in text
+
+    def test_own_hand(self) -> None:
+        """A seat's view shows its hand; a spectator's shows none."""
+        assert "  hand: 4 8 15" in six_nimmt_render.render_view(_view(hand=[4, 8, 15]))
+        assert "hand:" not in six_nimmt_render.render_view(_view())
+
+
+class TestSixNimmtEvents:
+    """One line per event worth telling."""
+
+    def test_each_kind(self) -> None:
+        """Reveals, placements, row choices, rows taken, hand ends and deals each get a line."""
+        events = [
+            _event(cards_revealed=six_nimmt.SixNimmtCardsRevealed(cards=[12, 40])),
+            _event(card_placed=six_nimmt.SixNimmtCardPlaced(seat=1, card=40, row=2)),
+            _event(row_choice_required=six_nimmt.SixNimmtRowChoiceRequired(seat=0, card=12)),
+            _event(
+                row_taken=six_nimmt.SixNimmtRowTaken(seat=0, row=3, cards=[50, 55], bullheads=10)
+            ),
+            _event(hand_ended=six_nimmt.SixNimmtHandEnded(hand_number=1, penalties=[10, 0])),
+            _event(hand_dealt=six_nimmt.SixNimmtHandDealt(hand_number=2, rows=[1, 2, 3, 4])),
+        ]
+        assert six_nimmt_render.render_events(events) == [
+            "revealed: seat 0: 12, seat 1: 40",
+            "seat 1 places 40 on row 2",
+            "seat 0's 12 is lower than every row: it must take a row",
+            "seat 0 takes row 3 (50 55): 10 bullheads",
+            "hand 1 ends; penalties: seat 0: 10, seat 1: 0",
+            "hand 2 dealt; the rows start with 1 2 3 4",
+        ]
+
+    def test_public_selection_is_left_to_the_view(self) -> None:
+        """A public selection (card -1) gets no line; a seat's own selection does."""
+        public = _event(card_selected=six_nimmt.SixNimmtCardSelected(seat=2, card=-1))
+        own = _event(card_selected=six_nimmt.SixNimmtCardSelected(seat=2, card=33))
+        assert six_nimmt_render.render_events([public, own]) == ["seat 2 selects 33"]

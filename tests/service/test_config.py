@@ -1,0 +1,49 @@
+"""Settings come from defaults, then ORDO_* environment variables, then flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.config import Settings, env_name, load
+
+
+class TestSettings:
+    """Where each setting comes from."""
+
+    def test_defaults(self) -> None:
+        """With nothing set the server listens on 0.0.0.0:50051 with metrics on 9464."""
+        settings = load([], {})
+        assert (settings.host, settings.port, settings.metrics_port) == ("0.0.0.0", 50051, 9464)
+        assert settings == Settings()
+
+    def test_environment_overrides_defaults(self) -> None:
+        """ORDO_PORT and friends override the defaults."""
+        settings = load([], {"ORDO_PORT": "6000", "ORDO_GRACE_SECONDS": "2.5"})
+        assert (settings.port, settings.grace_seconds) == (6000, 2.5)
+
+    def test_flags_override_environment(self) -> None:
+        """A flag wins over its environment variable."""
+        assert load(["--port", "7000"], {"ORDO_PORT": "6000"}).port == 7000
+
+    def test_one_worker_per_core_by_default(self) -> None:
+        """workers 0 means one process per core."""
+        assert load([], {}).worker_count >= 1
+
+    @pytest.mark.parametrize(
+        ("argv", "environ"),
+        [
+            (["--log-format", "xml"], {}),
+            ([], {"ORDO_PORT": "eighty"}),
+            (["--port", "0"], {"ORDO_WORKERS": "2"}),
+            (["--threads", "0"], {}),
+        ],
+    )
+    def test_bad_settings_exit_with_usage(self, argv: list[str], environ: dict[str, str]) -> None:
+        """A bad value stops the server with a usage error (exit code 2)."""
+        with pytest.raises(SystemExit) as stopped:
+            load(argv, environ)
+        assert stopped.value.code == 2
+
+    def test_environment_names(self) -> None:
+        """Every setting's variable is ORDO_ and its upper-case name."""
+        assert env_name("max_request_bytes") == "ORDO_MAX_REQUEST_BYTES"

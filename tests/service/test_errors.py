@@ -1,0 +1,91 @@
+"""Errors leave the server as rich statuses with exactly one ErrorInfo, mapped in one table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+
+from engines.errors import IllegalActionError, InvalidStateError, RulesError
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.config import Settings
+from service.errors import RequestError, status_code_of
+from service.servicer import GameEngineServicer
+from tests.conformance.drivers import reason_of
+
+SIX = common.GameOptions(six_nimmt={})
+
+
+@pytest.fixture
+def small_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[rpc.GameEngineServiceStub]:
+    """A server with a 4 KiB request limit whose ListGames fails unexpectedly."""
+    from service.server import create_server  # noqa: PLC0415
+
+    def broken(self: Any, request: Any, call: Any) -> Any:
+        raise RuntimeError("secret detail that must not reach the caller")
+
+    monkeypatch.setattr(GameEngineServicer, "ListGames", broken)
+    settings = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0, max_request_bytes=4096)
+    server, port, _health = create_server(settings)
+    server.start()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        yield rpc.GameEngineServiceStub(channel)
+    server.stop(None)
+
+
+class TestStatusTable:
+    """The one table from error kinds to status codes."""
+
+    @pytest.mark.parametrize(
+        "error",
+        [IllegalActionError("x"), InvalidStateError("x"), RequestError("x"), RulesError("x")],
+    )
+    def test_every_rules_error_is_invalid_argument(self, error: RulesError) -> None:
+        """Illegal actions, bad states and bad requests are the caller's argument."""
+        assert status_code_of(error) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+class TestRichStatus:
+    """What the caller receives."""
+
+    def test_illegal_action_carries_one_error_info(self, stub: rpc.GameEngineServiceStub) -> None:
+        """An illegal action is INVALID_ARGUMENT with the stable reason in one ErrorInfo."""
+        state = stub.NewGame(api.NewGameRequest(seats=2, seed=1, options=SIX)).state
+        action = common.Action(seat=0, six_nimmt={"choose_row": 1})
+        with pytest.raises(grpc.RpcError) as failed:
+            stub.ApplyAction(api.ApplyActionRequest(state=state, action=action))
+        assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert reason_of(failed.value) == "NO_ROW_CHOICE_PENDING"
+
+    def test_validate_action_answers_in_the_response(self, stub: rpc.GameEngineServiceStub) -> None:
+        """ValidateAction reports an illegal move as legal=false with the same reason."""
+        state = stub.NewGame(api.NewGameRequest(seats=2, seed=1, options=SIX)).state
+        action = common.Action(seat=0, six_nimmt={"choose_row": 1})
+        reply = stub.ValidateAction(api.ValidateActionRequest(state=state, action=action))
+        assert (reply.legal, reply.reason) == (False, "NO_ROW_CHOICE_PENDING")
+        assert reply.message
+
+    def test_unexpected_failure_is_internal_and_generic(
+        self, small_server: rpc.GameEngineServiceStub
+    ) -> None:
+        """An unexpected exception is INTERNAL with a generic message, and serving goes on."""
+        with pytest.raises(grpc.RpcError) as failed:
+            small_server.ListGames(api.ListGamesRequest())
+        assert failed.value.code() == grpc.StatusCode.INTERNAL
+        assert "secret" not in (failed.value.details() or "")
+        assert reason_of(failed.value) == "INTERNAL"
+        assert small_server.NewGame(api.NewGameRequest(seats=2, seed=1, options=SIX)).state
+
+    def test_request_size_limit(self, small_server: rpc.GameEngineServiceStub) -> None:
+        """A request over the size limit is refused with RESOURCE_EXHAUSTED."""
+        state = small_server.NewGame(api.NewGameRequest(seats=2, seed=1, options=SIX)).state
+        state.six_nimmt.deck.extend(range(5000))
+        with pytest.raises(grpc.RpcError) as failed:
+            small_server.GetView(
+                api.GetViewRequest(state=state, viewer=common.Viewer(spectator=True))
+            )
+        assert failed.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -1,0 +1,266 @@
+"""Bad input of any kind gets INVALID_ARGUMENT with a reason, and the server keeps serving.
+
+Thousands of requests: random bytes, valid requests with bytes flipped or cut, and states whose
+fields are set to random values, for every method and every registered game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engines import registry
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from tests.conformance.drivers import reason_of
+
+SERVICE = "/ordo.v1.GameEngineService/"
+METHODS = (
+    "ListGames",
+    "NewGame",
+    "ApplyAction",
+    "ValidateAction",
+    "ListLegalActions",
+    "GetView",
+    "SuggestAction",
+)
+GAMES = sorted(registry.ENGINES)
+ACCEPTED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT}
+FUZZ = settings(
+    max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def raw_call(channel: grpc.Channel, method: str, payload: bytes) -> tuple[grpc.StatusCode, str]:
+    """Send raw bytes to a method; return the status code and the ErrorInfo reason."""
+    call = channel.unary_unary(SERVICE + method)
+    try:
+        call(payload, timeout=10)
+    except grpc.RpcError as error:
+        reason = reason_of(error) if error.code() == grpc.StatusCode.INVALID_ARGUMENT else ""
+        return error.code(), reason
+    return grpc.StatusCode.OK, ""
+
+
+def sample_requests(game: str) -> dict[str, bytes]:
+    """One valid serialized request per method, a few actions into a game."""
+    engine = registry.get(game)
+    from tests.conformance.drivers import InProcess  # noqa: PLC0415
+
+    driver = InProcess(game)
+    state = driver.new_game(engine.info.min_seats, 3)
+    for _ in range(3):
+        seat = driver.status(state).seats_to_act[0]
+        state = driver.apply(state, driver.legal(state, seat)[0]).state
+    seat = driver.status(state).seats_to_act[0]
+    action = driver.legal(state, seat)[0]
+    requests: dict[str, Any] = {
+        "ListGames": api.ListGamesRequest(),
+        "NewGame": api.NewGameRequest(
+            seats=engine.info.min_seats, seed=5, options=common.GameOptions(**{game: {}})
+        ),
+        "ApplyAction": api.ApplyActionRequest(state=state, action=action),
+        "ValidateAction": api.ValidateActionRequest(state=state, action=action),
+        "ListLegalActions": api.ListLegalActionsRequest(state=state, seat=seat),
+        "GetView": api.GetViewRequest(state=state, viewer=common.Viewer(seat=seat)),
+        "SuggestAction": api.SuggestActionRequest(state=state, seat=seat),
+    }
+    return {method: request.SerializeToString() for method, request in requests.items()}
+
+
+@pytest.fixture(scope="module")
+def samples() -> dict[str, dict[str, bytes]]:
+    """Valid requests of every game."""
+    return {game: sample_requests(game) for game in GAMES}
+
+
+def assert_still_serving(channel: grpc.Channel) -> None:
+    """The server answers a plain call after the abuse."""
+    assert raw_call(channel, "ListGames", b"") == (grpc.StatusCode.OK, "")
+
+
+class TestGarbage:
+    """Bytes that are not requests."""
+
+    @FUZZ
+    @given(method=st.sampled_from(METHODS), payload=st.binary(max_size=600))
+    def test_random_bytes(self, channel: grpc.Channel, method: str, payload: bytes) -> None:
+        """Random bytes get OK (when they happen to parse) or INVALID_ARGUMENT with a reason."""
+        code, reason = raw_call(channel, method, payload)
+        assert code in ACCEPTED
+        assert code == grpc.StatusCode.OK or reason
+
+    def test_unparsable_request_has_a_stable_reason(self, channel: grpc.Channel) -> None:
+        """A payload that is no protobuf message at all gets MALFORMED_REQUEST."""
+        code, reason = raw_call(channel, "ApplyAction", b"\xff\xff\xff\xff")
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+        assert_still_serving(channel)
+
+
+class TestMutatedRequests:
+    """Valid requests damaged on the wire."""
+
+    @FUZZ
+    @given(
+        game=st.sampled_from(GAMES),
+        method=st.sampled_from(METHODS),
+        flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), max_size=6),
+        cut=st.integers(0, 10**6) | st.none(),
+    )
+    def test_flipped_and_cut_bytes(
+        self,
+        channel: grpc.Channel,
+        samples: dict[str, dict[str, bytes]],
+        game: str,
+        method: str,
+        flips: list[tuple[int, int]],
+        cut: int | None,
+    ) -> None:
+        """A request with bytes changed or cut off never gets anything but OK or a reason."""
+        payload = bytearray(samples[game][method])
+        for position, value in flips:
+            if payload:
+                payload[position % len(payload)] = value
+        if cut is not None and payload:
+            del payload[cut % len(payload) :]
+        code, reason = raw_call(channel, method, bytes(payload))
+        assert code in ACCEPTED
+        assert code == grpc.StatusCode.OK or reason
+
+    @FUZZ
+    @given(
+        game=st.sampled_from(GAMES),
+        method=st.sampled_from(("ApplyAction", "GetView", "ListLegalActions", "SuggestAction")),
+        data=st.data(),
+    )
+    def test_state_fields_set_to_random_values(
+        self,
+        channel: grpc.Channel,
+        samples: dict[str, dict[str, bytes]],
+        game: str,
+        method: str,
+        data: st.DataObject,
+    ) -> None:
+        """A state whose numbers are changed (tampered) is applied correctly or refused."""
+        request_type = {
+            "ApplyAction": api.ApplyActionRequest,
+            "GetView": api.GetViewRequest,
+            "ListLegalActions": api.ListLegalActionsRequest,
+            "SuggestAction": api.SuggestActionRequest,
+        }[method]
+        request = request_type.FromString(samples[game][method])
+        numbers = list(_number_slots(getattr(request.state, game)))
+        for _ in range(data.draw(st.integers(1, 4))):
+            if not numbers:
+                break
+            message, field, index = data.draw(st.sampled_from(numbers))
+            value = data.draw(_values_for(field))
+            if index is None:
+                setattr(message, field.name, value)
+            elif index < len(getattr(message, field.name)):
+                getattr(message, field.name)[index] = value
+        code, reason = raw_call(channel, method, request.SerializeToString())
+        assert code in ACCEPTED
+        assert code == grpc.StatusCode.OK or reason
+
+    def test_server_still_serves_after_the_fuzzing(self, channel: grpc.Channel) -> None:
+        """After every bad request above, the same server answers normally."""
+        assert_still_serving(channel)
+
+
+class TestMissingParts:
+    """Requests with a required part left out get a specific reason."""
+
+    @pytest.mark.parametrize(
+        ("method", "request_message", "reason"),
+        [
+            ("NewGame", api.NewGameRequest(seats=2), "GAME_NOT_SELECTED"),
+            ("ApplyAction", api.ApplyActionRequest(), "STATE_NOT_SET"),
+            ("GetView", api.GetViewRequest(), "STATE_NOT_SET"),
+            ("ListLegalActions", api.ListLegalActionsRequest(), "STATE_NOT_SET"),
+            ("SuggestAction", api.SuggestActionRequest(), "STATE_NOT_SET"),
+            ("ValidateAction", api.ValidateActionRequest(), "STATE_NOT_SET"),
+        ],
+    )
+    def test_missing_part(
+        self, channel: grpc.Channel, method: str, request_message: Any, reason: str
+    ) -> None:
+        """The reason names what is missing."""
+        code, got = raw_call(channel, method, request_message.SerializeToString())
+        assert (code, got) == (grpc.StatusCode.INVALID_ARGUMENT, reason)
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_view_without_viewer(
+        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]], game: str
+    ) -> None:
+        """GetView without a viewer gets VIEWER_NOT_SET."""
+        request = api.GetViewRequest.FromString(samples[game]["GetView"])
+        request.ClearField("viewer")
+        code, reason = raw_call(channel, "GetView", request.SerializeToString())
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "VIEWER_NOT_SET")
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_seat_count_out_of_range(self, channel: grpc.Channel, game: str) -> None:
+        """Too many seats get INVALID_SEAT_COUNT."""
+        info = registry.get(game).info
+        request = api.NewGameRequest(
+            seats=info.max_seats + 1, options=common.GameOptions(**{game: {}})
+        )
+        code, reason = raw_call(channel, "NewGame", request.SerializeToString())
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_SEAT_COUNT")
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_unknown_policy(
+        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]], game: str
+    ) -> None:
+        """An unknown bot policy gets UNKNOWN_POLICY."""
+        request = api.SuggestActionRequest.FromString(samples[game]["SuggestAction"])
+        request.policy = "clairvoyant"
+        code, reason = raw_call(channel, "SuggestAction", request.SerializeToString())
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_POLICY")
+
+    def test_action_of_another_game(self, channel: grpc.Channel) -> None:
+        """An action whose game differs from the state's gets GAME_MISMATCH or MALFORMED_ACTION."""
+        samples = {game: sample_requests(game) for game in GAMES}
+        request = api.ApplyActionRequest.FromString(samples[GAMES[0]]["ApplyAction"])
+        field = common.Action.DESCRIPTOR.oneofs_by_name["game"].fields
+        other = next(f.name for f in field if f.name != GAMES[0])
+        request.action.ClearField(GAMES[0])
+        getattr(request.action, other).SetInParent()
+        code, reason = raw_call(channel, "ApplyAction", request.SerializeToString())
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "GAME_MISMATCH")
+
+
+def _number_slots(message: Any) -> Any:
+    """Every integer (or list element) of a message, recursively: (message, field, index)."""
+    for field in message.DESCRIPTOR.fields:
+        if field.message_type is not None:
+            if field.is_repeated:
+                for item in getattr(message, field.name):
+                    yield from _number_slots(item)
+            elif message.HasField(field.name):
+                yield from _number_slots(getattr(message, field.name))
+        elif field.cpp_type in _INT_RANGES:
+            if field.is_repeated:
+                for index in range(len(getattr(message, field.name))):
+                    yield message, field, index
+            else:
+                yield message, field, None
+
+
+_INT_RANGES = {
+    1: (-(2**31), 2**31 - 1),  # CPPTYPE_INT32
+    2: (-(2**63), 2**63 - 1),  # CPPTYPE_INT64
+    3: (0, 2**32 - 1),  # CPPTYPE_UINT32
+    4: (0, 2**64 - 1),  # CPPTYPE_UINT64
+    8: (-(2**31), 2**31 - 1),  # CPPTYPE_ENUM (open enums take any int32)
+}
+
+
+def _values_for(field: Any) -> st.SearchStrategy[int]:
+    low, high = _INT_RANGES[field.cpp_type]
+    return st.integers(max(low, -3), min(high, 200)) | st.integers(low, high)
