@@ -6,6 +6,7 @@ from typing import Any
 
 from engines.base import GameEngine
 from engines.errors import UnknownGameError
+from engines.fora_de_ordem import ENGINE as FORA_DE_ORDEM
 from engines.sequence_numbers import ENGINE as SEQUENCE_NUMBERS
 from engines.six_nimmt import ENGINE as SIX_NIMMT
 from engines.up_or_down import ENGINE as UP_OR_DOWN
@@ -19,6 +20,7 @@ ENGINES: dict[str, AnyEngine] = {
         SIX_NIMMT,
         SEQUENCE_NUMBERS,
         UP_OR_DOWN,
+        FORA_DE_ORDEM,
     )
 }
 

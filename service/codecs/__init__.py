@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from service.codecs.base import Codec
+from service.codecs.fora_de_ordem import CODEC as FORA_DE_ORDEM
 from service.codecs.sequence_numbers import CODEC as SEQUENCE_NUMBERS
 from service.codecs.six_nimmt import CODEC as SIX_NIMMT
 from service.codecs.up_or_down import CODEC as UP_OR_DOWN
@@ -14,5 +15,6 @@ CODECS: dict[str, Codec] = {
         SIX_NIMMT,
         SEQUENCE_NUMBERS,
         UP_OR_DOWN,
+        FORA_DE_ORDEM,
     )
 }

@@ -59,6 +59,32 @@ SEQUENCE_NUMBERS: dict[str, Corruption] = {
 }
 
 
+def _with_first_question_ranks(state: Any, ranks: tuple[int, ...]) -> Any:
+    return replace(
+        state, questions=(replace(state.questions[0], ranks=ranks), *state.questions[1:])
+    )
+
+
+FORA_DE_ORDEM: dict[str, Corruption] = {
+    "card_in_two_places": lambda s: replace(
+        s, decks=((s.hands[0][0], *s.decks[0][1:]), *s.decks[1:])
+    ),
+    "card_missing": lambda s: replace(s, decks=(s.decks[0][1:], *s.decks[1:])),
+    "card_out_of_range": lambda s: replace(s, decks=((999, *s.decks[0][1:]), *s.decks[1:])),
+    "another_seats_card_in_hand": lambda s: replace(
+        s, hands=(s.hands[1], s.hands[0], *s.hands[2:])
+    ),
+    "hand_too_large": lambda s: replace(
+        s,
+        hands=(tuple(sorted((*s.hands[0], s.decks[0][0]))), *s.hands[1:]),
+        decks=(s.decks[0][1:], *s.decks[1:]),
+    ),
+    "ranks_not_covering_1_to_5": lambda s: _with_first_question_ranks(s, (1, 2, 3, 4, 6)),
+    "tie_not_skipping_its_places": lambda s: _with_first_question_ranks(s, (1, 1, 2, 3, 4)),
+    "question_missing": lambda s: replace(s, questions=s.questions[:-1]),
+}
+
+
 def _placed_cards(state: Any) -> list[int]:
     """Every card in a display or a discard pile, ascending."""
     cards = [card for display in state.displays for row in display for card in row]
@@ -111,4 +137,5 @@ CORRUPTIONS: dict[str, dict[str, Corruption]] = {
     "six_nimmt": SIX_NIMMT,
     "sequence_numbers": SEQUENCE_NUMBERS,
     "up_or_down": UP_OR_DOWN,
+    "fora_de_ordem": FORA_DE_ORDEM,
 }

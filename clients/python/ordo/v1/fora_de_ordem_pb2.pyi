@@ -3,8 +3,11 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,22 +19,221 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _ForaDeOrdemLanguage:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ForaDeOrdemLanguageEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ForaDeOrdemLanguage.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FORA_DE_ORDEM_LANGUAGE_UNSPECIFIED: _ForaDeOrdemLanguage.ValueType  # 0
+    """Unset: the default, FORA_DE_ORDEM_LANGUAGE_PT_BR."""
+    FORA_DE_ORDEM_LANGUAGE_PT_BR: _ForaDeOrdemLanguage.ValueType  # 1
+    """Brazilian Portuguese (pt-BR), the language of the original game."""
+    FORA_DE_ORDEM_LANGUAGE_EN: _ForaDeOrdemLanguage.ValueType  # 2
+    """English."""
+
+class ForaDeOrdemLanguage(_ForaDeOrdemLanguage, metaclass=_ForaDeOrdemLanguageEnumTypeWrapper):
+    """ForaDeOrdemLanguage is the language of the question cards drawn from the built-in bank."""
+
+FORA_DE_ORDEM_LANGUAGE_UNSPECIFIED: ForaDeOrdemLanguage.ValueType  # 0
+"""Unset: the default, FORA_DE_ORDEM_LANGUAGE_PT_BR."""
+FORA_DE_ORDEM_LANGUAGE_PT_BR: ForaDeOrdemLanguage.ValueType  # 1
+"""Brazilian Portuguese (pt-BR), the language of the original game."""
+FORA_DE_ORDEM_LANGUAGE_EN: ForaDeOrdemLanguage.ValueType  # 2
+"""English."""
+Global___ForaDeOrdemLanguage: _TypeAlias = ForaDeOrdemLanguage  # noqa: Y015
+
+class _ForaDeOrdemCardKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ForaDeOrdemCardKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ForaDeOrdemCardKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FORA_DE_ORDEM_CARD_KIND_UNSPECIFIED: _ForaDeOrdemCardKind.ValueType  # 0
+    """Never used for a real card."""
+    FORA_DE_ORDEM_CARD_KIND_NUMBER: _ForaDeOrdemCardKind.ValueType  # 1
+    """A number card: correct when the item's rank is one of the card's ranks."""
+    FORA_DE_ORDEM_CARD_KIND_PREVIOUS_CORRECT: _ForaDeOrdemCardKind.ValueType  # 2
+    """"Previous card is correct": correct when the card directly beneath it is correct. It may only
+    be played on a side that already has a card.
+    """
+    FORA_DE_ORDEM_CARD_KIND_PREVIOUS_WRONG: _ForaDeOrdemCardKind.ValueType  # 3
+    """"Previous card is wrong": correct when the card directly beneath it is wrong. It may only be
+    played on a side that already has a card.
+    """
+
+class ForaDeOrdemCardKind(_ForaDeOrdemCardKind, metaclass=_ForaDeOrdemCardKindEnumTypeWrapper):
+    """ForaDeOrdemCardKind says how a player card is judged at the resolution of a round."""
+
+FORA_DE_ORDEM_CARD_KIND_UNSPECIFIED: ForaDeOrdemCardKind.ValueType  # 0
+"""Never used for a real card."""
+FORA_DE_ORDEM_CARD_KIND_NUMBER: ForaDeOrdemCardKind.ValueType  # 1
+"""A number card: correct when the item's rank is one of the card's ranks."""
+FORA_DE_ORDEM_CARD_KIND_PREVIOUS_CORRECT: ForaDeOrdemCardKind.ValueType  # 2
+""""Previous card is correct": correct when the card directly beneath it is correct. It may only
+be played on a side that already has a card.
+"""
+FORA_DE_ORDEM_CARD_KIND_PREVIOUS_WRONG: ForaDeOrdemCardKind.ValueType  # 3
+""""Previous card is wrong": correct when the card directly beneath it is wrong. It may only be
+played on a side that already has a card.
+"""
+Global___ForaDeOrdemCardKind: _TypeAlias = ForaDeOrdemCardKind  # noqa: Y015
+
+class _ForaDeOrdemColour:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ForaDeOrdemColourEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ForaDeOrdemColour.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FORA_DE_ORDEM_COLOUR_UNSPECIFIED: _ForaDeOrdemColour.ValueType  # 0
+    """Never used for a real seat."""
+    FORA_DE_ORDEM_COLOUR_YELLOW: _ForaDeOrdemColour.ValueType  # 1
+    """The colour of seat 0."""
+    FORA_DE_ORDEM_COLOUR_PURPLE: _ForaDeOrdemColour.ValueType  # 2
+    """The colour of seat 1."""
+    FORA_DE_ORDEM_COLOUR_PINK: _ForaDeOrdemColour.ValueType  # 3
+    """The colour of seat 2."""
+    FORA_DE_ORDEM_COLOUR_BLUE: _ForaDeOrdemColour.ValueType  # 4
+    """The colour of seat 3."""
+    FORA_DE_ORDEM_COLOUR_GREEN: _ForaDeOrdemColour.ValueType  # 5
+    """The colour of seat 4."""
+    FORA_DE_ORDEM_COLOUR_ORANGE: _ForaDeOrdemColour.ValueType  # 6
+    """The colour of seat 5."""
+
+class ForaDeOrdemColour(_ForaDeOrdemColour, metaclass=_ForaDeOrdemColourEnumTypeWrapper):
+    """ForaDeOrdemColour is the colour of a seat's player deck: seat 0 is yellow, 1 purple, 2 pink,
+    3 blue, 4 green and 5 orange.
+    """
+
+FORA_DE_ORDEM_COLOUR_UNSPECIFIED: ForaDeOrdemColour.ValueType  # 0
+"""Never used for a real seat."""
+FORA_DE_ORDEM_COLOUR_YELLOW: ForaDeOrdemColour.ValueType  # 1
+"""The colour of seat 0."""
+FORA_DE_ORDEM_COLOUR_PURPLE: ForaDeOrdemColour.ValueType  # 2
+"""The colour of seat 1."""
+FORA_DE_ORDEM_COLOUR_PINK: ForaDeOrdemColour.ValueType  # 3
+"""The colour of seat 2."""
+FORA_DE_ORDEM_COLOUR_BLUE: ForaDeOrdemColour.ValueType  # 4
+"""The colour of seat 3."""
+FORA_DE_ORDEM_COLOUR_GREEN: ForaDeOrdemColour.ValueType  # 5
+"""The colour of seat 4."""
+FORA_DE_ORDEM_COLOUR_ORANGE: ForaDeOrdemColour.ValueType  # 6
+"""The colour of seat 5."""
+Global___ForaDeOrdemColour: _TypeAlias = ForaDeOrdemColour  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemQuestion(_message.Message):
+    """ForaDeOrdemQuestion is a question card: a category, its five items and their order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    ITEMS_FIELD_NUMBER: _builtins.int
+    RANKS_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """A short identifier of the card (e.g. "q017" for the built-in bank). Custom cards without one
+    are named "custom-N" (N from 1, in the order supplied).
+    """
+    category: _builtins.str
+    """The category that orders the items, e.g. "instruments with the most strings"."""
+    @_builtins.property
+    def items(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Exactly five items, one per side of the board (side index = item index)."""
+
+    @_builtins.property
+    def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Exactly five ranks (1..5), one per item in item order, as a standard competition ranking:
+        items that tie share the best rank of the tie and the next rank skips the tied places. A tie
+        of k items at rank r gives each of them the rank set r..r+k-1 (the back of the card shows
+        both "2nd/3rd" for two items tied after the 1st: ranks 1, 2, 2, 4, 5). Without ties the ranks
+        are a permutation of 1..5.
+        """
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        category: _builtins.str = ...,
+        items: _abc.Iterable[_builtins.str] | None = ...,
+        ranks: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["category", b"category", "id", b"id", "items", b"items", "ranks", b"ranks"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemQuestion: _TypeAlias = ForaDeOrdemQuestion  # noqa: Y015
+
 @_typing.final
 class ForaDeOrdemOptions(_message.Message):
     """ForaDeOrdemOptions are the variant settings of Fora de Ordem."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    LANGUAGE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    STARTING_SEAT_FIELD_NUMBER: _builtins.int
+    CUSTOM_QUESTIONS_FIELD_NUMBER: _builtins.int
+    language: Global___ForaDeOrdemLanguage.ValueType
+    """The language of the built-in question bank; unset means pt-BR. Custom cards are used as
+    supplied, whatever the language.
+    """
+    rounds: _builtins.int
+    """The number of rounds (1..6); 0 means 6. Each round uses one question card."""
+    starting_seat: _builtins.int
+    """The seat that starts the first round (the "youngest player"); the start then passes to the
+    next seat each round. Must be below the number of seats.
+    """
+    @_builtins.property
+    def custom_questions(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemQuestion]:
+        """Custom question cards to play with instead of the built-in bank: at least as many as the
+        rounds, each with a category, 5 non-empty items and valid ranks. A bad card is refused with
+        reason INVALID_CUSTOM_QUESTION naming the card and the problem. Always empty in a state.
+        """
+
     def __init__(
         self,
+        *,
+        language: Global___ForaDeOrdemLanguage.ValueType = ...,
+        rounds: _builtins.int = ...,
+        starting_seat: _builtins.int = ...,
+        custom_questions: _abc.Iterable[Global___ForaDeOrdemQuestion] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["custom_questions", b"custom_questions", "language", b"language", "rounds", b"rounds", "starting_seat", b"starting_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ForaDeOrdemOptions: _TypeAlias = ForaDeOrdemOptions  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemCardIds(_message.Message):
+    """ForaDeOrdemCardIds is a list of player card ids. A card id is seat * 19 + position in the deck
+    composition, so the id also says which seat's deck the card belongs to.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The card ids."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemCardIds: _TypeAlias = ForaDeOrdemCardIds  # noqa: Y015
 
 @_typing.final
 class ForaDeOrdemState(_message.Message):
@@ -39,16 +241,95 @@ class ForaDeOrdemState(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    QUESTIONS_FIELD_NUMBER: _builtins.int
+    ROUNDS_PLAYED_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    DECKS_FIELD_NUMBER: _builtins.int
+    SIDES_FIELD_NUMBER: _builtins.int
+    SCORE_PILES_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
+    RNG_STATE_FIELD_NUMBER: _builtins.int
+    rounds_played: _builtins.int
+    """The number of rounds already resolved; the game is over when it equals the rounds option."""
+    rng_state: _builtins.int
+    """Hidden: the state of the random generator (SplitMix64)."""
+    @_builtins.property
+    def options(self) -> Global___ForaDeOrdemOptions:
+        """The options in force, with every default filled in and no custom questions."""
+
+    @_builtins.property
+    def questions(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemQuestion]:
+        """Hidden until each round: the question card of every round, in round order. The current
+        round's category and items are public; its ranks stay hidden until the round is resolved.
+        """
+
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCardIds]:
+        """Hidden: each seat's hand, one entry per seat, ids ascending."""
+
+    @_builtins.property
+    def decks(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCardIds]:
+        """Hidden: each seat's face-down player deck in draw order (next card first)."""
+
+    @_builtins.property
+    def sides(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCardIds]:
+        """The five sides of the board, in item order; each lists its cards bottom first (first played)."""
+
+    @_builtins.property
+    def score_piles(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCardIds]:
+        """Each seat's face-up score pile (the cards it took), ids ascending."""
+
+    @_builtins.property
+    def discarded(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cards discarded from the game because they were judged correct, ids ascending."""
+
     def __init__(
         self,
+        *,
+        options: Global___ForaDeOrdemOptions | None = ...,
+        questions: _abc.Iterable[Global___ForaDeOrdemQuestion] | None = ...,
+        rounds_played: _builtins.int = ...,
+        hands: _abc.Iterable[Global___ForaDeOrdemCardIds] | None = ...,
+        decks: _abc.Iterable[Global___ForaDeOrdemCardIds] | None = ...,
+        sides: _abc.Iterable[Global___ForaDeOrdemCardIds] | None = ...,
+        score_piles: _abc.Iterable[Global___ForaDeOrdemCardIds] | None = ...,
+        discarded: _abc.Iterable[_builtins.int] | None = ...,
+        rng_state: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decks", b"decks", "discarded", b"discarded", "hands", b"hands", "options", b"options", "questions", b"questions", "rng_state", b"rng_state", "rounds_played", b"rounds_played", "score_piles", b"score_piles", "sides", b"sides"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ForaDeOrdemState: _TypeAlias = ForaDeOrdemState  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemPlay(_message.Message):
+    """ForaDeOrdemPlay plays one card from hand onto one side of the board."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    SIDE_FIELD_NUMBER: _builtins.int
+    card: _builtins.int
+    """The id of a card in the acting seat's hand."""
+    side: _builtins.int
+    """The side (0..4, the index of the question's item) to put it on, on top of any cards there."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.int = ...,
+        side: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "side", b"side"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemPlay: _TypeAlias = ForaDeOrdemPlay  # noqa: Y015
 
 @_typing.final
 class ForaDeOrdemAction(_message.Message):
@@ -56,16 +337,91 @@ class ForaDeOrdemAction(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    PLAY_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def play(self) -> Global___ForaDeOrdemPlay:
+        """Play a card on a side."""
+
     def __init__(
         self,
+        *,
+        play: Global___ForaDeOrdemPlay | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "play", b"play"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "play", b"play"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["play"]  # noqa: Y015
+    _WhichOneofArgType_move: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_move) -> _WhichOneofReturnType_move | None: ...
+
+Global___ForaDeOrdemAction: _TypeAlias = ForaDeOrdemAction  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemCard(_message.Message):
+    """ForaDeOrdemCard is one player card, face up."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    RANKS_FIELD_NUMBER: _builtins.int
+    BOMBS_FIELD_NUMBER: _builtins.int
+    id: _builtins.int
+    """The card id (seat * 19 + position in the deck composition)."""
+    owner: _builtins.int
+    """The seat whose deck the card belongs to."""
+    kind: Global___ForaDeOrdemCardKind.ValueType
+    """How the card is judged."""
+    bombs: _builtins.int
+    """The bombs (penalty points) printed on the card, 1..5."""
+    @_builtins.property
+    def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """For a number card, the ranks it names, ascending (e.g. 2 and 3 for "2nd/3rd"); empty for a
+        special card.
+        """
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.int = ...,
+        owner: _builtins.int = ...,
+        kind: Global___ForaDeOrdemCardKind.ValueType = ...,
+        ranks: _abc.Iterable[_builtins.int] | None = ...,
+        bombs: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bombs", b"bombs", "id", b"id", "kind", b"kind", "owner", b"owner", "ranks", b"ranks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___ForaDeOrdemAction: _TypeAlias = ForaDeOrdemAction  # noqa: Y015
+Global___ForaDeOrdemCard: _TypeAlias = ForaDeOrdemCard  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemCards(_message.Message):
+    """ForaDeOrdemCards is a list of face-up player cards."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCard]:
+        """The cards."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[Global___ForaDeOrdemCard] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemCards: _TypeAlias = ForaDeOrdemCards  # noqa: Y015
 
 @_typing.final
 class ForaDeOrdemView(_message.Message):
@@ -73,12 +429,93 @@ class ForaDeOrdemView(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    ROUNDS_PLAYED_FIELD_NUMBER: _builtins.int
+    ROUND_STARTING_SEAT_FIELD_NUMBER: _builtins.int
+    QUESTION_ID_FIELD_NUMBER: _builtins.int
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    ITEMS_FIELD_NUMBER: _builtins.int
+    SIDES_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    DECK_SIZES_FIELD_NUMBER: _builtins.int
+    SCORE_PILES_FIELD_NUMBER: _builtins.int
+    BOMBS_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
+    COLOURS_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """The current round, 1-based; the last round once the game is over."""
+    rounds_played: _builtins.int
+    """The number of rounds already resolved."""
+    round_starting_seat: _builtins.int
+    """The seat that started the current round."""
+    question_id: _builtins.str
+    """The current question card's id."""
+    category: _builtins.str
+    """The current question's category."""
+    @_builtins.property
+    def options(self) -> Global___ForaDeOrdemOptions:
+        """The options in force."""
+
+    @_builtins.property
+    def items(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The current question's five items, one per side (never their ranks)."""
+
+    @_builtins.property
+    def sides(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCards]:
+        """The five sides, in item order; each lists its cards bottom first."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCard]:
+        """The viewer's own hand (empty for a spectator)."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in hand."""
+
+    @_builtins.property
+    def deck_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards left in the player deck."""
+
+    @_builtins.property
+    def score_piles(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCards]:
+        """Per seat: the face-up score pile."""
+
+    @_builtins.property
+    def bombs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the bombs in the score pile (the score; lower is better)."""
+
+    @_builtins.property
+    def discarded(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCard]:
+        """The cards discarded from the game."""
+
+    @_builtins.property
+    def colours(self) -> _containers.RepeatedScalarFieldContainer[Global___ForaDeOrdemColour.ValueType]:
+        """Per seat: the colour of its player deck."""
+
     def __init__(
         self,
+        *,
+        options: Global___ForaDeOrdemOptions | None = ...,
+        round: _builtins.int = ...,
+        rounds_played: _builtins.int = ...,
+        round_starting_seat: _builtins.int = ...,
+        question_id: _builtins.str = ...,
+        category: _builtins.str = ...,
+        items: _abc.Iterable[_builtins.str] | None = ...,
+        sides: _abc.Iterable[Global___ForaDeOrdemCards] | None = ...,
+        hand: _abc.Iterable[Global___ForaDeOrdemCard] | None = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        deck_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        score_piles: _abc.Iterable[Global___ForaDeOrdemCards] | None = ...,
+        bombs: _abc.Iterable[_builtins.int] | None = ...,
+        discarded: _abc.Iterable[Global___ForaDeOrdemCard] | None = ...,
+        colours: _abc.Iterable[Global___ForaDeOrdemColour.ValueType] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bombs", b"bombs", "category", b"category", "colours", b"colours", "deck_sizes", b"deck_sizes", "discarded", b"discarded", "hand", b"hand", "hand_sizes", b"hand_sizes", "items", b"items", "options", b"options", "question_id", b"question_id", "round", b"round", "round_starting_seat", b"round_starting_seat", "rounds_played", b"rounds_played", "score_piles", b"score_piles", "sides", b"sides"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -90,13 +527,322 @@ class ForaDeOrdemEvent(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    CARD_PLAYED_FIELD_NUMBER: _builtins.int
+    RANKS_REVEALED_FIELD_NUMBER: _builtins.int
+    SIDE_RESOLVED_FIELD_NUMBER: _builtins.int
+    HANDS_REFILLED_FIELD_NUMBER: _builtins.int
+    CARDS_DRAWN_FIELD_NUMBER: _builtins.int
+    ROUND_STARTED_FIELD_NUMBER: _builtins.int
+    GAME_ENDED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def card_played(self) -> Global___ForaDeOrdemCardPlayed:
+        """A seat played a card on a side."""
+
+    @_builtins.property
+    def ranks_revealed(self) -> Global___ForaDeOrdemRanksRevealed:
+        """The round's ranks were revealed."""
+
+    @_builtins.property
+    def side_resolved(self) -> Global___ForaDeOrdemSideResolved:
+        """One side was resolved."""
+
+    @_builtins.property
+    def hands_refilled(self) -> Global___ForaDeOrdemHandsRefilled:
+        """Every seat drew back to 4 cards (public: how many, not which)."""
+
+    @_builtins.property
+    def cards_drawn(self) -> Global___ForaDeOrdemCardsDrawn:
+        """The cards one seat drew (only to that seat)."""
+
+    @_builtins.property
+    def round_started(self) -> Global___ForaDeOrdemRoundStarted:
+        """A new round started with its question."""
+
+    @_builtins.property
+    def game_ended(self) -> Global___ForaDeOrdemGameEnded:
+        """The game ended."""
+
     def __init__(
         self,
+        *,
+        card_played: Global___ForaDeOrdemCardPlayed | None = ...,
+        ranks_revealed: Global___ForaDeOrdemRanksRevealed | None = ...,
+        side_resolved: Global___ForaDeOrdemSideResolved | None = ...,
+        hands_refilled: Global___ForaDeOrdemHandsRefilled | None = ...,
+        cards_drawn: Global___ForaDeOrdemCardsDrawn | None = ...,
+        round_started: Global___ForaDeOrdemRoundStarted | None = ...,
+        game_ended: Global___ForaDeOrdemGameEnded | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "cards_drawn", b"cards_drawn", "game_ended", b"game_ended", "hands_refilled", b"hands_refilled", "kind", b"kind", "ranks_revealed", b"ranks_revealed", "round_started", b"round_started", "side_resolved", b"side_resolved"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "cards_drawn", b"cards_drawn", "game_ended", b"game_ended", "hands_refilled", b"hands_refilled", "kind", b"kind", "ranks_revealed", b"ranks_revealed", "round_started", b"round_started", "side_resolved", b"side_resolved"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["card_played", "ranks_revealed", "side_resolved", "hands_refilled", "cards_drawn", "round_started", "game_ended"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___ForaDeOrdemEvent: _TypeAlias = ForaDeOrdemEvent  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemCardPlayed(_message.Message):
+    """ForaDeOrdemCardPlayed tells that a seat played a card on a side."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    SIDE_FIELD_NUMBER: _builtins.int
+    ITEM_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that played."""
+    side: _builtins.int
+    """The side (0..4) it went on."""
+    item: _builtins.str
+    """The item of that side."""
+    @_builtins.property
+    def card(self) -> Global___ForaDeOrdemCard:
+        """The card, face up."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: Global___ForaDeOrdemCard | None = ...,
+        side: _builtins.int = ...,
+        item: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "item", b"item", "seat", b"seat", "side", b"side"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___ForaDeOrdemEvent: _TypeAlias = ForaDeOrdemEvent  # noqa: Y015
+Global___ForaDeOrdemCardPlayed: _TypeAlias = ForaDeOrdemCardPlayed  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemRanksRevealed(_message.Message):
+    """ForaDeOrdemRanksRevealed shows the back of the round's question card."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    QUESTION_ID_FIELD_NUMBER: _builtins.int
+    RANKS_FIELD_NUMBER: _builtins.int
+    ITEMS_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """The round, 1-based."""
+    question_id: _builtins.str
+    """The question card's id."""
+    @_builtins.property
+    def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The rank of each item, in item order (a competition ranking, as in ForaDeOrdemQuestion)."""
+
+    @_builtins.property
+    def items(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The question's five items, in side order."""
+
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        question_id: _builtins.str = ...,
+        ranks: _abc.Iterable[_builtins.int] | None = ...,
+        items: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items", "question_id", b"question_id", "ranks", b"ranks", "round", b"round"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemRanksRevealed: _TypeAlias = ForaDeOrdemRanksRevealed  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemSideResolved(_message.Message):
+    """ForaDeOrdemSideResolved tells how one side was judged: from the top down, correct cards are
+    discarded until the first wrong card, whose owner takes it and every card beneath it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SIDE_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    CORRECT_FIELD_NUMBER: _builtins.int
+    TAKER_FIELD_NUMBER: _builtins.int
+    TAKEN_FIELD_NUMBER: _builtins.int
+    BOMBS_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
+    ITEM_FIELD_NUMBER: _builtins.int
+    side: _builtins.int
+    """The side (0..4)."""
+    taker: _builtins.int
+    """The seat that took cards, or -1 when every card was correct (or the side was empty)."""
+    bombs: _builtins.int
+    """The bombs on the taken cards."""
+    item: _builtins.str
+    """The item of that side."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCard]:
+        """The side's cards, bottom first."""
+
+    @_builtins.property
+    def correct(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """Per card, bottom first: whether it was judged correct."""
+
+    @_builtins.property
+    def taken(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The ids of the cards taken into the taker's score pile."""
+
+    @_builtins.property
+    def discarded(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The ids of the cards discarded from the game."""
+
+    def __init__(
+        self,
+        *,
+        side: _builtins.int = ...,
+        cards: _abc.Iterable[Global___ForaDeOrdemCard] | None = ...,
+        correct: _abc.Iterable[_builtins.bool] | None = ...,
+        taker: _builtins.int = ...,
+        taken: _abc.Iterable[_builtins.int] | None = ...,
+        bombs: _builtins.int = ...,
+        discarded: _abc.Iterable[_builtins.int] | None = ...,
+        item: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bombs", b"bombs", "cards", b"cards", "correct", b"correct", "discarded", b"discarded", "item", b"item", "side", b"side", "taken", b"taken", "taker", b"taker"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemSideResolved: _TypeAlias = ForaDeOrdemSideResolved  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemHandsRefilled(_message.Message):
+    """ForaDeOrdemHandsRefilled tells that every seat drew back to a full hand between rounds."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """The round about to start, 1-based."""
+    count: _builtins.int
+    """The number of cards each seat drew."""
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "round", b"round"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemHandsRefilled: _TypeAlias = ForaDeOrdemHandsRefilled  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemCardsDrawn(_message.Message):
+    """ForaDeOrdemCardsDrawn tells one seat which cards it drew."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that drew."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCard]:
+        """The cards drawn."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[Global___ForaDeOrdemCard] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemCardsDrawn: _TypeAlias = ForaDeOrdemCardsDrawn  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemRoundStarted(_message.Message):
+    """ForaDeOrdemRoundStarted tells that a round started and shows its question (not the ranks)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    STARTING_SEAT_FIELD_NUMBER: _builtins.int
+    QUESTION_ID_FIELD_NUMBER: _builtins.int
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    ITEMS_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """The round, 1-based."""
+    starting_seat: _builtins.int
+    """The seat that plays first this round."""
+    question_id: _builtins.str
+    """The question card's id."""
+    category: _builtins.str
+    """The question's category."""
+    @_builtins.property
+    def items(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The question's five items, one per side."""
+
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        starting_seat: _builtins.int = ...,
+        question_id: _builtins.str = ...,
+        category: _builtins.str = ...,
+        items: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["category", b"category", "items", b"items", "question_id", b"question_id", "round", b"round", "starting_seat", b"starting_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemRoundStarted: _TypeAlias = ForaDeOrdemRoundStarted  # noqa: Y015
+
+@_typing.final
+class ForaDeOrdemGameEnded(_message.Message):
+    """ForaDeOrdemGameEnded tells the final result, with the cards left in hand for the tie-break."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOMBS_FIELD_NUMBER: _builtins.int
+    LAST_CARDS_FIELD_NUMBER: _builtins.int
+    WINNERS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def bombs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the bombs in the score pile."""
+
+    @_builtins.property
+    def last_cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCard]:
+        """Per seat: the card left in hand, revealed for the tie-break (fewest bombs wins a tie)."""
+
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The winning seats, ascending."""
+
+    def __init__(
+        self,
+        *,
+        bombs: _abc.Iterable[_builtins.int] | None = ...,
+        last_cards: _abc.Iterable[Global___ForaDeOrdemCard] | None = ...,
+        winners: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bombs", b"bombs", "last_cards", b"last_cards", "winners", b"winners"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForaDeOrdemGameEnded: _TypeAlias = ForaDeOrdemGameEnded  # noqa: Y015

@@ -1,0 +1,618 @@
+"""The rules of Fora de Ordem: value types, dealing, playing, resolution and state validation.
+
+See the package docstring for the rules and the decisions taken.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engines.base import Event, Outcome
+from engines.errors import (
+    IllegalActionError,
+    InvalidOptionsError,
+    InvalidStateError,
+    MalformedActionError,
+)
+from engines.fora_de_ordem.data import (
+    BANK,
+    BOMBS,
+    COLOURS,
+    DECK_SIZE,
+    IS_SPECIAL,
+    ITEMS,
+    KIND,
+    OWNER,
+    RANK_MASK,
+    CardKind,
+    Colour,
+    Language,
+    Question,
+    card_label,
+    deck_of,
+    item_mask,
+    question_problem,
+)
+from engines.prng import MASK64, Rng
+
+RULES_VERSION = 1
+GAME_ID = "fora_de_ordem"
+MIN_SEATS, MAX_SEATS = 2, len(COLOURS)  # one deck colour per seat
+HAND_SIZE = 4  # cards drawn at setup, and held again after each refill
+PLAYS_PER_ROUND = 3  # the round ends when every seat has 1 card left
+DRAW_COUNT = PLAYS_PER_ROUND  # between rounds each seat draws back to HAND_SIZE
+# 4 + 3 * 5 = 19: six rounds use a whole deck, so no game can have more.
+MAX_ROUNDS = 1 + (DECK_SIZE - HAND_SIZE) // DRAW_COUNT
+DEFAULT_ROUNDS = MAX_ROUNDS  # the printed game plays 6 rounds
+MAX_CUSTOM_QUESTIONS = 1000  # a bound on the custom bank a NewGame may carry
+NO_TAKER = -1  # a side whose cards were all correct
+TERMINATION = "ROUNDS_COMPLETED"
+INVALID_CUSTOM_QUESTION = "INVALID_CUSTOM_QUESTION"
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The variant settings of a game."""
+
+    language: Language = Language.PT_BR  # of the built-in bank
+    rounds: int = DEFAULT_ROUNDS  # 1..6
+    starting_seat: int = 0  # the "youngest player", who starts round 1
+    custom_questions: tuple[Question, ...] = ()  # played instead of the bank; () in a state
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play a card from hand on top of one of the 5 sides (side = item index)."""
+
+    card: int
+    side: int
+
+    def __str__(self) -> str:
+        return f"play {card_label(self.card)} (card {self.card}) on side {self.side}"
+
+
+Action = Play
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The whole state of a game; ``hands``, ``decks``, ``rng_state``, the questions of later
+    rounds and the current question's ranks are hidden."""
+
+    rules_version: int
+    revision: int
+    options: Options
+    questions: tuple[Question, ...]  # one per round, in round order
+    rounds_played: int  # rounds resolved; the game is over at options.rounds
+    hands: tuple[tuple[int, ...], ...]  # hidden: card ids, each ascending
+    decks: tuple[tuple[int, ...], ...]  # hidden: draw order, next card first
+    sides: tuple[tuple[int, ...], ...]  # the 5 sides, bottom card first
+    score_piles: tuple[tuple[int, ...], ...]  # face up, each ascending
+    discarded: tuple[int, ...]  # correct cards out of the game, ascending
+    rng_state: int  # hidden
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one viewer sees: the question without its ranks, the sides, the score piles and the
+    viewer's own hand; no other hand, no deck order, no later question, no generator."""
+
+    options: Options
+    round: int  # 1-based; the last round once the game is over
+    rounds_played: int
+    round_starting_seat: int
+    question_id: str
+    category: str
+    items: tuple[str, ...]
+    sides: tuple[tuple[int, ...], ...]
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    deck_sizes: tuple[int, ...]
+    score_piles: tuple[tuple[int, ...], ...]
+    bombs: tuple[int, ...]
+    discarded: tuple[int, ...]
+    colours: tuple[Colour, ...]
+
+
+# Events, each public unless addressed to one seat.
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    """A seat played a card on a side."""
+
+    seat: int
+    card: int
+    side: int
+    item: str
+
+
+@dataclass(frozen=True, slots=True)
+class RanksRevealed:
+    """The back of the round's question card: the rank set of each item."""
+
+    round: int
+    question_id: str
+    items: tuple[str, ...]
+    ranks: tuple[int, ...]  # a competition ranking, as in Question
+
+
+@dataclass(frozen=True, slots=True)
+class SideResolved:
+    """One side judged: correct cards above the first wrong one are discarded; the owner of the
+    first wrong card from the top takes it and everything beneath."""
+
+    side: int
+    item: str
+    cards: tuple[int, ...]  # bottom first
+    correct: tuple[bool, ...]  # per card, bottom first
+    taker: int  # NO_TAKER when every card was correct
+    taken: tuple[int, ...]
+    bombs: int
+    discarded: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandsRefilled:
+    """Every seat drew ``count`` cards before ``round``."""
+
+    round: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDrawn:
+    """The cards one seat drew (addressed to that seat only)."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    """A round started: its question's front side (category and items, never the ranks)."""
+
+    round: int
+    starting_seat: int
+    question_id: str
+    category: str
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    """The final bombs, the cards left in hand (revealed for the tie-break) and the winners."""
+
+    bombs: tuple[int, ...]
+    last_cards: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+# ------------------------------------------------------------------------- options and setup
+def check_options(options: Options, seats: int) -> None:
+    """Raise ``InvalidOptionsError`` unless the options fit a game of ``seats`` seats."""
+    if not isinstance(options.language, Language):
+        raise InvalidOptionsError(f"unknown language {options.language!r}", option="language")
+    if not 1 <= options.rounds <= MAX_ROUNDS:
+        raise InvalidOptionsError(
+            f"rounds must be 1..{MAX_ROUNDS}, not {options.rounds}", option="rounds"
+        )
+    if not 0 <= options.starting_seat < seats:
+        raise InvalidOptionsError(
+            f"starting_seat must be a seat of the game (0..{seats - 1}), "
+            f"not {options.starting_seat}",
+            option="starting_seat",
+        )
+    custom = options.custom_questions
+    if not custom:
+        return
+    if len(custom) > MAX_CUSTOM_QUESTIONS:
+        raise InvalidOptionsError(
+            f"at most {MAX_CUSTOM_QUESTIONS} custom questions, not {len(custom)}",
+            option="custom_questions",
+        )
+    if len(custom) < options.rounds:
+        raise InvalidOptionsError(
+            f"{len(custom)} custom questions are too few for {options.rounds} rounds",
+            option="custom_questions",
+        )
+    for number, question in enumerate(custom, start=1):
+        problem = question_problem(question)
+        if problem is not None:
+            raise InvalidOptionsError(
+                f"custom question {number} ({_question_name(question)}): {problem}",
+                INVALID_CUSTOM_QUESTION,
+                option="custom_questions",
+                question=str(number),
+            )
+
+
+def custom_question_ids(questions: tuple[Question, ...]) -> tuple[Question, ...]:
+    """Name the custom cards that came without an id ``custom-N`` (N from 1, in order)."""
+    return tuple(
+        question
+        if question.id
+        else Question(f"custom-{number}", question.category, question.items, question.ranks)
+        for number, question in enumerate(questions, start=1)
+    )
+
+
+def deal(seats: int, rng: Rng, options: Options) -> State:
+    """Setup: each seat shuffles its deck and draws 4; shuffle the questions and keep one per
+    round. Custom questions replace the bank."""
+    check_options(options, seats)
+    decks = [rng.shuffle(deck_of(seat)) for seat in range(seats)]
+    pool = custom_question_ids(options.custom_questions) or BANK[options.language]
+    questions = _sample(rng, pool, options.rounds)
+    return State(
+        rules_version=RULES_VERSION,
+        revision=0,
+        options=Options(options.language, options.rounds, options.starting_seat),
+        questions=questions,
+        rounds_played=0,
+        hands=tuple(tuple(sorted(deck[:HAND_SIZE])) for deck in decks),
+        decks=tuple(deck[HAND_SIZE:] for deck in decks),
+        sides=((),) * ITEMS,
+        score_piles=((),) * seats,
+        discarded=(),
+        rng_state=rng.state,
+    )
+
+
+def _sample(rng: Rng, pool: tuple[Question, ...], count: int) -> tuple[Question, ...]:
+    """``count`` cards drawn from a shuffled pool: the last ``count`` steps of a Fisher-Yates
+    shuffle (last index first), so only the cards drawn cost a random number."""
+    cards = list(pool)
+    for index in range(len(cards) - 1, len(cards) - 1 - count, -1):
+        other = rng.below(index + 1)
+        cards[index], cards[other] = cards[other], cards[index]
+    return tuple(reversed(cards[len(cards) - count :]))
+
+
+# ------------------------------------------------------------------------- whose turn
+def finished(state: State) -> bool:
+    """Whether the last round has been resolved."""
+    return state.rounds_played == state.options.rounds
+
+
+def round_starting_seat(state: State) -> int:
+    """The seat that starts the current round: the start passes on one seat per round."""
+    options = state.options
+    current = min(state.rounds_played, options.rounds - 1)
+    return (options.starting_seat + current) % len(state.hands)
+
+
+def seat_to_act(state: State) -> int:
+    """The seat whose turn it is in a round under way: from the round's starting seat, in seat
+    order."""
+    a, b, c, d, e = state.sides
+    played = len(a) + len(b) + len(c) + len(d) + len(e)
+    return (state.options.starting_seat + state.rounds_played + played) % len(state.hands)
+
+
+def plays_this_round(state: State) -> list[int]:
+    """How many cards each seat has played in the current round: turns go round the table from
+    the round's starting seat."""
+    seats = len(state.hands)
+    played = sum(map(len, state.sides))
+    start = round_starting_seat(state)
+    return [(played - (seat - start) % seats + seats - 1) // seats for seat in range(seats)]
+
+
+def bombs_of(cards: tuple[int, ...]) -> int:
+    """The bombs printed on some cards."""
+    return sum(BOMBS[card] for card in cards)
+
+
+def outcome(state: State) -> Outcome | None:
+    """Fewest bombs wins; a tie goes to the fewest bombs on the card left in hand; if still tied,
+    all tied seats win."""
+    if not finished(state):
+        return None
+    bombs = tuple(bombs_of(pile) for pile in state.score_piles)
+    return Outcome(
+        scores=bombs,
+        winners=winners(bombs, state.hands),
+        lower_is_better=True,
+        termination=TERMINATION,
+    )
+
+
+def winners(bombs: tuple[int, ...], hands: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """The seats with the fewest bombs, then the fewest bombs in hand."""
+    best = min(bombs)
+    tied = [seat for seat, total in enumerate(bombs) if total == best]
+    in_hand = {seat: bombs_of(hands[seat]) for seat in tied}
+    least = min(in_hand.values())
+    return tuple(seat for seat in tied if in_hand[seat] == least)
+
+
+# ------------------------------------------------------------------------- playing
+def play(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, ...]]:
+    """Put a card from hand on top of a side; the round's last card resolves the round."""
+    if not isinstance(action, Play):
+        raise MalformedActionError(f"not a Fora de Ordem action: {action!r}")
+    card, side = action.card, action.side
+    hand = state.hands[seat]
+    if card not in hand:
+        raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
+    if not 0 <= side < ITEMS:
+        raise IllegalActionError(f"side must be 0..{ITEMS - 1}, not {side}", "NO_SUCH_SIDE")
+    stack = state.sides[side]
+    if IS_SPECIAL[card] and not stack:
+        raise IllegalActionError(
+            f"a special card ({card_label(card)}) may only go on a side that has a card",
+            "SPECIAL_ON_EMPTY_SIDE",
+        )
+    hands = list(state.hands)
+    hands[seat] = tuple([c for c in hand if c != card])
+    sides = list(state.sides)
+    sides[side] = (*stack, card)
+    played = Event(CardPlayed(seat, card, side, state.questions[state.rounds_played].items[side]))
+    a, b, c, d, e = sides
+    if len(a) + len(b) + len(c) + len(d) + len(e) < PLAYS_PER_ROUND * len(hands):
+        new = State(
+            state.rules_version,
+            state.revision + 1,
+            state.options,
+            state.questions,
+            state.rounds_played,
+            tuple(hands),
+            state.decks,
+            tuple(sides),
+            state.score_piles,
+            state.discarded,
+            state.rng_state,
+        )
+        return new, (played,)
+    return _resolve_round(state, hands, sides, [played])
+
+
+def judge(stack: tuple[int, ...], item_mask: int) -> tuple[bool, ...]:
+    """Each card's correctness, bottom-up: a number card is correct if the item's rank is one of
+    its numbers; "previous is correct" / "previous is wrong" copy / invert the card beneath."""
+    verdicts: list[bool] = []
+    previous = False
+    for card in stack:
+        kind = KIND[card]
+        if kind is CardKind.NUMBER:
+            previous = bool(RANK_MASK[card] & item_mask)
+        elif kind is CardKind.PREVIOUS_WRONG:
+            previous = not previous
+        verdicts.append(previous)
+    return tuple(verdicts)
+
+
+def top_wrong(verdicts: tuple[bool, ...]) -> int:
+    """The index of the first wrong card examined from the top, or -1 if all are correct."""
+    for index in range(len(verdicts) - 1, -1, -1):
+        if not verdicts[index]:
+            return index
+    return -1
+
+
+def _resolve_round(
+    state: State, hands: list[tuple[int, ...]], sides: list[tuple[int, ...]], events: list[Event]
+) -> tuple[State, tuple[Event, ...]]:
+    """Reveal the ranks, judge every side from the top, refill the hands, start the next round."""
+    round_number = state.rounds_played + 1
+    question = state.questions[state.rounds_played]
+    events.append(Event(RanksRevealed(round_number, question.id, question.items, question.ranks)))
+    piles = [list(pile) for pile in state.score_piles]
+    discarded = list(state.discarded)
+    for side, stack in enumerate(sides):
+        if not stack:
+            continue
+        verdicts = judge(stack, item_mask(question.ranks, side))
+        wrong = top_wrong(verdicts)
+        taken, dropped = stack[: wrong + 1], stack[wrong + 1 :]
+        taker = OWNER[stack[wrong]] if wrong >= 0 else NO_TAKER
+        if taken:
+            piles[taker].extend(taken)
+        discarded.extend(dropped)
+        item = question.items[side]
+        events.append(
+            Event(SideResolved(side, item, stack, verdicts, taker, taken, bombs_of(taken), dropped))
+        )
+    score_piles = tuple(tuple(sorted(pile)) for pile in piles)
+    decks = state.decks
+    rounds_played = state.rounds_played + 1
+    if rounds_played < state.options.rounds:
+        events.append(Event(HandsRefilled(round_number + 1, DRAW_COUNT)))
+        new_hands, new_decks = [], []
+        for seat, (hand, deck) in enumerate(zip(hands, decks, strict=True)):
+            drawn = deck[:DRAW_COUNT]
+            new_hands.append(tuple(sorted(hand + drawn)))
+            new_decks.append(deck[DRAW_COUNT:])
+            events.append(Event(CardsDrawn(seat, drawn), (seat,)))
+        hands, decks = new_hands, tuple(new_decks)
+    new = State(
+        state.rules_version,
+        state.revision + 1,
+        state.options,
+        state.questions,
+        rounds_played,
+        tuple(hands),
+        decks,
+        ((),) * ITEMS,
+        score_piles,
+        tuple(sorted(discarded)),
+        state.rng_state,
+    )
+    if rounds_played < state.options.rounds:
+        following = state.questions[rounds_played]
+        events.append(
+            Event(
+                RoundStarted(
+                    rounds_played + 1,
+                    round_starting_seat(new),
+                    following.id,
+                    following.category,
+                    following.items,
+                )
+            )
+        )
+    else:
+        bombs = tuple(bombs_of(pile) for pile in score_piles)
+        last_cards = tuple(hand[0] for hand in hands)
+        events.append(Event(GameEnded(bombs, last_cards, winners(bombs, new.hands))))
+    return new, tuple(events)
+
+
+# ------------------------------------------------------------------------- views and re-deals
+def view(state: State, viewer: int | None) -> View:
+    """Redact ``state`` for ``viewer`` (a seat, or ``None`` for a spectator)."""
+    question = state.questions[min(state.rounds_played, state.options.rounds - 1)]
+    seats = len(state.hands)
+    return View(
+        options=state.options,
+        round=min(state.rounds_played + 1, state.options.rounds),
+        rounds_played=state.rounds_played,
+        round_starting_seat=round_starting_seat(state),
+        question_id=question.id,
+        category=question.category,
+        items=question.items,
+        sides=state.sides,
+        hand=state.hands[viewer] if viewer is not None else (),
+        hand_sizes=tuple(map(len, state.hands)),
+        deck_sizes=tuple(map(len, state.decks)),
+        score_piles=state.score_piles,
+        bombs=tuple(bombs_of(pile) for pile in state.score_piles),
+        discarded=state.discarded,
+        colours=COLOURS[:seats],
+    )
+
+
+def redeal(state: State, seat: int, rng: Rng) -> State:
+    """Re-deal what ``seat`` cannot see: the other seats' hands and decks (each within its own
+    colour), the order of its own deck, the ranks of every unresolved question and the order of
+    the questions of later rounds. Once the game is over the last cards in hand are public."""
+    over = finished(state)
+    hands = list(state.hands)
+    decks = list(state.decks)
+    for other, (hand, deck) in enumerate(zip(state.hands, state.decks, strict=True)):
+        if other == seat or over:
+            decks[other] = rng.shuffle(deck)
+            continue
+        cards = rng.shuffle(hand + deck)
+        hands[other] = tuple(sorted(cards[: len(hand)]))
+        decks[other] = cards[len(hand) :]
+    resolved = state.questions[: state.rounds_played]
+    current = state.questions[state.rounds_played : state.rounds_played + 1]
+    later = rng.shuffle(state.questions[state.rounds_played + 1 :])
+    unresolved = tuple(
+        Question(q.id, q.category, q.items, rng.shuffle(q.ranks)) for q in current + later
+    )
+    return State(
+        state.rules_version,
+        state.revision,
+        state.options,
+        resolved + unresolved,
+        state.rounds_played,
+        tuple(hands),
+        tuple(decks),
+        state.sides,
+        state.score_piles,
+        state.discarded,
+        rng.next_u64(),
+    )
+
+
+# ------------------------------------------------------------------------- validation
+def validate(state: State) -> None:
+    """Reject any state the rules could not have produced (linear in its size)."""
+    seats = len(state.hands)
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise InvalidStateError(f"a game has {MIN_SEATS}..{MAX_SEATS} seats, not {seats}")
+    if len(state.decks) != seats or len(state.score_piles) != seats:
+        raise InvalidStateError(f"decks and score piles need one entry per seat ({seats})")
+    if len(state.sides) != ITEMS:
+        raise InvalidStateError(f"the board has {ITEMS} sides, not {len(state.sides)}")
+    _validate_options_and_questions(state, seats)
+    if not 0 <= state.rng_state <= MASK64:
+        raise InvalidStateError("the generator state is not a 64-bit value")
+    over = finished(state)
+    played = sum(map(len, state.sides))
+    if played >= PLAYS_PER_ROUND * seats:
+        raise InvalidStateError("every card of the round is played but the round is unresolved")
+    if over and played:
+        raise InvalidStateError("cards are on the board after the last round")
+    located = _validate_hands_and_decks(state)
+    for group in (*state.score_piles, state.discarded):
+        if sorted(set(group)) != list(group):
+            raise InvalidStateError("score piles and discarded cards must be ascending")
+        located.extend(group)
+    for stack in state.sides:
+        located.extend(stack)
+    # Card conservation: every card of every seat's deck is in exactly one place.
+    if sorted(located) != list(range(seats * DECK_SIZE)):
+        raise InvalidStateError(_conservation_problem(located, seats * DECK_SIZE))
+    on_board = [0] * seats
+    for side, stack in enumerate(state.sides):
+        if stack and IS_SPECIAL[stack[0]]:
+            raise InvalidStateError(f"a special card is at the bottom of side {side}")
+        for card in stack:
+            on_board[OWNER[card]] += 1
+    if not over and on_board != plays_this_round(state):
+        raise InvalidStateError("the cards on the board do not match the seats' turns")
+
+
+def _validate_options_and_questions(state: State, seats: int) -> None:
+    options = state.options
+    try:
+        check_options(options, seats)
+    except InvalidOptionsError as error:
+        raise InvalidStateError(f"bad options in the state: {error.message}") from None
+    if options.custom_questions:
+        raise InvalidStateError("a state carries its round questions, not custom_questions")
+    if not 0 <= state.rounds_played <= options.rounds:
+        raise InvalidStateError(f"rounds_played must be 0..{options.rounds}")
+    if len(state.questions) != options.rounds:
+        raise InvalidStateError(
+            f"the state holds {len(state.questions)} questions for {options.rounds} rounds"
+        )
+    for number, question in enumerate(state.questions, start=1):
+        problem = question_problem(question)
+        if problem is not None:
+            raise InvalidStateError(f"question of round {number} ({question.id}): {problem}")
+
+
+def _validate_hands_and_decks(state: State) -> list[int]:
+    """Hands and decks hold only their seat's cards, as many as its draws and plays leave;
+    return those cards."""
+    over = finished(state)
+    # Each seat drew 4, then 3 before every later round.
+    drawn = HAND_SIZE + DRAW_COUNT * min(state.rounds_played, state.options.rounds - 1)
+    located: list[int] = []
+    plays = [PLAYS_PER_ROUND] * len(state.hands) if over else plays_this_round(state)
+    for seat, (hand, deck) in enumerate(zip(state.hands, state.decks, strict=True)):
+        expected = HAND_SIZE - plays[seat]
+        if len(hand) != expected:
+            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
+        if len(deck) != DECK_SIZE - drawn:
+            raise InvalidStateError(
+                f"seat {seat}'s deck has {len(deck)} cards, not {DECK_SIZE - drawn}"
+            )
+        if sorted(set(hand)) != list(hand):
+            raise InvalidStateError(f"seat {seat}'s hand must be ascending without repeats")
+        cards = hand + deck
+        first = seat * DECK_SIZE
+        if cards and not (first <= min(cards) and max(cards) < first + DECK_SIZE):
+            raise InvalidStateError(f"seat {seat}'s hand or deck holds another seat's card")
+        located.extend(cards)
+    return located
+
+
+def _conservation_problem(located: list[int], total: int) -> str:
+    """Say which card breaks conservation: out of the game, in two places, or missing."""
+    seen: set[int] = set()
+    for card in located:
+        if not 0 <= card < total:
+            return f"card {card} is not a card of this game"
+        if card in seen:
+            return f"card {card} is in two places"
+        seen.add(card)
+    missing = min(set(range(total)) - seen)
+    return f"the cards do not add up: card {missing} is missing"
+
+
+def _question_name(question: Question) -> str:
+    return f"id {question.id!r}" if question.id else f"category {question.category!r}"

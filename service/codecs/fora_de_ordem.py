@@ -1,0 +1,234 @@
+"""The Fora de Ordem codec: ``ordo.v1.ForaDeOrdem*`` messages <-> ``engines.fora_de_ordem`` values.
+
+States carry card ids only; views and events show each card face up (``ForaDeOrdemCard``), built
+once per card id at import.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.errors import InvalidStateError, MalformedActionError
+from engines.fora_de_ordem import data, rules
+from ordo.v1 import fora_de_ordem_pb2 as pb
+from service.codecs.base import EnumMap
+
+LANGUAGE = EnumMap(
+    data.Language.PT_BR,
+    {
+        pb.FORA_DE_ORDEM_LANGUAGE_PT_BR: data.Language.PT_BR,
+        pb.FORA_DE_ORDEM_LANGUAGE_EN: data.Language.EN,
+    },
+)
+KIND = EnumMap(
+    data.CardKind.NUMBER,
+    {
+        pb.FORA_DE_ORDEM_CARD_KIND_NUMBER: data.CardKind.NUMBER,
+        pb.FORA_DE_ORDEM_CARD_KIND_PREVIOUS_CORRECT: data.CardKind.PREVIOUS_CORRECT,
+        pb.FORA_DE_ORDEM_CARD_KIND_PREVIOUS_WRONG: data.CardKind.PREVIOUS_WRONG,
+    },
+)
+COLOUR = EnumMap(
+    data.Colour.YELLOW,
+    {
+        pb.FORA_DE_ORDEM_COLOUR_YELLOW: data.Colour.YELLOW,
+        pb.FORA_DE_ORDEM_COLOUR_PURPLE: data.Colour.PURPLE,
+        pb.FORA_DE_ORDEM_COLOUR_PINK: data.Colour.PINK,
+        pb.FORA_DE_ORDEM_COLOUR_BLUE: data.Colour.BLUE,
+        pb.FORA_DE_ORDEM_COLOUR_GREEN: data.Colour.GREEN,
+        pb.FORA_DE_ORDEM_COLOUR_ORANGE: data.Colour.ORANGE,
+    },
+)
+
+#: Every player card face up, by id.
+CARDS: tuple[pb.ForaDeOrdemCard, ...] = tuple(
+    pb.ForaDeOrdemCard(
+        id=card,
+        owner=data.OWNER[card],
+        kind=KIND.encode(face.kind),
+        ranks=face.ranks,
+        bombs=face.bombs,
+    )
+    for card, face in enumerate(data.FACES)
+)
+
+
+def _card(card: int) -> pb.ForaDeOrdemCard:
+    if not 0 <= card < len(CARDS):
+        raise InvalidStateError(f"card {card} is not a card of this game")
+    return CARDS[card]
+
+
+def _faces(cards: tuple[int, ...]) -> list[pb.ForaDeOrdemCard]:
+    return [_card(card) for card in cards]
+
+
+def _question(msg: pb.ForaDeOrdemQuestion) -> data.Question:
+    return data.Question(
+        id=msg.id,
+        category=msg.category,
+        items=tuple(msg.items),
+        ranks=tuple(msg.ranks),
+    )
+
+
+def _encode_question(question: data.Question) -> pb.ForaDeOrdemQuestion:
+    return pb.ForaDeOrdemQuestion(
+        id=question.id,
+        category=question.category,
+        items=question.items,
+        ranks=question.ranks,
+    )
+
+
+def _options(msg: pb.ForaDeOrdemOptions, decode: Any) -> rules.Options:
+    return rules.Options(
+        language=decode(LANGUAGE, msg.language, "language"),
+        rounds=msg.rounds or rules.DEFAULT_ROUNDS,
+        starting_seat=msg.starting_seat,
+        custom_questions=tuple(_question(question) for question in msg.custom_questions),
+    )
+
+
+def _encode_options(options: rules.Options) -> pb.ForaDeOrdemOptions:
+    return pb.ForaDeOrdemOptions(
+        language=LANGUAGE.encode(options.language),
+        rounds=options.rounds,
+        starting_seat=options.starting_seat,
+        custom_questions=[_encode_question(question) for question in options.custom_questions],
+    )
+
+
+def _ids(groups: tuple[tuple[int, ...], ...]) -> list[pb.ForaDeOrdemCardIds]:
+    return [pb.ForaDeOrdemCardIds(cards=cards) for cards in groups]
+
+
+def _piles(groups: tuple[tuple[int, ...], ...]) -> list[pb.ForaDeOrdemCards]:
+    return [pb.ForaDeOrdemCards(cards=_faces(cards)) for cards in groups]
+
+
+class ForaDeOrdemCodec:
+    """Translates Fora de Ordem messages."""
+
+    game_id = rules.GAME_ID
+
+    def decode_state(
+        self, msg: pb.ForaDeOrdemState, rules_version: int, revision: int
+    ) -> rules.State:
+        if not msg.HasField("options"):
+            raise InvalidStateError("the state has no options")
+        return rules.State(
+            rules_version=rules_version,
+            revision=revision,
+            options=_options(msg.options, EnumMap.decode_state),
+            questions=tuple(_question(question) for question in msg.questions),
+            rounds_played=msg.rounds_played,
+            hands=tuple(tuple(hand.cards) for hand in msg.hands),
+            decks=tuple(tuple(deck.cards) for deck in msg.decks),
+            sides=tuple(tuple(side.cards) for side in msg.sides),
+            score_piles=tuple(tuple(pile.cards) for pile in msg.score_piles),
+            discarded=tuple(msg.discarded),
+            rng_state=msg.rng_state,
+        )
+
+    def encode_state(self, state: rules.State) -> pb.ForaDeOrdemState:
+        return pb.ForaDeOrdemState(
+            options=_encode_options(state.options),
+            questions=[_encode_question(question) for question in state.questions],
+            rounds_played=state.rounds_played,
+            hands=_ids(state.hands),
+            decks=_ids(state.decks),
+            sides=_ids(state.sides),
+            score_piles=_ids(state.score_piles),
+            discarded=state.discarded,
+            rng_state=state.rng_state,
+        )
+
+    def decode_action(self, msg: pb.ForaDeOrdemAction) -> rules.Action:
+        if msg.WhichOneof("move") == "play":
+            return rules.Play(msg.play.card, msg.play.side)
+        raise MalformedActionError("the Fora de Ordem action has no move set")
+
+    def encode_action(self, action: rules.Action) -> pb.ForaDeOrdemAction:
+        return pb.ForaDeOrdemAction(play=pb.ForaDeOrdemPlay(card=action.card, side=action.side))
+
+    def decode_options(self, msg: pb.ForaDeOrdemOptions) -> rules.Options:
+        return _options(msg, EnumMap.decode_option)
+
+    def encode_view(self, view: rules.View) -> pb.ForaDeOrdemView:
+        return pb.ForaDeOrdemView(
+            options=_encode_options(view.options),
+            round=view.round,
+            rounds_played=view.rounds_played,
+            round_starting_seat=view.round_starting_seat,
+            question_id=view.question_id,
+            category=view.category,
+            items=view.items,
+            sides=_piles(view.sides),
+            hand=_faces(view.hand),
+            hand_sizes=view.hand_sizes,
+            deck_sizes=view.deck_sizes,
+            score_piles=_piles(view.score_piles),
+            bombs=view.bombs,
+            discarded=_faces(view.discarded),
+            colours=[COLOUR.encode(colour) for colour in view.colours],
+        )
+
+    def encode_event(self, body: Any) -> pb.ForaDeOrdemEvent:
+        match body:
+            case rules.CardPlayed(seat, card, side, item):
+                return pb.ForaDeOrdemEvent(
+                    card_played=pb.ForaDeOrdemCardPlayed(
+                        seat=seat, card=_card(card), side=side, item=item
+                    )
+                )
+            case rules.RanksRevealed(round_number, question_id, items, ranks):
+                return pb.ForaDeOrdemEvent(
+                    ranks_revealed=pb.ForaDeOrdemRanksRevealed(
+                        round=round_number,
+                        question_id=question_id,
+                        ranks=ranks,
+                        items=items,
+                    )
+                )
+            case rules.SideResolved(side, item, cards, correct, taker, taken, bombs, discarded):
+                return pb.ForaDeOrdemEvent(
+                    side_resolved=pb.ForaDeOrdemSideResolved(
+                        side=side,
+                        item=item,
+                        cards=_faces(cards),
+                        correct=correct,
+                        taker=taker,
+                        taken=taken,
+                        bombs=bombs,
+                        discarded=discarded,
+                    )
+                )
+            case rules.HandsRefilled(round_number, count):
+                return pb.ForaDeOrdemEvent(
+                    hands_refilled=pb.ForaDeOrdemHandsRefilled(round=round_number, count=count)
+                )
+            case rules.CardsDrawn(seat, cards):
+                return pb.ForaDeOrdemEvent(
+                    cards_drawn=pb.ForaDeOrdemCardsDrawn(seat=seat, cards=_faces(cards))
+                )
+            case rules.RoundStarted(round_number, starting_seat, question_id, category, items):
+                return pb.ForaDeOrdemEvent(
+                    round_started=pb.ForaDeOrdemRoundStarted(
+                        round=round_number,
+                        starting_seat=starting_seat,
+                        question_id=question_id,
+                        category=category,
+                        items=items,
+                    )
+                )
+            case rules.GameEnded(bombs, last_cards, winners):
+                return pb.ForaDeOrdemEvent(
+                    game_ended=pb.ForaDeOrdemGameEnded(
+                        bombs=bombs, last_cards=_faces(last_cards), winners=winners
+                    )
+                )
+        raise TypeError(f"not a Fora de Ordem event: {body!r}")
+
+
+CODEC = ForaDeOrdemCodec()

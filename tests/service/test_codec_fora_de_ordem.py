@@ -1,0 +1,161 @@
+"""In-process round trips of the Fora de Ordem codec."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
+from engines.fora_de_ordem import ENGINE, Options, data, rules
+from engines.prng import Rng
+from ordo.v1 import fora_de_ordem_pb2 as pb
+from service.codecs.fora_de_ordem import CODEC
+
+SEED = 4242
+
+
+def _playout(seats: int) -> list[tuple[rules.State, tuple[rules.Play, ...]]]:
+    """Every state of a random game with the legal actions of the seat to act."""
+    state = ENGINE.new_game(seats, SEED, Options())
+    rng = Rng(seats)
+    steps = []
+    while to_act := ENGINE.seats_to_act(state):
+        legal = ENGINE.legal_actions(state, to_act[0])
+        steps.append((state, legal))
+        state = ENGINE.apply(state, to_act[0], rng.choice(legal)).state
+    steps.append((state, ()))
+    return steps
+
+
+def _wire(msg: pb.ForaDeOrdemState) -> pb.ForaDeOrdemState:
+    """The message after a trip through bytes."""
+    return pb.ForaDeOrdemState.FromString(msg.SerializeToString())
+
+
+class TestStates:
+    """States survive encode, serialize, parse and decode unchanged."""
+
+    @pytest.mark.parametrize("seats", [2, 6])
+    def test_states_along_a_playout_round_trip(self, seats: int) -> None:
+        """Every state of a random playout decodes back to itself."""
+        for state, _ in _playout(seats):
+            msg = _wire(CODEC.encode_state(state))
+            assert CODEC.decode_state(msg, state.rules_version, state.revision) == state
+
+    def test_a_state_without_options_is_rejected(self) -> None:
+        """The options are a required part of a state."""
+        with pytest.raises(InvalidStateError):
+            CODEC.decode_state(pb.ForaDeOrdemState(), rules.RULES_VERSION, 0)
+
+    def test_an_unknown_language_in_a_state_is_rejected(self) -> None:
+        """An enum number the codec does not know is an inconsistent state."""
+        msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))
+        msg.options.language = 99  # type: ignore[assignment]
+        with pytest.raises(InvalidStateError):
+            CODEC.decode_state(msg, rules.RULES_VERSION, 0)
+
+
+class TestActions:
+    """Actions survive a round trip; an empty action is malformed."""
+
+    def test_legal_actions_round_trip(self) -> None:
+        """Every listed action of a playout decodes back to itself."""
+        for _, legal in _playout(3):
+            for action in legal:
+                msg = pb.ForaDeOrdemAction.FromString(
+                    CODEC.encode_action(action).SerializeToString()
+                )
+                assert CODEC.decode_action(msg) == action
+
+    def test_an_action_without_a_move_is_malformed(self) -> None:
+        """The move oneof must be set."""
+        with pytest.raises(MalformedActionError):
+            CODEC.decode_action(pb.ForaDeOrdemAction())
+
+
+class TestOptions:
+    """Options decode with their defaults filled in."""
+
+    def test_unset_options_take_the_defaults(self) -> None:
+        """An empty message means pt-BR, 6 rounds, seat 0 starts, the built-in bank."""
+        assert CODEC.decode_options(pb.ForaDeOrdemOptions()) == Options()
+
+    def test_options_decode(self) -> None:
+        """Language, rounds, starting seat and custom questions come through."""
+        question = pb.ForaDeOrdemQuestion(
+            id="x",
+            category="c",
+            items=["a", "b", "c", "d", "e"],
+            ranks=[5, 4, 2, 2, 1],
+        )
+        options = CODEC.decode_options(
+            pb.ForaDeOrdemOptions(
+                language=pb.FORA_DE_ORDEM_LANGUAGE_EN,
+                rounds=2,
+                starting_seat=1,
+                custom_questions=[question],
+            )
+        )
+        assert options == Options(
+            language=data.Language.EN,
+            rounds=2,
+            starting_seat=1,
+            custom_questions=(data.Question("x", "c", ("a", "b", "c", "d", "e"), (5, 4, 2, 2, 1)),),
+        )
+
+    def test_an_unknown_language_is_an_options_error(self) -> None:
+        """An enum number the codec does not know names the option."""
+        with pytest.raises(InvalidOptionsError) as caught:
+            CODEC.decode_options(pb.ForaDeOrdemOptions(language=99))  # type: ignore[arg-type]
+        assert caught.value.metadata == {"option": "language"}
+
+
+class TestViewsAndEvents:
+    """Views and events encode, with every card face up."""
+
+    def test_views_encode_for_every_viewer(self) -> None:
+        """Each seat's view holds its hand face up; a spectator's holds none."""
+        for state, _ in _playout(3)[::7]:
+            for viewer in (None, 0, 1, 2):
+                msg = CODEC.encode_view(ENGINE.view(state, viewer))
+                hand = state.hands[viewer] if viewer is not None else ()
+                assert [card.id for card in msg.hand] == list(hand)
+                assert len(msg.sides) == data.ITEMS
+                assert list(msg.colours)[:1] == [pb.FORA_DE_ORDEM_COLOUR_YELLOW]
+
+    def test_cards_are_encoded_face_up(self) -> None:
+        """A card message carries its owner, kind, ranks and bombs."""
+        special = data.deck_of(2)[-1]
+        view = ENGINE.view(ENGINE.new_game(3, SEED, Options()), None)
+        view = dataclasses.replace(view, hand=(special,))
+        (card,) = CODEC.encode_view(view).hand
+        assert (card.id, card.owner, card.kind, list(card.ranks), card.bombs) == (
+            special,
+            2,
+            pb.FORA_DE_ORDEM_CARD_KIND_PREVIOUS_WRONG,
+            [],
+            3,
+        )
+
+    def test_every_event_of_a_game_encodes(self) -> None:
+        """Each event body of a whole game has its message."""
+        state = ENGINE.new_game(2, SEED, Options())
+        rng = Rng(1)
+        kinds = set()
+        while to_act := ENGINE.seats_to_act(state):
+            transition = ENGINE.apply(
+                state, to_act[0], rng.choice(ENGINE.legal_actions(state, to_act[0]))
+            )
+            state = transition.state
+            for event in transition.events:
+                kinds.add(CODEC.encode_event(event.body).WhichOneof("kind"))
+        assert kinds == {
+            "card_played",
+            "ranks_revealed",
+            "side_resolved",
+            "hands_refilled",
+            "cards_drawn",
+            "round_started",
+            "game_ended",
+        }
