@@ -9,12 +9,8 @@ back through Prometheus's HTTP query API: they must equal the calls made, per me
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.parse
@@ -27,62 +23,34 @@ from typing import Any
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CollectorRegistry, multiprocess
 
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.metrics import CODE_NAMES
+from tests.e2e.server_process import (
+    HOST,
+    POLL_SECONDS,
+    START_SECONDS,
+    events,
+    free_port,
+    read_log,
+    running_server,
+    terminate,
+)
+from tests.e2e.server_process import (
+    ServerProcess as Server,
+)
 from tests.service.bots import GAME, Bots, card_not_in_hand, no_state
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-HOST = "127.0.0.1"
 WORKERS = 2
-START_SECONDS = 60  # bound on the server's and Prometheus's start-up
 SCRAPE_WAIT_SECONDS = 60  # bound on waiting for a scrape after the last call
-STOP_SECONDS = 30  # bound on a SIGTERM drain
-POLL_SECONDS = 0.1
 SCRAPE_MARGIN_SECONDS = 0.1
 MAX_CHANNELS = 32  # connections opened, at most, until one reaches each worker
 GAME_SEEDS = (101, 202, 303)
-
-
-def free_port() -> int:
-    """A loopback port that was free a moment ago."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def read_log(path: Path) -> str:
-    """The output a process has written so far."""
-    return path.read_text(errors="replace") if path.exists() else ""
-
-
-def events(log: Path, event: str) -> list[dict[str, Any]]:
-    """The complete JSON lines of the server's log whose event is ``event``."""
-    complete = read_log(log).split("\n")[:-1]
-    return [line for line in map(json.loads, complete) if line["event"] == event]
-
-
-@dataclass
-class Server:
-    """The server process and where it writes."""
-
-    process: subprocess.Popen[bytes]
-    port: int
-    metrics_port: int
-    metrics_dir: Path
-    log: Path
-
-    def stop(self) -> int:
-        """SIGTERM the server and wait for it to drain; returns its exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=STOP_SECONDS)
 
 
 @dataclass
@@ -111,67 +79,11 @@ class Prometheus:
         }
 
 
-def terminate(process: subprocess.Popen[bytes]) -> None:
-    """Stop a process if it still runs: SIGTERM, then SIGKILL when it outlasts the bound."""
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=STOP_SECONDS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=STOP_SECONDS)
-
-
-def health_status(port: int) -> int | None:
-    """The overall health of the server on ``port``, None when it does not answer."""
-    with grpc.insecure_channel(f"{HOST}:{port}") as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        try:
-            response = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
-        except grpc.RpcError:
-            return None
-        status: int = response.status
-        return status
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
     """Start ``python -m service`` with two workers, as ``make run`` does, on free ports."""
-    metrics_dir = tmp_path / "metrics"
-    log = tmp_path / "server.log"
-    port, metrics_port = free_port(), free_port()
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("ORDO_") and key != "PROMETHEUS_MULTIPROC_DIR"
-    }
-    env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
-    command = [
-        sys.executable, "-m", "service",
-        "--workers", str(WORKERS),
-        "--host", HOST,
-        "--port", str(port),
-        "--metrics-port", str(metrics_port),
-    ]  # fmt: skip
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=output
-        )
-    running = Server(process, port, metrics_port, metrics_dir, log)
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        # Health answers as soon as one worker listens; each worker logs when it does.
-        while (
-            health_status(port) != health_pb2.HealthCheckResponse.SERVING
-            or len(events(log, "serving")) < WORKERS
-        ):
-            assert process.poll() is None, f"the server exited:\n{read_log(log)}"
-            assert time.monotonic() < deadline, f"the server did not start:\n{read_log(log)}"
-            time.sleep(POLL_SECONDS)
-        yield running
-    finally:
-        terminate(process)
+    with running_server(tmp_path, workers=WORKERS) as process:
+        yield process
 
 
 @pytest.fixture
