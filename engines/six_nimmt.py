@@ -11,12 +11,19 @@ Decisions (RULES.md):
 - Zero card [decision]: with ``zero_card`` each seat holds a 0 card for the whole game and may
   select it once instead of a number card; it is revealed, never placed, and discarded. The hand
   still ends after 10 turns; the number card then left in that seat's hand is discarded without
-  penalty.
+  penalty. A seat's public hand size counts its zero card while it holds it, as at the table: a
+  pending zero card then cannot be told from a number card by the hand sizes.
 - ``end`` PENALTY_THRESHOLD (default 66) ends the game after the hand in which a total reaches the
   threshold, never mid-hand; FIXED_HANDS after a number of hands. Winners: every lowest total.
 - Every hand re-deals the whole card set from the state's generator. The selections of a turn
   stay in the state while it is resolved (they are public once revealed); ``placed`` counts how
   many of them, in ascending order, are already on the table.
+
+Bots: ``random`` picks any legal action. ``heuristic`` sees only what its seat may see; it selects
+the card with the fewest expected bullheads this turn, the others' cards modelled as drawn from
+the cards it has not seen (a closed form, no sampling), plus a share of the danger of the row the
+card joins; it plays its zero card when even its best card is expected to cost a bullhead, and
+under Rule 4 it takes the cheapest row.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
+from math import comb
 from typing import TypeVar
 
 from engines.base import (
@@ -35,7 +43,12 @@ from engines.base import (
     Outcome,
     Viewer,
 )
-from engines.errors import IllegalActionError, InvalidOptionsError, InvalidStateError
+from engines.errors import (
+    IllegalActionError,
+    InvalidOptionsError,
+    InvalidStateError,
+    MalformedActionError,
+)
 from engines.prng import MASK64, Rng
 
 T = TypeVar("T")
@@ -52,6 +65,9 @@ NO_SELECTION = -1  # a seat that has not selected this turn
 DEFAULT_THRESHOLD = 66
 MAX_THRESHOLD = 1000
 MAX_HANDS = 100
+# The heuristic bot.
+DANGER_WEIGHT = 0.25  # the share of a row's danger added to a card's expected bullheads
+ZERO_CARD_COST = 1.0  # expected bullheads of the best card from which the bot plays its 0 card
 
 
 def _bullheads(card: int) -> int:
@@ -159,7 +175,7 @@ class View:
     zero_card_available: tuple[bool, ...]
     hand_number: int
     turn: int
-    hand_sizes: tuple[int, ...]
+    hand_sizes: tuple[int, ...]  # the zero card counts while its seat holds it
 
 
 # Events, each public unless addressed to one seat.
@@ -316,6 +332,8 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
         )
 
     def view(self, state: State, viewer: Viewer) -> View:
+        if viewer is not None:
+            self.check_seat(state, viewer)
         seats = len(state.hands)
         return View(
             options=state.options,
@@ -331,28 +349,39 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
             ),
             hand_number=state.hand_number,
             turn=state.turn,
-            hand_sizes=tuple(len(hand) for hand in state.hands),
+            hand_sizes=tuple(
+                len(hand) + _holds_zero_card(state, seat) for seat, hand in enumerate(state.hands)
+            ),
         )
 
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
+        """Re-deal the other seats' hands, their pending selections and the deck. A pending
+        selection of a seat whose zero card is unused becomes the zero card with the chance a
+        uniformly random choice among its cards and the zero card would give it."""
         self.check_seat(state, seat)
         others = [s for s in range(len(state.hands)) if s != seat]
-        hidden_selection = [
-            s for s in others if not state.revealed and state.selections[s] > ZERO_CARD
-        ]
+        pending = (
+            [] if state.revealed else [s for s in others if state.selections[s] != NO_SELECTION]
+        )
         pool = list(state.deck)
         for s in others:
             pool.extend(state.hands[s])
-        pool.extend(state.selections[s] for s in hidden_selection)
+        pool.extend(state.selections[s] for s in pending if state.selections[s] > ZERO_CARD)
         shuffled = list(rng.shuffle(pool))
+        sizes = [len(hand) for hand in state.hands]
+        selections = list(state.selections)
+        for s in pending:
+            sizes[s] += state.selections[s] > ZERO_CARD  # the number cards it chose from
+            zero_held = state.options.zero_card and state.zero_card_used_in_hand[s] == 0
+            if zero_held and rng.below(sizes[s] + 1) == 0:
+                selections[s] = ZERO_CARD
+            else:
+                selections[s] = shuffled.pop()
+                sizes[s] -= 1
         hands = list(state.hands)
         for s in others:
-            size = len(state.hands[s])
-            hands[s] = tuple(sorted(shuffled[:size]))
-            del shuffled[:size]
-        selections = list(state.selections)
-        for s in hidden_selection:
-            selections[s] = shuffled.pop()
+            hands[s] = tuple(sorted(shuffled[: sizes[s]]))
+            del shuffled[: sizes[s]]
         return dataclasses.replace(
             state,
             hands=tuple(hands),
@@ -404,7 +433,7 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
                     f"row must be 0..{ROW_COUNT - 1}, not {action.row}", "NO_SUCH_ROW"
                 )
             return _resolve(state, [], action.row)
-        raise IllegalActionError(f"not a 6 nimmt! action: {action!r}", "MALFORMED_ACTION")
+        raise MalformedActionError(f"not a 6 nimmt! action: {action!r}")
 
     def _heuristic(self, state: State, seat: int, rng: Rng) -> Action:
         if state.revealed:
@@ -583,35 +612,80 @@ def _end_turn(
 
 
 def _heuristic_select(state: State, seat: int) -> Select:
-    """Pick the card with the lowest expected penalty, assuming the others' cards are uniform
-    over the cards this seat has not seen."""
-    hand = state.hands[seat]
-    rows = state.rows
-    seen = {card for row in rows for card in row} | set(hand)
-    seen.update(card for taken in state.taken for card in taken)
-    unseen = max(1, len(card_set(state.options, len(state.hands))) - len(seen))
-    others = len(state.hands) - 1
-    cheapest = min(row_bullheads(row) for row in rows)
-
-    def risk(card: int) -> float:
-        row = target_row(rows, card)
-        if row is None:  # Rule 4 now; another seat's lower card could still save us
-            return cheapest - 0.01 * card
-        gap = card - rows[row][-1] - 1
-        free = ROW_LIMIT - len(rows[row])
-        # Others' cards that land before ours in this row fill its free places.
-        expected = others * gap / unseen
-        danger = 1.0 if free == 0 else min(1.0, expected / free)
-        return danger * (row_bullheads(rows[row]) + 1) + 0.001 * gap
-
-    best = min(hand, key=lambda card: (risk(card), card))
+    """Select the card with the lowest score: its expected bullheads this turn plus a share of
+    the danger of the row it joins (see ``_card_scores``); the zero card when even the best card
+    is expected to cost ``ZERO_CARD_COST`` bullheads or more."""
+    scores = _card_scores(state, seat)
+    _, _, card, cost = min(scores)
     if (
         state.options.zero_card
         and state.zero_card_used_in_hand[seat] == 0
-        and risk(best) >= 3 * (1 + 0.2 * others)
+        and cost >= ZERO_CARD_COST
     ):
         return Select(ZERO_CARD)
-    return Select(best)
+    return Select(card)
+
+
+def _card_scores(state: State, seat: int) -> list[tuple[float, int, int, float]]:
+    """(score, gap, card, expected bullheads) of each card in the seat's hand.
+
+    Only what the seat may see is used: its hand, the rows and the taken cards. The others' cards
+    this turn are modelled as drawn without replacement from the cards the seat has not seen, so
+    the number of them below a card is hypergeometric:
+    - Rule 4: the card takes the cheapest row unless another card is lower still (that card
+      starts a row, and ours follows it).
+    - Rules 1–3: the card is the 6th of its row, and takes it, exactly when the others put
+      5 − len(row) cards between the row's end and it.
+    The danger of the row (how full it gets, times its bullheads) breaks the many near-ties
+    between safe cards toward rows that stay short; then the smallest gap wins.
+    """
+    rows = state.rows
+    seats = len(state.hands)
+    seen = {card for row in rows for card in row}
+    seen.update(state.hands[seat])
+    seen.update(card for taken in state.taken for card in taken)
+    # below[c], bulls_below[c]: unseen cards lower than c, and their bullheads.
+    below = [0] * (HIGHEST_CARD + 2)
+    bulls_below = [0] * (HIGHEST_CARD + 2)
+    highest = card_set(state.options, seats)[-1]
+    for card in range(1, HIGHEST_CARD + 1):
+        unseen = card <= highest and card not in seen
+        below[card + 1] = below[card] + unseen
+        bulls_below[card + 1] = bulls_below[card] + BULLHEADS[card] * unseen
+    pool, others = below[HIGHEST_CARD + 1], seats - 1
+    draws = max(1, comb(pool, others))
+    cheapest = min(row_bullheads(row) for row in rows)
+    scores = []
+    for card in state.hands[seat]:
+        row = target_row(rows, card)
+        if row is None:  # Rule 4, unless another card is lower still
+            cost = comb(pool - below[card], others) / draws * cheapest
+            danger, gap = float(cheapest), HIGHEST_CARD
+        else:
+            end, bullheads = rows[row][-1], row_bullheads(rows[row])
+            need = ROW_LIMIT - len(rows[row])  # others' cards that make ours the 6th
+            between = below[card] - below[end + 1]
+            cost = 0.0
+            if need <= others:
+                taken = comb(between, need) * comb(pool - between, others - need) / draws
+                gap_bulls = bulls_below[card] - bulls_below[end + 1]
+                cost = taken * (bullheads + need * gap_bulls / max(1, between))
+            expected = others * between / max(1, pool)
+            fill = 1.0 if need == 0 else min(1.0, expected / need)
+            danger, gap = fill * (bullheads + 1), card - end
+        scores.append((cost + DANGER_WEIGHT * danger, gap, card, cost))
+    return scores
+
+
+def _holds_zero_card(state: State, seat: int) -> bool:
+    """Whether the seat still holds its zero card: neither played in an earlier turn nor
+    selected in this one, in a game that is not over."""
+    return (
+        state.options.zero_card
+        and state.turn < HAND_SIZE
+        and state.zero_card_used_in_hand[seat] == 0
+        and state.selections[seat] != ZERO_CARD
+    )
 
 
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
@@ -643,11 +717,16 @@ def _validate(state: State) -> None:
             raise InvalidStateError("a row's cards must ascend (Rule 1)")
     finished = state.turn == HAND_SIZE
     zero = state.options.zero_card
+    if state.placed < 0:
+        raise InvalidStateError("the count of placed cards is negative")
     for seat, card in enumerate(state.selections):
         used = state.zero_card_used_in_hand[seat]
-        if used > state.hand_number or (used and not zero):
+        if not 0 <= used <= state.hand_number or (used and not zero):
             raise InvalidStateError("zero card use out of range")
-        if card == ZERO_CARD and not (zero and (used == state.hand_number) == state.revealed):
+        # The zero card is recorded as used when it is revealed: a pending one is still unused.
+        if card == ZERO_CARD and not (
+            zero and used == (state.hand_number if state.revealed else 0)
+        ):
             raise InvalidStateError("a zero card selection that the rules do not allow")
         if card < NO_SELECTION:
             raise InvalidStateError("a selection out of range")
@@ -684,8 +763,18 @@ def _validate(state: State) -> None:
         expected = HAND_SIZE - state.turn - (selection > ZERO_CARD) + zero_turn_done
         if not finished and len(hand) != expected:
             raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
-        if state.penalties[seat] < row_bullheads(state.taken[seat]):
+        # The total at the start of this hand: nothing before the first hand, and under
+        # PENALTY_THRESHOLD below the threshold, or the game would have ended after that hand.
+        before_hand = state.penalties[seat] - row_bullheads(state.taken[seat])
+        if before_hand < 0:
             raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
+        if state.hand_number == 1 and before_hand:
+            raise InvalidStateError(f"seat {seat}'s total is not what it took in the first hand")
+        if (
+            state.options.end is EndRule.PENALTY_THRESHOLD
+            and before_hand >= state.options.threshold
+        ):
+            raise InvalidStateError("a hand was dealt after a total reached the threshold")
     # Card conservation: every card of the set is in exactly one place.
     located = [card for row in state.rows for card in row]
     for group in (state.hands, state.taken):

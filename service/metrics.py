@@ -2,15 +2,18 @@
 
 The parent process points ``PROMETHEUS_MULTIPROC_DIR`` at a fresh folder before any worker starts
 (``prepare_multiprocess_dir``); every worker writes its samples there and the parent's HTTP
-endpoint aggregates them. The gRPC metrics use the standard names and labels of the gRPC
-ecosystem (``grpc_server_started_total`` …); the game metrics are prefixed ``ordo_``.
+endpoint aggregates them. Without that variable, importing this module makes a temporary folder,
+removed when the process that made it exits. The gRPC metrics use the standard names and labels
+of the gRPC ecosystem (``grpc_server_started_total`` …); the game metrics are prefixed ``ordo_``.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,9 @@ def prepare_multiprocess_dir() -> Path:
     else:
         path = Path(tempfile.mkdtemp(prefix="ordo-metrics-"))
         os.environ[MULTIPROC_ENV] = str(path)
+        # Worker processes inherit the variable, so only the process that made the folder
+        # removes it.
+        atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
 
 
@@ -41,10 +47,18 @@ from prometheus_client import (  # noqa: E402 - must follow the multiprocess fol
     Counter,
     Histogram,
     multiprocess,
+    values,
 )
 from prometheus_client import start_http_server as start_prometheus_server  # noqa: E402
 
+# prometheus-client chooses between one process and many when it is first imported. When
+# something imported it before the folder above was set, choose again, before any metric below
+# exists (prometheus-client looks the class up each time it makes a metric, for this purpose).
+if values.ValueClass is values.MutexValue:
+    values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+
 SERVICE = "ordo.v1.GameEngineService"
+UNARY = "unary"  # grpc_type: every method of the service is unary
 LATENCY_BUCKETS = (
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
 )  # fmt: skip
@@ -75,7 +89,9 @@ GAMES_FINISHED = Counter(
 )
 ACTIONS_APPLIED = Counter("ordo_actions_applied_total", "Actions applied.", ["game"])
 ACTIONS_REJECTED = Counter(
-    "ordo_actions_rejected_total", "ApplyAction calls refused, by reason.", ["game", "reason"]
+    "ordo_actions_rejected_total",
+    "ApplyAction calls refused, by game (empty when the request names none) and reason.",
+    ["game", "reason"],
 )
 ENGINE_SECONDS = Histogram(
     "ordo_engine_seconds",
@@ -115,29 +131,44 @@ CODE_NAMES = {
 
 
 class Metrics:
-    """Records every finished call."""
+    """Counts every call: the gRPC server metrics and the game metrics it implies."""
+
+    def __init__(self, methods: Iterable[str] = ()) -> None:
+        """Export ``methods`` with zero counts from the start, as gRPC's own interceptors do.
+
+        A counter that appears only at its first increment hides that increment from
+        ``rate()``; the zero series are there before the first call.
+        """
+        for method in methods:
+            labels = (SERVICE, method, UNARY)
+            GRPC_STARTED.labels(*labels)
+            GRPC_HANDLED.labels(*labels, CODE_NAMES["OK"])
+
+    def call_started(self, call: CallRecord) -> None:
+        """Count the call as started."""
+        GRPC_STARTED.labels(SERVICE, call.method, UNARY).inc()
 
     def call_finished(self, call: CallRecord) -> None:
-        """Count the call, its latency and sizes, and the game metrics it implies."""
-        labels = (SERVICE, call.method, "unary")
-        GRPC_STARTED.labels(*labels).inc()
+        """Count the call as handled, with its latency and sizes, and its game metrics."""
+        labels = (SERVICE, call.method, UNARY)
         GRPC_HANDLED.labels(*labels, CODE_NAMES.get(call.code, call.code)).inc()
         GRPC_SECONDS.labels(*labels).observe(call.seconds)
         REQUEST_BYTES.labels(call.method).observe(call.request_bytes)
+        if call.method == "ApplyAction" and call.code not in {"OK", "INTERNAL"}:
+            ACTIONS_REJECTED.labels(call.game, call.reason).inc()
         if not call.game:
             return
         ENGINE_SECONDS.labels(call.game, call.method).observe(call.engine_seconds)
-        if call.state_message is not None:
-            STATE_BYTES.labels(call.game).observe(call.state_message.ByteSize())
+        if call.state_bytes is not None:
+            STATE_BYTES.labels(call.game).observe(call.state_bytes)
+        if call.code != "OK":
+            return
         if call.method == "NewGame" and call.game_started:
             GAMES_STARTED.labels(call.game).inc()
         elif call.method == "ApplyAction":
-            if call.code == "OK":
-                ACTIONS_APPLIED.labels(call.game).inc()
-                if call.game_finished:
-                    GAMES_FINISHED.labels(call.game).inc()
-            else:
-                ACTIONS_REJECTED.labels(call.game, call.reason).inc()
+            ACTIONS_APPLIED.labels(call.game).inc()
+            if call.game_finished:
+                GAMES_FINISHED.labels(call.game).inc()
 
 
 def start_http_server(port: int, host: str = "0.0.0.0") -> Any:

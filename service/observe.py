@@ -1,8 +1,10 @@
 """What the server records about each call, for the access log and the metrics.
 
-The handler wrapper in ``service.server`` creates one ``CallRecord`` per call; the servicer fills
-in what only it knows (game, seat, engine time, the new state); observers read the finished
-record. Observers never see the request or the state's hidden parts, only these fields.
+The handler wrapper in ``service.server`` creates one ``CallRecord`` per call and hands it to
+every observer twice: when the call starts (method and request id known) and when it has
+finished. In between, the servicer fills in what only it knows (game, seat, engine time, the
+size of the new state). A record holds no part of a request or a state, only these fields, so
+an observer cannot leak hidden information (hands, decks, seeds) even by accident.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 @dataclass(slots=True)
@@ -28,7 +30,7 @@ class CallRecord:
     started: float = field(default_factory=time.perf_counter)
     seconds: float = 0.0
     engine_seconds: float = 0.0
-    state_message: Any = None  # the new state, when the call produced one
+    state_bytes: int | None = None  # the size of the new state, when the call produced one
     game_started: bool = False
     game_finished: bool = False
 
@@ -43,7 +45,14 @@ class CallRecord:
 
 
 class Observer(Protocol):
-    """Something that wants to know about every finished call."""
+    """Something that wants to know about every call.
+
+    The server calls the hooks inside the RPC, so they must be quick; an exception they raise is
+    logged and otherwise ignored: a broken observer never fails a call.
+    """
+
+    def call_started(self, call: CallRecord) -> None:
+        """Record that a call has started (only ``method`` and ``request_id`` are set)."""
 
     def call_finished(self, call: CallRecord) -> None:
-        """Record a finished call; must not raise."""
+        """Record a finished call: its code, reason, latency and what the servicer filled in."""

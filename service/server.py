@@ -9,9 +9,11 @@ finish within the grace period and exits 0.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import signal
 import time
+import traceback
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent import futures
@@ -29,16 +31,73 @@ from engines.errors import RulesError
 from ordo.v1 import engine_service_pb2 as api
 from service import logs
 from service.config import Settings
-from service.errors import RequestError, internal_status, status_code_of, status_of
+from service.errors import (
+    INTERNAL_REASON,
+    RequestError,
+    internal_status,
+    status_code_of,
+    status_of,
+)
 from service.observe import CallRecord, Observer
 from service.servicer import GameEngineServicer
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
 SERVICE_NAME = SERVICE.full_name
 REQUEST_ID_KEY = "x-request-id"
+MAX_REQUEST_ID_LENGTH = 128  # a longer id sent by a caller is cut to this many characters
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
 
 log = structlog.get_logger("ordo.server")
+
+
+def request_id_of(context: grpc.ServicerContext) -> str:
+    """The caller's ``x-request-id``, or a new random id when it sent none."""
+    for key, value in context.invocation_metadata():
+        if key == REQUEST_ID_KEY and isinstance(value, str) and value:
+            return value[:MAX_REQUEST_ID_LENGTH]
+    return uuid.uuid4().hex
+
+
+def error_fields(error: BaseException) -> dict[str, str]:
+    """What the log says about an unexpected error: its type and where it was raised.
+
+    The exception's message is left out on purpose: it may quote values taken from the request,
+    such as a card in a hand or the generator state. The stack lists files, lines and source
+    code, never the values of variables.
+    """
+    kind = type(error)
+    name = (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
+    return {
+        "error": name,
+        "stack": "".join(traceback.format_list(traceback.extract_tb(error.__traceback__))),
+    }
+
+
+def _log_error(log: Any, event: str, error: BaseException, **fields: Any) -> None:
+    """Log an unexpected error; a failure to log (a closed stream) must not fail the call."""
+    with contextlib.suppress(Exception):
+        log.error(event, **fields, **error_fields(error))
+
+
+def _notify(
+    observer: Observer, hook: Callable[[CallRecord], None], call: CallRecord, log: Any
+) -> None:
+    """Run one hook of an observer; a failure is logged (if logging works at all) and dropped."""
+    try:
+        hook(call)
+    except Exception as error:
+        _log_error(
+            log,
+            "observer failed",
+            error,
+            observer=type(observer).__qualname__,
+            method=call.method,
+            request_id=call.request_id,
+        )
 
 
 def _handler(
@@ -46,6 +105,7 @@ def _handler(
     request_type: Any,
     method: Callable[[Any, CallRecord], Any],
     observers: Sequence[Observer],
+    log: Any,
 ) -> Callable[[bytes, grpc.ServicerContext], Any]:
     """Wrap one servicer method: parse, call, map errors to rich statuses, observe.
 
@@ -54,14 +114,10 @@ def _handler(
     """
 
     def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
-        call = CallRecord(method=name, request_bytes=len(raw))
-        for key, value in context.invocation_metadata():
-            if key == REQUEST_ID_KEY and isinstance(value, str):
-                call.request_id = value[:128]
-                break
-        else:
-            call.request_id = uuid.uuid4().hex
+        call = CallRecord(method=name, request_bytes=len(raw), request_id=request_id_of(context))
         context.send_initial_metadata(((REQUEST_ID_KEY, call.request_id),))
+        for observer in observers:
+            _notify(observer, observer.call_started, call, log)
         status = None
         response = None
         try:
@@ -76,13 +132,22 @@ def _handler(
             status = status_of(error)
             call.code = status_code_of(error).name
             call.reason = error.reason
-        except Exception:
-            log.exception("unexpected error", method=name, request_id=call.request_id)
+        except Exception as error:
+            # Never the request, nor the exception's message: both may hold hidden state.
+            _log_error(
+                log,
+                "unexpected error",
+                error,
+                method=name,
+                game=call.game or None,
+                seat=call.seat,
+                request_id=call.request_id,
+            )
             status = internal_status()
-            call.code, call.reason = "INTERNAL", "INTERNAL"
+            call.code, call.reason = "INTERNAL", INTERNAL_REASON
         call.seconds = time.perf_counter() - call.started
         for observer in observers:
-            observer.call_finished(call)
+            _notify(observer, observer.call_finished, call, log)
         if status is not None:
             context.abort_with_status(status)
         return response
@@ -94,12 +159,13 @@ def rpc_handler(
     servicer: GameEngineServicer, observers: Sequence[Observer] = ()
 ) -> grpc.GenericRpcHandler[Any, Any]:
     """The generic handler of every method of the service, built from its descriptor."""
+    log = structlog.get_logger("ordo.server")  # per server: it keeps the set-up of its first use
     handlers = {}
     for method in SERVICE.methods:
         request_type = message_factory.GetMessageClass(method.input_type)
         response_type = message_factory.GetMessageClass(method.output_type)
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-            _handler(method.name, request_type, getattr(servicer, method.name), observers),
+            _handler(method.name, request_type, getattr(servicer, method.name), observers, log),
             request_deserializer=None,
             response_serializer=response_type.SerializeToString,
         )
@@ -137,7 +203,7 @@ def worker_observers(settings: Settings) -> list[Observer]:
     """The observers of a worker process: the access log and the metrics."""
     from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
 
-    return [logs.AccessLog(), metrics.Metrics()]
+    return [logs.AccessLog(), metrics.Metrics(method.name for method in SERVICE.methods)]
 
 
 def run_worker(settings: Settings, index: int = 0) -> None:
@@ -207,5 +273,6 @@ def serve(settings: Settings) -> int:
             break
     if metrics_server is not None:
         metrics_server.shutdown()
+        metrics_server.server_close()
     log.info("stopped", exit_code=exit_code)
     return exit_code

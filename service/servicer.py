@@ -227,7 +227,7 @@ class GameEngineServicer:
             revision=state.revision,
             **{game.id: game.codec.encode_state(state)},
         )
-        call.state_message = msg
+        call.state_bytes = msg.ByteSize()
         return msg
 
     @staticmethod

@@ -19,18 +19,23 @@ Decisions (RULES.md and where the rulebook is silent):
   of 3 (the usual) or 3 teams of 2 (option ``teams``); 5 seats is rejected. Seating alternates:
   seat ``i`` is on team ``i mod teams``. Hands hold 5 cards with 2–3 seats, 4 with 4–6. Seat 0
   starts, then seats play in order.
-- Dead card: an equation card both of whose cells hold a chip (of any team). At most one
-  exchange per turn, before the play; the replacement may be played in the same turn.
-- No playable card at all [decision]: the seat's actions are "discard one card and draw" (and
-  still the dead-card exchange, if not used), so a game never gets stuck.
+- Dead card: an equation card both of whose cells hold a chip (of any team); PLUS and MINUS are
+  never dead. At most one exchange per turn, before the play; the replacement may be played in
+  the same turn.
+- Playable: an equation card with a free cell of its result, PLUS while a non-corner cell is
+  free, MINUS while another team has a chip outside every sequence. No playable card at all
+  [decision]: the seat's actions are "discard one card and draw" (and still the dead-card
+  exchange, if not used), so a game never gets stuck.
 - The draw is automatic (the seed's "loss of card" and "table talk" rules do not apply). When a
   draw empties the deck, all discard piles (the card just played included) are shuffled at once
   into a new deck, so the deck is never empty between turns.
-- Sequences: after a placement, only windows through the placed cell can be new. Scan order
-  [decision]: rows, then columns, then diagonals down-right, then diagonals down-left; along a
-  line, the window starting nearest the top (left, for rows) first. A window is taken when it
-  shares at most one cell with each earlier sequence of its team [decision, as in classic
-  Sequence], those found earlier in the same scan included; so a line of nine makes two.
+- Sequences: five cells in a line, each the team's chip or a corner (corners count for every
+  team, in any number of sequences); a sequence's chips are locked. After a placement, only
+  windows through the placed cell can be new. Scan order [decision]: rows, then columns, then
+  diagonals down-right, then diagonals down-left; along a line, the window starting nearest the
+  top (left, for rows) first. A window is taken when it shares at most one cell with each
+  earlier sequence of its team [decision, as in classic Sequence], those found earlier in the
+  same scan included; so a line of nine makes two.
 - Winning: the team that first has its sequences wins at once; the winning play is not followed
   by a draw. [decision] After 600 turns without a winner the game is a draw (termination
   TURN_LIMIT). Scores are each seat's team's sequence count.

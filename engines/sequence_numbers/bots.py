@@ -14,7 +14,6 @@ from engines.prng import Rng
 from engines.sequence_numbers.rules import (
     EQUATION_COUNT,
     IS_CORNER,
-    MAX_SHARED_CELLS,
     MINUS_CARDS,
     NO_CHIP,
     PLUS_CARDS,
@@ -23,6 +22,7 @@ from engines.sequence_numbers.rules import (
     Discard,
     Exchange,
     State,
+    counts_as_new,
     is_dead,
     plays,
 )
@@ -51,7 +51,7 @@ def heuristic(state: State, seat: int, rng: Rng) -> Action:
     if not candidates:
         return Discard(min(hand, key=_discard_rank))
     team = seat % state.options.teams
-    own = [set(s.cells) for s in state.sequences if s.team == team]
+    own = [s.cells for s in state.sequences if s.team == team]
     placement: dict[int, int] = {}
     best, best_value = candidates[0], -1 << 62
     for play in candidates:
@@ -75,7 +75,9 @@ def _discard_rank(card: int) -> int:
     return DISCARD_RANK_MINUS if card in MINUS_CARDS else DISCARD_RANK_PLUS
 
 
-def _placement_value(chips: tuple[int, ...], team: int, cell: int, own: list[set[int]]) -> int:
+def _placement_value(
+    chips: tuple[int, ...], team: int, cell: int, own: list[tuple[int, ...]]
+) -> int:
     """What a chip of ``team`` on ``cell`` is worth: extending its windows, blocking others'."""
     value = 0
     for window in WINDOWS_THROUGH[cell]:
@@ -100,7 +102,7 @@ def _placement_value(chips: tuple[int, ...], team: int, cell: int, own: list[set
                 mixed = True
         if other == NO_CHIP:
             # A window sharing two cells with one of the team's sequences can never count.
-            if all(len(cells.intersection(window)) <= MAX_SHARED_CELLS for cells in own):
+            if counts_as_new(window, own):
                 value += ATTACK[mine + corners]
         elif not mixed and mine == 0:
             value += BLOCK[theirs + corners]

@@ -27,6 +27,7 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
                 "the number of teams: 2 or 3 with 6 seats; 2 and 3 seats play individually, "
                 "4 seats as 2 teams (0 = the usual: 2 teams with 4 or 6 seats)",
                 str(rules.USUAL_TEAMS),
+                (str(rules.USUAL_TEAMS), *map(str, rules.TEAM_COUNTS)),
             ),
         ),
     )
@@ -38,23 +39,17 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
         return len(state.hands)
 
     def seats_to_act(self, state: State) -> tuple[int, ...]:
-        if state.turn >= rules.TURN_LIMIT or (
-            state.sequences and rules.winning_team(state) is not None
-        ):
+        if rules.is_finished(state):
             return ()
         return (state.turn % len(state.hands),)
 
     def outcome(self, state: State) -> Outcome | None:
-        if not state.sequences and state.turn < rules.TURN_LIMIT:
+        if not rules.is_finished(state):
             return None
         winner = rules.winning_team(state)
-        if winner is None and state.turn < rules.TURN_LIMIT:
-            return None
         seats = len(state.hands)
         teams = state.options.teams
-        counts = [0] * teams
-        for sequence in state.sequences:
-            counts[sequence.team] += 1
+        counts = rules.sequence_counts(state.sequences, teams)
         return Outcome(
             scores=tuple(counts[seat % teams] for seat in range(seats)),
             winners=() if winner is None else rules.team_seats(seats, teams, winner),

@@ -8,7 +8,8 @@ them as constants; the output is checked in, and tests/engines/test_sequence_num
 pins its invariants and checks that ``render()`` still reproduces it byte for byte.
 
 Run from the repository root: ``python -m engines.sequence_numbers.gen_tables``. Game states
-refer to cells by position and to cards by id, so bump TABLES_VERSION whenever the output changes.
+refer to cells by position and to cards by id, so bump TABLES_VERSION, and rules.RULES_VERSION
+with it, whenever the output changes.
 
 Randomness comes from one ``random.Random(SEED)`` instance and only through its ``random()``
 method: Python guarantees that sequence for a given seed across versions, whereas ``shuffle``

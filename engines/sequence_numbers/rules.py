@@ -7,6 +7,7 @@ order, then the PLUS and MINUS cards).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -23,6 +24,8 @@ from engines.errors import (
 from engines.prng import MASK64, Rng
 from engines.sequence_numbers import tables
 
+# States name cells by position and cards by id in the tables: a new tables.TABLES_VERSION
+# needs a new RULES_VERSION too, so that states dealt on the old tables are refused.
 RULES_VERSION = 1
 GAME_ID = "sequence_numbers"
 MIN_SEATS, MAX_SEATS = 2, 6
@@ -31,6 +34,7 @@ INDIVIDUAL_MAX_SEATS = 3  # 2 or 3 seats play individually; more seats play in t
 # equal size, so 5 is absent; 6 seats play as 2 teams of 3 or 3 teams of 2.
 TEAM_CHOICES: dict[int, tuple[int, ...]] = {2: (2,), 3: (3,), 4: (2,), 6: (2, 3)}
 USUAL_TEAMS = 0  # the ``teams`` option value that picks the usual team count for the seats
+TEAM_COUNTS = tuple(sorted({teams for choices in TEAM_CHOICES.values() for teams in choices}))
 HAND_SIZE_INDIVIDUAL = 5  # cards in hand with 2–3 seats
 HAND_SIZE_TEAMS = 4  # cards in hand with 4–6 seats
 SEQUENCES_INDIVIDUAL = 1  # sequences a seat needs to win with 2–3 seats
@@ -110,6 +114,28 @@ WINDOW_SET = frozenset(WINDOWS)
 WINDOWS_THROUGH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(window for window in WINDOWS if cell in window) for cell in range(CELLS)
 )
+# Board masks find the windows every team fills at once: an int whose byte ``cell`` has bit
+# ``team`` set where that team holds the cell (every team's bit on a corner), so that a shift by
+# ``k × step`` bytes brings each cell k steps back along a direction.
+CELL_BITS = 8  # bits per cell in a board mask: a byte, so the mask is built from the chips' bytes
+MAX_TEAMS = TEAM_COUNTS[-1]
+ALL_TEAMS = (1 << MAX_TEAMS) - 1  # a corner counts as a chip of every team
+CORNER_MASK = sum(ALL_TEAMS << (CELL_BITS * cell) for cell in CORNERS)
+#: A bytes.translate table from a chip as a signed byte (NO_CHIP is 0xFF) to its team's bit.
+TEAM_BIT = bytes(1 << value if value < MAX_TEAMS else 0 for value in range(256))
+
+
+def _window_starts() -> tuple[tuple[int, int], ...]:
+    """Per direction, in the order of DIRECTIONS: the step between two cells of a window along
+    it, and the mask of the cells where a window in that direction starts."""
+    starts: dict[int, int] = {}
+    for window in WINDOWS:
+        step = window[1] - window[0]
+        starts[step] = starts.get(step, 0) | ALL_TEAMS << (CELL_BITS * window[0])
+    return tuple(starts.items())
+
+
+WINDOW_STARTS = _window_starts()
 
 
 class CardKind(Enum):
@@ -314,8 +340,7 @@ class TurnLimitReached:
 
 #: Per team count and team: the other teams, whose chips a MINUS card may remove.
 OTHER_TEAMS: dict[int, tuple[frozenset[int], ...]] = {
-    teams: tuple(frozenset(range(teams)) - {team} for team in range(teams))
-    for teams in {count for choices in TEAM_CHOICES.values() for count in choices}
+    teams: tuple(frozenset(range(teams)) - {team} for team in range(teams)) for teams in TEAM_COUNTS
 }
 
 # The draw events are immutable values too: everyone learns that a seat drew, only the seat
@@ -393,17 +418,53 @@ def winning_team(state: State) -> int | None:
     return _winner(state.sequences, len(state.hands), state.options.teams)
 
 
+def is_finished(state: State) -> bool:
+    """A team has won, or [decision] the turn limit is reached."""
+    return state.turn >= TURN_LIMIT or winning_team(state) is not None
+
+
+def sequence_counts(sequences: Iterable[Sequence], teams: int) -> list[int]:
+    """The number of sequences of each team."""
+    counts = [0] * teams
+    for sequence in sequences:
+        counts[sequence.team] += 1
+    return counts
+
+
 def _winner(sequences: tuple[Sequence, ...], seats: int, teams: int) -> int | None:
     needed = sequences_to_win(seats)
     if len(sequences) < needed:
         return None
-    counts = [0] * teams
-    for sequence in sequences:
-        counts[sequence.team] += 1
-    for team, count in enumerate(counts):
+    for team, count in enumerate(sequence_counts(sequences, teams)):
         if count >= needed:
             return team
     return None
+
+
+def counts_as_new(window: tuple[int, ...], own: Iterable[tuple[int, ...]]) -> bool:
+    """Whether a full window is a new sequence beside the team's sequences ``own``: it shares at
+    most one cell with each of them [decision, as in classic Sequence]."""
+    cells = set(window)
+    return all(len(cells.intersection(other)) <= MAX_SHARED_CELLS for other in own)
+
+
+def full_windows(chips: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
+    """Every window of five cells that are each one team's chip or a corner, as (team, window),
+    by direction; ``chips`` holds only NO_CHIP and teams 0..MAX_TEAMS - 1."""
+    board = array("b", chips).tobytes().translate(TEAM_BIT)
+    held = CORNER_MASK | int.from_bytes(board, "little")
+    found = []
+    for step, starts in WINDOW_STARTS:
+        # Bit ``team`` of byte ``cell`` stays set when the team holds the five cells from
+        # ``cell`` along the direction.
+        runs = starts & held
+        for k in range(1, SEQUENCE_LENGTH):
+            runs &= held >> (CELL_BITS * k * step)
+        while runs:
+            start, team = divmod((runs & -runs).bit_length() - 1, CELL_BITS)
+            runs &= runs - 1
+            found.append((team, tuple(range(start, start + SEQUENCE_LENGTH * step, step))))
+    return found
 
 
 def locked_cells(sequences: Iterable[Sequence]) -> set[int]:
@@ -488,10 +549,10 @@ def new_sequences(
         length = back + 1 + ahead
         if length < SEQUENCE_LENGTH:
             continue
-        run = (*backward[back - 1 :: -1], cell, *forward[:ahead]) if back else (cell, *forward)
+        run = (*backward[:back][::-1], cell, *forward[:ahead])
         for start in range(length - SEQUENCE_LENGTH + 1):
             window = run[start : start + SEQUENCE_LENGTH]
-            if all(len(set(window).intersection(cells)) <= MAX_SHARED_CELLS for cells in own):
+            if counts_as_new(window, own):
                 own.append(window)
                 found.append(Sequence(team, window))
     return found
@@ -695,29 +756,13 @@ def validate(state: State) -> None:
     finished = winner is not None or state.turn == TURN_LIMIT
     if finished and state.exchanged:
         raise InvalidStateError("a dead card was exchanged in a finished game")
-    # Every hand is full, except that a winning play ends the game before its seat draws.
-    size = hand_size(seats)
-    last_seat = (state.turn - 1) % seats
-    for seat, hand in enumerate(state.hands):
-        expected = size - 1 if winner is not None and seat == last_seat else size
-        if len(hand) != expected:
-            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
-        if list(hand) != sorted(hand):
-            raise InvalidStateError("a hand must be in ascending order")
-    if not state.deck:
-        raise InvalidStateError("the draw deck is empty: it is reshuffled as it runs out")
-    # Card conservation: every card is in exactly one hand, discard pile or the deck.
-    located = [*chain.from_iterable(state.hands), *chain.from_iterable(state.discards)]
-    located.extend(state.deck)
-    if sorted(located) != ALL_CARDS:
-        raise InvalidStateError(
-            "the cards do not add up: a card is missing, in two places or foreign"
-        )
-    if state.exchanged:
-        pile = state.discards[state.turn % seats]
-        # The exchanged card tops the pile unless its draw emptied the deck (a reshuffle).
-        if pile and (pile[-1] >= EQUATION_COUNT or not is_dead(state.chips, pile[-1])):
-            raise InvalidStateError("the exchanged card on top of the discard pile is not dead")
+    _validate_cards(state, seats, winner)
+
+
+def _turns_played(state: State, seat: int) -> int:
+    """The turns ``seat`` has completed: seats play in order from seat 0."""
+    seats = len(state.hands)
+    return state.turn // seats + (seat < state.turn % seats)
 
 
 def _validate_board(state: State, seats: int, teams: int) -> None:
@@ -732,10 +777,7 @@ def _validate_board(state: State, seats: int, teams: int) -> None:
         raise InvalidStateError(f"a cell holds neither NO_CHIP nor a chip of teams 0..{teams - 1}")
     # A team places at most one chip per turn its seats have played.
     for team, count in enumerate(placed):
-        turns = sum(
-            state.turn // seats + (seat < state.turn % seats)
-            for seat in team_seats(seats, teams, team)
-        )
+        turns = sum(_turns_played(state, seat) for seat in team_seats(seats, teams, team))
         if count > turns:
             raise InvalidStateError(
                 f"team {team} has {count} chips after only {turns} of its turns"
@@ -743,9 +785,8 @@ def _validate_board(state: State, seats: int, teams: int) -> None:
 
 
 def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
-    """Check the locked sequences; return the winning team, if any."""
+    """Check the locked sequences against the board; return the winning team, if any."""
     chips = state.chips
-    counts = [0] * teams
     by_team: list[list[tuple[int, ...]]] = [[] for _ in range(teams)]
     for sequence in state.sequences:
         team, cells = sequence.team, sequence.cells
@@ -755,15 +796,75 @@ def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
             raise InvalidStateError("a locked sequence is not five cells in a straight line")
         if any(chips[cell] != team and not IS_CORNER[cell] for cell in cells):
             raise InvalidStateError("a locked sequence holds a cell that is not its team's")
-        for other in by_team[team]:
-            if len(set(cells).intersection(other)) > MAX_SHARED_CELLS:
-                raise InvalidStateError("two sequences of a team share more than one cell")
+        if not counts_as_new(cells, by_team[team]):
+            raise InvalidStateError("two sequences of a team share more than one cell")
         by_team[team].append(cells)
-        counts[team] += 1
+    # The placement that completes five in a line locks them, unless they share two cells with
+    # one of the team's sequences: chips only leave the board while unlocked.
+    for team, window in full_windows(chips):
+        if counts_as_new(window, by_team[team]):
+            raise InvalidStateError(
+                f"five cells of team {team} in a line from {cell_text(window[0])} are not a "
+                "locked sequence"
+            )
+    counts = sequence_counts(state.sequences, teams)
     needed = sequences_to_win(seats)
     winners = [team for team, count in enumerate(counts) if count >= needed]
+    if not winners:
+        return None
     if len(winners) > 1:
         raise InvalidStateError("more than one team has the sequences to win")
-    if winners and state.turn == 0:
+    winner = winners[0]
+    if state.turn == 0:
         raise InvalidStateError("a team won before any turn was played")
-    return winners[0] if winners else None
+    # The winning play ends the game at once: it was the last play, and the sequences it
+    # completed are the last ones, all of the winner's.
+    if (state.turn - 1) % seats % teams != winner:
+        raise InvalidStateError(f"team {winner} won but did not make the last play")
+    last_run = 0
+    for sequence in reversed(state.sequences):
+        if sequence.team != winner:
+            break
+        last_run += 1
+    if counts[winner] - last_run >= needed:
+        raise InvalidStateError(f"a sequence was completed after its win by team {winner}")
+    return winner
+
+
+def _validate_cards(state: State, seats: int, winner: int | None) -> None:
+    """Check the hands, the discard piles and the deck."""
+    # Every hand is full, except that a winning play ends the game before its seat draws.
+    size = hand_size(seats)
+    to_act = state.turn % seats
+    last_seat = (state.turn - 1) % seats
+    for seat, hand in enumerate(state.hands):
+        expected = size - 1 if winner is not None and seat == last_seat else size
+        if len(hand) != expected:
+            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
+        if list(hand) != sorted(hand):
+            raise InvalidStateError("a hand must be in ascending order")
+    # A turn puts at most two cards on the seat's pile: an exchanged dead card and the play.
+    for seat, pile in enumerate(state.discards):
+        most = 2 * _turns_played(state, seat) + (state.exchanged and seat == to_act)
+        if len(pile) > most:
+            raise InvalidStateError(f"seat {seat}'s discard pile holds more than {most} cards")
+    if not state.deck:
+        raise InvalidStateError("the draw deck is empty: it is reshuffled as it runs out")
+    # Card conservation: every card is in exactly one hand, discard pile or the deck.
+    located = [*chain.from_iterable(state.hands), *chain.from_iterable(state.discards)]
+    located.extend(state.deck)
+    if sorted(located) != ALL_CARDS:
+        raise InvalidStateError(
+            "the cards do not add up: a card is missing, in two places or foreign"
+        )
+    if state.exchanged:
+        # The exchanged card tops the seat's pile, unless its replacement was the last card of
+        # the deck: then every pile was reshuffled. Either way the card was dead, and still is.
+        pile = state.discards[to_act]
+        if pile:
+            if pile[-1] >= EQUATION_COUNT or not is_dead(state.chips, pile[-1]):
+                raise InvalidStateError("the exchanged card on top of the discard pile is not dead")
+        elif any(state.discards):
+            raise InvalidStateError("a seat that exchanged has an empty pile without a reshuffle")
+        elif not any(is_dead(state.chips, card) for card in range(EQUATION_COUNT)):
+            raise InvalidStateError("a dead card was exchanged, but there is no dead card")

@@ -25,6 +25,7 @@ from engines.up_or_down.rules import (
     State,
     Turn,
     accepts,
+    colour_counts,
     highest_card,
     legal_turns,
     neighbours,
@@ -88,10 +89,7 @@ def _after_value(
 
 def _row_value(row: Row, highest: int, horizon: float) -> float:
     """A row's points now plus what it may still gain."""
-    counts = [0] * BLOCK
-    for card in row:
-        counts[COLOUR_INDEX[card]] += 1
-    length, majority = len(row), max(counts)
+    length, majority = len(row), max(colour_counts(row))
     if length == 1:
         room = 1.0
     elif row[1] > row[0]:
@@ -109,9 +107,7 @@ def _preferred_draw(state: State, rows: Display) -> Draw | None:
         return None
     top = state.face_up[0]
     for row in rows:
-        counts = [0] * BLOCK
-        for card in row:
-            counts[COLOUR_INDEX[card]] += 1
+        counts = colour_counts(row)
         majority = max(counts)
         if (
             majority >= MIN_MAJORITY_FOR_FACE_UP

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
-from engines.errors import InvalidOptionsError
 from engines.up_or_down import bots, rules
 from engines.up_or_down.data import Length
 from engines.up_or_down.rules import (
@@ -85,18 +84,7 @@ class UpOrDown(GameEngine[State, Turn, Options, View]):
 
     # ----------------------------------------------------------------- hooks
     def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
-        if not isinstance(options.length, Length):
-            raise InvalidOptionsError(
-                f"length must be one of {', '.join(m.value for m in Length)}, "
-                f"not {options.length!r}",
-                option="length",
-            )
-        if not isinstance(options.discard_scoring, DiscardScoring):
-            raise InvalidOptionsError(
-                f"discard_scoring must be one of {', '.join(m.value for m in DiscardScoring)}, "
-                f"not {options.discard_scoring!r}",
-                option="discard_scoring",
-            )
+        rules.check_options(options)
         return rules.deal(seats, rng, options)
 
     def _validate(self, state: State) -> None:

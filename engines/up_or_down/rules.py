@@ -12,7 +12,7 @@ from itertools import pairwise
 from typing import TypeVar
 
 from engines.base import Event
-from engines.errors import IllegalActionError, InvalidStateError
+from engines.errors import IllegalActionError, InvalidOptionsError, InvalidStateError
 from engines.prng import MASK64, Rng
 from engines.up_or_down.data import (
     BLOCK,
@@ -38,10 +38,14 @@ BEYOND_ANY_CARD = HIGHEST_CARD + 1  # a bound above every card: a rising row acc
 
 
 class Neighbour(Enum):
-    """Which card next to the played card is taken, going around the circle."""
+    """Which card next to the played card is taken, going around the circle.
 
-    LOWER = "LOWER"  # the next lower card; the highest card when the played card is the lowest
-    HIGHER = "HIGHER"  # the next higher card; the lowest card when the played card is the highest
+    Rule 1: a card lower than the lowest or higher than the highest sits between the highest and
+    the lowest, so in either case ``LOWER`` takes the highest card and ``HIGHER`` the lowest.
+    """
+
+    LOWER = "LOWER"  # the next lower card, or the highest when the played card went past an end
+    HIGHER = "HIGHER"  # the next higher card, or the lowest when the played card went past an end
 
 
 class Placement(Enum):
@@ -97,7 +101,6 @@ class Turn:
         )
 
 
-Action = Turn
 Row = tuple[int, ...]  # cards in the order placed
 Display = tuple[Row, ...]
 
@@ -126,14 +129,14 @@ class State:
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """What one viewer sees: no other seat's hand or discards, no pile order, no generator."""
+    """What one viewer sees: no other seat's hand, no discarded face, no pile order below the
+    face-up top, no generator."""
 
     options: Options
     circle: tuple[int, ...]
     hand: tuple[int, ...]  # the viewer's own hand; empty for a spectator
     hand_sizes: tuple[int, ...]
     displays: tuple[Display, ...]
-    discard: tuple[int, ...]  # the viewer's own discard pile; empty for a spectator
     discard_sizes: tuple[int, ...]
     abandoned: tuple[int, ...]
     face_down_size: int
@@ -272,12 +275,17 @@ def accepts(row: Row, card: int) -> bool:
     return (card > row[-1]) == (row[1] > row[0])
 
 
-def row_score(row: Row) -> int:
-    """The cards in the row times the cards of its most common colour."""
+def colour_counts(row: Row) -> list[int]:
+    """How many cards of each colour the row holds, by ``COLOUR_INDEX``."""
     counts = [0] * BLOCK
     for card in row:
         counts[COLOUR_INDEX[card]] += 1
-    return len(row) * max(counts)
+    return counts
+
+
+def row_score(row: Row) -> int:
+    """The cards in the row times the cards of its most common colour."""
+    return len(row) * max(colour_counts(row))
 
 
 def seat_score(display: Display, discard: tuple[int, ...], abandoned: int, options: Options) -> int:
@@ -300,8 +308,9 @@ def scores(state: State) -> tuple[int, ...]:
 
 
 def is_finished(state: State) -> bool:
-    """Whether every card has been played (both piles and every hand are empty)."""
-    return state.revision == total_turns(state.options, len(state.hands))
+    """Whether the game is over: every hand is empty, which happens only after both piles ran
+    out (a turn draws while a pile has cards)."""
+    return not any(state.hands)
 
 
 def deal(seats: int, rng: Rng, options: Options) -> State:
@@ -349,12 +358,10 @@ def legal_turns(state: State, seat: int) -> tuple[Turn, ...]:
     ]
     row_count = len(rows)
     circle = state.circle
-    last = len(circle) - 1
     turns: list[Turn] = []
     add = turns.extend
     for card in state.hands[seat]:
-        index = bisect_left(circle, card)
-        lower, higher = circle[index - 1], circle[index if index <= last else 0]
+        lower, higher = neighbours(circle, card)
         by_take = EXTENDS[card]
         tails = TAILS[card]
         for take, taken in ((0, lower), (1, higher)):
@@ -375,16 +382,14 @@ def play(state: State, seat: int, turn: Turn) -> tuple[State, tuple[Event, ...]]
     if card not in hand:
         raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
     # 1. The card goes into the circle at its place; 2. a neighbour is taken.
-    circle = state.circle
-    index = bisect_left(circle, card)
+    lower, higher = neighbours(state.circle, card)
     if turn.take is Neighbour.LOWER:
-        taken = circle[index - 1]
+        taken = lower
     elif turn.take is Neighbour.HIGHER:
-        taken = circle[index % len(circle)]
+        taken = higher
     else:
         raise IllegalActionError("take the lower or the higher neighbour", "MALFORMED_ACTION")
-    new_circle = [*circle[:index], card, *circle[index:]]
-    new_circle.remove(taken)
+    new_circle = sorted((*(c for c in state.circle if c != taken), card))
     # 3. The taken card goes into the display; 4. a card is drawn.
     rows, discarded = _place(state.displays[seat], taken, turn, seat)
     drawn, face_down, face_up = _draw(state, turn.draw)
@@ -487,7 +492,6 @@ def view(state: State, viewer: int | None) -> View:
         hand=state.hands[viewer] if viewer is not None else (),
         hand_sizes=tuple(len(hand) for hand in state.hands),
         displays=state.displays,
-        discard=state.discards[viewer] if viewer is not None else (),
         discard_sizes=tuple(len(discard) for discard in state.discards),
         abandoned=state.abandoned,
         face_down_size=len(state.face_down),
@@ -499,13 +503,15 @@ def view(state: State, viewer: int | None) -> View:
 
 
 def redeal(state: State, seat: int, rng: Rng) -> State:
-    """Re-deal what ``seat`` cannot see: the other hands and discard piles, the face-down pile
-    and the face-up pile below its top, keeping every size."""
-    others = [s for s in range(len(state.hands)) if s != seat]
+    """Re-deal what ``seat`` cannot see: the other hands, every discard pile (its own too: the
+    faces are down), the face-down pile and the face-up pile below its top, keeping every size."""
+    seats = range(len(state.hands))
+    others = [s for s in seats if s != seat]
     pool = [*state.face_down, *state.face_up[1:]]
     for s in others:
         pool.extend(state.hands[s])
-        pool.extend(state.discards[s])
+    for discard in state.discards:
+        pool.extend(discard)
     shuffled = rng.shuffle(pool)
     taken = 0
 
@@ -519,6 +525,7 @@ def redeal(state: State, seat: int, rng: Rng) -> State:
     discards = list(state.discards)
     for s in others:
         hands[s] = tuple(sorted(deal_next(len(state.hands[s]))))
+    for s in seats:
         discards[s] = tuple(sorted(deal_next(len(state.discards[s]))))
     face_down = deal_next(len(state.face_down))
     face_up = state.face_up[:1] + deal_next(len(state.face_up) - 1) if state.face_up else ()
@@ -537,11 +544,15 @@ def redeal(state: State, seat: int, rng: Rng) -> State:
     )
 
 
-def check_options(options: Options) -> bool:
-    """Whether the options hold known values (the enums are the whole option space)."""
-    return isinstance(options.length, Length) and isinstance(
-        options.discard_scoring, DiscardScoring
-    )
+def check_options(options: Options) -> None:
+    """Raise ``InvalidOptionsError`` naming the first option that holds an unknown value."""
+    for name, allowed in (("length", Length), ("discard_scoring", DiscardScoring)):
+        value = getattr(options, name)
+        if not isinstance(value, allowed):
+            raise InvalidOptionsError(
+                f"{name} must be one of {', '.join(m.value for m in allowed)}, not {value!r}",
+                option=name,
+            )
 
 
 def check_state(state: State) -> None:
@@ -552,8 +563,12 @@ def check_state(state: State) -> None:
     for name in ("displays", "discards", "abandoned"):
         if len(getattr(state, name)) != seats:
             raise InvalidStateError(f"{name} must have one entry per seat ({seats})")
-    if not isinstance(state.options, Options) or not check_options(state.options):
-        raise InvalidStateError("the state's options hold unknown values")
+    if not isinstance(state.options, Options):
+        raise InvalidStateError("the state's options are not Up or Down? options")
+    try:
+        check_options(state.options)
+    except InvalidOptionsError as error:
+        raise InvalidStateError(f"bad options in the state: {error.message}") from None
     if not 0 <= state.rng_state <= MASK64:
         raise InvalidStateError("the generator state is not a 64-bit value")
     options = state.options
@@ -563,13 +578,13 @@ def check_state(state: State) -> None:
         raise InvalidStateError("more turns were played than the game has")
     if len(state.circle) != CIRCLE_SIZE or not _ascending(state.circle):
         raise InvalidStateError(f"the circle holds {CIRCLE_SIZE} cards in ascending order")
-    # Each turn puts exactly one card into a display, so the displays and discard piles hold
-    # one card per turn played.
-    placed = 0
+    # Each turn puts exactly one card into the display of the seat that played it, so a seat's
+    # display and discard pile hold one card per turn it played (seats take turns from seat 0).
     for seat in range(seats):
         display = state.displays[seat]
         if len(display) > MAX_ROWS:
             raise InvalidStateError(f"seat {seat}'s display has more than {MAX_ROWS} rows")
+        placed = 0
         for row in display:
             if not row:
                 raise InvalidStateError(f"seat {seat}'s display has an empty row")
@@ -582,14 +597,22 @@ def check_state(state: State) -> None:
         abandoned = state.abandoned[seat]
         if not _ascending(discard):
             raise InvalidStateError(f"seat {seat}'s discard pile must be ascending")
-        # Every abandoned row sends at least one card to the discard pile.
-        if abandoned < 0 or abandoned > len(discard) or (abandoned == 0) != (not discard):
+        # Every abandoned row sends at least one card to the discard pile, and the taken card
+        # restarts it, so a seat that abandoned a row still has one.
+        if (
+            abandoned < 0
+            or abandoned > len(discard)
+            or (abandoned == 0) != (not discard)
+            or (abandoned and not display)
+        ):
             raise InvalidStateError(f"seat {seat}'s abandoned rows do not match its discards")
         placed += len(discard)
-    if placed != turns:
-        raise InvalidStateError(
-            f"the displays and discard piles hold {placed} cards after {turns} turns"
-        )
+        seat_turns = turns // seats + (seat < turns % seats)
+        if placed != seat_turns:
+            raise InvalidStateError(
+                f"seat {seat}'s display and discard pile hold {placed} cards "
+                f"after its {seat_turns} turns"
+            )
     # Every turn draws while the piles last; after that each turn empties a hand by one card.
     piles = initial_pile_cards(options, seats)
     if len(state.face_down) + len(state.face_up) != max(0, piles - turns):

@@ -40,9 +40,9 @@ def _card(card: int) -> pb.SequenceNumbersCard:
 CARDS: tuple[pb.SequenceNumbersCard, ...] = tuple(_card(card) for card in range(game.DECK_SIZE))
 
 
-def _card_or_none(card: int) -> pb.SequenceNumbersCard | None:
-    """The description of a card; None for a hidden card or an id outside the deck."""
-    return CARDS[card] if 0 <= card < game.DECK_SIZE else None
+def _drawn_card(card: int) -> pb.SequenceNumbersCard | None:
+    """The description of a drawn card; None in the public event, where the card is hidden."""
+    return None if card == game.HIDDEN_CARD else CARDS[card]
 
 
 def _options(msg: pb.SequenceNumbersOptions) -> game.Options:
@@ -151,7 +151,7 @@ class SequenceNumbersCodec:
                 )
             case game.CardDrawn(seat, card):
                 return pb.SequenceNumbersEvent(
-                    card_drawn=pb.SequenceNumbersCardDrawn(seat=seat, card=_card_or_none(card))
+                    card_drawn=pb.SequenceNumbersCardDrawn(seat=seat, card=_drawn_card(card))
                 )
             case game.ChipRemoved(seat, card, cell, team):
                 return pb.SequenceNumbersEvent(

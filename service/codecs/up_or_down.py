@@ -151,7 +151,6 @@ class UpOrDownCodec:
             hand=view.hand,
             hand_sizes=view.hand_sizes,
             displays=_displays(view.displays),
-            discard=view.discard,
             discard_sizes=view.discard_sizes,
             abandoned_rows=view.abandoned,
             face_down_size=view.face_down_size,

@@ -1,7 +1,9 @@
-"""Start the server as its own process, the way ``make run`` does, on free loopback ports."""
+"""Start the server as its own process, the way ``make run`` does (``python -m service``), on
+free loopback ports, with its log in a file."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -12,84 +14,125 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
-START_TIMEOUT_SECONDS = 30.0
-STOP_TIMEOUT_SECONDS = 30.0
+HOST = "127.0.0.1"
+START_SECONDS = 60  # bound on the server's start-up
+STOP_SECONDS = 30  # bound on a SIGTERM drain
+POLL_SECONDS = 0.1
 
 
 def free_port() -> int:
-    """A loopback port nobody listens on right now."""
+    """A loopback port that was free a moment ago."""
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def read_log(path: Path) -> str:
+    """The output a process has written so far."""
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
+def events(log: Path, event: str) -> list[dict[str, Any]]:
+    """The complete JSON lines of the server's log whose event is ``event``."""
+    complete = read_log(log).split("\n")[:-1]
+    return [line for line in map(json.loads, complete) if line["event"] == event]
+
+
+def health_status(port: int) -> int | None:
+    """The overall health of the server on ``port``, None when it does not answer."""
+    with grpc.insecure_channel(f"{HOST}:{port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        try:
+            response = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
+        except grpc.RpcError:
+            return None
+        status: int = response.status
+        return status
+
+
+def terminate(process: subprocess.Popen[bytes]) -> None:
+    """Stop a process if it still runs: SIGTERM, then SIGKILL when it outlasts the bound."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=STOP_SECONDS)
 
 
 @dataclass
 class ServerProcess:
-    """A running server process and where to reach it."""
+    """The server process and where it listens and writes."""
 
     process: subprocess.Popen[bytes]
     port: int
     metrics_port: int
+    metrics_dir: Path
+    log: Path
 
     @property
     def target(self) -> str:
         """The gRPC target of the server."""
-        return f"127.0.0.1:{self.port}"
+        return f"{HOST}:{self.port}"
 
-    def terminate(self) -> int:
-        """Send SIGTERM and return the exit code."""
-        self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=STOP_TIMEOUT_SECONDS)
-
-
-def wait_until_serving(target: str, service: str = "") -> None:
-    """Poll the health service until it answers SERVING (bounded)."""
-    deadline = time.monotonic() + START_TIMEOUT_SECONDS
-    with grpc.insecure_channel(target) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                if time.monotonic() > deadline:
-                    raise
-            time.sleep(0.1)
+    def stop(self) -> int:
+        """SIGTERM the server and wait for it to drain; returns its exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=STOP_SECONDS)
 
 
 @contextmanager
-def running_server(workers: int = 2, **env: str) -> Iterator[ServerProcess]:
-    """Run ``python -m service`` with ``ORDO_*`` settings on free ports; stop it at the end."""
+def running_server(scratch: Path, workers: int = 2, **settings: str) -> Iterator[ServerProcess]:
+    """Run ``python -m service`` with ``ORDO_*`` settings; yield once every worker serves."""
+    metrics_dir = scratch / "metrics"
+    log = scratch / "server.log"
     port, metrics_port = free_port(), free_port()
-    environ = {
-        **os.environ,
-        "ORDO_HOST": "127.0.0.1",
-        "ORDO_PORT": str(port),
-        "ORDO_METRICS_PORT": str(metrics_port),
-        "ORDO_WORKERS": str(workers),
-        **env,
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("ORDO_") and key != "PROMETHEUS_MULTIPROC_DIR"
     }
-    environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service"],
-        cwd=ROOT,
-        env=environ,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+    env.update(
+        {
+            "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+            "ORDO_HOST": HOST,
+            "ORDO_PORT": str(port),
+            "ORDO_METRICS_PORT": str(metrics_port),
+            "ORDO_WORKERS": str(workers),
+            "ORDO_LOG_FORMAT": "json",
+            **{f"ORDO_{name.upper()}": value for name, value in settings.items()},
+        }
     )
-    server = ServerProcess(process, port, metrics_port)
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+        )
+    running = ServerProcess(process, port, metrics_port, metrics_dir, log)
     try:
-        wait_until_serving(server.target)
-        yield server
+        deadline = time.monotonic() + START_SECONDS
+        # Health answers as soon as one worker listens; each worker logs when it does.
+        while (
+            health_status(port) != health_pb2.HealthCheckResponse.SERVING
+            or len(events(log, "serving")) < workers
+        ):
+            assert process.poll() is None, f"the server exited:\n{read_log(log)}"
+            assert time.monotonic() < deadline, f"the server did not start:\n{read_log(log)}"
+            time.sleep(POLL_SECONDS)
+        yield running
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=STOP_TIMEOUT_SECONDS)
-        if process.stderr is not None:
-            process.stderr.close()
+        terminate(process)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.server_process import ServerProcess, running_server
+from tests.e2e.server_process import ServerProcess, events, running_server
 
 pytestmark = pytest.mark.e2e
 
@@ -40,9 +40,9 @@ def grpcurl(
 
 
 @pytest.fixture(scope="module")
-def server() -> Any:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """One server process with two workers for the module."""
-    with running_server(workers=2) as process:
+    with running_server(tmp_path_factory.mktemp("server"), workers=2) as process:
         yield process
 
 
@@ -140,8 +140,10 @@ class TestCalls:
 class TestShutdown:
     """SIGTERM drains and exits cleanly."""
 
-    def test_sigterm_exits_zero(self) -> None:
-        """A server that served calls exits 0 on SIGTERM within the grace period."""
-        with running_server(workers=2, ORDO_GRACE_SECONDS="5") as process:
+    def test_sigterm_exits_zero(self, tmp_path: Path) -> None:
+        """A server that served calls drains on SIGTERM and exits 0 within the grace period."""
+        with running_server(tmp_path, workers=2, grace_seconds="5") as process:
             assert grpcurl(process, f"{SERVICE}/ListGames", data={}).returncode == 0
-            assert process.terminate() == 0
+            assert process.stop() == 0
+            assert len(events(process.log, "draining")) >= 2
+            assert events(process.log, "stopped")

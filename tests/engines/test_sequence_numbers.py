@@ -86,7 +86,7 @@ def table(
     exchanged: bool = False,
 ) -> State:
     """A dealt game with the given board and cards; unnamed hands get the lowest free cards, the
-    rest goes to the deck (after ``deck_top``), or to the last seat's pile when ``deck`` is set."""
+    rest goes to the deck (after ``deck_top``), or is dealt over the piles when ``deck`` is set."""
     state = ENGINE.new_game(seats, SEED, Options(teams=teams))
     hands = hands or {}
     discards = dict(discards or {})
@@ -105,7 +105,8 @@ def table(
     if deck is None:
         deck = (*deck_top, *pool)
     else:
-        discards[seats - 1] = (*discards.get(seats - 1, ()), *pool)
+        for seat in range(seats):
+            discards[seat] = (*discards.get(seat, ()), *pool[seat::seats])
     board = [NO_CHIP] * CELLS
     for cell, team in (chips or {}).items():
         board[cell] = team
@@ -116,7 +117,7 @@ def table(
         hands=tuple(dealt),
         deck=deck,
         discards=tuple(discards.get(seat, ()) for seat in range(seats)),
-        turn=seats * 20 if turn is None else turn,
+        turn=seats * 25 if turn is None else turn,
         exchanged=exchanged,
     )
     ENGINE.validate(built)
@@ -126,6 +127,14 @@ def table(
 def line(*cells: int, team: int = 0) -> dict[int, int]:
     """Chips of one team on the given cells."""
     return dict.fromkeys(cells, team)
+
+
+def with_chips(state: State, chips: dict[int, int]) -> State:
+    """The state with more chips on the board, not validated."""
+    board = list(state.chips)
+    for cell, team in chips.items():
+        board[cell] = team
+    return replace(state, chips=tuple(board))
 
 
 def bodies(events: tuple[Event, ...], kind: type) -> list[object]:
@@ -143,32 +152,31 @@ def refused(state: State, seat: int, action: object) -> str:
 class TestSetup:
     """Seats, teams, hands and options."""
 
-    def test_two_seats_play_individually_with_five_cards(self) -> None:
-        """2 seats are 2 teams of one, each with a hand of 5."""
-        state = ENGINE.new_game(2, SEED, Options())
-        assert state.options.teams == 2
-        assert [len(hand) for hand in state.hands] == [5, 5]
+    @pytest.mark.parametrize(("seats", "teams"), [(2, 0), (3, 0), (4, 0), (6, 0), (6, 3)])
+    def test_hands_hold_five_cards_with_two_or_three_seats_and_four_with_more(
+        self, seats: int, teams: int
+    ) -> None:
+        """Each seat is dealt 5 cards with 2-3 seats, 4 with 4-6."""
+        state = ENGINE.new_game(seats, SEED, Options(teams=teams))
+        assert [len(hand) for hand in state.hands] == [5 if seats <= 3 else 4] * seats
 
-    def test_three_seats_play_individually(self) -> None:
-        """3 seats are 3 teams of one, each with a hand of 5."""
-        state = ENGINE.new_game(3, SEED, Options())
-        assert state.options.teams == 3
-        assert [len(hand) for hand in state.hands] == [5, 5, 5]
+    @pytest.mark.parametrize("seats", [2, 3])
+    def test_two_or_three_seats_play_individually(self, seats: int) -> None:
+        """With 2 or 3 seats each seat is a team of its own."""
+        assert ENGINE.new_game(seats, SEED, Options()).options.teams == seats
 
     def test_four_seats_play_as_two_teams_of_two_seated_alternately(self) -> None:
-        """4 seats are 2 teams with hands of 4; seats 0 and 2 are partners."""
-        state = ENGINE.new_game(4, SEED, Options())
-        assert state.options.teams == 2
-        assert [len(hand) for hand in state.hands] == [4] * 4
+        """4 seats are 2 teams; seat 2 places team 0's chip, as seat 0's partner."""
+        assert ENGINE.new_game(4, SEED, Options()).options.teams == 2
         partner = table(4, hands={2: hand(ONE_A, size=4)}, turn=4 * 20 + 2)
         after = ENGINE.apply(partner, 2, Play(ONE_A, at(0, 8))).state
         assert after.chips[at(0, 8)] == 0
 
     def test_six_seats_play_as_two_teams_of_three_by_default(self) -> None:
-        """6 seats default to 2 teams of 3 (seat i on team i mod 2), hands of 4."""
-        state = ENGINE.new_game(6, SEED, Options())
-        assert state.options.teams == 2
-        assert [len(hand) for hand in state.hands] == [4] * 6
+        """6 seats default to 2 teams of 3: seat 5 places team 1's chip."""
+        assert ENGINE.new_game(6, SEED, Options()).options.teams == 2
+        fifth = table(6, hands={5: hand(ONE_A, size=4)}, turn=6 * 20 + 5)
+        assert ENGINE.apply(fifth, 5, Play(ONE_A, at(0, 8))).state.chips[at(0, 8)] == 1
 
     def test_six_seats_may_play_as_three_teams_of_two(self) -> None:
         """The teams option splits 6 seats into 3 teams of 2."""
@@ -441,8 +449,7 @@ class TestDeck:
     """Drawing and the reshuffle of the discard piles."""
 
     def test_the_discard_piles_are_reshuffled_when_the_deck_runs_out(self) -> None:
-        """Drawing the last card shuffles every pile, the card just played included, into a
-        new deck."""
+        """Drawing the last card shuffles every pile, the card just played included, into a deck."""
         state = table(
             hands={0: (ONE_A, 10, 20, 30, 40), 1: (11, 21, 31, 41, 51)},
             deck=(60,),
@@ -605,6 +612,24 @@ class TestSequences:
         column = (at(2, 4), at(3, 4), at(4, 4), at(5, 4), at(6, 4))
         _, found = self.complete((*column, *row), at(4, 4))
         assert found == [SequenceCompleted(0, row), SequenceCompleted(0, column)]
+
+    def test_a_new_sequence_may_share_one_cell_with_each_of_several(self) -> None:
+        """The limit is per earlier sequence: a diagonal sharing a cell with each of two counts."""
+        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
+        column = (at(2, 4), at(3, 4), at(4, 4), at(5, 4), at(6, 4))
+        diagonal = (at(2, 8), at(3, 7), at(4, 6), at(5, 5), at(6, 4))
+        card = card_for(at(6, 4))
+        state = table(
+            4,
+            chips=line(*row, *column[:4], *diagonal[:4]),
+            sequences=(Sequence(0, row),),
+            hands={0: hand(card, size=4)},
+        )
+        transition = ENGINE.apply(state, 0, Play(card, at(6, 4)))
+        assert bodies(transition.events, SequenceCompleted) == [
+            SequenceCompleted(0, column),
+            SequenceCompleted(0, diagonal),
+        ]
 
     def test_a_removed_chip_reopens_a_line(self) -> None:
         """After MINUS removes the chip blocking a line, the line can be completed."""
@@ -859,7 +884,7 @@ class TestCorruptedStates:
     def test_two_sequences_sharing_two_cells(self) -> None:
         """A team's sequences share at most one cell."""
         cells = tuple(at(4, col) for col in range(7))
-        state = table(4, chips=line(*cells))
+        state = table(4, chips=line(*cells), sequences=(Sequence(0, cells[:5]),))
         corrupted = replace(state, sequences=(Sequence(0, cells[:5]), Sequence(0, cells[2:])))
         assert "share more than one cell" in self.rejected(corrupted)
 
@@ -884,15 +909,15 @@ class TestCorruptedStates:
     def test_an_empty_deck(self) -> None:
         """The deck is reshuffled as it runs out, so it is never empty."""
         state = table()
-        pile = (*state.discards[0], *state.deck)
-        corrupted = replace(state, deck=(), discards=(pile, state.discards[1]))
+        half = len(state.deck) // 2
+        corrupted = replace(state, deck=(), discards=(state.deck[:half], state.deck[half:]))
         assert "deck is empty" in self.rejected(corrupted)
 
     def test_two_winning_teams(self) -> None:
         """Only one team can reach its sequences: the game stops at the first."""
         top = (at(0, 1), at(0, 2), at(0, 3), at(0, 4), at(0, 5))
         bottom = (at(9, 1), at(9, 2), at(9, 3), at(9, 4), at(9, 5))
-        state = table(chips={**line(*top, team=0), **line(*bottom, team=1)})
+        state = with_chips(table(), {**line(*top, team=0), **line(*bottom, team=1)})
         corrupted = replace(state, sequences=(Sequence(0, top), Sequence(1, bottom)))
         assert "more than one team" in self.rejected(corrupted)
 
@@ -921,3 +946,56 @@ class TestCorruptedStates:
         """The generator state is a 64-bit value."""
         state = table()
         assert "64-bit" in self.rejected(replace(state, rng_state=1 << 64))
+
+    def test_five_in_a_line_that_are_not_locked(self) -> None:
+        """Five of a team in a line would have been locked as a sequence when completed."""
+        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
+        corrupted = with_chips(table(4, chips=line(*row[:4])), {row[4]: 0})
+        assert "not a locked sequence" in self.rejected(corrupted)
+
+    def test_a_win_whose_team_did_not_play_last(self) -> None:
+        """The game ends on the winning play, so the last seat to play is on the winning team."""
+        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
+        card = card_for(row[4])
+        state = table(chips=line(*row[:4]), hands={0: hand(card)})
+        won = ENGINE.apply(state, 0, Play(card, row[4])).state
+        moved = won.hands[1][0]
+        corrupted = replace(
+            won,
+            turn=won.turn + 1,
+            hands=(tuple(sorted((*won.hands[0], moved))), won.hands[1][1:]),
+        )
+        assert "did not make the last play" in self.rejected(corrupted)
+
+    def test_a_sequence_completed_after_the_win(self) -> None:
+        """Nobody plays after a win: the winner's last sequence is the last one completed."""
+        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
+        column = (at(1, 8), at(2, 8), at(3, 8), at(4, 8), at(5, 8))
+        other = (at(9, 1), at(9, 2), at(9, 3), at(9, 4), at(9, 5))
+        state = table(
+            4,
+            chips={**line(*row, *column), **line(*other, team=1)},
+            sequences=(Sequence(0, row), Sequence(1, other), Sequence(0, column)),
+            hands={2: hand(size=3)},
+            turn=4 * 20 + 3,
+        )
+        corrupted = replace(
+            state, sequences=(Sequence(0, row), Sequence(0, column), state.sequences[1])
+        )
+        assert "after its win" in self.rejected(corrupted)
+
+    def test_a_discard_pile_longer_than_its_seats_turns(self) -> None:
+        """A seat discards at most two cards a turn (an exchange and a play)."""
+        state = ENGINE.new_game(2, SEED, Options())
+        corrupted = replace(state, discards=((state.deck[0],), ()), deck=state.deck[1:])
+        assert "discard pile" in self.rejected(corrupted)
+
+    def test_an_exchange_with_no_dead_card_on_the_board(self) -> None:
+        """An exchange needs a dead card, so at least one number with both cells taken."""
+        state = ENGINE.new_game(2, SEED, Options())
+        assert "no dead card" in self.rejected(replace(state, exchanged=True))
+
+    def test_an_exchange_whose_pile_alone_is_empty(self) -> None:
+        """Only a reshuffle empties the pile of a seat that exchanged, and it empties every pile."""
+        state = table(discards={1: (70,)}, chips=TestDeadCards.DEAD)
+        assert "reshuffle" in self.rejected(replace(state, exchanged=True))

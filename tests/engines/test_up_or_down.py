@@ -64,13 +64,14 @@ def arrange(
 
     The given cards go where given; the other hands are filled in ascending order. A pile given
     as ``()`` is empty, a pile given with cards has them on top; the cards left over go below,
-    face up first, as far as the piles could hold them after the deal; the rest (and enough to
-    bring seat 0 to act) counts as played, in the last seat's discard pile.
+    face up first, as far as the piles could hold them after the deal. The rest, and enough for
+    every seat to have played as many turns as the busiest one, counts as played: into a seat's
+    discard pile when it has rows, else into one new rising row.
     """
     options = options or Options()
     dealt = ENGINE.new_game(seats, SEED, options)
     all_hands = {0: hand, **(hands or {})}
-    all_displays = displays or {}
+    all_displays = dict(displays or {})
     all_discards = dict(discards or {})
     used = set(circle) | set(face_up or ()) | set(face_down or ())
     for cards in (*all_hands.values(), *all_discards.values()):
@@ -85,20 +86,27 @@ def arrange(
     dealt_piles = len(dealt.face_up) + len(dealt.face_down)
     up_room = 0 if face_up == () else dealt_piles // 2 - len(face_up or ())
     down_room = 0 if face_down == () else (dealt_piles + 1) // 2 - len(face_down or ())
-    placed = sum(len(cards) for cards in all_discards.values())
-    placed += sum(len(row) for display in all_displays.values() for row in display)
-    # Seat 0 is to act when the turns played are a multiple of the seats.
-    extra = max(0, len(pool) - up_room - down_room)
-    extra += -(placed + extra) % seats
-    if extra:
-        last = seats - 1
-        all_discards[last] = (*all_discards.get(last, ()), *pool[-extra:])
-        del pool[-extra:]
+    placed = [
+        len(all_discards.get(seat, ())) + sum(len(row) for row in all_displays.get(seat, ()))
+        for seat in range(seats)
+    ]
+    # Seat 0 is to act when every seat has played the same number of turns.
+    overflow = max(0, len(pool) - up_room - down_room)
+    turns_each = max(*placed, -(-(sum(placed) + overflow) // seats))
+    for seat in range(seats):
+        extra = turns_each - placed[seat]
+        if extra:
+            cards = tuple(sorted(pool[-extra:]))
+            del pool[-extra:]
+            if all_displays.get(seat):
+                all_discards[seat] = (*all_discards.get(seat, ()), *cards)
+            else:
+                all_displays[seat] = (cards,)
     ups = (*(face_up or ()), *pool[:up_room])
     downs = (*(face_down or ()), *pool[up_room:])
     state = dataclasses.replace(
         dealt,
-        revision=placed + extra,
+        revision=turns_each * seats,
         circle=circle,
         hands=tuple(all_hands[seat] for seat in range(seats)),
         displays=tuple(all_displays.get(seat, ()) for seat in range(seats)),
@@ -376,17 +384,17 @@ class TestDraw:
 
     def test_only_face_down_when_face_up_is_empty(self) -> None:
         """With the face-up pile empty, the face-down pile is the only draw."""
-        state = arrange(face_up=())
+        state = arrange(face_up=(), displays={0: ((12,),)})
         draws = {turn.draw for turn in ENGINE.legal_actions(state, 0)}
         assert draws == {FACE_DOWN}
-        refused(state, Turn(22, LOWER, NEW_ROW, 0, FACE_UP), "PILE_EMPTY")
+        refused(state, Turn(22, LOWER, NEW_ROW, 1, FACE_UP), "PILE_EMPTY")
 
     def test_only_face_up_when_face_down_is_empty(self) -> None:
         """With the face-down pile empty, the face-up pile is the only draw."""
-        state = arrange(face_down=())
+        state = arrange(face_down=(), displays={0: ((12,),)})
         draws = {turn.draw for turn in ENGINE.legal_actions(state, 0)}
         assert draws == {FACE_UP}
-        refused(state, Turn(22, LOWER, NEW_ROW, 0, FACE_DOWN), "PILE_EMPTY")
+        refused(state, Turn(22, LOWER, NEW_ROW, 1, FACE_DOWN), "PILE_EMPTY")
 
     def test_must_draw_while_a_pile_has_cards(self) -> None:
         """Drawing nothing is refused while a pile has cards."""
@@ -481,7 +489,7 @@ class TestEndAndScoring:
         final = self._finished(Options(discard_scoring=DiscardScoring.PER_CARD))
         outcome = ENGINE.outcome(final)
         assert outcome is not None
-        assert outcome.scores == (24 + 10, 18)
+        assert outcome.scores == (24 + 10, 1 + 17)
         assert outcome.winners == (0,)
         assert not outcome.lower_is_better
 
@@ -490,7 +498,7 @@ class TestEndAndScoring:
         final = self._finished(Options(discard_scoring=DiscardScoring.PER_ROW))
         outcome = ENGINE.outcome(final)
         assert outcome is not None
-        assert outcome.scores == (24 + 2, 1)
+        assert outcome.scores == (24 + 2, 1 + 1)
         assert outcome.winners == (0,)
 
     def test_ties_share_the_win(self) -> None:
@@ -499,7 +507,8 @@ class TestEndAndScoring:
         final = arrange(
             hand=(),
             hands={1: ()},
-            discards={0: tuple(pool[:18]), 1: tuple(pool[18:])},
+            displays={0: ((pool[0],),), 1: ((pool[1],),)},
+            discards={0: tuple(pool[2:19]), 1: tuple(pool[19:])},
             face_up=(),
             face_down=(),
         )
@@ -523,7 +532,7 @@ class TestEndAndScoring:
     @staticmethod
     def _finished(options: Options) -> State:
         """A finished 2-seat game: seat 0 has the 24-point row and 10 cards in 2 abandoned
-        rows; seat 1 has 18 cards in 1 abandoned row."""
+        rows; seat 1 has a row of one card and 17 cards in 1 abandoned row."""
         row = tuple(
             sorted(
                 cards_of(Colour.YELLOW)[:3] + cards_of(Colour.BLUE)[:3] + cards_of(Colour.RED)[:2]
@@ -535,8 +544,8 @@ class TestEndAndScoring:
             hand=(),
             hands={1: ()},
             circle=circle,
-            displays={0: (row,)},
-            discards={0: tuple(rest[:10]), 1: tuple(rest[10:])},
+            displays={0: (row,), 1: ((rest[10],),)},
+            discards={0: tuple(rest[:10]), 1: tuple(rest[11:])},
             face_up=(),
             face_down=(),
             options=options,
@@ -570,7 +579,6 @@ class TestVisibility:
         state = arrange(face_up=(7, 8), displays={0: ((12,),)})
         view = ENGINE.view(state, None)
         assert view.hand == ()
-        assert view.discard == ()
         assert view.circle == CIRCLE
         assert view.displays == state.displays
         assert view.face_up_top == 7
@@ -578,14 +586,22 @@ class TestVisibility:
         assert view.face_down_size == len(state.face_down)
         assert view.hand_sizes == (3, 3)
 
-    def test_seat_sees_own_hand_and_discards_only(self) -> None:
-        """A seat sees its own hand and discard pile; of others only their sizes."""
-        state = arrange(discards={0: (1, 2), 1: (3, 4)})
+    def test_seat_sees_own_hand_only(self) -> None:
+        """A seat sees its own hand; of the other hands only their sizes."""
+        state = arrange()
         view = ENGINE.view(state, 0)
         assert view.hand == state.hands[0]
-        assert view.discard == (1, 2)
-        assert view.discard_sizes == (2, 2)
-        assert view.abandoned == (1, 1)
+        assert view.hand_sizes == (3, 3)
+        assert ENGINE.view(state, 1).hand == state.hands[1]
+
+    def test_discarded_faces_hidden_from_everyone(self) -> None:
+        """No view shows a discarded face, not even the owner's: only sizes and row counts."""
+        state = arrange(displays={0: ((12,),), 1: ((32,),)}, discards={0: (1, 2), 1: (3, 4)})
+        swapped = dataclasses.replace(state, discards=((3, 4), (1, 2)))
+        for viewer in (None, 0, 1):
+            view = ENGINE.view(state, viewer)
+            assert (view.discard_sizes, view.abandoned) == ((2, 2), (1, 1))
+            assert ENGINE.view(swapped, viewer) == view
 
     def test_view_colours_cover_the_cards_in_play(self) -> None:
         """The view carries the colour of every card in play."""
@@ -652,6 +668,18 @@ class TestCorruptedStates:
         state = arrange(face_up=(7,))
         self._rejected(
             dataclasses.replace(state, hands=((5, 7, 22, 40), state.hands[1]), face_up=())
+        )
+
+    def test_cards_placed_by_the_wrong_seat(self) -> None:
+        """Each seat's display and discard pile hold one card per turn that seat played."""
+        state = arrange(displays={0: ((12,),), 1: ((32,),)})
+        self._rejected(dataclasses.replace(state, displays=(((12,), (32,)), ())))
+
+    def test_discards_without_a_row(self) -> None:
+        """An abandoned row is restarted, so a seat with discards still has a row."""
+        state = arrange(displays={0: ((12,),), 1: ((32,),)}, discards={0: (1,), 1: (2,)})
+        self._rejected(
+            dataclasses.replace(state, displays=((), ((32,),)), discards=((1, 12), (2,)))
         )
 
     def test_four_rows(self) -> None:

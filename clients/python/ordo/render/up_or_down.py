@@ -67,8 +67,6 @@ def render_view(view: common_pb2.GameView) -> str:
             lines.append(f"{INDENT}row {index} {_direction(row.cards):<5} {cards(row.cards)}")
     if game.hand:
         lines.append(f"your hand  {cards(game.hand)}")
-    if game.discard:
-        lines.append(f"your discards {cards(game.discard)}")
     return "\n".join(lines)
 
 

@@ -345,7 +345,9 @@ class SixNimmtView(_message.Message):
 
     @_builtins.property
     def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Per seat: the number of cards in hand."""
+        """Per seat: the number of cards in hand, the zero card included while the seat holds it (so a
+        pending zero card looks like any other selection).
+        """
 
     def __init__(
         self,

@@ -116,19 +116,22 @@ class _UpOrDownNeighbourEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UpO
     UP_OR_DOWN_NEIGHBOUR_UNSPECIFIED: _UpOrDownNeighbour.ValueType  # 0
     """Unset: an action must choose; refused with reason MALFORMED_ACTION."""
     UP_OR_DOWN_NEIGHBOUR_LOWER: _UpOrDownNeighbour.ValueType  # 1
-    """The next lower card; the highest card when the played card is lower than every card."""
+    """The next lower card, or the highest card when the played card went past either end."""
     UP_OR_DOWN_NEIGHBOUR_HIGHER: _UpOrDownNeighbour.ValueType  # 2
-    """The next higher card; the lowest card when the played card is higher than every card."""
+    """The next higher card, or the lowest card when the played card went past either end."""
 
 class UpOrDownNeighbour(_UpOrDownNeighbour, metaclass=_UpOrDownNeighbourEnumTypeWrapper):
-    """UpOrDownNeighbour says which card next to the played card is taken, going around the circle."""
+    """UpOrDownNeighbour says which card next to the played card is taken, going around the circle.
+    A card lower than the lowest or higher than the highest sits between the highest and the
+    lowest: in either case LOWER takes the highest card and HIGHER the lowest.
+    """
 
 UP_OR_DOWN_NEIGHBOUR_UNSPECIFIED: UpOrDownNeighbour.ValueType  # 0
 """Unset: an action must choose; refused with reason MALFORMED_ACTION."""
 UP_OR_DOWN_NEIGHBOUR_LOWER: UpOrDownNeighbour.ValueType  # 1
-"""The next lower card; the highest card when the played card is lower than every card."""
+"""The next lower card, or the highest card when the played card went past either end."""
 UP_OR_DOWN_NEIGHBOUR_HIGHER: UpOrDownNeighbour.ValueType  # 2
-"""The next higher card; the lowest card when the played card is higher than every card."""
+"""The next higher card, or the lowest card when the played card went past either end."""
 Global___UpOrDownNeighbour: _TypeAlias = UpOrDownNeighbour  # noqa: Y015
 
 class _UpOrDownPlacement:
@@ -382,8 +385,9 @@ Global___UpOrDownAction: _TypeAlias = UpOrDownAction  # noqa: Y015
 
 @_typing.final
 class UpOrDownView(_message.Message):
-    """UpOrDownView is what one viewer sees of an Up or Down? game: no other seat's hand or discarded
-    cards, no pile order below the face-up top, no generator state.
+    """UpOrDownView is what one viewer sees of an Up or Down? game: no other seat's hand, no discarded
+    card's face (not even the viewer's own: the discard piles lie face down), no pile order below
+    the face-up top, no generator state.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -393,7 +397,6 @@ class UpOrDownView(_message.Message):
     HAND_FIELD_NUMBER: _builtins.int
     HAND_SIZES_FIELD_NUMBER: _builtins.int
     DISPLAYS_FIELD_NUMBER: _builtins.int
-    DISCARD_FIELD_NUMBER: _builtins.int
     DISCARD_SIZES_FIELD_NUMBER: _builtins.int
     ABANDONED_ROWS_FIELD_NUMBER: _builtins.int
     FACE_DOWN_SIZE_FIELD_NUMBER: _builtins.int
@@ -428,10 +431,6 @@ class UpOrDownView(_message.Message):
         """Each seat's display."""
 
     @_builtins.property
-    def discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The viewer's own discard pile, ascending (empty for a spectator)."""
-
-    @_builtins.property
     def discard_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Per seat: the number of cards in the discard pile."""
 
@@ -455,7 +454,6 @@ class UpOrDownView(_message.Message):
         hand: _abc.Iterable[_builtins.int] | None = ...,
         hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
         displays: _abc.Iterable[Global___UpOrDownDisplay] | None = ...,
-        discard: _abc.Iterable[_builtins.int] | None = ...,
         discard_sizes: _abc.Iterable[_builtins.int] | None = ...,
         abandoned_rows: _abc.Iterable[_builtins.int] | None = ...,
         face_down_size: _builtins.int = ...,
@@ -466,7 +464,7 @@ class UpOrDownView(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandoned_rows", b"abandoned_rows", "card_colours", b"card_colours", "circle", b"circle", "discard", b"discard", "discard_sizes", b"discard_sizes", "displays", b"displays", "face_down_size", b"face_down_size", "face_up_size", b"face_up_size", "face_up_top", b"face_up_top", "hand", b"hand", "hand_sizes", b"hand_sizes", "options", b"options", "scores", b"scores"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandoned_rows", b"abandoned_rows", "card_colours", b"card_colours", "circle", b"circle", "discard_sizes", b"discard_sizes", "displays", b"displays", "face_down_size", b"face_down_size", "face_up_size", b"face_up_size", "face_up_top", b"face_up_top", "hand", b"hand", "hand_sizes", b"hand_sizes", "options", b"options", "scores", b"scores"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

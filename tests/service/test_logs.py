@@ -1,0 +1,411 @@
+"""The logs: one access line per RPC, the request id, formats and levels, and no hidden state."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+from collections.abc import Iterator
+from typing import Any, NoReturn
+
+import grpc
+import pytest
+import structlog
+
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from service import config, logs
+from service.observe import CallRecord
+from service.servicer import GameEngineServicer
+from tests.service.bots import GAME, Bots, card_not_in_hand
+from tests.service.conftest import StartServer
+
+ACCESS_FIELDS = {
+    "event", "level", "timestamp",
+    "method", "game", "seat", "code", "reason", "latency_ms", "request_id",
+}  # fmt: skip
+SEED = 0x5EED_0BAD_F00D_CAFE  # distinctive: must never show up in a log
+ANSI_ESCAPE = "\x1b["
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class Recording(io.StringIO):
+    """A stream that keeps each piece written to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return super().write(text)
+
+
+@pytest.fixture
+def log_output() -> Iterator[io.StringIO]:
+    """Send this process's logs, as JSON lines, to a buffer; restore the defaults afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    buffer = io.StringIO()
+    logs.configure("info", "json", buffer)
+    yield buffer
+    structlog.reset_defaults()
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def lines(buffer: io.StringIO) -> list[dict[str, Any]]:
+    """Every line written so far, parsed as JSON."""
+    return [json.loads(line) for line in buffer.getvalue().splitlines()]
+
+
+def access_lines(buffer: io.StringIO) -> list[dict[str, Any]]:
+    """The access lines written so far."""
+    return [line for line in lines(buffer) if line["event"] == "rpc"]
+
+
+def new_game(stub: Any, seed: int = 7) -> api.NewGameResponse:
+    """Deal a 6 nimmt! game for three seats."""
+    request = api.NewGameRequest(seats=3, seed=seed, options=common.GameOptions(six_nimmt={}))
+    response: api.NewGameResponse = stub.NewGame(request, timeout=10)
+    return response
+
+
+class TestAccessLine:
+    """One line per RPC with exactly the listed fields."""
+
+    def test_ok_call(self, start_server: StartServer, log_output: io.StringIO) -> None:
+        """A successful call is logged at info with its method, game, code and latency."""
+        stub = start_server([logs.AccessLog()])
+        new_game(stub)
+        (line,) = access_lines(log_output)
+        assert line["level"] == "info"
+        assert line["method"] == "NewGame"
+        assert line["game"] == GAME
+        assert line["seat"] is None
+        assert line["code"] == "OK"
+        assert line["reason"] is None
+        assert isinstance(line["latency_ms"], float)
+        assert line["latency_ms"] >= 0
+        assert re.fullmatch(r"[0-9a-f]{32}", line["request_id"])
+
+    def test_refused_call(self, start_server: StartServer, log_output: io.StringIO) -> None:
+        """A refused action is logged with its seat, INVALID_ARGUMENT and the stable reason."""
+        stub = start_server([logs.AccessLog()])
+        state = new_game(stub).state
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.ApplyAction(card_not_in_hand(state, seat=1), timeout=10)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        line = access_lines(log_output)[-1]
+        assert line["level"] == "info"
+        assert (line["method"], line["game"], line["seat"]) == ("ApplyAction", GAME, 1)
+        assert (line["code"], line["reason"]) == ("INVALID_ARGUMENT", "CARD_NOT_IN_HAND")
+
+    def test_only_the_listed_fields(
+        self, start_server: StartServer, log_output: io.StringIO
+    ) -> None:
+        """Access lines carry the listed fields and nothing else, whatever the call."""
+        stub = start_server([logs.AccessLog()])
+        state = new_game(stub).state
+        stub.ListLegalActions(api.ListLegalActionsRequest(state=state, seat=2), timeout=10)
+        with pytest.raises(grpc.RpcError):
+            stub.ApplyAction(card_not_in_hand(state), timeout=10)
+        written = access_lines(log_output)
+        assert [line["method"] for line in written] == [
+            "NewGame",
+            "ListLegalActions",
+            "ApplyAction",
+        ]
+        assert all(set(line) == ACCESS_FIELDS for line in written)
+
+    def test_one_line_per_call(self, start_server: StartServer, log_output: io.StringIO) -> None:
+        """Every call of a whole game, good or refused, writes exactly one access line."""
+        bots = Bots([start_server([logs.AccessLog()])])
+        state = bots.play(seed=11)[0]
+        bots.reject(card_not_in_hand(state), GAME, "CARD_NOT_IN_HAND")
+        written = access_lines(log_output)
+        assert len(written) == sum(bots.calls.values())
+        tally: dict[tuple[str, str], int] = {}
+        for line in written:
+            tally[line["method"], line["code"]] = tally.get((line["method"], line["code"]), 0) + 1
+        assert tally == dict(bots.calls)
+
+    def test_internal_error_is_a_warning(
+        self,
+        start_server: StartServer,
+        log_output: io.StringIO,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """A failure inside the server is logged at warning with code and reason INTERNAL."""
+
+        def fail(self: GameEngineServicer, request: Any, call: CallRecord) -> NoReturn:
+            raise RuntimeError("broken")
+
+        monkeypatch.setattr(GameEngineServicer, "ListGames", fail)
+        stub = start_server([logs.AccessLog()])
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.ListGames(api.ListGamesRequest(), timeout=10)
+        assert caught.value.code() == grpc.StatusCode.INTERNAL
+        (line,) = access_lines(log_output)
+        assert (line["level"], line["code"], line["reason"]) == ("warning", "INTERNAL", "INTERNAL")
+
+
+class TestRequestId:
+    """The request id comes from ``x-request-id``, or is made up, and goes back to the caller."""
+
+    def test_sent_id_comes_back(self, start_server: StartServer, log_output: io.StringIO) -> None:
+        """The caller's id is returned in the initial metadata and written in the access line."""
+        stub = start_server([logs.AccessLog()])
+        _response, call = stub.ListGames.with_call(
+            api.ListGamesRequest(), metadata=(("x-request-id", "trace-42"),), timeout=10
+        )
+        assert ("x-request-id", "trace-42") in call.initial_metadata()
+        assert access_lines(log_output)[-1]["request_id"] == "trace-42"
+
+    def test_generated_when_absent(
+        self, start_server: StartServer, log_output: io.StringIO
+    ) -> None:
+        """Without an id, each call gets a new one, returned to the caller and logged."""
+        stub = start_server([logs.AccessLog()])
+        returned = []
+        for _ in range(2):
+            _response, call = stub.ListGames.with_call(api.ListGamesRequest(), timeout=10)
+            returned.append(dict(call.initial_metadata())["x-request-id"])
+        assert all(re.fullmatch(r"[0-9a-f]{32}", rid) for rid in returned)
+        assert returned[0] != returned[1]
+        assert [line["request_id"] for line in access_lines(log_output)] == returned
+
+    def test_returned_on_a_failed_call(
+        self, start_server: StartServer, log_output: io.StringIO
+    ) -> None:
+        """A refused call returns the request id too."""
+        stub = start_server([logs.AccessLog()])
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.NewGame(api.NewGameRequest(), metadata=(("x-request-id", "r-1"),), timeout=10)
+        assert ("x-request-id", "r-1") in caught.value.initial_metadata()  # type: ignore[attr-defined]
+        assert access_lines(log_output)[-1]["reason"] == "GAME_NOT_SELECTED"
+
+    def test_long_id_is_cut(self, start_server: StartServer, log_output: io.StringIO) -> None:
+        """An id longer than 128 characters is cut to its first 128."""
+        stub = start_server([logs.AccessLog()])
+        sent = "a" * 300
+        _response, call = stub.ListGames.with_call(
+            api.ListGamesRequest(), metadata=(("x-request-id", sent),), timeout=10
+        )
+        assert dict(call.initial_metadata())["x-request-id"] == sent[:128]
+
+
+class TestNoHiddenState:
+    """Hands, decks, seeds and the generator state never reach the logs."""
+
+    @staticmethod
+    def assert_nothing_hidden(text: str, states: list[common.GameState]) -> None:
+        """Fail when ``text`` holds the seed, a generator state, a hand or a deck of ``states``."""
+        assert str(SEED) not in text
+        assert f"{SEED:x}" not in text.lower()
+        for word in ("hands", "deck", "rng_state", "selections"):
+            assert word not in text
+        for state in states:
+            hidden = state.six_nimmt
+            assert str(hidden.rng_state) not in text
+            for cards in [*(hand.cards for hand in hidden.hands), hidden.deck]:
+                if len(cards) > 1:
+                    assert json.dumps(list(cards)) not in text
+                    assert json.dumps(list(cards), separators=(",", ":")) not in text
+                    assert str(list(cards)) not in text
+
+    def test_whole_game(self, start_server: StartServer, log_output: io.StringIO) -> None:
+        """Playing a whole game, with refused actions, logs no hidden part of any state."""
+        bots = Bots([start_server([logs.AccessLog()])])
+        states = bots.play(seed=SEED)
+        for state in states[::7]:
+            bots.reject(card_not_in_hand(state), GAME, "CARD_NOT_IN_HAND")
+        assert len(access_lines(log_output)) == sum(bots.calls.values())
+        self.assert_nothing_hidden(log_output.getvalue(), states)
+
+    def test_unexpected_error(
+        self,
+        start_server: StartServer,
+        log_output: io.StringIO,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """An unexpected error is logged with its type and stack, without request or message."""
+
+        def fail(self: GameEngineServicer, request: Any, call: CallRecord) -> NoReturn:
+            raise RuntimeError(str(request))  # the message quotes the whole request
+
+        monkeypatch.setattr(GameEngineServicer, "GetView", fail)
+        stub = start_server([logs.AccessLog()])
+        state = new_game(stub, SEED).state
+        viewer = common.Viewer(seat=0)
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.GetView(api.GetViewRequest(state=state, viewer=viewer), timeout=10)
+        assert caught.value.code() == grpc.StatusCode.INTERNAL
+        assert caught.value.details() == "internal error"
+        (error,) = [line for line in lines(log_output) if line["event"] == "unexpected error"]
+        assert error["level"] == "error"
+        assert error["method"] == "GetView"
+        assert error["error"] == "RuntimeError"
+        assert "in fail" in error["stack"]
+        assert "viewer {" not in log_output.getvalue()
+        self.assert_nothing_hidden(log_output.getvalue(), [state])
+
+
+class Exploding:
+    """An observer that fails in both hooks."""
+
+    def call_started(self, call: CallRecord) -> None:
+        raise ValueError(call.method.upper())
+
+    def call_finished(self, call: CallRecord) -> None:
+        raise ValueError(call.method.upper())
+
+
+class TestObserverFailure:
+    """A broken observer never breaks a call, nor the observers after it."""
+
+    def test_call_succeeds(self, start_server: StartServer, log_output: io.StringIO) -> None:
+        """The call succeeds, the failure is logged once per hook, the next observer runs."""
+        stub = start_server([Exploding(), logs.AccessLog()])
+        response = stub.ListGames(api.ListGamesRequest(), timeout=10)
+        assert GAME in [game.id for game in response.games]
+        failures = [line for line in lines(log_output) if line["event"] == "observer failed"]
+        assert len(failures) == 2
+        assert {line["observer"] for line in failures} == {"Exploding"}
+        assert {line["error"] for line in failures} == {"ValueError"}
+        assert "LISTGAMES" not in log_output.getvalue()  # the exception's message
+        assert access_lines(log_output)[-1]["code"] == "OK"
+
+    def test_refused_call_keeps_its_status(
+        self, start_server: StartServer, log_output: io.StringIO
+    ) -> None:
+        """A refused call still fails with its own code and reason, not an observer's error."""
+        stub = start_server([Exploding()])
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.ApplyAction(api.ApplyActionRequest(), timeout=10)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def finished(code: str = "OK") -> CallRecord:
+    """A finished call record, as the server hands it to the access log."""
+    return CallRecord(method="NewGame", request_id="r-1", game=GAME, code=code, seconds=0.002)
+
+
+class TestConfigure:
+    """Format and level are selectable; auto picks by whether the stream is a terminal."""
+
+    @pytest.fixture(autouse=True)
+    def _restore(self) -> Iterator[None]:
+        root = logging.getLogger()
+        handlers, level = root.handlers[:], root.level
+        yield
+        structlog.reset_defaults()
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+    def test_json(self) -> None:
+        """The json format writes one JSON object per line."""
+        buffer = io.StringIO()
+        logs.configure("info", "json", buffer)
+        logs.AccessLog().call_finished(finished())
+        (line,) = lines(buffer)
+        assert line["event"] == "rpc"
+        assert line["latency_ms"] == 2.0
+
+    def test_console(self) -> None:
+        """The console format writes readable key=value lines, uncoloured off a terminal."""
+        buffer = io.StringIO()
+        logs.configure("info", "console", buffer)
+        logs.AccessLog().call_finished(finished())
+        text = buffer.getvalue()
+        assert text.count("\n") == 1
+        assert "rpc" in text
+        assert "method=NewGame" in text
+        assert "request_id=r-1" in text
+        assert ANSI_ESCAPE not in text
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(text)
+
+    def test_auto_off_a_terminal_is_json(self) -> None:
+        """Auto writes JSON when the stream is not a terminal."""
+        buffer = io.StringIO()
+        logs.configure("info", "auto", buffer)
+        logs.AccessLog().call_finished(finished())
+        assert lines(buffer)[0]["method"] == "NewGame"
+
+    def test_auto_on_a_terminal_is_console(self) -> None:
+        """Auto writes coloured console lines on a terminal."""
+        terminal = Terminal()
+        logs.configure("info", "auto", terminal)
+        logs.AccessLog().call_finished(finished())
+        assert ANSI_ESCAPE in terminal.getvalue()
+        assert not terminal.getvalue().lstrip().startswith("{")
+
+    def test_level(self) -> None:
+        """At level warning, ordinary access lines are dropped and server failures kept."""
+        buffer = io.StringIO()
+        logs.configure("warning", "json", buffer)
+        access = logs.AccessLog()
+        access.call_finished(finished())
+        access.call_finished(finished("INTERNAL"))
+        assert [line["code"] for line in lines(buffer)] == ["INTERNAL"]
+
+    @pytest.mark.parametrize("fmt", ["json", "console"])
+    def test_one_write_per_line(self, fmt: str) -> None:
+        """Each line is written in one piece, so the lines of several workers never interleave."""
+        stream = Recording()
+        logs.configure("info", fmt, stream)
+        access = logs.AccessLog()
+        for code in ("OK", "INTERNAL"):
+            access.call_finished(finished(code))
+        logging.getLogger("grpc").warning("from the standard library")
+        assert len(stream.writes) == 3
+        assert all(text.count("\n") == 1 and text.endswith("\n") for text in stream.writes)
+
+    def test_standard_logging_is_rendered_too(self) -> None:
+        """Records of the standard logging module (grpc's) come out in the same JSON format."""
+        buffer = io.StringIO()
+        logs.configure("info", "json", buffer)
+        logging.getLogger("grpc._server").warning("something about %s", "grpc")
+        logging.getLogger("grpc._server").debug("not at this level")
+        (line,) = lines(buffer)
+        assert line["event"] == "something about grpc"
+        assert (line["logger"], line["level"]) == ("grpc._server", "warning")
+
+
+class TestSettings:
+    """``--log-format`` and ``--log-level`` (or their ORDO_* variables) choose the logs."""
+
+    def test_flags(self) -> None:
+        """The flags set the format and the level."""
+        settings = config.load(["--log-format", "console", "--log-level", "debug"], environ={})
+        assert (settings.log_format, settings.log_level) == ("console", "debug")
+
+    def test_environment(self) -> None:
+        """ORDO_LOG_FORMAT and ORDO_LOG_LEVEL set them too; flags win."""
+        environ = {"ORDO_LOG_FORMAT": "json", "ORDO_LOG_LEVEL": "warning"}
+        assert config.load([], environ).log_format == "json"
+        assert config.load([], environ).log_level == "warning"
+        assert config.load(["--log-level", "error"], environ).log_level == "error"
+
+    def test_defaults(self) -> None:
+        """By default the format is auto and the level info."""
+        settings = config.load([], environ={})
+        assert (settings.log_format, settings.log_level) == ("auto", "info")
+
+    @pytest.mark.parametrize("argv", [["--log-format", "xml"], ["--log-level", "loud"]])
+    def test_unknown_values_are_refused(
+        self, argv: list[str], capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """An unknown format or level stops the server with a usage error."""
+        with pytest.raises(SystemExit) as caught:
+            config.load(argv, environ={})
+        assert caught.value.code == 2
+        assert "invalid choice" in capsys.readouterr().err
