@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -201,11 +200,7 @@ def _quiet_observers() -> Iterator[list[Any]]:
     ):
         previous = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
-        stderr, sys.stderr = sys.stderr, devnull
-        try:
-            logs.configure("info", "json")  # binds the log to the current sys.stderr
-        finally:
-            sys.stderr = stderr
+        logs.configure("info", "json", stream=devnull)
         from service.config import Settings as ServerSettings  # noqa: PLC0415
         from service.server import worker_observers  # noqa: PLC0415
 
