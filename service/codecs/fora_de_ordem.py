@@ -1,7 +1,8 @@
 """The Fora de Ordem codec: ``ordo.v1.ForaDeOrdem*`` messages <-> ``engines.fora_de_ordem`` values.
 
 States carry card ids only; views and events show each card face up (``ForaDeOrdemCard``), built
-once per card id at import.
+once per card id at import. A state names a question of the built-in bank by its id alone (the
+bank of the options' language holds its texts and ranks); any other question travels in full.
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def _faces(cards: tuple[int, ...]) -> list[pb.ForaDeOrdemCard]:
     return [_card(card) for card in cards]
 
 
+#: The built-in bank's questions, per language, by id.
+BANK_BY_ID: dict[data.Language, dict[str, data.Question]] = {
+    language: {question.id: question for question in questions}
+    for language, questions in data.BANK.items()
+}
+
+
 def _question(msg: pb.ForaDeOrdemQuestion) -> data.Question:
     return data.Question(
         id=msg.id,
@@ -79,6 +87,26 @@ def _encode_question(question: data.Question) -> pb.ForaDeOrdemQuestion:
         items=question.items,
         ranks=question.ranks,
     )
+
+
+def _state_question(msg: pb.ForaDeOrdemQuestion, bank: dict[str, data.Question]) -> data.Question:
+    """A question of a state: a bank question when only its id is set, else as carried."""
+    if msg.category:
+        return _question(msg)
+    try:
+        return bank[msg.id]
+    except KeyError:
+        raise InvalidStateError(f"question {msg.id!r} is not in the built-in bank") from None
+
+
+def _encode_state_question(
+    question: data.Question, bank: dict[str, data.Question]
+) -> pb.ForaDeOrdemQuestion:
+    """A question of a state: its id alone when the bank holds exactly this question."""
+    known = bank.get(question.id)
+    if known is question or known == question:
+        return pb.ForaDeOrdemQuestion(id=question.id)
+    return _encode_question(question)
 
 
 def _options(msg: pb.ForaDeOrdemOptions, decode: Any) -> rules.Options:
@@ -117,11 +145,13 @@ class ForaDeOrdemCodec:
     ) -> rules.State:
         if not msg.HasField("options"):
             raise InvalidStateError("the state has no options")
+        options = _options(msg.options, EnumMap.decode_state)
+        bank = BANK_BY_ID[options.language]
         return rules.State(
             rules_version=rules_version,
             revision=revision,
-            options=_options(msg.options, EnumMap.decode_state),
-            questions=tuple(_question(question) for question in msg.questions),
+            options=options,
+            questions=tuple(_state_question(question, bank) for question in msg.questions),
             rounds_played=msg.rounds_played,
             hands=tuple(tuple(hand.cards) for hand in msg.hands),
             decks=tuple(tuple(deck.cards) for deck in msg.decks),
@@ -132,9 +162,10 @@ class ForaDeOrdemCodec:
         )
 
     def encode_state(self, state: rules.State) -> pb.ForaDeOrdemState:
+        bank = BANK_BY_ID[state.options.language]
         return pb.ForaDeOrdemState(
             options=_encode_options(state.options),
-            questions=[_encode_question(question) for question in state.questions],
+            questions=[_encode_state_question(question, bank) for question in state.questions],
             rounds_played=state.rounds_played,
             hands=_ids(state.hands),
             decks=_ids(state.decks),

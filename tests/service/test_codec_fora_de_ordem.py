@@ -56,6 +56,44 @@ class TestStates:
             CODEC.decode_state(msg, rules.RULES_VERSION, 0)
 
 
+class TestQuestions:
+    """A state names bank questions by id and carries any other question in full."""
+
+    def test_bank_questions_travel_as_their_id(self) -> None:
+        """A question of the built-in bank is encoded with its id alone."""
+        state = ENGINE.new_game(2, SEED, Options(language=data.Language.EN))
+        msg = CODEC.encode_state(state)
+        assert [question.id for question in msg.questions] == [q.id for q in state.questions]
+        assert not any(q.category or q.items or q.ranks for q in msg.questions)
+
+    def test_custom_questions_travel_in_full(self) -> None:
+        """A custom question keeps its texts and ranks in the state and decodes back."""
+        custom = tuple(
+            data.Question(f"c{n}", f"category {n}", ("a", "b", "c", "d", "e"), (1, 2, 3, 4, 5))
+            for n in range(rules.DEFAULT_ROUNDS)
+        )
+        state = ENGINE.new_game(2, SEED, Options(custom_questions=custom))
+        msg = _wire(CODEC.encode_state(state))
+        assert all(question.category and question.items for question in msg.questions)
+        assert CODEC.decode_state(msg, state.rules_version, state.revision) == state
+
+    def test_a_bank_question_with_other_ranks_travels_in_full(self) -> None:
+        """A question that differs from the bank card of its id is not shortened to the id."""
+        state = ENGINE.new_game(2, SEED, Options())
+        first = dataclasses.replace(state.questions[0], ranks=(5, 4, 3, 2, 1))
+        state = dataclasses.replace(state, questions=(first, *state.questions[1:]))
+        msg = _wire(CODEC.encode_state(state))
+        assert list(msg.questions[0].ranks) == [5, 4, 3, 2, 1]
+        assert CODEC.decode_state(msg, state.rules_version, state.revision) == state
+
+    def test_an_id_the_bank_does_not_hold_is_rejected(self) -> None:
+        """A question named by an unknown id is an inconsistent state."""
+        msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))
+        msg.questions[0].id = "no-such-question"
+        with pytest.raises(InvalidStateError):
+            CODEC.decode_state(msg, rules.RULES_VERSION, 0)
+
+
 class TestActions:
     """Actions survive a round trip; an empty action is malformed."""
 

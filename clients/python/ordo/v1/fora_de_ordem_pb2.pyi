@@ -262,6 +262,9 @@ class ForaDeOrdemState(_message.Message):
     def questions(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemQuestion]:
         """Hidden until each round: the question card of every round, in round order. The current
         round's category and items are public; its ranks stay hidden until the round is resolved.
+        A card of the built-in bank carries its id alone (no category, items or ranks): its texts
+        and ranks are those of the bank card of that id in the options' language, and an id the bank
+        does not hold is refused. Any other card (a custom one) carries everything.
         """
 
     @_builtins.property
