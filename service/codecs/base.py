@@ -4,12 +4,18 @@ are handled once, in ``service.games``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
+from itertools import chain
 from typing import Any, Protocol, TypeVar
 
 from engines.errors import InvalidOptionsError, InvalidStateError
 
 E = TypeVar("E", bound=Enum)
+T = TypeVar("T")
+
+#: The items of nested groups, in order: the flat half of a list of lists on the wire.
+flatten = chain.from_iterable
 
 
 class Codec(Protocol):
@@ -65,3 +71,20 @@ class EnumMap:
     def encode(self, member: Enum) -> Any:
         """The proto number of an engine member."""
         return self.to_proto[member]
+
+
+def split(items: Sequence[T], sizes: Sequence[int], name: str) -> tuple[tuple[T, ...], ...]:
+    """Cut ``items`` into consecutive groups of ``sizes`` items: a list of lists travels as its
+    flat items and the size of each list, which costs far less than one message per list.
+
+    Raises ``InvalidStateError`` unless the sizes add up to the items.
+    """
+    flat = tuple(items)
+    groups = []
+    end = 0
+    for size in sizes:
+        start, end = end, end + size
+        groups.append(flat[start:end])
+    if end != len(flat):
+        raise InvalidStateError(f"the sizes of {name} add up to {end}, not its {len(flat)} items")
+    return tuple(groups)

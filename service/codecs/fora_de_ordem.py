@@ -12,7 +12,7 @@ from typing import Any
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.fora_de_ordem import data, rules
 from ordo.v1 import fora_de_ordem_pb2 as pb
-from service.codecs.base import EnumMap
+from service.codecs.base import EnumMap, flatten, split
 
 LANGUAGE = EnumMap(
     data.Language.PT_BR,
@@ -127,10 +127,6 @@ def _encode_options(options: rules.Options) -> pb.ForaDeOrdemOptions:
     )
 
 
-def _ids(groups: tuple[tuple[int, ...], ...]) -> list[pb.ForaDeOrdemCardIds]:
-    return [pb.ForaDeOrdemCardIds(cards=cards) for cards in groups]
-
-
 def _piles(groups: tuple[tuple[int, ...], ...]) -> list[pb.ForaDeOrdemCards]:
     return [pb.ForaDeOrdemCards(cards=_faces(cards)) for cards in groups]
 
@@ -153,10 +149,10 @@ class ForaDeOrdemCodec:
             options=options,
             questions=tuple(_state_question(question, bank) for question in msg.questions),
             rounds_played=msg.rounds_played,
-            hands=tuple(tuple(hand.cards) for hand in msg.hands),
-            decks=tuple(tuple(deck.cards) for deck in msg.decks),
-            sides=tuple(tuple(side.cards) for side in msg.sides),
-            score_piles=tuple(tuple(pile.cards) for pile in msg.score_piles),
+            hands=split(msg.hand_cards, msg.hand_sizes, "hands"),
+            decks=split(msg.deck_cards, msg.deck_sizes, "decks"),
+            sides=split(msg.side_cards, msg.side_sizes, "sides"),
+            score_piles=split(msg.score_pile_cards, msg.score_pile_sizes, "score piles"),
             discarded=tuple(msg.discarded),
             rng_state=msg.rng_state,
         )
@@ -167,10 +163,14 @@ class ForaDeOrdemCodec:
             options=_encode_options(state.options),
             questions=[_encode_state_question(question, bank) for question in state.questions],
             rounds_played=state.rounds_played,
-            hands=_ids(state.hands),
-            decks=_ids(state.decks),
-            sides=_ids(state.sides),
-            score_piles=_ids(state.score_piles),
+            hand_cards=flatten(state.hands),
+            hand_sizes=map(len, state.hands),
+            deck_cards=flatten(state.decks),
+            deck_sizes=map(len, state.decks),
+            side_cards=flatten(state.sides),
+            side_sizes=map(len, state.sides),
+            score_pile_cards=flatten(state.score_piles),
+            score_pile_sizes=map(len, state.score_piles),
             discarded=state.discarded,
             rng_state=state.rng_state,
         )

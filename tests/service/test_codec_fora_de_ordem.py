@@ -48,6 +48,13 @@ class TestStates:
         with pytest.raises(InvalidStateError):
             CODEC.decode_state(pb.ForaDeOrdemState(), rules.RULES_VERSION, 0)
 
+    def test_list_sizes_that_do_not_add_up_are_rejected(self) -> None:
+        """The hand sizes must cut the flat hand cards exactly."""
+        msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))
+        msg.hand_sizes[0] += 1
+        with pytest.raises(InvalidStateError):
+            CODEC.decode_state(msg, rules.RULES_VERSION, 0)
+
     def test_an_unknown_language_in_a_state_is_rejected(self) -> None:
         """An enum number the codec does not know is an inconsistent state."""
         msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))

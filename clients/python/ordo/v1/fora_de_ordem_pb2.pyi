@@ -210,46 +210,28 @@ class ForaDeOrdemOptions(_message.Message):
 Global___ForaDeOrdemOptions: _TypeAlias = ForaDeOrdemOptions  # noqa: Y015
 
 @_typing.final
-class ForaDeOrdemCardIds(_message.Message):
-    """ForaDeOrdemCardIds is a list of player card ids. A card id is seat * 19 + position in the deck
-    composition, so the id also says which seat's deck the card belongs to.
-    """
-
-    DESCRIPTOR: _descriptor.Descriptor
-
-    CARDS_FIELD_NUMBER: _builtins.int
-    @_builtins.property
-    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The card ids."""
-
-    def __init__(
-        self,
-        *,
-        cards: _abc.Iterable[_builtins.int] | None = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___ForaDeOrdemCardIds: _TypeAlias = ForaDeOrdemCardIds  # noqa: Y015
-
-@_typing.final
 class ForaDeOrdemState(_message.Message):
-    """ForaDeOrdemState is the whole state of a Fora de Ordem game."""
+    """ForaDeOrdemState is the whole state of a Fora de Ordem game. Player cards are ids: a card id is
+    seat * 19 + position in the deck composition, so the id also says which seat's deck the card
+    belongs to. A list per seat (or per side) travels flat: the cards of every list one list after
+    the other, and beside them the size of each list.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     OPTIONS_FIELD_NUMBER: _builtins.int
     QUESTIONS_FIELD_NUMBER: _builtins.int
     ROUNDS_PLAYED_FIELD_NUMBER: _builtins.int
-    HANDS_FIELD_NUMBER: _builtins.int
-    DECKS_FIELD_NUMBER: _builtins.int
-    SIDES_FIELD_NUMBER: _builtins.int
-    SCORE_PILES_FIELD_NUMBER: _builtins.int
     DISCARDED_FIELD_NUMBER: _builtins.int
     RNG_STATE_FIELD_NUMBER: _builtins.int
+    HAND_CARDS_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    DECK_CARDS_FIELD_NUMBER: _builtins.int
+    DECK_SIZES_FIELD_NUMBER: _builtins.int
+    SIDE_CARDS_FIELD_NUMBER: _builtins.int
+    SIDE_SIZES_FIELD_NUMBER: _builtins.int
+    SCORE_PILE_CARDS_FIELD_NUMBER: _builtins.int
+    SCORE_PILE_SIZES_FIELD_NUMBER: _builtins.int
     rounds_played: _builtins.int
     """The number of rounds already resolved; the game is over when it equals the rounds option."""
     rng_state: _builtins.int
@@ -268,24 +250,42 @@ class ForaDeOrdemState(_message.Message):
         """
 
     @_builtins.property
-    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCardIds]:
-        """Hidden: each seat's hand, one entry per seat, ids ascending."""
-
-    @_builtins.property
-    def decks(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCardIds]:
-        """Hidden: each seat's face-down player deck in draw order (next card first)."""
-
-    @_builtins.property
-    def sides(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCardIds]:
-        """The five sides of the board, in item order; each lists its cards bottom first (first played)."""
-
-    @_builtins.property
-    def score_piles(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemCardIds]:
-        """Each seat's face-up score pile (the cards it took), ids ascending."""
-
-    @_builtins.property
     def discarded(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The cards discarded from the game because they were judged correct, ids ascending."""
+
+    @_builtins.property
+    def hand_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden: each seat's hand, ids ascending, seat after seat (hand_sizes cuts them into hands)."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in its hand; one entry per seat, so it also gives the seats."""
+
+    @_builtins.property
+    def deck_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden: each seat's face-down player deck in draw order (next card first), seat after seat."""
+
+    @_builtins.property
+    def deck_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in its player deck."""
+
+    @_builtins.property
+    def side_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cards of the five sides of the board, in item order, each side bottom first (first
+        played).
+        """
+
+    @_builtins.property
+    def side_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per side (five entries): the number of cards on it."""
+
+    @_builtins.property
+    def score_pile_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's face-up score pile (the cards it took), ids ascending, seat after seat."""
+
+    @_builtins.property
+    def score_pile_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in its score pile."""
 
     def __init__(
         self,
@@ -293,16 +293,20 @@ class ForaDeOrdemState(_message.Message):
         options: Global___ForaDeOrdemOptions | None = ...,
         questions: _abc.Iterable[Global___ForaDeOrdemQuestion] | None = ...,
         rounds_played: _builtins.int = ...,
-        hands: _abc.Iterable[Global___ForaDeOrdemCardIds] | None = ...,
-        decks: _abc.Iterable[Global___ForaDeOrdemCardIds] | None = ...,
-        sides: _abc.Iterable[Global___ForaDeOrdemCardIds] | None = ...,
-        score_piles: _abc.Iterable[Global___ForaDeOrdemCardIds] | None = ...,
         discarded: _abc.Iterable[_builtins.int] | None = ...,
         rng_state: _builtins.int = ...,
+        hand_cards: _abc.Iterable[_builtins.int] | None = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        deck_cards: _abc.Iterable[_builtins.int] | None = ...,
+        deck_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        side_cards: _abc.Iterable[_builtins.int] | None = ...,
+        side_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        score_pile_cards: _abc.Iterable[_builtins.int] | None = ...,
+        score_pile_sizes: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decks", b"decks", "discarded", b"discarded", "hands", b"hands", "options", b"options", "questions", b"questions", "rng_state", b"rng_state", "rounds_played", b"rounds_played", "score_piles", b"score_piles", "sides", b"sides"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck_cards", b"deck_cards", "deck_sizes", b"deck_sizes", "discarded", b"discarded", "hand_cards", b"hand_cards", "hand_sizes", b"hand_sizes", "options", b"options", "questions", b"questions", "rng_state", b"rng_state", "rounds_played", b"rounds_played", "score_pile_cards", b"score_pile_cards", "score_pile_sizes", b"score_pile_sizes", "side_cards", b"side_cards", "side_sizes", b"side_sizes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
