@@ -8,7 +8,7 @@ from engines import up_or_down as game
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.up_or_down.data import Colour, Length
 from ordo.v1 import up_or_down_pb2 as pb
-from service.codecs.base import EnumMap
+from service.codecs.base import EnumMap, flatten, split
 
 if TYPE_CHECKING:
     from engines.up_or_down.rules import Display
@@ -99,11 +99,13 @@ class UpOrDownCodec:
             revision=revision,
             options=_options(msg.options, EnumMap.decode_state),
             circle=tuple(msg.circle),
-            hands=tuple(tuple(hand.cards) for hand in msg.hands),
-            displays=tuple(
-                tuple(tuple(row.cards) for row in display.rows) for display in msg.displays
+            hands=split(msg.hand_cards, msg.hand_sizes, "hands"),
+            displays=split(
+                split(msg.row_cards, msg.row_sizes, "display rows"),
+                msg.display_rows,
+                "displays",
             ),
-            discards=tuple(tuple(discard.cards) for discard in msg.discards),
+            discards=split(msg.discard_cards, msg.discard_sizes, "discards"),
             abandoned=tuple(msg.abandoned_rows),
             face_down=tuple(msg.face_down),
             face_up=tuple(msg.face_up),
@@ -114,9 +116,13 @@ class UpOrDownCodec:
         return pb.UpOrDownState(
             options=_encode_options(state.options),
             circle=state.circle,
-            hands=_cards(state.hands),
-            displays=_displays(state.displays),
-            discards=_cards(state.discards),
+            hand_cards=flatten(state.hands),
+            hand_sizes=map(len, state.hands),
+            row_cards=flatten(flatten(state.displays)),
+            row_sizes=[len(row) for display in state.displays for row in display],
+            display_rows=map(len, state.displays),
+            discard_cards=flatten(state.discards),
+            discard_sizes=map(len, state.discards),
             abandoned_rows=state.abandoned,
             face_down=state.face_down,
             face_up=state.face_up,

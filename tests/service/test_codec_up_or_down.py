@@ -54,6 +54,15 @@ class TestState:
         with pytest.raises(InvalidStateError):
             CODEC.decode_state(pb.UpOrDownState(), 1, 0)
 
+    def test_row_sizes_that_do_not_add_up_rejected(self) -> None:
+        """The row sizes must cut the flat row cards exactly, and the rows per display the rows."""
+        state = next(s for s in _states(2, Options()) if any(s.displays))
+        for field in ("row_sizes", "display_rows"):
+            msg = CODEC.encode_state(state)
+            getattr(msg, field)[0] += 1
+            with pytest.raises(InvalidStateError):
+                CODEC.decode_state(msg, 1, 0)
+
     def test_unknown_option_value_in_state_rejected(self) -> None:
         """An unknown enum number inside a state is an inconsistent state."""
         msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))

@@ -24,25 +24,25 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18ordo/v1/up_or_down.proto\x12\x07ordo.v1\"t\n\x0fUpOrDownOptions\x12\'\n\x06length\x18\x01 \x01(\x0e\x32\x17.ordo.v1.UpOrDownLength\x12\x38\n\x0f\x64iscard_scoring\x18\x02 \x01(\x0e\x32\x1f.ordo.v1.UpOrDownDiscardScoring\"\x1e\n\rUpOrDownCards\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"7\n\x0fUpOrDownDisplay\x12$\n\x04rows\x18\x01 \x03(\x0b\x32\x16.ordo.v1.UpOrDownCards\"\x96\x02\n\rUpOrDownState\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.ordo.v1.UpOrDownOptions\x12\x0e\n\x06\x63ircle\x18\x02 \x03(\r\x12%\n\x05hands\x18\x03 \x03(\x0b\x32\x16.ordo.v1.UpOrDownCards\x12*\n\x08\x64isplays\x18\x04 \x03(\x0b\x32\x18.ordo.v1.UpOrDownDisplay\x12(\n\x08\x64iscards\x18\x05 \x03(\x0b\x32\x16.ordo.v1.UpOrDownCards\x12\x16\n\x0e\x61\x62\x61ndoned_rows\x18\x06 \x03(\r\x12\x11\n\tface_down\x18\x07 \x03(\r\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x08 \x03(\r\x12\x11\n\trng_state\x18\t \x01(\x04\"\xa9\x01\n\x0eUpOrDownAction\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12(\n\x04take\x18\x02 \x01(\x0e\x32\x1a.ordo.v1.UpOrDownNeighbour\x12-\n\tplacement\x18\x03 \x01(\x0e\x32\x1a.ordo.v1.UpOrDownPlacement\x12\x0b\n\x03row\x18\x04 \x01(\r\x12#\n\x04\x64raw\x18\x05 \x01(\x0e\x32\x15.ordo.v1.UpOrDownDraw\"\xd7\x02\n\x0cUpOrDownView\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.ordo.v1.UpOrDownOptions\x12\x0e\n\x06\x63ircle\x18\x02 \x03(\r\x12\x0c\n\x04hand\x18\x03 \x03(\r\x12\x12\n\nhand_sizes\x18\x04 \x03(\r\x12*\n\x08\x64isplays\x18\x05 \x03(\x0b\x32\x18.ordo.v1.UpOrDownDisplay\x12\x15\n\rdiscard_sizes\x18\x07 \x03(\r\x12\x16\n\x0e\x61\x62\x61ndoned_rows\x18\x08 \x03(\r\x12\x16\n\x0e\x66\x61\x63\x65_down_size\x18\t \x01(\r\x12\x14\n\x0c\x66\x61\x63\x65_up_size\x18\n \x01(\r\x12\x13\n\x0b\x66\x61\x63\x65_up_top\x18\x0b \x01(\r\x12-\n\x0c\x63\x61rd_colours\x18\x0c \x03(\x0e\x32\x17.ordo.v1.UpOrDownColour\x12\x0e\n\x06scores\x18\r \x03(\rJ\x04\x08\x06\x10\x07R\x07\x64iscard\"\xb1\x01\n\rUpOrDownEvent\x12\x32\n\x0bturn_played\x18\x01 \x01(\x0b\x32\x1b.ordo.v1.UpOrDownTurnPlayedH\x00\x12\x30\n\ncard_drawn\x18\x02 \x01(\x0b\x32\x1a.ordo.v1.UpOrDownCardDrawnH\x00\x12\x32\n\x0bgame_scored\x18\x03 \x01(\x0b\x32\x1b.ordo.v1.UpOrDownGameScoredH\x00\x42\x06\n\x04kind\"\xd7\x01\n\x12UpOrDownTurnPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\x12\r\n\x05taken\x18\x03 \x01(\r\x12-\n\tplacement\x18\x04 \x01(\x0e\x32\x1a.ordo.v1.UpOrDownPlacement\x12\x0b\n\x03row\x18\x05 \x01(\r\x12\x11\n\tdiscarded\x18\x06 \x01(\r\x12#\n\x04\x64raw\x18\x07 \x01(\x0e\x32\x15.ordo.v1.UpOrDownDraw\x12\r\n\x05\x64rawn\x18\x08 \x01(\r\x12\x13\n\x0b\x66\x61\x63\x65_up_top\x18\t \x01(\r\"/\n\x11UpOrDownCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"$\n\x12UpOrDownGameScored\x12\x0e\n\x06scores\x18\x01 \x03(\r*l\n\x0eUpOrDownLength\x12!\n\x1dUP_OR_DOWN_LENGTH_UNSPECIFIED\x10\x00\x12\x1b\n\x17UP_OR_DOWN_LENGTH_SHORT\x10\x01\x12\x1a\n\x16UP_OR_DOWN_LENGTH_LONG\x10\x02*\x95\x01\n\x16UpOrDownDiscardScoring\x12*\n&UP_OR_DOWN_DISCARD_SCORING_UNSPECIFIED\x10\x00\x12\'\n#UP_OR_DOWN_DISCARD_SCORING_PER_CARD\x10\x01\x12&\n\"UP_OR_DOWN_DISCARD_SCORING_PER_ROW\x10\x02*\xe1\x01\n\x0eUpOrDownColour\x12!\n\x1dUP_OR_DOWN_COLOUR_UNSPECIFIED\x10\x00\x12\x1c\n\x18UP_OR_DOWN_COLOUR_YELLOW\x10\x01\x12\x1a\n\x16UP_OR_DOWN_COLOUR_BLUE\x10\x02\x12\x19\n\x15UP_OR_DOWN_COLOUR_RED\x10\x03\x12\x1b\n\x17UP_OR_DOWN_COLOUR_GREEN\x10\x04\x12\x1c\n\x18UP_OR_DOWN_COLOUR_PURPLE\x10\x05\x12\x1c\n\x18UP_OR_DOWN_COLOUR_ORANGE\x10\x06*z\n\x11UpOrDownNeighbour\x12$\n UP_OR_DOWN_NEIGHBOUR_UNSPECIFIED\x10\x00\x12\x1e\n\x1aUP_OR_DOWN_NEIGHBOUR_LOWER\x10\x01\x12\x1f\n\x1bUP_OR_DOWN_NEIGHBOUR_HIGHER\x10\x02*\x9e\x01\n\x11UpOrDownPlacement\x12$\n UP_OR_DOWN_PLACEMENT_UNSPECIFIED\x10\x00\x12\x1f\n\x1bUP_OR_DOWN_PLACEMENT_EXTEND\x10\x01\x12 \n\x1cUP_OR_DOWN_PLACEMENT_NEW_ROW\x10\x02\x12 \n\x1cUP_OR_DOWN_PLACEMENT_ABANDON\x10\x03*\x85\x01\n\x0cUpOrDownDraw\x12\x1f\n\x1bUP_OR_DOWN_DRAW_UNSPECIFIED\x10\x00\x12\x1b\n\x17UP_OR_DOWN_DRAW_FACE_UP\x10\x01\x12\x1d\n\x19UP_OR_DOWN_DRAW_FACE_DOWN\x10\x02\x12\x18\n\x14UP_OR_DOWN_DRAW_NONE\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18ordo/v1/up_or_down.proto\x12\x07ordo.v1\"t\n\x0fUpOrDownOptions\x12\'\n\x06length\x18\x01 \x01(\x0e\x32\x17.ordo.v1.UpOrDownLength\x12\x38\n\x0f\x64iscard_scoring\x18\x02 \x01(\x0e\x32\x1f.ordo.v1.UpOrDownDiscardScoring\"\x1e\n\rUpOrDownCards\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"7\n\x0fUpOrDownDisplay\x12$\n\x04rows\x18\x01 \x03(\x0b\x32\x16.ordo.v1.UpOrDownCards\"\xcc\x02\n\rUpOrDownState\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.ordo.v1.UpOrDownOptions\x12\x0e\n\x06\x63ircle\x18\x02 \x03(\r\x12\x16\n\x0e\x61\x62\x61ndoned_rows\x18\x06 \x03(\r\x12\x11\n\tface_down\x18\x07 \x03(\r\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x08 \x03(\r\x12\x11\n\trng_state\x18\t \x01(\x04\x12\x12\n\nhand_cards\x18\n \x03(\r\x12\x12\n\nhand_sizes\x18\x0b \x03(\r\x12\x11\n\trow_cards\x18\x0c \x03(\r\x12\x11\n\trow_sizes\x18\r \x03(\r\x12\x14\n\x0c\x64isplay_rows\x18\x0e \x03(\r\x12\x15\n\rdiscard_cards\x18\x0f \x03(\r\x12\x15\n\rdiscard_sizes\x18\x10 \x03(\rJ\x04\x08\x03\x10\x06R\x05handsR\x08\x64isplaysR\x08\x64iscards\"\xa9\x01\n\x0eUpOrDownAction\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12(\n\x04take\x18\x02 \x01(\x0e\x32\x1a.ordo.v1.UpOrDownNeighbour\x12-\n\tplacement\x18\x03 \x01(\x0e\x32\x1a.ordo.v1.UpOrDownPlacement\x12\x0b\n\x03row\x18\x04 \x01(\r\x12#\n\x04\x64raw\x18\x05 \x01(\x0e\x32\x15.ordo.v1.UpOrDownDraw\"\xd7\x02\n\x0cUpOrDownView\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.ordo.v1.UpOrDownOptions\x12\x0e\n\x06\x63ircle\x18\x02 \x03(\r\x12\x0c\n\x04hand\x18\x03 \x03(\r\x12\x12\n\nhand_sizes\x18\x04 \x03(\r\x12*\n\x08\x64isplays\x18\x05 \x03(\x0b\x32\x18.ordo.v1.UpOrDownDisplay\x12\x15\n\rdiscard_sizes\x18\x07 \x03(\r\x12\x16\n\x0e\x61\x62\x61ndoned_rows\x18\x08 \x03(\r\x12\x16\n\x0e\x66\x61\x63\x65_down_size\x18\t \x01(\r\x12\x14\n\x0c\x66\x61\x63\x65_up_size\x18\n \x01(\r\x12\x13\n\x0b\x66\x61\x63\x65_up_top\x18\x0b \x01(\r\x12-\n\x0c\x63\x61rd_colours\x18\x0c \x03(\x0e\x32\x17.ordo.v1.UpOrDownColour\x12\x0e\n\x06scores\x18\r \x03(\rJ\x04\x08\x06\x10\x07R\x07\x64iscard\"\xb1\x01\n\rUpOrDownEvent\x12\x32\n\x0bturn_played\x18\x01 \x01(\x0b\x32\x1b.ordo.v1.UpOrDownTurnPlayedH\x00\x12\x30\n\ncard_drawn\x18\x02 \x01(\x0b\x32\x1a.ordo.v1.UpOrDownCardDrawnH\x00\x12\x32\n\x0bgame_scored\x18\x03 \x01(\x0b\x32\x1b.ordo.v1.UpOrDownGameScoredH\x00\x42\x06\n\x04kind\"\xd7\x01\n\x12UpOrDownTurnPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\x12\r\n\x05taken\x18\x03 \x01(\r\x12-\n\tplacement\x18\x04 \x01(\x0e\x32\x1a.ordo.v1.UpOrDownPlacement\x12\x0b\n\x03row\x18\x05 \x01(\r\x12\x11\n\tdiscarded\x18\x06 \x01(\r\x12#\n\x04\x64raw\x18\x07 \x01(\x0e\x32\x15.ordo.v1.UpOrDownDraw\x12\r\n\x05\x64rawn\x18\x08 \x01(\r\x12\x13\n\x0b\x66\x61\x63\x65_up_top\x18\t \x01(\r\"/\n\x11UpOrDownCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"$\n\x12UpOrDownGameScored\x12\x0e\n\x06scores\x18\x01 \x03(\r*l\n\x0eUpOrDownLength\x12!\n\x1dUP_OR_DOWN_LENGTH_UNSPECIFIED\x10\x00\x12\x1b\n\x17UP_OR_DOWN_LENGTH_SHORT\x10\x01\x12\x1a\n\x16UP_OR_DOWN_LENGTH_LONG\x10\x02*\x95\x01\n\x16UpOrDownDiscardScoring\x12*\n&UP_OR_DOWN_DISCARD_SCORING_UNSPECIFIED\x10\x00\x12\'\n#UP_OR_DOWN_DISCARD_SCORING_PER_CARD\x10\x01\x12&\n\"UP_OR_DOWN_DISCARD_SCORING_PER_ROW\x10\x02*\xe1\x01\n\x0eUpOrDownColour\x12!\n\x1dUP_OR_DOWN_COLOUR_UNSPECIFIED\x10\x00\x12\x1c\n\x18UP_OR_DOWN_COLOUR_YELLOW\x10\x01\x12\x1a\n\x16UP_OR_DOWN_COLOUR_BLUE\x10\x02\x12\x19\n\x15UP_OR_DOWN_COLOUR_RED\x10\x03\x12\x1b\n\x17UP_OR_DOWN_COLOUR_GREEN\x10\x04\x12\x1c\n\x18UP_OR_DOWN_COLOUR_PURPLE\x10\x05\x12\x1c\n\x18UP_OR_DOWN_COLOUR_ORANGE\x10\x06*z\n\x11UpOrDownNeighbour\x12$\n UP_OR_DOWN_NEIGHBOUR_UNSPECIFIED\x10\x00\x12\x1e\n\x1aUP_OR_DOWN_NEIGHBOUR_LOWER\x10\x01\x12\x1f\n\x1bUP_OR_DOWN_NEIGHBOUR_HIGHER\x10\x02*\x9e\x01\n\x11UpOrDownPlacement\x12$\n UP_OR_DOWN_PLACEMENT_UNSPECIFIED\x10\x00\x12\x1f\n\x1bUP_OR_DOWN_PLACEMENT_EXTEND\x10\x01\x12 \n\x1cUP_OR_DOWN_PLACEMENT_NEW_ROW\x10\x02\x12 \n\x1cUP_OR_DOWN_PLACEMENT_ABANDON\x10\x03*\x85\x01\n\x0cUpOrDownDraw\x12\x1f\n\x1bUP_OR_DOWN_DRAW_UNSPECIFIED\x10\x00\x12\x1b\n\x17UP_OR_DOWN_DRAW_FACE_UP\x10\x01\x12\x1d\n\x19UP_OR_DOWN_DRAW_FACE_DOWN\x10\x02\x12\x18\n\x14UP_OR_DOWN_DRAW_NONE\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ordo.v1.up_or_down_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_UPORDOWNLENGTH']._serialized_start=1528
-  _globals['_UPORDOWNLENGTH']._serialized_end=1636
-  _globals['_UPORDOWNDISCARDSCORING']._serialized_start=1639
-  _globals['_UPORDOWNDISCARDSCORING']._serialized_end=1788
-  _globals['_UPORDOWNCOLOUR']._serialized_start=1791
-  _globals['_UPORDOWNCOLOUR']._serialized_end=2016
-  _globals['_UPORDOWNNEIGHBOUR']._serialized_start=2018
-  _globals['_UPORDOWNNEIGHBOUR']._serialized_end=2140
-  _globals['_UPORDOWNPLACEMENT']._serialized_start=2143
-  _globals['_UPORDOWNPLACEMENT']._serialized_end=2301
-  _globals['_UPORDOWNDRAW']._serialized_start=2304
-  _globals['_UPORDOWNDRAW']._serialized_end=2437
+  _globals['_UPORDOWNLENGTH']._serialized_start=1582
+  _globals['_UPORDOWNLENGTH']._serialized_end=1690
+  _globals['_UPORDOWNDISCARDSCORING']._serialized_start=1693
+  _globals['_UPORDOWNDISCARDSCORING']._serialized_end=1842
+  _globals['_UPORDOWNCOLOUR']._serialized_start=1845
+  _globals['_UPORDOWNCOLOUR']._serialized_end=2070
+  _globals['_UPORDOWNNEIGHBOUR']._serialized_start=2072
+  _globals['_UPORDOWNNEIGHBOUR']._serialized_end=2194
+  _globals['_UPORDOWNPLACEMENT']._serialized_start=2197
+  _globals['_UPORDOWNPLACEMENT']._serialized_end=2355
+  _globals['_UPORDOWNDRAW']._serialized_start=2358
+  _globals['_UPORDOWNDRAW']._serialized_end=2491
   _globals['_UPORDOWNOPTIONS']._serialized_start=37
   _globals['_UPORDOWNOPTIONS']._serialized_end=153
   _globals['_UPORDOWNCARDS']._serialized_start=155
@@ -50,17 +50,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_UPORDOWNDISPLAY']._serialized_start=187
   _globals['_UPORDOWNDISPLAY']._serialized_end=242
   _globals['_UPORDOWNSTATE']._serialized_start=245
-  _globals['_UPORDOWNSTATE']._serialized_end=523
-  _globals['_UPORDOWNACTION']._serialized_start=526
-  _globals['_UPORDOWNACTION']._serialized_end=695
-  _globals['_UPORDOWNVIEW']._serialized_start=698
-  _globals['_UPORDOWNVIEW']._serialized_end=1041
-  _globals['_UPORDOWNEVENT']._serialized_start=1044
-  _globals['_UPORDOWNEVENT']._serialized_end=1221
-  _globals['_UPORDOWNTURNPLAYED']._serialized_start=1224
-  _globals['_UPORDOWNTURNPLAYED']._serialized_end=1439
-  _globals['_UPORDOWNCARDDRAWN']._serialized_start=1441
-  _globals['_UPORDOWNCARDDRAWN']._serialized_end=1488
-  _globals['_UPORDOWNGAMESCORED']._serialized_start=1490
-  _globals['_UPORDOWNGAMESCORED']._serialized_end=1526
+  _globals['_UPORDOWNSTATE']._serialized_end=577
+  _globals['_UPORDOWNACTION']._serialized_start=580
+  _globals['_UPORDOWNACTION']._serialized_end=749
+  _globals['_UPORDOWNVIEW']._serialized_start=752
+  _globals['_UPORDOWNVIEW']._serialized_end=1095
+  _globals['_UPORDOWNEVENT']._serialized_start=1098
+  _globals['_UPORDOWNEVENT']._serialized_end=1275
+  _globals['_UPORDOWNTURNPLAYED']._serialized_start=1278
+  _globals['_UPORDOWNTURNPLAYED']._serialized_end=1493
+  _globals['_UPORDOWNCARDDRAWN']._serialized_start=1495
+  _globals['_UPORDOWNCARDDRAWN']._serialized_end=1542
+  _globals['_UPORDOWNGAMESCORED']._serialized_start=1544
+  _globals['_UPORDOWNGAMESCORED']._serialized_end=1580
 # @@protoc_insertion_point(module_scope)

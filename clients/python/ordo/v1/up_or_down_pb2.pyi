@@ -271,20 +271,26 @@ Global___UpOrDownDisplay: _TypeAlias = UpOrDownDisplay  # noqa: Y015
 @_typing.final
 class UpOrDownState(_message.Message):
     """UpOrDownState is the whole state of an Up or Down? game. One action is one whole turn, so the
-    envelope's revision is the number of turns played and seat revision % seats is to act.
+    envelope's revision is the number of turns played and seat revision % seats is to act. A list
+    per seat (or per row) travels flat: the cards of every list one list after the other, and
+    beside them the size of each list.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     OPTIONS_FIELD_NUMBER: _builtins.int
     CIRCLE_FIELD_NUMBER: _builtins.int
-    HANDS_FIELD_NUMBER: _builtins.int
-    DISPLAYS_FIELD_NUMBER: _builtins.int
-    DISCARDS_FIELD_NUMBER: _builtins.int
     ABANDONED_ROWS_FIELD_NUMBER: _builtins.int
     FACE_DOWN_FIELD_NUMBER: _builtins.int
     FACE_UP_FIELD_NUMBER: _builtins.int
     RNG_STATE_FIELD_NUMBER: _builtins.int
+    HAND_CARDS_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    ROW_CARDS_FIELD_NUMBER: _builtins.int
+    ROW_SIZES_FIELD_NUMBER: _builtins.int
+    DISPLAY_ROWS_FIELD_NUMBER: _builtins.int
+    DISCARD_CARDS_FIELD_NUMBER: _builtins.int
+    DISCARD_SIZES_FIELD_NUMBER: _builtins.int
     rng_state: _builtins.int
     """Hidden: the state of the random generator (SplitMix64)."""
     @_builtins.property
@@ -294,18 +300,6 @@ class UpOrDownState(_message.Message):
     @_builtins.property
     def circle(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The 6 cards of the circle, ascending; the circle wraps from the highest to the lowest."""
-
-    @_builtins.property
-    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___UpOrDownCards]:
-        """Hidden: each seat's hand (up to 3 cards, ascending), one entry per seat."""
-
-    @_builtins.property
-    def displays(self) -> _containers.RepeatedCompositeFieldContainer[Global___UpOrDownDisplay]:
-        """Each seat's display, one entry per seat."""
-
-    @_builtins.property
-    def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___UpOrDownCards]:
-        """Hidden faces: each seat's discard pile, ascending, one entry per seat."""
 
     @_builtins.property
     def abandoned_rows(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -319,22 +313,56 @@ class UpOrDownState(_message.Message):
     def face_up(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The face-up pile, top card first; only the top card is visible to players."""
 
+    @_builtins.property
+    def hand_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden: each seat's hand (up to 3 cards, ascending), seat after seat."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in its hand; one entry per seat, so it also gives the seats."""
+
+    @_builtins.property
+    def row_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cards of every display row, each in the order placed: seat 0's rows by row index, then
+        seat 1's, and so on.
+        """
+
+    @_builtins.property
+    def row_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per display row, in the same order: the number of cards in the row."""
+
+    @_builtins.property
+    def display_rows(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of rows (0 to 3) in its display."""
+
+    @_builtins.property
+    def discard_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden faces: each seat's discard pile, ascending, seat after seat."""
+
+    @_builtins.property
+    def discard_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in its discard pile."""
+
     def __init__(
         self,
         *,
         options: Global___UpOrDownOptions | None = ...,
         circle: _abc.Iterable[_builtins.int] | None = ...,
-        hands: _abc.Iterable[Global___UpOrDownCards] | None = ...,
-        displays: _abc.Iterable[Global___UpOrDownDisplay] | None = ...,
-        discards: _abc.Iterable[Global___UpOrDownCards] | None = ...,
         abandoned_rows: _abc.Iterable[_builtins.int] | None = ...,
         face_down: _abc.Iterable[_builtins.int] | None = ...,
         face_up: _abc.Iterable[_builtins.int] | None = ...,
         rng_state: _builtins.int = ...,
+        hand_cards: _abc.Iterable[_builtins.int] | None = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        row_cards: _abc.Iterable[_builtins.int] | None = ...,
+        row_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        display_rows: _abc.Iterable[_builtins.int] | None = ...,
+        discard_cards: _abc.Iterable[_builtins.int] | None = ...,
+        discard_sizes: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandoned_rows", b"abandoned_rows", "circle", b"circle", "discards", b"discards", "displays", b"displays", "face_down", b"face_down", "face_up", b"face_up", "hands", b"hands", "options", b"options", "rng_state", b"rng_state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandoned_rows", b"abandoned_rows", "circle", b"circle", "discard_cards", b"discard_cards", "discard_sizes", b"discard_sizes", "display_rows", b"display_rows", "face_down", b"face_down", "face_up", b"face_up", "hand_cards", b"hand_cards", "hand_sizes", b"hand_sizes", "options", b"options", "rng_state", b"rng_state", "row_cards", b"row_cards", "row_sizes", b"row_sizes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
