@@ -13,7 +13,7 @@ from engines.errors import InvalidStateError, MalformedActionError
 from engines.sequence_numbers import rules as game
 from engines.sequence_numbers import tables
 from ordo.v1 import sequence_numbers_pb2 as pb
-from service.codecs.base import EnumMap
+from service.codecs.base import EnumMap, flatten, split
 
 KIND = EnumMap(
     game.CardKind.EQUATION,
@@ -57,10 +57,6 @@ def _sequences(sequences: tuple[game.Sequence, ...]) -> list[pb.SequenceNumbersS
     return [pb.SequenceNumbersSequence(team=s.team, cells=s.cells) for s in sequences]
 
 
-def _cards(groups: tuple[tuple[int, ...], ...]) -> list[pb.SequenceNumbersCards]:
-    return [pb.SequenceNumbersCards(cards=cards) for cards in groups]
-
-
 def _pile(cards: tuple[int, ...]) -> pb.SequenceNumbersDiscardPile:
     if not cards:
         return pb.SequenceNumbersDiscardPile()
@@ -83,8 +79,8 @@ class SequenceNumbersCodec:
             options=_options(msg.options),
             chips=tuple(msg.chips),
             sequences=tuple(game.Sequence(s.team, tuple(s.cells)) for s in msg.sequences),
-            hands=tuple(tuple(hand.cards) for hand in msg.hands),
-            discards=tuple(tuple(pile.cards) for pile in msg.discards),
+            hands=split(msg.hand_cards, msg.hand_sizes, "hands"),
+            discards=split(msg.discard_cards, msg.discard_sizes, "discards"),
             deck=tuple(msg.deck),
             turn=msg.turn,
             exchanged=msg.exchanged,
@@ -96,8 +92,10 @@ class SequenceNumbersCodec:
             options=_encode_options(state.options),
             chips=state.chips,
             sequences=_sequences(state.sequences),
-            hands=_cards(state.hands),
-            discards=_cards(state.discards),
+            hand_cards=flatten(state.hands),
+            hand_sizes=map(len, state.hands),
+            discard_cards=flatten(state.discards),
+            discard_sizes=map(len, state.discards),
             deck=state.deck,
             turn=state.turn,
             exchanged=state.exchanged,

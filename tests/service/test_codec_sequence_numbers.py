@@ -64,6 +64,13 @@ class TestStates:
         with pytest.raises(InvalidStateError):
             CODEC.decode_state(pb.SequenceNumbersState(), 1, 0)
 
+    def test_hand_sizes_that_do_not_add_up_are_refused(self) -> None:
+        """The hand sizes must cut the flat hand cards exactly."""
+        msg = CODEC.encode_state(ENGINE.new_game(2, 1, Options()))
+        msg.hand_sizes[-1] -= 1
+        with pytest.raises(InvalidStateError):
+            CODEC.decode_state(msg, 1, 0)
+
     def test_the_codec_is_registered(self) -> None:
         """The codec is found by the game id."""
         assert CODECS["sequence_numbers"] is CODEC

@@ -170,44 +170,25 @@ class SequenceNumbersSequence(_message.Message):
 Global___SequenceNumbersSequence: _TypeAlias = SequenceNumbersSequence  # noqa: Y015
 
 @_typing.final
-class SequenceNumbersCards(_message.Message):
-    """SequenceNumbersCards is a list of card ids."""
-
-    DESCRIPTOR: _descriptor.Descriptor
-
-    CARDS_FIELD_NUMBER: _builtins.int
-    @_builtins.property
-    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The card ids (0..99)."""
-
-    def __init__(
-        self,
-        *,
-        cards: _abc.Iterable[_builtins.int] | None = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___SequenceNumbersCards: _TypeAlias = SequenceNumbersCards  # noqa: Y015
-
-@_typing.final
 class SequenceNumbersState(_message.Message):
-    """SequenceNumbersState is the whole state of a Sequence Numbers game."""
+    """SequenceNumbersState is the whole state of a Sequence Numbers game. A list per seat travels
+    flat: the card ids (0..99) of every seat's list one seat after the other, and beside them the
+    size of each list.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     OPTIONS_FIELD_NUMBER: _builtins.int
     CHIPS_FIELD_NUMBER: _builtins.int
     SEQUENCES_FIELD_NUMBER: _builtins.int
-    HANDS_FIELD_NUMBER: _builtins.int
-    DISCARDS_FIELD_NUMBER: _builtins.int
     DECK_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
     EXCHANGED_FIELD_NUMBER: _builtins.int
     RNG_STATE_FIELD_NUMBER: _builtins.int
+    HAND_CARDS_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    DISCARD_CARDS_FIELD_NUMBER: _builtins.int
+    DISCARD_SIZES_FIELD_NUMBER: _builtins.int
     turn: _builtins.int
     """The turns completed (0..600); the seat to act is turn mod seats."""
     exchanged: _builtins.bool
@@ -229,16 +210,24 @@ class SequenceNumbersState(_message.Message):
         """The completed sequences, in the order they were completed."""
 
     @_builtins.property
-    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersCards]:
-        """Hidden: each seat's hand (card ids, ascending), one entry per seat."""
-
-    @_builtins.property
-    def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersCards]:
-        """Each seat's face-up discard pile, bottom first, one entry per seat."""
-
-    @_builtins.property
     def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Hidden: the draw deck, top card first; never empty between turns."""
+
+    @_builtins.property
+    def hand_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden: each seat's hand (card ids, ascending), seat after seat."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in its hand; one entry per seat, so it also gives the seats."""
+
+    @_builtins.property
+    def discard_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's face-up discard pile, bottom first, seat after seat."""
+
+    @_builtins.property
+    def discard_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the number of cards in its discard pile."""
 
     def __init__(
         self,
@@ -246,16 +235,18 @@ class SequenceNumbersState(_message.Message):
         options: Global___SequenceNumbersOptions | None = ...,
         chips: _abc.Iterable[_builtins.int] | None = ...,
         sequences: _abc.Iterable[Global___SequenceNumbersSequence] | None = ...,
-        hands: _abc.Iterable[Global___SequenceNumbersCards] | None = ...,
-        discards: _abc.Iterable[Global___SequenceNumbersCards] | None = ...,
         deck: _abc.Iterable[_builtins.int] | None = ...,
         turn: _builtins.int = ...,
         exchanged: _builtins.bool = ...,
         rng_state: _builtins.int = ...,
+        hand_cards: _abc.Iterable[_builtins.int] | None = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        discard_cards: _abc.Iterable[_builtins.int] | None = ...,
+        discard_sizes: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips", b"chips", "deck", b"deck", "discards", b"discards", "exchanged", b"exchanged", "hands", b"hands", "options", b"options", "rng_state", b"rng_state", "sequences", b"sequences", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips", b"chips", "deck", b"deck", "discard_cards", b"discard_cards", "discard_sizes", b"discard_sizes", "exchanged", b"exchanged", "hand_cards", b"hand_cards", "hand_sizes", b"hand_sizes", "options", b"options", "rng_state", b"rng_state", "sequences", b"sequences", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
