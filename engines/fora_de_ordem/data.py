@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 from enum import Enum
 from importlib import resources
+from itertools import chain
 from typing import Any
 
 # ------------------------------------------------------------------------- items and ranks
@@ -208,3 +209,5 @@ def _load_bank() -> dict[Language, tuple[Question, ...]]:
 
 #: The built-in question bank, per language, in file order.
 BANK: dict[Language, tuple[Question, ...]] = _load_bank()
+#: Every card of the built-in bank, in any language: each was checked when the bank was loaded.
+BANK_CARDS: frozenset[Question] = frozenset(chain.from_iterable(BANK.values()))

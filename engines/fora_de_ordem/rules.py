@@ -16,6 +16,7 @@ from engines.errors import (
 )
 from engines.fora_de_ordem.data import (
     BANK,
+    BANK_CARDS,
     BOMBS,
     COLOURS,
     DECK_SIZE,
@@ -570,6 +571,8 @@ def _validate_options_and_questions(state: State, seats: int) -> None:
             f"the state holds {len(state.questions)} questions for {options.rounds} rounds"
         )
     for number, question in enumerate(state.questions, start=1):
+        if question in BANK_CARDS:
+            continue  # checked when the bank was loaded
         problem = question_problem(question)
         if problem is not None:
             raise InvalidStateError(f"question of round {number} ({question.id}): {problem}")
