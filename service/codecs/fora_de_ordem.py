@@ -1,8 +1,8 @@
 """The Fora de Ordem codec: ``ordo.v1.ForaDeOrdem*`` messages <-> ``engines.fora_de_ordem`` values.
 
 States carry card ids only; views and events show each card face up (``ForaDeOrdemCard``), built
-once per card id at import. A state names a question of the built-in bank by its id alone (the
-bank of the options' language holds its texts and ranks); any other question travels in full.
+once per card id at import. A state whose questions all come from the built-in bank names them by
+id (the bank of the options' language holds their texts and ranks); otherwise they travel in full.
 """
 
 from __future__ import annotations
@@ -89,24 +89,27 @@ def _encode_question(question: data.Question) -> pb.ForaDeOrdemQuestion:
     )
 
 
-def _state_question(msg: pb.ForaDeOrdemQuestion, bank: dict[str, data.Question]) -> data.Question:
-    """A question of a state: a bank question when only its id is set, else as carried."""
-    if msg.category:
-        return _question(msg)
+def _questions(
+    msg: pb.ForaDeOrdemState, bank: dict[str, data.Question]
+) -> tuple[data.Question, ...]:
+    """The round questions of a state: named by their bank ids, or carried in full."""
+    if not msg.bank_question_ids:
+        return tuple(_question(question) for question in msg.questions)
+    if msg.questions:
+        raise InvalidStateError("a state carries questions or bank question ids, not both")
     try:
-        return bank[msg.id]
-    except KeyError:
-        raise InvalidStateError(f"question {msg.id!r} is not in the built-in bank") from None
+        return tuple(bank[question_id] for question_id in msg.bank_question_ids)
+    except KeyError as error:
+        raise InvalidStateError(f"question {error.args[0]!r} is not in the built-in bank") from None
 
 
-def _encode_state_question(
-    question: data.Question, bank: dict[str, data.Question]
-) -> pb.ForaDeOrdemQuestion:
-    """A question of a state: its id alone when the bank holds exactly this question."""
-    known = bank.get(question.id)
-    if known is question or known == question:
-        return pb.ForaDeOrdemQuestion(id=question.id)
-    return _encode_question(question)
+def _bank_ids(questions: tuple[data.Question, ...], bank: dict[str, data.Question]) -> list[str]:
+    """The ids of the questions if the bank holds exactly every one of them, else none."""
+    for question in questions:
+        known = bank.get(question.id)
+        if known is not question and known != question:
+            return []
+    return [question.id for question in questions]
 
 
 def _options(msg: pb.ForaDeOrdemOptions, decode: Any) -> rules.Options:
@@ -147,7 +150,7 @@ class ForaDeOrdemCodec:
             rules_version=rules_version,
             revision=revision,
             options=options,
-            questions=tuple(_state_question(question, bank) for question in msg.questions),
+            questions=_questions(msg, bank),
             rounds_played=msg.rounds_played,
             hands=split(msg.hand_cards, msg.hand_sizes, "hands"),
             decks=split(msg.deck_cards, msg.deck_sizes, "decks"),
@@ -158,10 +161,11 @@ class ForaDeOrdemCodec:
         )
 
     def encode_state(self, state: rules.State) -> pb.ForaDeOrdemState:
-        bank = BANK_BY_ID[state.options.language]
+        bank_ids = _bank_ids(state.questions, BANK_BY_ID[state.options.language])
         return pb.ForaDeOrdemState(
             options=_encode_options(state.options),
-            questions=[_encode_state_question(question, bank) for question in state.questions],
+            questions=() if bank_ids else [_encode_question(q) for q in state.questions],
+            bank_question_ids=bank_ids,
             rounds_played=state.rounds_played,
             hand_cards=flatten(state.hands),
             hand_sizes=map(len, state.hands),

@@ -13,6 +13,7 @@ from ordo.v1 import fora_de_ordem_pb2 as pb
 from service.codecs.fora_de_ordem import CODEC
 
 SEED = 4242
+RANKS = (1, 2, 3, 4, 5)  # a valid ranking of a question's five items
 
 
 def _playout(seats: int) -> list[tuple[rules.State, tuple[rules.Play, ...]]]:
@@ -66,12 +67,12 @@ class TestStates:
 class TestQuestions:
     """A state names bank questions by id and carries any other question in full."""
 
-    def test_bank_questions_travel_as_their_id(self) -> None:
-        """A question of the built-in bank is encoded with its id alone."""
+    def test_bank_questions_travel_as_their_ids(self) -> None:
+        """Questions of the built-in bank are encoded as their ids alone."""
         state = ENGINE.new_game(2, SEED, Options(language=data.Language.EN))
         msg = CODEC.encode_state(state)
-        assert [question.id for question in msg.questions] == [q.id for q in state.questions]
-        assert not any(q.category or q.items or q.ranks for q in msg.questions)
+        assert list(msg.bank_question_ids) == [question.id for question in state.questions]
+        assert not msg.questions
 
     def test_custom_questions_travel_in_full(self) -> None:
         """A custom question keeps its texts and ranks in the state and decodes back."""
@@ -81,6 +82,7 @@ class TestQuestions:
         )
         state = ENGINE.new_game(2, SEED, Options(custom_questions=custom))
         msg = _wire(CODEC.encode_state(state))
+        assert not msg.bank_question_ids
         assert all(question.category and question.items for question in msg.questions)
         assert CODEC.decode_state(msg, state.rules_version, state.revision) == state
 
@@ -96,7 +98,14 @@ class TestQuestions:
     def test_an_id_the_bank_does_not_hold_is_rejected(self) -> None:
         """A question named by an unknown id is an inconsistent state."""
         msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))
-        msg.questions[0].id = "no-such-question"
+        msg.bank_question_ids[0] = "no-such-question"
+        with pytest.raises(InvalidStateError):
+            CODEC.decode_state(msg, rules.RULES_VERSION, 0)
+
+    def test_questions_and_bank_ids_together_are_rejected(self) -> None:
+        """A state names its questions one way only."""
+        msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))
+        msg.questions.add(id="x", category="c", items=["a", "b", "c", "d", "e"], ranks=RANKS)
         with pytest.raises(InvalidStateError):
             CODEC.decode_state(msg, rules.RULES_VERSION, 0)
 

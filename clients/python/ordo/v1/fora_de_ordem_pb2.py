@@ -24,49 +24,49 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bordo/v1/fora_de_ordem.proto\x12\x07ordo.v1\"Q\n\x13\x46oraDeOrdemQuestion\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x02 \x01(\t\x12\r\n\x05items\x18\x03 \x03(\t\x12\r\n\x05ranks\x18\x04 \x03(\r\"\xa3\x01\n\x12\x46oraDeOrdemOptions\x12.\n\x08language\x18\x01 \x01(\x0e\x32\x1c.ordo.v1.ForaDeOrdemLanguage\x12\x0e\n\x06rounds\x18\x02 \x01(\r\x12\x15\n\rstarting_seat\x18\x03 \x01(\r\x12\x36\n\x10\x63ustom_questions\x18\x04 \x03(\x0b\x32\x1c.ordo.v1.ForaDeOrdemQuestion\"\x82\x03\n\x10\x46oraDeOrdemState\x12,\n\x07options\x18\x01 \x01(\x0b\x32\x1b.ordo.v1.ForaDeOrdemOptions\x12/\n\tquestions\x18\x02 \x03(\x0b\x32\x1c.ordo.v1.ForaDeOrdemQuestion\x12\x15\n\rrounds_played\x18\x03 \x01(\r\x12\x11\n\tdiscarded\x18\x08 \x03(\r\x12\x11\n\trng_state\x18\t \x01(\x04\x12\x12\n\nhand_cards\x18\n \x03(\r\x12\x12\n\nhand_sizes\x18\x0b \x03(\r\x12\x12\n\ndeck_cards\x18\x0c \x03(\r\x12\x12\n\ndeck_sizes\x18\r \x03(\r\x12\x12\n\nside_cards\x18\x0e \x03(\r\x12\x12\n\nside_sizes\x18\x0f \x03(\r\x12\x18\n\x10score_pile_cards\x18\x10 \x03(\r\x12\x18\n\x10score_pile_sizes\x18\x11 \x03(\rJ\x04\x08\x04\x10\x08R\x05handsR\x05\x64\x65\x63ksR\x05sidesR\x0bscore_piles\"-\n\x0f\x46oraDeOrdemPlay\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12\x0c\n\x04side\x18\x02 \x01(\r\"E\n\x11\x46oraDeOrdemAction\x12(\n\x04play\x18\x01 \x01(\x0b\x32\x18.ordo.v1.ForaDeOrdemPlayH\x00\x42\x06\n\x04move\"v\n\x0f\x46oraDeOrdemCard\x12\n\n\x02id\x18\x01 \x01(\r\x12\r\n\x05owner\x18\x02 \x01(\r\x12*\n\x04kind\x18\x03 \x01(\x0e\x32\x1c.ordo.v1.ForaDeOrdemCardKind\x12\r\n\x05ranks\x18\x04 \x03(\r\x12\r\n\x05\x62ombs\x18\x05 \x01(\r\";\n\x10\x46oraDeOrdemCards\x12\'\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\"\xcb\x03\n\x0f\x46oraDeOrdemView\x12,\n\x07options\x18\x01 \x01(\x0b\x32\x1b.ordo.v1.ForaDeOrdemOptions\x12\r\n\x05round\x18\x02 \x01(\r\x12\x15\n\rrounds_played\x18\x03 \x01(\r\x12\x1b\n\x13round_starting_seat\x18\x04 \x01(\r\x12\x13\n\x0bquestion_id\x18\x05 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x06 \x01(\t\x12\r\n\x05items\x18\x07 \x03(\t\x12(\n\x05sides\x18\x08 \x03(\x0b\x32\x19.ordo.v1.ForaDeOrdemCards\x12&\n\x04hand\x18\t \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12\x12\n\nhand_sizes\x18\n \x03(\r\x12\x12\n\ndeck_sizes\x18\x0b \x03(\r\x12.\n\x0bscore_piles\x18\x0c \x03(\x0b\x32\x19.ordo.v1.ForaDeOrdemCards\x12\r\n\x05\x62ombs\x18\r \x03(\r\x12+\n\tdiscarded\x18\x0e \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12+\n\x07\x63olours\x18\x0f \x03(\x0e\x32\x1a.ordo.v1.ForaDeOrdemColour\"\xad\x03\n\x10\x46oraDeOrdemEvent\x12\x35\n\x0b\x63\x61rd_played\x18\x01 \x01(\x0b\x32\x1e.ordo.v1.ForaDeOrdemCardPlayedH\x00\x12;\n\x0eranks_revealed\x18\x02 \x01(\x0b\x32!.ordo.v1.ForaDeOrdemRanksRevealedH\x00\x12\x39\n\rside_resolved\x18\x03 \x01(\x0b\x32 .ordo.v1.ForaDeOrdemSideResolvedH\x00\x12;\n\x0ehands_refilled\x18\x04 \x01(\x0b\x32!.ordo.v1.ForaDeOrdemHandsRefilledH\x00\x12\x35\n\x0b\x63\x61rds_drawn\x18\x05 \x01(\x0b\x32\x1e.ordo.v1.ForaDeOrdemCardsDrawnH\x00\x12\x39\n\rround_started\x18\x06 \x01(\x0b\x32 .ordo.v1.ForaDeOrdemRoundStartedH\x00\x12\x33\n\ngame_ended\x18\x07 \x01(\x0b\x32\x1d.ordo.v1.ForaDeOrdemGameEndedH\x00\x42\x06\n\x04kind\"i\n\x15\x46oraDeOrdemCardPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12\x0c\n\x04side\x18\x03 \x01(\r\x12\x0c\n\x04item\x18\x04 \x01(\t\"\\\n\x18\x46oraDeOrdemRanksRevealed\x12\r\n\x05round\x18\x01 \x01(\r\x12\x13\n\x0bquestion_id\x18\x02 \x01(\t\x12\r\n\x05ranks\x18\x03 \x03(\r\x12\r\n\x05items\x18\x04 \x03(\t\"\xaf\x01\n\x17\x46oraDeOrdemSideResolved\x12\x0c\n\x04side\x18\x01 \x01(\r\x12\'\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12\x0f\n\x07\x63orrect\x18\x03 \x03(\x08\x12\r\n\x05taker\x18\x04 \x01(\x05\x12\r\n\x05taken\x18\x05 \x03(\r\x12\r\n\x05\x62ombs\x18\x06 \x01(\r\x12\x11\n\tdiscarded\x18\x07 \x03(\r\x12\x0c\n\x04item\x18\x08 \x01(\t\"8\n\x18\x46oraDeOrdemHandsRefilled\x12\r\n\x05round\x18\x01 \x01(\r\x12\r\n\x05\x63ount\x18\x02 \x01(\r\"N\n\x15\x46oraDeOrdemCardsDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\"u\n\x17\x46oraDeOrdemRoundStarted\x12\r\n\x05round\x18\x01 \x01(\r\x12\x15\n\rstarting_seat\x18\x02 \x01(\r\x12\x13\n\x0bquestion_id\x18\x03 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\r\n\x05items\x18\x05 \x03(\t\"d\n\x14\x46oraDeOrdemGameEnded\x12\r\n\x05\x62ombs\x18\x01 \x03(\r\x12,\n\nlast_cards\x18\x02 \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12\x0f\n\x07winners\x18\x03 \x03(\r*~\n\x13\x46oraDeOrdemLanguage\x12&\n\"FORA_DE_ORDEM_LANGUAGE_UNSPECIFIED\x10\x00\x12 \n\x1c\x46ORA_DE_ORDEM_LANGUAGE_PT_BR\x10\x01\x12\x1d\n\x19\x46ORA_DE_ORDEM_LANGUAGE_EN\x10\x02*\xbc\x01\n\x13\x46oraDeOrdemCardKind\x12\'\n#FORA_DE_ORDEM_CARD_KIND_UNSPECIFIED\x10\x00\x12\"\n\x1e\x46ORA_DE_ORDEM_CARD_KIND_NUMBER\x10\x01\x12,\n(FORA_DE_ORDEM_CARD_KIND_PREVIOUS_CORRECT\x10\x02\x12*\n&FORA_DE_ORDEM_CARD_KIND_PREVIOUS_WRONG\x10\x03*\xfa\x01\n\x11\x46oraDeOrdemColour\x12$\n FORA_DE_ORDEM_COLOUR_UNSPECIFIED\x10\x00\x12\x1f\n\x1b\x46ORA_DE_ORDEM_COLOUR_YELLOW\x10\x01\x12\x1f\n\x1b\x46ORA_DE_ORDEM_COLOUR_PURPLE\x10\x02\x12\x1d\n\x19\x46ORA_DE_ORDEM_COLOUR_PINK\x10\x03\x12\x1d\n\x19\x46ORA_DE_ORDEM_COLOUR_BLUE\x10\x04\x12\x1e\n\x1a\x46ORA_DE_ORDEM_COLOUR_GREEN\x10\x05\x12\x1f\n\x1b\x46ORA_DE_ORDEM_COLOUR_ORANGE\x10\x06\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bordo/v1/fora_de_ordem.proto\x12\x07ordo.v1\"Q\n\x13\x46oraDeOrdemQuestion\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x02 \x01(\t\x12\r\n\x05items\x18\x03 \x03(\t\x12\r\n\x05ranks\x18\x04 \x03(\r\"\xa3\x01\n\x12\x46oraDeOrdemOptions\x12.\n\x08language\x18\x01 \x01(\x0e\x32\x1c.ordo.v1.ForaDeOrdemLanguage\x12\x0e\n\x06rounds\x18\x02 \x01(\r\x12\x15\n\rstarting_seat\x18\x03 \x01(\r\x12\x36\n\x10\x63ustom_questions\x18\x04 \x03(\x0b\x32\x1c.ordo.v1.ForaDeOrdemQuestion\"\x9d\x03\n\x10\x46oraDeOrdemState\x12,\n\x07options\x18\x01 \x01(\x0b\x32\x1b.ordo.v1.ForaDeOrdemOptions\x12/\n\tquestions\x18\x02 \x03(\x0b\x32\x1c.ordo.v1.ForaDeOrdemQuestion\x12\x15\n\rrounds_played\x18\x03 \x01(\r\x12\x11\n\tdiscarded\x18\x08 \x03(\r\x12\x11\n\trng_state\x18\t \x01(\x04\x12\x12\n\nhand_cards\x18\n \x03(\r\x12\x12\n\nhand_sizes\x18\x0b \x03(\r\x12\x12\n\ndeck_cards\x18\x0c \x03(\r\x12\x12\n\ndeck_sizes\x18\r \x03(\r\x12\x12\n\nside_cards\x18\x0e \x03(\r\x12\x12\n\nside_sizes\x18\x0f \x03(\r\x12\x18\n\x10score_pile_cards\x18\x10 \x03(\r\x12\x18\n\x10score_pile_sizes\x18\x11 \x03(\r\x12\x19\n\x11\x62\x61nk_question_ids\x18\x12 \x03(\tJ\x04\x08\x04\x10\x08R\x05handsR\x05\x64\x65\x63ksR\x05sidesR\x0bscore_piles\"-\n\x0f\x46oraDeOrdemPlay\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12\x0c\n\x04side\x18\x02 \x01(\r\"E\n\x11\x46oraDeOrdemAction\x12(\n\x04play\x18\x01 \x01(\x0b\x32\x18.ordo.v1.ForaDeOrdemPlayH\x00\x42\x06\n\x04move\"v\n\x0f\x46oraDeOrdemCard\x12\n\n\x02id\x18\x01 \x01(\r\x12\r\n\x05owner\x18\x02 \x01(\r\x12*\n\x04kind\x18\x03 \x01(\x0e\x32\x1c.ordo.v1.ForaDeOrdemCardKind\x12\r\n\x05ranks\x18\x04 \x03(\r\x12\r\n\x05\x62ombs\x18\x05 \x01(\r\";\n\x10\x46oraDeOrdemCards\x12\'\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\"\xcb\x03\n\x0f\x46oraDeOrdemView\x12,\n\x07options\x18\x01 \x01(\x0b\x32\x1b.ordo.v1.ForaDeOrdemOptions\x12\r\n\x05round\x18\x02 \x01(\r\x12\x15\n\rrounds_played\x18\x03 \x01(\r\x12\x1b\n\x13round_starting_seat\x18\x04 \x01(\r\x12\x13\n\x0bquestion_id\x18\x05 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x06 \x01(\t\x12\r\n\x05items\x18\x07 \x03(\t\x12(\n\x05sides\x18\x08 \x03(\x0b\x32\x19.ordo.v1.ForaDeOrdemCards\x12&\n\x04hand\x18\t \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12\x12\n\nhand_sizes\x18\n \x03(\r\x12\x12\n\ndeck_sizes\x18\x0b \x03(\r\x12.\n\x0bscore_piles\x18\x0c \x03(\x0b\x32\x19.ordo.v1.ForaDeOrdemCards\x12\r\n\x05\x62ombs\x18\r \x03(\r\x12+\n\tdiscarded\x18\x0e \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12+\n\x07\x63olours\x18\x0f \x03(\x0e\x32\x1a.ordo.v1.ForaDeOrdemColour\"\xad\x03\n\x10\x46oraDeOrdemEvent\x12\x35\n\x0b\x63\x61rd_played\x18\x01 \x01(\x0b\x32\x1e.ordo.v1.ForaDeOrdemCardPlayedH\x00\x12;\n\x0eranks_revealed\x18\x02 \x01(\x0b\x32!.ordo.v1.ForaDeOrdemRanksRevealedH\x00\x12\x39\n\rside_resolved\x18\x03 \x01(\x0b\x32 .ordo.v1.ForaDeOrdemSideResolvedH\x00\x12;\n\x0ehands_refilled\x18\x04 \x01(\x0b\x32!.ordo.v1.ForaDeOrdemHandsRefilledH\x00\x12\x35\n\x0b\x63\x61rds_drawn\x18\x05 \x01(\x0b\x32\x1e.ordo.v1.ForaDeOrdemCardsDrawnH\x00\x12\x39\n\rround_started\x18\x06 \x01(\x0b\x32 .ordo.v1.ForaDeOrdemRoundStartedH\x00\x12\x33\n\ngame_ended\x18\x07 \x01(\x0b\x32\x1d.ordo.v1.ForaDeOrdemGameEndedH\x00\x42\x06\n\x04kind\"i\n\x15\x46oraDeOrdemCardPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12\x0c\n\x04side\x18\x03 \x01(\r\x12\x0c\n\x04item\x18\x04 \x01(\t\"\\\n\x18\x46oraDeOrdemRanksRevealed\x12\r\n\x05round\x18\x01 \x01(\r\x12\x13\n\x0bquestion_id\x18\x02 \x01(\t\x12\r\n\x05ranks\x18\x03 \x03(\r\x12\r\n\x05items\x18\x04 \x03(\t\"\xaf\x01\n\x17\x46oraDeOrdemSideResolved\x12\x0c\n\x04side\x18\x01 \x01(\r\x12\'\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12\x0f\n\x07\x63orrect\x18\x03 \x03(\x08\x12\r\n\x05taker\x18\x04 \x01(\x05\x12\r\n\x05taken\x18\x05 \x03(\r\x12\r\n\x05\x62ombs\x18\x06 \x01(\r\x12\x11\n\tdiscarded\x18\x07 \x03(\r\x12\x0c\n\x04item\x18\x08 \x01(\t\"8\n\x18\x46oraDeOrdemHandsRefilled\x12\r\n\x05round\x18\x01 \x01(\r\x12\r\n\x05\x63ount\x18\x02 \x01(\r\"N\n\x15\x46oraDeOrdemCardsDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\"u\n\x17\x46oraDeOrdemRoundStarted\x12\r\n\x05round\x18\x01 \x01(\r\x12\x15\n\rstarting_seat\x18\x02 \x01(\r\x12\x13\n\x0bquestion_id\x18\x03 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\r\n\x05items\x18\x05 \x03(\t\"d\n\x14\x46oraDeOrdemGameEnded\x12\r\n\x05\x62ombs\x18\x01 \x03(\r\x12,\n\nlast_cards\x18\x02 \x03(\x0b\x32\x18.ordo.v1.ForaDeOrdemCard\x12\x0f\n\x07winners\x18\x03 \x03(\r*~\n\x13\x46oraDeOrdemLanguage\x12&\n\"FORA_DE_ORDEM_LANGUAGE_UNSPECIFIED\x10\x00\x12 \n\x1c\x46ORA_DE_ORDEM_LANGUAGE_PT_BR\x10\x01\x12\x1d\n\x19\x46ORA_DE_ORDEM_LANGUAGE_EN\x10\x02*\xbc\x01\n\x13\x46oraDeOrdemCardKind\x12\'\n#FORA_DE_ORDEM_CARD_KIND_UNSPECIFIED\x10\x00\x12\"\n\x1e\x46ORA_DE_ORDEM_CARD_KIND_NUMBER\x10\x01\x12,\n(FORA_DE_ORDEM_CARD_KIND_PREVIOUS_CORRECT\x10\x02\x12*\n&FORA_DE_ORDEM_CARD_KIND_PREVIOUS_WRONG\x10\x03*\xfa\x01\n\x11\x46oraDeOrdemColour\x12$\n FORA_DE_ORDEM_COLOUR_UNSPECIFIED\x10\x00\x12\x1f\n\x1b\x46ORA_DE_ORDEM_COLOUR_YELLOW\x10\x01\x12\x1f\n\x1b\x46ORA_DE_ORDEM_COLOUR_PURPLE\x10\x02\x12\x1d\n\x19\x46ORA_DE_ORDEM_COLOUR_PINK\x10\x03\x12\x1d\n\x19\x46ORA_DE_ORDEM_COLOUR_BLUE\x10\x04\x12\x1e\n\x1a\x46ORA_DE_ORDEM_COLOUR_GREEN\x10\x05\x12\x1f\n\x1b\x46ORA_DE_ORDEM_COLOUR_ORANGE\x10\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ordo.v1.fora_de_ordem_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_FORADEORDEMLANGUAGE']._serialized_start=2609
-  _globals['_FORADEORDEMLANGUAGE']._serialized_end=2735
-  _globals['_FORADEORDEMCARDKIND']._serialized_start=2738
-  _globals['_FORADEORDEMCARDKIND']._serialized_end=2926
-  _globals['_FORADEORDEMCOLOUR']._serialized_start=2929
-  _globals['_FORADEORDEMCOLOUR']._serialized_end=3179
+  _globals['_FORADEORDEMLANGUAGE']._serialized_start=2636
+  _globals['_FORADEORDEMLANGUAGE']._serialized_end=2762
+  _globals['_FORADEORDEMCARDKIND']._serialized_start=2765
+  _globals['_FORADEORDEMCARDKIND']._serialized_end=2953
+  _globals['_FORADEORDEMCOLOUR']._serialized_start=2956
+  _globals['_FORADEORDEMCOLOUR']._serialized_end=3206
   _globals['_FORADEORDEMQUESTION']._serialized_start=40
   _globals['_FORADEORDEMQUESTION']._serialized_end=121
   _globals['_FORADEORDEMOPTIONS']._serialized_start=124
   _globals['_FORADEORDEMOPTIONS']._serialized_end=287
   _globals['_FORADEORDEMSTATE']._serialized_start=290
-  _globals['_FORADEORDEMSTATE']._serialized_end=676
-  _globals['_FORADEORDEMPLAY']._serialized_start=678
-  _globals['_FORADEORDEMPLAY']._serialized_end=723
-  _globals['_FORADEORDEMACTION']._serialized_start=725
-  _globals['_FORADEORDEMACTION']._serialized_end=794
-  _globals['_FORADEORDEMCARD']._serialized_start=796
-  _globals['_FORADEORDEMCARD']._serialized_end=914
-  _globals['_FORADEORDEMCARDS']._serialized_start=916
-  _globals['_FORADEORDEMCARDS']._serialized_end=975
-  _globals['_FORADEORDEMVIEW']._serialized_start=978
-  _globals['_FORADEORDEMVIEW']._serialized_end=1437
-  _globals['_FORADEORDEMEVENT']._serialized_start=1440
-  _globals['_FORADEORDEMEVENT']._serialized_end=1869
-  _globals['_FORADEORDEMCARDPLAYED']._serialized_start=1871
-  _globals['_FORADEORDEMCARDPLAYED']._serialized_end=1976
-  _globals['_FORADEORDEMRANKSREVEALED']._serialized_start=1978
-  _globals['_FORADEORDEMRANKSREVEALED']._serialized_end=2070
-  _globals['_FORADEORDEMSIDERESOLVED']._serialized_start=2073
-  _globals['_FORADEORDEMSIDERESOLVED']._serialized_end=2248
-  _globals['_FORADEORDEMHANDSREFILLED']._serialized_start=2250
-  _globals['_FORADEORDEMHANDSREFILLED']._serialized_end=2306
-  _globals['_FORADEORDEMCARDSDRAWN']._serialized_start=2308
-  _globals['_FORADEORDEMCARDSDRAWN']._serialized_end=2386
-  _globals['_FORADEORDEMROUNDSTARTED']._serialized_start=2388
-  _globals['_FORADEORDEMROUNDSTARTED']._serialized_end=2505
-  _globals['_FORADEORDEMGAMEENDED']._serialized_start=2507
-  _globals['_FORADEORDEMGAMEENDED']._serialized_end=2607
+  _globals['_FORADEORDEMSTATE']._serialized_end=703
+  _globals['_FORADEORDEMPLAY']._serialized_start=705
+  _globals['_FORADEORDEMPLAY']._serialized_end=750
+  _globals['_FORADEORDEMACTION']._serialized_start=752
+  _globals['_FORADEORDEMACTION']._serialized_end=821
+  _globals['_FORADEORDEMCARD']._serialized_start=823
+  _globals['_FORADEORDEMCARD']._serialized_end=941
+  _globals['_FORADEORDEMCARDS']._serialized_start=943
+  _globals['_FORADEORDEMCARDS']._serialized_end=1002
+  _globals['_FORADEORDEMVIEW']._serialized_start=1005
+  _globals['_FORADEORDEMVIEW']._serialized_end=1464
+  _globals['_FORADEORDEMEVENT']._serialized_start=1467
+  _globals['_FORADEORDEMEVENT']._serialized_end=1896
+  _globals['_FORADEORDEMCARDPLAYED']._serialized_start=1898
+  _globals['_FORADEORDEMCARDPLAYED']._serialized_end=2003
+  _globals['_FORADEORDEMRANKSREVEALED']._serialized_start=2005
+  _globals['_FORADEORDEMRANKSREVEALED']._serialized_end=2097
+  _globals['_FORADEORDEMSIDERESOLVED']._serialized_start=2100
+  _globals['_FORADEORDEMSIDERESOLVED']._serialized_end=2275
+  _globals['_FORADEORDEMHANDSREFILLED']._serialized_start=2277
+  _globals['_FORADEORDEMHANDSREFILLED']._serialized_end=2333
+  _globals['_FORADEORDEMCARDSDRAWN']._serialized_start=2335
+  _globals['_FORADEORDEMCARDSDRAWN']._serialized_end=2413
+  _globals['_FORADEORDEMROUNDSTARTED']._serialized_start=2415
+  _globals['_FORADEORDEMROUNDSTARTED']._serialized_end=2532
+  _globals['_FORADEORDEMGAMEENDED']._serialized_start=2534
+  _globals['_FORADEORDEMGAMEENDED']._serialized_end=2634
 # @@protoc_insertion_point(module_scope)

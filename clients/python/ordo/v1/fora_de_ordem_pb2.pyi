@@ -232,6 +232,7 @@ class ForaDeOrdemState(_message.Message):
     SIDE_SIZES_FIELD_NUMBER: _builtins.int
     SCORE_PILE_CARDS_FIELD_NUMBER: _builtins.int
     SCORE_PILE_SIZES_FIELD_NUMBER: _builtins.int
+    BANK_QUESTION_IDS_FIELD_NUMBER: _builtins.int
     rounds_played: _builtins.int
     """The number of rounds already resolved; the game is over when it equals the rounds option."""
     rng_state: _builtins.int
@@ -242,11 +243,10 @@ class ForaDeOrdemState(_message.Message):
 
     @_builtins.property
     def questions(self) -> _containers.RepeatedCompositeFieldContainer[Global___ForaDeOrdemQuestion]:
-        """Hidden until each round: the question card of every round, in round order. The current
-        round's category and items are public; its ranks stay hidden until the round is resolved.
-        A card of the built-in bank carries its id alone (no category, items or ranks): its texts
-        and ranks are those of the bank card of that id in the options' language, and an id the bank
-        does not hold is refused. Any other card (a custom one) carries everything.
+        """Hidden until each round: the question card of every round, in round order, when any of them
+        is not a card of the built-in bank (custom cards); empty when bank_question_ids names them.
+        The current round's category and items are public; its ranks stay hidden until the round is
+        resolved.
         """
 
     @_builtins.property
@@ -287,6 +287,14 @@ class ForaDeOrdemState(_message.Message):
     def score_pile_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Per seat: the number of cards in its score pile."""
 
+    @_builtins.property
+    def bank_question_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Hidden until each round: when every round's question card is a card of the built-in bank,
+        their ids in round order (each card is the bank's card of that id in the options' language:
+        texts and ranks); empty otherwise. A state sets questions or bank_question_ids, never both,
+        and an id the bank does not hold is refused.
+        """
+
     def __init__(
         self,
         *,
@@ -303,10 +311,11 @@ class ForaDeOrdemState(_message.Message):
         side_sizes: _abc.Iterable[_builtins.int] | None = ...,
         score_pile_cards: _abc.Iterable[_builtins.int] | None = ...,
         score_pile_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        bank_question_ids: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck_cards", b"deck_cards", "deck_sizes", b"deck_sizes", "discarded", b"discarded", "hand_cards", b"hand_cards", "hand_sizes", b"hand_sizes", "options", b"options", "questions", b"questions", "rng_state", b"rng_state", "rounds_played", b"rounds_played", "score_pile_cards", b"score_pile_cards", "score_pile_sizes", b"score_pile_sizes", "side_cards", b"side_cards", "side_sizes", b"side_sizes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_question_ids", b"bank_question_ids", "deck_cards", b"deck_cards", "deck_sizes", b"deck_sizes", "discarded", b"discarded", "hand_cards", b"hand_cards", "hand_sizes", b"hand_sizes", "options", b"options", "questions", b"questions", "rng_state", b"rng_state", "rounds_played", b"rounds_played", "score_pile_cards", b"score_pile_cards", "score_pile_sizes", b"score_pile_sizes", "side_cards", b"side_cards", "side_sizes", b"side_sizes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
