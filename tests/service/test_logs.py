@@ -380,6 +380,49 @@ class TestConfigure:
         assert (line["logger"], line["level"]) == ("grpc._server", "warning")
 
 
+class TestJsonAccessLine:
+    """The access line rendered by hand is the line structlog's JSON renderer would write."""
+
+    @pytest.mark.parametrize(
+        "call",
+        [
+            finished(),
+            CallRecord(method="ListGames", request_id="r", seconds=1.5),
+            CallRecord(
+                method="ApplyAction",
+                request_id='quote " backslash \\ tab \t é ✓ \u2028',
+                game=GAME,
+                seat=0,
+                code="INVALID_ARGUMENT",
+                reason="CARD_NOT_IN_HAND",
+                seconds=0.000_412_5,
+            ),
+        ],
+    )
+    def test_same_as_json_dumps(self, call: CallRecord) -> None:
+        """Fields, order, escaping and numbers are those of ``json.dumps`` of the same fields."""
+        fields = {
+            "method": call.method,
+            "game": call.game or None,
+            "seat": call.seat,
+            "code": call.code,
+            "reason": call.reason or None,
+            "latency_ms": round(call.seconds * 1000, 3),
+            "request_id": call.request_id,
+            "event": "rpc",
+            "level": "warning",
+            "timestamp": "2025-01-01T12:00:00.000001Z",
+        }
+        line = logs.json_access_line(call, "warning", "2025-01-01T12:00:00.000001Z")
+        assert line == json.dumps(fields)
+
+    def test_timestamp(self, log_output: io.StringIO) -> None:
+        """The timestamp is ISO 8601 in UTC to the microsecond, like every other line's."""
+        logs.AccessLog().call_finished(finished())
+        (line,) = access_lines(log_output)
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", line["timestamp"])
+
+
 class TestSettings:
     """``--log-format`` and ``--log-level`` (or their ORDO_* variables) choose the logs."""
 
