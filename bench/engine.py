@@ -184,6 +184,9 @@ class _Context:
     def send_initial_metadata(self, metadata: object) -> None:
         return None
 
+    def set_trailing_metadata(self, metadata: object) -> None:
+        return None
+
     def abort_with_status(self, status: object) -> NoReturn:
         raise RuntimeError(f"the handler refused a recorded request: {status}")
 

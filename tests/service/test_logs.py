@@ -161,12 +161,12 @@ class TestRequestId:
     """The request id comes from ``x-request-id``, or is made up, and goes back to the caller."""
 
     def test_sent_id_comes_back(self, start_server: StartServer, log_output: io.StringIO) -> None:
-        """The caller's id is returned in the initial metadata and written in the access line."""
+        """The caller's id is returned in the trailing metadata and written in the access line."""
         stub = start_server([logs.AccessLog()])
         _response, call = stub.ListGames.with_call(
             api.ListGamesRequest(), metadata=(("x-request-id", "trace-42"),), timeout=10
         )
-        assert ("x-request-id", "trace-42") in call.initial_metadata()
+        assert ("x-request-id", "trace-42") in call.trailing_metadata()
         assert access_lines(log_output)[-1]["request_id"] == "trace-42"
 
     def test_generated_when_absent(
@@ -177,7 +177,7 @@ class TestRequestId:
         returned = []
         for _ in range(2):
             _response, call = stub.ListGames.with_call(api.ListGamesRequest(), timeout=10)
-            returned.append(dict(call.initial_metadata())["x-request-id"])
+            returned.append(dict(call.trailing_metadata())["x-request-id"])
         assert all(re.fullmatch(r"[0-9a-f]{32}", rid) for rid in returned)
         assert returned[0] != returned[1]
         assert [line["request_id"] for line in access_lines(log_output)] == returned
@@ -189,7 +189,7 @@ class TestRequestId:
         stub = start_server([logs.AccessLog()])
         with pytest.raises(grpc.RpcError) as caught:
             stub.NewGame(api.NewGameRequest(), metadata=(("x-request-id", "r-1"),), timeout=10)
-        assert ("x-request-id", "r-1") in caught.value.initial_metadata()  # type: ignore[attr-defined]
+        assert ("x-request-id", "r-1") in caught.value.trailing_metadata()  # type: ignore[attr-defined]
         assert access_lines(log_output)[-1]["reason"] == "GAME_NOT_SELECTED"
 
     def test_long_id_is_cut(self, start_server: StartServer, log_output: io.StringIO) -> None:
@@ -199,7 +199,7 @@ class TestRequestId:
         _response, call = stub.ListGames.with_call(
             api.ListGamesRequest(), metadata=(("x-request-id", sent),), timeout=10
         )
-        assert dict(call.initial_metadata())["x-request-id"] == sent[:128]
+        assert dict(call.trailing_metadata())["x-request-id"] == sent[:128]
 
 
 class TestNoHiddenState:
