@@ -181,9 +181,6 @@ class _Context:
     def invocation_metadata(self) -> tuple[()]:
         return ()
 
-    def send_initial_metadata(self, metadata: object) -> None:
-        return None
-
     def set_trailing_metadata(self, metadata: object) -> None:
         return None
 
