@@ -181,7 +181,7 @@ class _Context:
     def invocation_metadata(self) -> tuple[()]:
         return ()
 
-    def send_initial_metadata(self, metadata: object) -> None:
+    def set_trailing_metadata(self, metadata: object) -> None:
         return None
 
     def abort_with_status(self, status: object) -> NoReturn:

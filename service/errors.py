@@ -6,6 +6,8 @@ Every error leaves the server as a ``google.rpc.Status`` with exactly one ``Erro
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import grpc
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
@@ -29,6 +31,22 @@ class RequestError(RulesError):
 STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (RulesError, grpc.StatusCode.INVALID_ARGUMENT),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Status(grpc.Status):
+    """A status to abort a call with: code, message and the trailing metadata that go with it."""
+
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple[tuple[str, str | bytes], ...]
+
+
+def with_trailing_metadata(
+    status: grpc.Status, metadata: tuple[tuple[str, str | bytes], ...]
+) -> grpc.Status:
+    """``status`` with ``metadata`` added to its trailing metadata (which holds the details)."""
+    return Status(status.code, status.details, (*status.trailing_metadata, *metadata))
 
 
 def status_code_of(error: RulesError) -> grpc.StatusCode:

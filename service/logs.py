@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from json.encoder import encode_basestring_ascii
 from typing import Any, TextIO
 
 import structlog
@@ -23,6 +28,52 @@ def is_terminal(stream: TextIO) -> bool:
         return False
 
 
+ACCESS_EVENT = "rpc"  # the event name of every access line
+MILLISECONDS_PER_SECOND = 1_000
+LATENCY_DECIMALS = 3  # latency_ms is logged to the microsecond
+NANOSECONDS_PER_SECOND = 1_000_000_000
+NANOSECONDS_PER_MICROSECOND = 1_000
+
+
+@dataclass(slots=True)
+class _JsonSink:
+    """Where ``configure`` sends JSON lines, for the access log to write its lines straight to.
+
+    ``processors`` is structlog's processor list of that configuration: while structlog still
+    uses that very list, the set-up is current (``structlog.configure`` and
+    ``structlog.reset_defaults`` replace it).
+    """
+
+    processors: object
+    level: int  # the least level written, as in ``logging`` (INFO, WARNING …)
+    write: Callable[[str], None]  # one locked write and flush per line, shared with structlog
+
+
+_json_sink: _JsonSink | None = None
+
+
+class _Clock:
+    """UTC timestamps in the ISO format of the other lines, the date and time made once a second.
+
+    The access log stamps every call; formatting a datetime costs more than the rest of its line.
+    """
+
+    __slots__ = ("_prefix", "_second")
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._prefix = ""
+
+    def now(self) -> str:
+        """The current time, e.g. ``2025-01-01T12:00:00.123456Z``."""
+        second, nanoseconds = divmod(time.time_ns(), NANOSECONDS_PER_SECOND)
+        if second != self._second:
+            # Two threads may both refresh the prefix at a second's turn; each writes a true one.
+            self._prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+            self._second = second
+        return f"{self._prefix}.{nanoseconds // NANOSECONDS_PER_MICROSECOND:06d}Z"
+
+
 def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = None) -> None:
     """Set up the logs of this process.
 
@@ -30,6 +81,7 @@ def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = No
     ``auto`` (console on a terminal, else json); ``level`` is a standard level name such as
     ``info``. Lines go to ``stream``, standard error by default.
     """
+    global _json_sink  # noqa: PLW0603 - the one set-up of the process, as structlog's own
     stream = sys.stderr if stream is None else stream
     console = fmt == "console" or (fmt == "auto" and is_terminal(stream))
     numeric_level = logging.getLevelNamesMapping()[level.upper()]
@@ -48,13 +100,17 @@ def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = No
     else:
         shared.append(structlog.processors.format_exc_info)
         renderer = structlog.processors.JSONRenderer()
+    processors = [*shared, renderer]
     structlog.configure(
-        processors=[*shared, renderer],
+        processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
         # One write per line (print() makes two): the worker processes share standard error,
         # and lines written in one piece do not interleave.
         logger_factory=structlog.WriteLoggerFactory(stream),
         cache_logger_on_first_use=True,
+    )
+    _json_sink = (
+        None if console else _JsonSink(processors, numeric_level, structlog.WriteLogger(stream).msg)
     )
     handler = logging.StreamHandler(stream)
     handler.setFormatter(
@@ -71,25 +127,72 @@ def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = No
 class AccessLog:
     """Writes one line per RPC: method, game, seat, status code, reason, latency, request id.
 
-    Only these fields are logged: never a request, a state, a hand, a deck or a seed.
+    Only these fields are logged: never a request, a state, a hand, a deck or a seed. In the
+    JSON format the line is rendered here, with the same fields in the same order as structlog
+    renders them (method … request_id, event, level, timestamp), and written in one piece: one
+    line per call is worth a path of its own (``json_access_line``). Other formats go through
+    structlog. Like a structlog logger, it keeps the set-up of its first use.
     """
 
     def __init__(self) -> None:
         self.log = structlog.get_logger("ordo.access")
+        self._sink: _JsonSink | None = None
+        self._resolved = False
+        self._clock = _Clock()
 
     def call_started(self, call: CallRecord) -> None:
         """Nothing: the line is written when the call has finished."""
 
     def call_finished(self, call: CallRecord) -> None:
         """Log the call at info level, or warning for a server-side failure."""
-        method = self.log.warning if call.code == "INTERNAL" else self.log.info
-        method(
-            "rpc",
-            method=call.method,
-            game=call.game or None,
-            seat=call.seat,
-            code=call.code,
-            reason=call.reason or None,
-            latency_ms=round(call.seconds * 1000, 3),
-            request_id=call.request_id,
-        )
+        if not self._resolved:
+            sink = _json_sink
+            current = sink is not None and structlog.get_config()["processors"] is sink.processors
+            self._sink = sink if current else None
+            self._resolved = True
+        failed = call.code == "INTERNAL"
+        sink = self._sink
+        if sink is None:
+            method = self.log.warning if failed else self.log.info
+            method(
+                ACCESS_EVENT,
+                method=call.method,
+                game=call.game or None,
+                seat=call.seat,
+                code=call.code,
+                reason=call.reason or None,
+                latency_ms=latency_ms(call),
+                request_id=call.request_id,
+            )
+            return
+        level = logging.WARNING if failed else logging.INFO
+        if level >= sink.level:
+            sink.write(json_access_line(call, "warning" if failed else "info", self._clock.now()))
+
+
+def latency_ms(call: CallRecord) -> float:
+    """The latency of a call as logged: milliseconds, rounded to the microsecond."""
+    return round(call.seconds * MILLISECONDS_PER_SECOND, LATENCY_DECIMALS)
+
+
+def _json_text(text: str | None) -> str:
+    """A string (ASCII-escaped, as ``json.dumps`` writes it) or null."""
+    return "null" if text is None else encode_basestring_ascii(text)
+
+
+def json_access_line(call: CallRecord, level: str, timestamp: str) -> str:
+    """The access line of a call as structlog's JSON renderer writes it (``json.dumps``).
+
+    Written out field by field: this is several times quicker than ``json.dumps`` of a dict, and
+    every string that may come from the caller (the request id) is escaped as ``json.dumps``
+    escapes it.
+    """
+    seat = "null" if call.seat is None else str(call.seat)
+    return (
+        f'{{"method": {_json_text(call.method)}, "game": {_json_text(call.game or None)}, '
+        f'"seat": {seat}, "code": {_json_text(call.code)}, '
+        f'"reason": {_json_text(call.reason or None)}, '
+        f'"latency_ms": {latency_ms(call)!r}, '
+        f'"request_id": {_json_text(call.request_id)}, "event": "{ACCESS_EVENT}", '
+        f'"level": "{level}", "timestamp": "{timestamp}"}}'
+    )

@@ -10,8 +10,6 @@ an observer cannot leak hidden information (hands, decks, seeds) even by acciden
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -33,15 +31,6 @@ class CallRecord:
     state_bytes: int | None = None  # the size of the new state, when the call produced one
     game_started: bool = False
     game_finished: bool = False
-
-    @contextmanager
-    def engine_time(self) -> Iterator[None]:
-        """Add the time spent inside the block to ``engine_seconds``."""
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.engine_seconds += time.perf_counter() - start
 
 
 class Observer(Protocol):

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import signal
 import time
 import traceback
-import uuid
 from collections.abc import Callable, Sequence
 from concurrent import futures
 from types import FrameType
@@ -37,6 +37,7 @@ from service.errors import (
     internal_status,
     status_code_of,
     status_of,
+    with_trailing_metadata,
 )
 from service.observe import CallRecord, Observer
 from service.servicer import GameEngineServicer
@@ -45,6 +46,7 @@ SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
 SERVICE_NAME = SERVICE.full_name
 REQUEST_ID_KEY = "x-request-id"
 MAX_REQUEST_ID_LENGTH = 128  # a longer id sent by a caller is cut to this many characters
+REQUEST_ID_BYTES = 16  # a request id made here: 128 random bits, written as 32 hex digits
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
 
 log = structlog.get_logger("ordo.server")
@@ -55,7 +57,7 @@ def request_id_of(context: grpc.ServicerContext) -> str:
     for key, value in context.invocation_metadata():
         if key == REQUEST_ID_KEY and isinstance(value, str) and value:
             return value[:MAX_REQUEST_ID_LENGTH]
-    return uuid.uuid4().hex
+    return os.urandom(REQUEST_ID_BYTES).hex()
 
 
 def error_fields(error: BaseException) -> dict[str, str]:
@@ -83,21 +85,16 @@ def _log_error(log: Any, event: str, error: BaseException, **fields: Any) -> Non
         log.error(event, **fields, **error_fields(error))
 
 
-def _notify(
-    observer: Observer, hook: Callable[[CallRecord], None], call: CallRecord, log: Any
-) -> None:
-    """Run one hook of an observer; a failure is logged (if logging works at all) and dropped."""
-    try:
-        hook(call)
-    except Exception as error:
-        _log_error(
-            log,
-            "observer failed",
-            error,
-            observer=type(observer).__qualname__,
-            method=call.method,
-            request_id=call.request_id,
-        )
+def _observer_failed(observer: Observer, call: CallRecord, error: Exception, log: Any) -> None:
+    """Log the failure of an observer's hook (if logging works at all); the call goes on."""
+    _log_error(
+        log,
+        "observer failed",
+        error,
+        observer=type(observer).__qualname__,
+        method=call.method,
+        request_id=call.request_id,
+    )
 
 
 def _handler(
@@ -110,14 +107,19 @@ def _handler(
     """Wrap one servicer method: parse, call, map errors to rich statuses, observe.
 
     The request arrives as raw bytes so that unparsable input is an INVALID_ARGUMENT with a
-    reason like any other bad argument, not a transport error.
+    reason like any other bad argument, not a transport error. The request id goes back in the
+    trailing metadata, which leaves with the status: sending it at the start would cost a
+    message of its own.
     """
 
     def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
         call = CallRecord(method=name, request_bytes=len(raw), request_id=request_id_of(context))
-        context.send_initial_metadata(((REQUEST_ID_KEY, call.request_id),))
+        request_id = ((REQUEST_ID_KEY, call.request_id),)
         for observer in observers:
-            _notify(observer, observer.call_started, call, log)
+            try:
+                observer.call_started(call)
+            except Exception as error:
+                _observer_failed(observer, call, error, log)
         status = None
         response = None
         try:
@@ -147,9 +149,13 @@ def _handler(
             call.code, call.reason = "INTERNAL", INTERNAL_REASON
         call.seconds = time.perf_counter() - call.started
         for observer in observers:
-            _notify(observer, observer.call_finished, call, log)
+            try:
+                observer.call_finished(call)
+            except Exception as error:
+                _observer_failed(observer, call, error, log)
         if status is not None:
-            context.abort_with_status(status)
+            context.abort_with_status(with_trailing_metadata(status, request_id))
+        context.set_trailing_metadata(request_id)
         return response
 
     return handle

@@ -161,12 +161,12 @@ class TestRequestId:
     """The request id comes from ``x-request-id``, or is made up, and goes back to the caller."""
 
     def test_sent_id_comes_back(self, start_server: StartServer, log_output: io.StringIO) -> None:
-        """The caller's id is returned in the initial metadata and written in the access line."""
+        """The caller's id is returned in the trailing metadata and written in the access line."""
         stub = start_server([logs.AccessLog()])
         _response, call = stub.ListGames.with_call(
             api.ListGamesRequest(), metadata=(("x-request-id", "trace-42"),), timeout=10
         )
-        assert ("x-request-id", "trace-42") in call.initial_metadata()
+        assert ("x-request-id", "trace-42") in call.trailing_metadata()
         assert access_lines(log_output)[-1]["request_id"] == "trace-42"
 
     def test_generated_when_absent(
@@ -177,7 +177,7 @@ class TestRequestId:
         returned = []
         for _ in range(2):
             _response, call = stub.ListGames.with_call(api.ListGamesRequest(), timeout=10)
-            returned.append(dict(call.initial_metadata())["x-request-id"])
+            returned.append(dict(call.trailing_metadata())["x-request-id"])
         assert all(re.fullmatch(r"[0-9a-f]{32}", rid) for rid in returned)
         assert returned[0] != returned[1]
         assert [line["request_id"] for line in access_lines(log_output)] == returned
@@ -189,7 +189,7 @@ class TestRequestId:
         stub = start_server([logs.AccessLog()])
         with pytest.raises(grpc.RpcError) as caught:
             stub.NewGame(api.NewGameRequest(), metadata=(("x-request-id", "r-1"),), timeout=10)
-        assert ("x-request-id", "r-1") in caught.value.initial_metadata()  # type: ignore[attr-defined]
+        assert ("x-request-id", "r-1") in caught.value.trailing_metadata()  # type: ignore[attr-defined]
         assert access_lines(log_output)[-1]["reason"] == "GAME_NOT_SELECTED"
 
     def test_long_id_is_cut(self, start_server: StartServer, log_output: io.StringIO) -> None:
@@ -199,7 +199,7 @@ class TestRequestId:
         _response, call = stub.ListGames.with_call(
             api.ListGamesRequest(), metadata=(("x-request-id", sent),), timeout=10
         )
-        assert dict(call.initial_metadata())["x-request-id"] == sent[:128]
+        assert dict(call.trailing_metadata())["x-request-id"] == sent[:128]
 
 
 class TestNoHiddenState:
@@ -378,6 +378,49 @@ class TestConfigure:
         (line,) = lines(buffer)
         assert line["event"] == "something about grpc"
         assert (line["logger"], line["level"]) == ("grpc._server", "warning")
+
+
+class TestJsonAccessLine:
+    """The access line rendered by hand is the line structlog's JSON renderer would write."""
+
+    @pytest.mark.parametrize(
+        "call",
+        [
+            finished(),
+            CallRecord(method="ListGames", request_id="r", seconds=1.5),
+            CallRecord(
+                method="ApplyAction",
+                request_id='quote " backslash \\ tab \t é ✓ \u2028',
+                game=GAME,
+                seat=0,
+                code="INVALID_ARGUMENT",
+                reason="CARD_NOT_IN_HAND",
+                seconds=0.000_412_5,
+            ),
+        ],
+    )
+    def test_same_as_json_dumps(self, call: CallRecord) -> None:
+        """Fields, order, escaping and numbers are those of ``json.dumps`` of the same fields."""
+        fields = {
+            "method": call.method,
+            "game": call.game or None,
+            "seat": call.seat,
+            "code": call.code,
+            "reason": call.reason or None,
+            "latency_ms": round(call.seconds * 1000, 3),
+            "request_id": call.request_id,
+            "event": "rpc",
+            "level": "warning",
+            "timestamp": "2025-01-01T12:00:00.000001Z",
+        }
+        line = logs.json_access_line(call, "warning", "2025-01-01T12:00:00.000001Z")
+        assert line == json.dumps(fields)
+
+    def test_timestamp(self, log_output: io.StringIO) -> None:
+        """The timestamp is ISO 8601 in UTC to the microsecond, like every other line's."""
+        logs.AccessLog().call_finished(finished())
+        (line,) = access_lines(log_output)
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", line["timestamp"])
 
 
 class TestSettings:
