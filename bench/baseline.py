@@ -46,9 +46,11 @@ def run_worker(host: str, port: int, threads: int) -> None:
         request_deserializer=api.ApplyActionRequest.FromString,
         response_serializer=api.ApplyActionResponse.SerializeToString,
     )
+    # Registered as the generated add_*Servicer_to_server registers, like the Ordo server.
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(SERVICE_NAME, {"ApplyAction": handler}),)
     )
+    server.add_registered_method_handlers(SERVICE_NAME, {"ApplyAction": handler})
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):

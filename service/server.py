@@ -161,10 +161,10 @@ def _handler(
     return handle
 
 
-def rpc_handler(
+def method_handlers(
     servicer: GameEngineServicer, observers: Sequence[Observer] = ()
-) -> grpc.GenericRpcHandler[Any, Any]:
-    """The generic handler of every method of the service, built from its descriptor."""
+) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
+    """The handler of every method of the service, by method name, built from its descriptor."""
     log = structlog.get_logger("ordo.server")  # per server: it keeps the set-up of its first use
     handlers = {}
     for method in SERVICE.methods:
@@ -175,7 +175,14 @@ def rpc_handler(
             request_deserializer=None,
             response_serializer=response_type.SerializeToString,
         )
-    return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+    return handlers
+
+
+def rpc_handler(
+    servicer: GameEngineServicer, observers: Sequence[Observer] = ()
+) -> grpc.GenericRpcHandler[Any, Any]:
+    """The generic handler of every method of the service."""
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer, observers))
 
 
 def create_server(
@@ -191,7 +198,11 @@ def create_server(
         options=options,
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
-    server.add_generic_rpc_handlers((rpc_handler(GameEngineServicer(), observers),))
+    handlers = method_handlers(GameEngineServicer(), observers)
+    # Registered methods are found without asking every generic handler on each call, as the
+    # generated add_*Servicer_to_server does; the generic handler serves older call paths.
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)  # type: ignore[attr-defined]
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):
