@@ -25,6 +25,7 @@ class Settings:
     log_format: str = "auto"  # json when not on a terminal, console on a terminal
     max_request_bytes: int = 1 << 20
     max_concurrent_rpcs: int = 0  # per worker; 0 means no limit
+    state_cache_size: int = 4096  # states a worker remembers having returned; 0 turns it off
 
     @property
     def worker_count(self) -> int:
@@ -43,6 +44,8 @@ HELP = {
     "log_format": f"one of {', '.join(LOG_FORMATS)} (auto: console on a terminal, else json)",
     "max_request_bytes": "largest request accepted, in bytes",
     "max_concurrent_rpcs": "calls at once per worker before RESOURCE_EXHAUSTED (0: no limit)",
+    "state_cache_size": "states a worker remembers having returned, so that a state sent back "
+    "unchanged is not decoded and validated again (0: off)",
 }
 
 
@@ -80,6 +83,14 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         parser.error("log level or format out of range")
     if settings.worker_count > 1 and settings.port == 0:
         parser.error("port 0 needs --workers 1: workers share one fixed port")
-    if settings.threads < 1 or settings.max_request_bytes < 1 or settings.grace_seconds < 0:
-        parser.error("threads and max request bytes must be positive, the grace period >= 0")
+    if (
+        settings.threads < 1
+        or settings.max_request_bytes < 1
+        or settings.grace_seconds < 0
+        or settings.state_cache_size < 0
+    ):
+        parser.error(
+            "threads and max request bytes must be positive, the grace period and the state "
+            "cache size >= 0"
+        )
     return settings

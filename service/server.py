@@ -198,7 +198,7 @@ def create_server(
         options=options,
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
-    handlers = method_handlers(GameEngineServicer(), observers)
+    handlers = method_handlers(GameEngineServicer(settings.state_cache_size), observers)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))

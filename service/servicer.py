@@ -31,8 +31,10 @@ from service.codecs import CODECS
 from service.codecs.base import Codec
 from service.errors import RequestError
 from service.observe import CallRecord
+from service.state_cache import StateCache
 
 DEFAULT_POLICY = "heuristic"
+DEFAULT_STATE_CACHE_SIZE = 4096  # states per worker: a few KB each
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +73,9 @@ def encode_status(status: Status) -> common.GameStatus:
 class GameEngineServicer:
     """Implements every RPC of ``ordo.v1.GameEngineService``."""
 
-    def __init__(self) -> None:
+    def __init__(self, state_cache_size: int = DEFAULT_STATE_CACHE_SIZE) -> None:
         self.games = _registered_games()
+        self.states = StateCache(state_cache_size)
         self._list_games = api.ListGamesResponse(
             games=[self._game_info(game) for game in self.games.values()]
         )
@@ -210,6 +213,12 @@ class GameEngineServicer:
         return self.games[game_id]
 
     def _decode_state(self, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
+        key = msg.SerializeToString() if self.states.size else b""
+        known = self.states.get(key) if key else None
+        if known is not None:  # a state this worker returned, sent back unchanged
+            game = self.games[known[0]]
+            call.game = game.id
+            return game, known[1]
         game_id = msg.WhichOneof("game")
         if game_id is None:
             raise RequestError("the request carries no game state", "STATE_NOT_SET")
@@ -246,7 +255,12 @@ class GameEngineServicer:
         target.rules_version = state.rules_version
         target.revision = state.revision
         getattr(target, game.id).CopyFrom(game.codec.encode_state(state))
-        call.state_bytes = target.ByteSize()
+        if self.states.size:
+            key = target.SerializeToString()
+            self.states.put(key, game.id, state)
+            call.state_bytes = len(key)
+        else:
+            call.state_bytes = target.ByteSize()
 
     @staticmethod
     def _game_info(game: Game) -> common.GameInfo:

@@ -1,0 +1,45 @@
+"""A bounded cache of the states a worker returned, keyed by their wire bytes.
+
+A game server sends back the state it was given, unchanged, with the next action; the same
+connection reaches the same worker. Such a state was encoded here from an engine state that the
+rules produced, so decoding and validating it again would only find that engine state once more:
+the cache returns it instead. It changes no answer — a state it does not hold, or a single byte
+different, is decoded and validated as always — and it is per worker and bounded, so the service
+stays stateless: any replica gives the same answers, only slower for states it has not seen.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+
+class StateCache:
+    """The ``size`` most recently returned states, least recently used evicted first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._states: OrderedDict[bytes, tuple[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: bytes) -> tuple[str, Any] | None:
+        """The game id and engine state encoded as ``key``, or None."""
+        with self._lock:
+            found = self._states.get(key)
+            if found is not None:
+                self._states.move_to_end(key)
+            return found
+
+    def put(self, key: bytes, game_id: str, state: Any) -> None:
+        """Remember that ``key`` is the encoding of ``state``."""
+        if not self.size:
+            return
+        with self._lock:
+            self._states[key] = (game_id, state)
+            self._states.move_to_end(key)
+            if len(self._states) > self.size:
+                self._states.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._states)

@@ -1,0 +1,79 @@
+"""The state cache changes no answer: it only skips decoding states this worker returned."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines import registry
+from engines.errors import RulesError
+from engines.prng import Rng
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from service.observe import CallRecord
+from service.servicer import GameEngineServicer
+from service.state_cache import StateCache
+from tests.conformance.drivers import InProcess
+
+GAMES = sorted(registry.ENGINES)
+
+
+def chained_playout(servicer: GameEngineServicer, game: str, seed: int) -> list[bytes]:
+    """Play a whole game sending back each returned state; the serialized responses."""
+    driver = InProcess(game)
+    rng = Rng(seed)
+    options = common.GameOptions(**{game: {}})
+    seats = registry.get(game).info.min_seats
+    new = servicer.NewGame(
+        api.NewGameRequest(seats=seats, seed=seed, options=options), CallRecord("NewGame")
+    )
+    responses = [new.SerializeToString()]
+    state, status = new.state, new.status
+    while not status.finished:
+        seat = rng.choice(list(status.seats_to_act))
+        request = api.ApplyActionRequest(state=state, action=rng.choice(driver.legal(state, seat)))
+        reply = servicer.ApplyAction(
+            api.ApplyActionRequest.FromString(request.SerializeToString()),
+            CallRecord("ApplyAction"),
+        )
+        responses.append(reply.SerializeToString())
+        state, status = reply.state, reply.status
+    return responses
+
+
+class TestStateCache:
+    """Answers with and without the cache."""
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_same_answers_with_and_without_the_cache(self, game: str) -> None:
+        """A whole chained playout gives byte-identical responses with the cache on and off."""
+        cached = GameEngineServicer(state_cache_size=64)
+        assert chained_playout(cached, game, 3) == chained_playout(GameEngineServicer(0), game, 3)
+        assert len(cached.states) > 0
+
+    def test_a_tampered_copy_of_a_returned_state_is_still_validated(self) -> None:
+        """Changing one number of a state the worker returned makes it be checked again."""
+        servicer = GameEngineServicer(state_cache_size=64)
+        options = common.GameOptions(six_nimmt={})
+        state = servicer.NewGame(
+            api.NewGameRequest(seats=2, seed=5, options=options), CallRecord("NewGame")
+        ).state
+        state.six_nimmt.penalties[0] = 50  # above what the seat took: impossible
+        viewer = common.Viewer(spectator=True)
+        with pytest.raises(RulesError) as refused:
+            servicer.GetView(api.GetViewRequest(state=state, viewer=viewer), CallRecord("GetView"))
+        assert refused.value.reason == "INVALID_STATE"
+
+    def test_size_bounds_the_cache(self) -> None:
+        """The least recently used state is evicted beyond the size."""
+        cache = StateCache(2)
+        for key in (b"a", b"b", b"c"):
+            cache.put(key, "six_nimmt", key)
+        assert len(cache) == 2
+        assert cache.get(b"a") is None
+        assert cache.get(b"c") == ("six_nimmt", b"c")
+
+    def test_size_zero_turns_it_off(self) -> None:
+        """With size 0 nothing is remembered."""
+        cache = StateCache(0)
+        cache.put(b"a", "six_nimmt", 1)
+        assert cache.get(b"a") is None
