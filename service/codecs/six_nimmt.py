@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engines import six_nimmt as game
@@ -55,6 +56,26 @@ def _cards(groups: tuple[tuple[int, ...], ...]) -> list[pb.SixNimmtCards]:
     return [pb.SixNimmtCards(cards=cards) for cards in groups]
 
 
+def _flat(groups: tuple[tuple[int, ...], ...]) -> list[int]:
+    """The cards of every group, one group after the other (the state's ``*_cards`` fields)."""
+    return [card for group in groups for card in group]
+
+
+def _split(cards: Sequence[int], lengths: Iterable[int], name: str) -> tuple[tuple[int, ...], ...]:
+    """Cut a flat list of cards into groups of the given lengths; the lengths must add up to the
+    number of cards."""
+    cards = tuple(cards)
+    groups = []
+    start = 0
+    for length in lengths:
+        end = start + length
+        groups.append(cards[start:end])
+        start = end
+    if start != len(cards):
+        raise InvalidStateError(f"the {name} lengths do not add up to the {name} cards")
+    return tuple(groups)
+
+
 class SixNimmtCodec:
     """Translates 6 nimmt! messages."""
 
@@ -67,13 +88,13 @@ class SixNimmtCodec:
             rules_version=rules_version,
             revision=revision,
             options=_options(msg.options, EnumMap.decode_state),
-            rows=tuple(tuple(row.cards) for row in msg.rows),
-            hands=tuple(tuple(hand.cards) for hand in msg.hands),
+            rows=_split(msg.row_cards, msg.row_lengths, "row"),
+            hands=_split(msg.hand_cards, msg.hand_lengths, "hand"),
             selections=tuple(msg.selections),
             revealed=msg.revealed,
             placed=msg.placed,
             penalties=tuple(msg.penalties),
-            taken=tuple(tuple(taken.cards) for taken in msg.taken),
+            taken=_split(msg.taken_cards, msg.taken_lengths, "taken"),
             zero_card_used_in_hand=tuple(msg.zero_card_used_in_hand),
             hand_number=msg.hand_number,
             turn=msg.turn,
@@ -85,13 +106,16 @@ class SixNimmtCodec:
     def encode_state(self, state: game.State) -> pb.SixNimmtState:
         return pb.SixNimmtState(
             options=_encode_options(state.options),
-            rows=_rows(state.rows),
-            hands=_cards(state.hands),
+            row_cards=_flat(state.rows),
+            row_lengths=map(len, state.rows),
+            hand_cards=_flat(state.hands),
+            hand_lengths=map(len, state.hands),
             selections=state.selections,
             revealed=state.revealed,
             placed=state.placed,
             penalties=state.penalties,
-            taken=_cards(state.taken),
+            taken_cards=_flat(state.taken),
+            taken_lengths=map(len, state.taken),
             zero_card_used_in_hand=state.zero_card_used_in_hand,
             hand_number=state.hand_number,
             turn=state.turn,
