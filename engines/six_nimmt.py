@@ -29,6 +29,7 @@ under Rule 4 it takes the cheapest row.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
@@ -248,7 +249,7 @@ def row_bullheads(row: tuple[int, ...]) -> int:
     return sum(BULLHEADS[card] for card in row)
 
 
-def target_row(rows: tuple[tuple[int, ...], ...], card: int) -> int | None:
+def target_row(rows: Sequence[tuple[int, ...]], card: int) -> int | None:
     """Rules 1–2: the row whose last card is closest below ``card``; None if every row is
     higher (Rule 4)."""
     best, best_end = None, 0
@@ -259,7 +260,7 @@ def target_row(rows: tuple[tuple[int, ...], ...], card: int) -> int | None:
     return best
 
 
-def cheapest_row(rows: tuple[tuple[int, ...], ...]) -> int:
+def cheapest_row(rows: Sequence[tuple[int, ...]]) -> int:
     """TAKE_CHEAPEST_ROW: fewest bullheads, then fewest cards, then the lowest index."""
     return min(range(len(rows)), key=lambda i: (row_bullheads(rows[i]), len(rows[i]), i))
 
@@ -432,7 +433,8 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
                 raise IllegalActionError(
                     f"row must be 0..{ROW_COUNT - 1}, not {action.row}", "NO_SUCH_ROW"
                 )
-            return _resolve(state, [], action.row)
+            turn = _Turn(state.hands, state.selections, state.zero_card_used_in_hand, state.placed)
+            return _resolve(state, turn, [], action.row)
         raise MalformedActionError(f"not a 6 nimmt! action: {action!r}")
 
     def _heuristic(self, state: State, seat: int, rng: Rng) -> Action:
@@ -463,75 +465,100 @@ def _reveal_order(selections: tuple[int, ...]) -> list[tuple[int, int]]:
     return sorted((card, seat) for seat, card in enumerate(selections) if card > ZERO_CARD)
 
 
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    """What the turn being resolved changed of the state it started from: the hands and
+    selections after the last selection, the zero cards used, and the cards already placed."""
+
+    hands: tuple[tuple[int, ...], ...]
+    selections: tuple[int, ...]
+    zero_card_used_in_hand: tuple[int, ...]
+    placed: int
+
+
 def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]]:
     if state.revealed:
         raise IllegalActionError("a row choice is pending: choose a row", "ROW_CHOICE_PENDING")
+    hand = state.hands[seat]
     if card == ZERO_CARD:
         if not state.options.zero_card:
             raise IllegalActionError("this game has no zero card", "ZERO_CARD_NOT_IN_GAME")
         if state.zero_card_used_in_hand[seat]:
             raise IllegalActionError("the zero card was already played", "ZERO_CARD_USED")
-        hand = state.hands[seat]
+    elif card in hand:
+        at = hand.index(card)
+        hand = hand[:at] + hand[at + 1 :]
     else:
-        if card not in state.hands[seat]:
-            raise IllegalActionError(
-                f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND"
-            )
-        hand = tuple(c for c in state.hands[seat] if c != card)
+        raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
     hands = _replace_at(state.hands, seat, hand)
     selections = _replace_at(state.selections, seat, card)
-    events: list[Event] = [
-        Event(CardSelected(seat, NO_SELECTION)),
-        Event(CardSelected(seat, card), (seat,)),
-    ]
+    selected = (Event(CardSelected(seat, NO_SELECTION)), Event(CardSelected(seat, card), (seat,)))
     if NO_SELECTION in selections:
-        new = dataclasses.replace(
-            state, revision=state.revision + 1, hands=hands, selections=selections
+        waiting = State(
+            rules_version=state.rules_version,
+            revision=state.revision + 1,
+            options=state.options,
+            rows=state.rows,
+            hands=hands,
+            selections=selections,
+            revealed=False,
+            placed=0,
+            penalties=state.penalties,
+            taken=state.taken,
+            zero_card_used_in_hand=state.zero_card_used_in_hand,
+            hand_number=state.hand_number,
+            turn=state.turn,
+            deck=state.deck,
+            discarded=state.discarded,
+            rng_state=state.rng_state,
         )
-        return new, tuple(events)
-    # The last seat selected: reveal every card, then place them.
-    events.append(Event(CardsRevealed(selections)))
+        return waiting, selected
+    # The last seat selected: reveal every card (a zero card is used from now on), then place
+    # them.
     zero_used = tuple(
         state.hand_number if card == ZERO_CARD else used
         for card, used in zip(selections, state.zero_card_used_in_hand, strict=True)
     )
-    revealed = dataclasses.replace(
-        state,
-        hands=hands,
-        selections=selections,
-        revealed=True,
-        placed=0,
-        zero_card_used_in_hand=zero_used,
-    )
-    return _resolve(revealed, events, None)
+    events = [*selected, Event(CardsRevealed(selections))]
+    return _resolve(state, _Turn(hands, selections, zero_used, 0), events, None)
 
 
 def _resolve(
-    state: State, events: list[Event], chosen_row: int | None
+    state: State, turn: _Turn, events: list[Event], chosen_row: int | None
 ) -> tuple[State, tuple[Event, ...]]:
-    """Place the revealed cards from ``state.placed`` on, in ascending order (Rules 1–4)."""
+    """Place the revealed cards from ``turn.placed`` on, in ascending order (Rules 1–4)."""
     rows = list(state.rows)
     penalties = list(state.penalties)
     taken = list(state.taken)
-    order = _reveal_order(state.selections)
+    order = _reveal_order(turn.selections)
     options = state.options
-    for index in range(state.placed, len(order)):
+    for index in range(turn.placed, len(order)):
         card, seat = order[index]
-        row = target_row(tuple(rows), card)
+        row = target_row(rows, card)
         if row is None:  # Rule 4: lower than every row
             if chosen_row is not None:
                 row, chosen_row = chosen_row, None
             elif options.too_low_rule is TooLowRule.TAKE_CHEAPEST_ROW:
-                row = cheapest_row(tuple(rows))
+                row = cheapest_row(rows)
             else:
                 events.append(Event(RowChoiceRequired(seat, card)))
-                pending = dataclasses.replace(
-                    state,
+                pending = State(
+                    rules_version=state.rules_version,
                     revision=state.revision + 1,
+                    options=options,
                     rows=tuple(rows),
+                    hands=turn.hands,
+                    selections=turn.selections,
+                    revealed=True,
+                    placed=index,
                     penalties=tuple(penalties),
                     taken=tuple(taken),
-                    placed=index,
+                    zero_card_used_in_hand=turn.zero_card_used_in_hand,
+                    hand_number=state.hand_number,
+                    turn=state.turn,
+                    deck=state.deck,
+                    discarded=state.discarded,
+                    rng_state=state.rng_state,
                 )
                 return pending, tuple(events)
             _take(rows, penalties, taken, events, seat, row)
@@ -542,7 +569,7 @@ def _resolve(
         else:
             rows[row] = (*rows[row], card)
         events.append(Event(CardPlaced(seat, card, row)))
-    return _end_turn(state, tuple(rows), tuple(penalties), tuple(taken), events)
+    return _end_turn(state, turn, tuple(rows), tuple(penalties), tuple(taken), events)
 
 
 def _take(
@@ -562,53 +589,55 @@ def _take(
 
 def _end_turn(
     state: State,
+    turn: _Turn,
     rows: tuple[tuple[int, ...], ...],
     penalties: tuple[int, ...],
     taken: tuple[tuple[int, ...], ...],
     events: list[Event],
 ) -> tuple[State, tuple[Event, ...]]:
+    """Every revealed card is placed: the next turn, the next hand, or the end of the game."""
     seats = len(state.hands)
-    turn = state.turn + 1
-    base = dataclasses.replace(
-        state,
+    options = state.options
+    hands, deck, discarded, rng_state = turn.hands, state.deck, state.discarded, state.rng_state
+    hand_number, turns_done = state.hand_number, state.turn + 1
+    if turns_done == HAND_SIZE:
+        # End of hand: a number card left by a zero-card seat is discarded without penalty.
+        events.append(Event(HandEnded(hand_number, penalties)))
+        if options.end is EndRule.PENALTY_THRESHOLD:
+            over = max(penalties) >= options.threshold
+        else:
+            over = hand_number >= options.hands
+        if over:
+            discarded = tuple(sorted(card for hand in hands for card in hand))
+            hands = ((),) * seats
+        else:
+            rng = Rng(rng_state)
+            rows, hands, deck = _deal(options, seats, rng)
+            rng_state = rng.state
+            hand_number += 1
+            turns_done = 0
+            taken = ((),) * seats
+            discarded = ()
+            events.append(Event(HandDealt(hand_number, tuple(row[0] for row in rows))))
+    new = State(
+        rules_version=state.rules_version,
         revision=state.revision + 1,
+        options=options,
         rows=rows,
-        penalties=penalties,
-        taken=taken,
+        hands=hands,
         selections=(NO_SELECTION,) * seats,
         revealed=False,
         placed=0,
-        turn=turn,
-    )
-    if turn < HAND_SIZE:
-        return base, tuple(events)
-    # End of hand: a number card left by a zero-card seat is discarded without penalty.
-    events.append(Event(HandEnded(state.hand_number, penalties)))
-    leftovers = tuple(sorted(card for hand in state.hands for card in hand))
-    options = state.options
-    if options.end is EndRule.PENALTY_THRESHOLD:
-        over = max(penalties) >= options.threshold
-    else:
-        over = state.hand_number >= options.hands
-    if over:
-        finished = dataclasses.replace(base, hands=((),) * seats, discarded=leftovers)
-        return finished, tuple(events)
-    rng = Rng(state.rng_state)
-    new_rows, hands, deck = _deal(options, seats, rng)
-    hand_number = state.hand_number + 1
-    events.append(Event(HandDealt(hand_number, tuple(row[0] for row in new_rows))))
-    dealt = dataclasses.replace(
-        base,
-        rows=new_rows,
-        hands=hands,
-        taken=((),) * seats,
+        penalties=penalties,
+        taken=taken,
+        zero_card_used_in_hand=turn.zero_card_used_in_hand,
         hand_number=hand_number,
-        turn=0,
+        turn=turns_done,
         deck=deck,
-        discarded=(),
-        rng_state=rng.state,
+        discarded=discarded,
+        rng_state=rng_state,
     )
-    return dealt, tuple(events)
+    return new, tuple(events)
 
 
 def _heuristic_select(state: State, seat: int) -> Select:
