@@ -32,8 +32,9 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from itertools import pairwise
+from itertools import chain
 from math import comb
+from operator import lt
 from typing import TypeVar
 
 from engines.base import (
@@ -238,10 +239,14 @@ class HandDealt:
     rows: tuple[int, ...]
 
 
+def highest_card(options: Options, seats: int) -> int:
+    """The highest card in play: 104, or 10 × seats + 4 with the tactical deck."""
+    return HAND_SIZE * seats + ROW_COUNT if options.tactical_deck else HIGHEST_CARD
+
+
 def card_set(options: Options, seats: int) -> tuple[int, ...]:
     """The cards in play: 1..104, or 1..(10 × seats + 4) with the tactical deck."""
-    highest = HAND_SIZE * seats + ROW_COUNT if options.tactical_deck else HIGHEST_CARD
-    return tuple(range(1, highest + 1))
+    return tuple(range(1, highest_card(options, seats) + 1))
 
 
 def row_bullheads(row: tuple[int, ...]) -> int:
@@ -676,7 +681,7 @@ def _card_scores(state: State, seat: int) -> list[tuple[float, int, int, float]]
     # below[c], bulls_below[c]: unseen cards lower than c, and their bullheads.
     below = [0] * (HIGHEST_CARD + 2)
     bulls_below = [0] * (HIGHEST_CARD + 2)
-    highest = card_set(state.options, seats)[-1]
+    highest = highest_card(state.options, seats)
     for card in range(1, HIGHEST_CARD + 1):
         unseen = card <= highest and card not in seen
         below[card + 1] = below[card] + unseen
@@ -721,53 +726,90 @@ def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     return (*items[:index], value, *items[index + 1 :])
 
 
+def _ascending(cards: tuple[int, ...]) -> bool:
+    """Whether each card is higher than the one before it (no repeats)."""
+    return all(map(lt, cards, cards[1:]))
+
+
 def _validate(state: State) -> None:
     """Reject any state the rules could not have produced (linear in its size)."""
     seats = len(state.hands)
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise InvalidStateError(f"a game has {MIN_SEATS}..{MAX_SEATS} seats, not {seats}")
-    for name in ("selections", "penalties", "taken", "zero_card_used_in_hand"):
-        if len(getattr(state, name)) != seats:
+    for name, entries in (
+        ("selections", state.selections),
+        ("penalties", state.penalties),
+        ("taken", state.taken),
+        ("zero_card_used_in_hand", state.zero_card_used_in_hand),
+    ):
+        if len(entries) != seats:
             raise InvalidStateError(f"{name} must have one entry per seat ({seats})")
+    options = state.options
     try:
-        _check_options(state.options)
+        _check_options(options)
     except InvalidOptionsError as error:
         raise InvalidStateError(f"bad options in the state: {error.message}") from None
     if not 0 <= state.rng_state <= MASK64:
         raise InvalidStateError("the generator state is not a 64-bit value")
-    if state.hand_number < 1 or not 0 <= state.turn <= HAND_SIZE:
+    hand_number, turn, revealed = state.hand_number, state.turn, state.revealed
+    if hand_number < 1 or not 0 <= turn <= HAND_SIZE:
         raise InvalidStateError("hand number or turn out of range")
     if len(state.rows) != ROW_COUNT:
         raise InvalidStateError(f"there must be {ROW_COUNT} rows")
     for row in state.rows:
         if not 1 <= len(row) <= ROW_LIMIT:
             raise InvalidStateError(f"a row holds 1..{ROW_LIMIT} cards")
-        if any(a >= b for a, b in pairwise(row)):
+        if not _ascending(row):
             raise InvalidStateError("a row's cards must ascend (Rule 1)")
-    finished = state.turn == HAND_SIZE
-    zero = state.options.zero_card
+    finished = turn == HAND_SIZE
+    zero = options.zero_card
+    threshold = options.threshold if options.end is EndRule.PENALTY_THRESHOLD else None
     if state.placed < 0:
         raise InvalidStateError("the count of placed cards is negative")
-    for seat, card in enumerate(state.selections):
-        used = state.zero_card_used_in_hand[seat]
-        if not 0 <= used <= state.hand_number or (used and not zero):
+    # One pass over the seats: zero card use, selections, hand sizes and totals.
+    for seat, (card, used, hand, total, taken) in enumerate(
+        zip(
+            state.selections,
+            state.zero_card_used_in_hand,
+            state.hands,
+            state.penalties,
+            state.taken,
+            strict=True,
+        )
+    ):
+        if not 0 <= used <= hand_number or (used and not zero):
             raise InvalidStateError("zero card use out of range")
         # The zero card is recorded as used when it is revealed: a pending one is still unused.
-        if card == ZERO_CARD and not (
-            zero and used == (state.hand_number if state.revealed else 0)
-        ):
+        if card == ZERO_CARD and not (zero and used == (hand_number if revealed else 0)):
             raise InvalidStateError("a zero card selection that the rules do not allow")
         if card < NO_SELECTION:
             raise InvalidStateError("a selection out of range")
+        if not _ascending(hand):
+            raise InvalidStateError("a hand must be ascending without repeats")
+        # Hand sizes follow from the turn: one number card leaves the hand per turn, except the
+        # turn in which the seat played its zero card.
+        zero_turn_done = used == hand_number and card != ZERO_CARD
+        expected = HAND_SIZE - turn - (card > ZERO_CARD) + zero_turn_done
+        if not finished and len(hand) != expected:
+            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
+        # The total at the start of this hand: nothing before the first hand, and under
+        # PENALTY_THRESHOLD below the threshold, or the game would have ended after that hand.
+        before_hand = total - sum(map(BULLHEADS.__getitem__, taken))
+        if before_hand < 0:
+            raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
+        if hand_number == 1 and before_hand:
+            raise InvalidStateError(f"seat {seat}'s total is not what it took in the first hand")
+        if threshold is not None and before_hand >= threshold:
+            raise InvalidStateError("a hand was dealt after a total reached the threshold")
     order = _reveal_order(state.selections)
-    if state.revealed:
+    if revealed:
         if NO_SELECTION in state.selections:
             raise InvalidStateError("selections are revealed before every seat selected")
         if not state.placed < len(order):
             raise InvalidStateError("a revealed turn with nothing left to place")
         card = order[state.placed][0]
         if (
-            state.options.too_low_rule is not TooLowRule.CHOOSE_ROW
+            options.too_low_rule is not TooLowRule.CHOOSE_ROW
             or target_row(state.rows, card) is not None
         ):
             raise InvalidStateError("a turn stopped while no row choice is pending")
@@ -780,55 +822,32 @@ def _validate(state: State) -> None:
         in_flight = [card for card, _ in order]
     if finished and (state.selections.count(NO_SELECTION) != seats or any(state.hands)):
         raise InvalidStateError("a finished game has no hands or selections")
-    # Hand sizes follow from the turn: one number card leaves the hand per turn, except the
-    # turn in which the seat played its zero card.
-    for seat, hand in enumerate(state.hands):
-        if any(a >= b for a, b in pairwise(hand)):
-            raise InvalidStateError("a hand must be ascending without repeats")
-        selection = state.selections[seat]
-        zero_turn_done = state.zero_card_used_in_hand[seat] == state.hand_number and (
-            selection != ZERO_CARD
-        )
-        expected = HAND_SIZE - state.turn - (selection > ZERO_CARD) + zero_turn_done
-        if not finished and len(hand) != expected:
-            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
-        # The total at the start of this hand: nothing before the first hand, and under
-        # PENALTY_THRESHOLD below the threshold, or the game would have ended after that hand.
-        before_hand = state.penalties[seat] - row_bullheads(state.taken[seat])
-        if before_hand < 0:
-            raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
-        if state.hand_number == 1 and before_hand:
-            raise InvalidStateError(f"seat {seat}'s total is not what it took in the first hand")
-        if (
-            state.options.end is EndRule.PENALTY_THRESHOLD
-            and before_hand >= state.options.threshold
-        ):
-            raise InvalidStateError("a hand was dealt after a total reached the threshold")
     # Card conservation: every card of the set is in exactly one place.
-    located = [card for row in state.rows for card in row]
-    for group in (state.hands, state.taken):
-        for cards in group:
-            located.extend(cards)
-    located.extend(state.deck)
-    located.extend(state.discarded)
-    located.extend(in_flight)
-    expected_cards = card_set(state.options, seats)
-    if len(located) != len(expected_cards) or sorted(located) != list(expected_cards):
+    # As many cards as the set holds, and each of them: then none is repeated or missing.
+    located = [
+        *chain.from_iterable(state.rows),
+        *chain.from_iterable(state.hands),
+        *chain.from_iterable(state.taken),
+        *state.deck,
+        *state.discarded,
+        *in_flight,
+    ]
+    highest = highest_card(options, seats)
+    if len(located) != highest or set(located) != set(range(1, highest + 1)):
         raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
-    if state.revealed:
-        on_table = {card for row in state.rows for card in row}
-        on_table.update(card for taken in state.taken for card in taken)
+    if revealed:
+        on_table = set(chain.from_iterable(state.rows))
+        on_table.update(chain.from_iterable(state.taken))
         if any(card not in on_table for card, _ in order[: state.placed]):
             raise InvalidStateError("a placed card is not on the table")
     if state.discarded and not finished:
         raise InvalidStateError("cards are discarded while the hand goes on")
     if finished:
-        options = state.options
-        if options.end is EndRule.PENALTY_THRESHOLD and max(state.penalties) < options.threshold:
+        if threshold is not None and max(state.penalties) < threshold:
             raise InvalidStateError("the game ended before any total reached the threshold")
-        if options.end is EndRule.FIXED_HANDS and state.hand_number != options.hands:
+        if options.end is EndRule.FIXED_HANDS and hand_number != options.hands:
             raise InvalidStateError("the game ended before its last hand")
-    elif state.options.end is EndRule.FIXED_HANDS and state.hand_number > state.options.hands:
+    elif options.end is EndRule.FIXED_HANDS and hand_number > options.hands:
         raise InvalidStateError("more hands than the game has")
 
 
