@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engines import six_nimmt as game
@@ -157,34 +157,62 @@ class SixNimmtCodec:
         )
 
     def encode_event(self, body: Any) -> pb.SixNimmtEvent:
-        match body:
-            case game.CardSelected(seat, card):
-                return pb.SixNimmtEvent(card_selected=pb.SixNimmtCardSelected(seat=seat, card=card))
-            case game.CardsRevealed(cards):
-                return pb.SixNimmtEvent(cards_revealed=pb.SixNimmtCardsRevealed(cards=cards))
-            case game.CardPlaced(seat, card, row):
-                return pb.SixNimmtEvent(
-                    card_placed=pb.SixNimmtCardPlaced(seat=seat, card=card, row=row)
-                )
-            case game.RowTaken(seat, row, cards, bullheads):
-                return pb.SixNimmtEvent(
-                    row_taken=pb.SixNimmtRowTaken(
-                        seat=seat, row=row, cards=cards, bullheads=bullheads
-                    )
-                )
-            case game.RowChoiceRequired(seat, card):
-                return pb.SixNimmtEvent(
-                    row_choice_required=pb.SixNimmtRowChoiceRequired(seat=seat, card=card)
-                )
-            case game.HandEnded(hand_number, penalties):
-                return pb.SixNimmtEvent(
-                    hand_ended=pb.SixNimmtHandEnded(hand_number=hand_number, penalties=penalties)
-                )
-            case game.HandDealt(hand_number, rows):
-                return pb.SixNimmtEvent(
-                    hand_dealt=pb.SixNimmtHandDealt(hand_number=hand_number, rows=rows)
-                )
-        raise TypeError(f"not a 6 nimmt! event: {body!r}")
+        encode = _EVENTS.get(type(body))
+        if encode is None:
+            raise TypeError(f"not a 6 nimmt! event: {body!r}")
+        return encode(body)
+
+
+def _card_selected(body: game.CardSelected) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(card_selected=pb.SixNimmtCardSelected(seat=body.seat, card=body.card))
+
+
+def _cards_revealed(body: game.CardsRevealed) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(cards_revealed=pb.SixNimmtCardsRevealed(cards=body.cards))
+
+
+def _card_placed(body: game.CardPlaced) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        card_placed=pb.SixNimmtCardPlaced(seat=body.seat, card=body.card, row=body.row)
+    )
+
+
+def _row_taken(body: game.RowTaken) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        row_taken=pb.SixNimmtRowTaken(
+            seat=body.seat, row=body.row, cards=body.cards, bullheads=body.bullheads
+        )
+    )
+
+
+def _row_choice_required(body: game.RowChoiceRequired) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        row_choice_required=pb.SixNimmtRowChoiceRequired(seat=body.seat, card=body.card)
+    )
+
+
+def _hand_ended(body: game.HandEnded) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        hand_ended=pb.SixNimmtHandEnded(hand_number=body.hand_number, penalties=body.penalties)
+    )
+
+
+def _hand_dealt(body: game.HandDealt) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        hand_dealt=pb.SixNimmtHandDealt(hand_number=body.hand_number, rows=body.rows)
+    )
+
+
+#: The encoder of each event type, found with one lookup per event.
+_EVENTS: dict[type, Callable[[Any], pb.SixNimmtEvent]] = {
+    game.CardSelected: _card_selected,
+    game.CardsRevealed: _cards_revealed,
+    game.CardPlaced: _card_placed,
+    game.RowTaken: _row_taken,
+    game.RowChoiceRequired: _row_choice_required,
+    game.HandEnded: _hand_ended,
+    game.HandDealt: _hand_dealt,
+}
 
 
 CODEC = SixNimmtCodec()
