@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from engines import six_nimmt as game
@@ -10,6 +11,8 @@ from engines.errors import InvalidStateError, MalformedActionError
 from ordo.v1 import six_nimmt_pb2 as pb
 from service.codecs.base import EnumMap
 
+#: Distinct option sets kept decoded; a server sees few, one per kind of game its callers play.
+DECODED_OPTIONS_KEPT = 256
 TOO_LOW = EnumMap(
     game.TooLowRule.CHOOSE_ROW,
     {
@@ -27,13 +30,37 @@ END = EnumMap(
 
 
 def _options(msg: pb.SixNimmtOptions, decode: Any) -> game.Options:
+    return _decoded_options(
+        decode,
+        msg.too_low_rule,
+        msg.end,
+        msg.threshold,
+        msg.hands,
+        msg.tactical_deck,
+        msg.zero_card,
+    )
+
+
+@lru_cache(maxsize=DECODED_OPTIONS_KEPT)
+def _decoded_options(
+    decode: Any,
+    too_low_rule: int,
+    end: int,
+    threshold: int,
+    hands: int,
+    tactical_deck: bool,
+    zero_card: bool,
+) -> game.Options:
+    """The engine options of these field values. A game keeps its options for its whole life, so
+    the states of every call carry the same few option sets; the engine's options are immutable
+    and can be shared. A refused value raises and is not kept."""
     return game.Options(
-        too_low_rule=decode(TOO_LOW, msg.too_low_rule, "too_low_rule"),
-        end=decode(END, msg.end, "end"),
-        threshold=msg.threshold or game.DEFAULT_THRESHOLD,
-        hands=msg.hands or 1,
-        tactical_deck=msg.tactical_deck,
-        zero_card=msg.zero_card,
+        too_low_rule=decode(TOO_LOW, too_low_rule, "too_low_rule"),
+        end=decode(END, end, "end"),
+        threshold=threshold or game.DEFAULT_THRESHOLD,
+        hands=hands or 1,
+        tactical_deck=tactical_deck,
+        zero_card=zero_card,
     )
 
 
