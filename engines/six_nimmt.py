@@ -29,10 +29,12 @@ under Rule 4 it takes the cheapest row.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from itertools import pairwise
+from itertools import chain
 from math import comb
+from operator import lt
 from typing import TypeVar
 
 from engines.base import (
@@ -237,10 +239,14 @@ class HandDealt:
     rows: tuple[int, ...]
 
 
+def highest_card(options: Options, seats: int) -> int:
+    """The highest card in play: 104, or 10 × seats + 4 with the tactical deck."""
+    return HAND_SIZE * seats + ROW_COUNT if options.tactical_deck else HIGHEST_CARD
+
+
 def card_set(options: Options, seats: int) -> tuple[int, ...]:
     """The cards in play: 1..104, or 1..(10 × seats + 4) with the tactical deck."""
-    highest = HAND_SIZE * seats + ROW_COUNT if options.tactical_deck else HIGHEST_CARD
-    return tuple(range(1, highest + 1))
+    return tuple(range(1, highest_card(options, seats) + 1))
 
 
 def row_bullheads(row: tuple[int, ...]) -> int:
@@ -248,7 +254,7 @@ def row_bullheads(row: tuple[int, ...]) -> int:
     return sum(BULLHEADS[card] for card in row)
 
 
-def target_row(rows: tuple[tuple[int, ...], ...], card: int) -> int | None:
+def target_row(rows: Sequence[tuple[int, ...]], card: int) -> int | None:
     """Rules 1–2: the row whose last card is closest below ``card``; None if every row is
     higher (Rule 4)."""
     best, best_end = None, 0
@@ -259,7 +265,7 @@ def target_row(rows: tuple[tuple[int, ...], ...], card: int) -> int | None:
     return best
 
 
-def cheapest_row(rows: tuple[tuple[int, ...], ...]) -> int:
+def cheapest_row(rows: Sequence[tuple[int, ...]]) -> int:
     """TAKE_CHEAPEST_ROW: fewest bullheads, then fewest cards, then the lowest index."""
     return min(range(len(rows)), key=lambda i: (row_bullheads(rows[i]), len(rows[i]), i))
 
@@ -432,7 +438,8 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
                 raise IllegalActionError(
                     f"row must be 0..{ROW_COUNT - 1}, not {action.row}", "NO_SUCH_ROW"
                 )
-            return _resolve(state, [], action.row)
+            turn = _Turn(state.hands, state.selections, state.zero_card_used_in_hand, state.placed)
+            return _resolve(state, turn, [], action.row)
         raise MalformedActionError(f"not a 6 nimmt! action: {action!r}")
 
     def _heuristic(self, state: State, seat: int, rng: Rng) -> Action:
@@ -463,75 +470,100 @@ def _reveal_order(selections: tuple[int, ...]) -> list[tuple[int, int]]:
     return sorted((card, seat) for seat, card in enumerate(selections) if card > ZERO_CARD)
 
 
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    """What the turn being resolved changed of the state it started from: the hands and
+    selections after the last selection, the zero cards used, and the cards already placed."""
+
+    hands: tuple[tuple[int, ...], ...]
+    selections: tuple[int, ...]
+    zero_card_used_in_hand: tuple[int, ...]
+    placed: int
+
+
 def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]]:
     if state.revealed:
         raise IllegalActionError("a row choice is pending: choose a row", "ROW_CHOICE_PENDING")
+    hand = state.hands[seat]
     if card == ZERO_CARD:
         if not state.options.zero_card:
             raise IllegalActionError("this game has no zero card", "ZERO_CARD_NOT_IN_GAME")
         if state.zero_card_used_in_hand[seat]:
             raise IllegalActionError("the zero card was already played", "ZERO_CARD_USED")
-        hand = state.hands[seat]
+    elif card in hand:
+        at = hand.index(card)
+        hand = hand[:at] + hand[at + 1 :]
     else:
-        if card not in state.hands[seat]:
-            raise IllegalActionError(
-                f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND"
-            )
-        hand = tuple(c for c in state.hands[seat] if c != card)
+        raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
     hands = _replace_at(state.hands, seat, hand)
     selections = _replace_at(state.selections, seat, card)
-    events: list[Event] = [
-        Event(CardSelected(seat, NO_SELECTION)),
-        Event(CardSelected(seat, card), (seat,)),
-    ]
+    selected = (Event(CardSelected(seat, NO_SELECTION)), Event(CardSelected(seat, card), (seat,)))
     if NO_SELECTION in selections:
-        new = dataclasses.replace(
-            state, revision=state.revision + 1, hands=hands, selections=selections
+        waiting = State(
+            rules_version=state.rules_version,
+            revision=state.revision + 1,
+            options=state.options,
+            rows=state.rows,
+            hands=hands,
+            selections=selections,
+            revealed=False,
+            placed=0,
+            penalties=state.penalties,
+            taken=state.taken,
+            zero_card_used_in_hand=state.zero_card_used_in_hand,
+            hand_number=state.hand_number,
+            turn=state.turn,
+            deck=state.deck,
+            discarded=state.discarded,
+            rng_state=state.rng_state,
         )
-        return new, tuple(events)
-    # The last seat selected: reveal every card, then place them.
-    events.append(Event(CardsRevealed(selections)))
+        return waiting, selected
+    # The last seat selected: reveal every card (a zero card is used from now on), then place
+    # them.
     zero_used = tuple(
         state.hand_number if card == ZERO_CARD else used
         for card, used in zip(selections, state.zero_card_used_in_hand, strict=True)
     )
-    revealed = dataclasses.replace(
-        state,
-        hands=hands,
-        selections=selections,
-        revealed=True,
-        placed=0,
-        zero_card_used_in_hand=zero_used,
-    )
-    return _resolve(revealed, events, None)
+    events = [*selected, Event(CardsRevealed(selections))]
+    return _resolve(state, _Turn(hands, selections, zero_used, 0), events, None)
 
 
 def _resolve(
-    state: State, events: list[Event], chosen_row: int | None
+    state: State, turn: _Turn, events: list[Event], chosen_row: int | None
 ) -> tuple[State, tuple[Event, ...]]:
-    """Place the revealed cards from ``state.placed`` on, in ascending order (Rules 1–4)."""
+    """Place the revealed cards from ``turn.placed`` on, in ascending order (Rules 1–4)."""
     rows = list(state.rows)
     penalties = list(state.penalties)
     taken = list(state.taken)
-    order = _reveal_order(state.selections)
+    order = _reveal_order(turn.selections)
     options = state.options
-    for index in range(state.placed, len(order)):
+    for index in range(turn.placed, len(order)):
         card, seat = order[index]
-        row = target_row(tuple(rows), card)
+        row = target_row(rows, card)
         if row is None:  # Rule 4: lower than every row
             if chosen_row is not None:
                 row, chosen_row = chosen_row, None
             elif options.too_low_rule is TooLowRule.TAKE_CHEAPEST_ROW:
-                row = cheapest_row(tuple(rows))
+                row = cheapest_row(rows)
             else:
                 events.append(Event(RowChoiceRequired(seat, card)))
-                pending = dataclasses.replace(
-                    state,
+                pending = State(
+                    rules_version=state.rules_version,
                     revision=state.revision + 1,
+                    options=options,
                     rows=tuple(rows),
+                    hands=turn.hands,
+                    selections=turn.selections,
+                    revealed=True,
+                    placed=index,
                     penalties=tuple(penalties),
                     taken=tuple(taken),
-                    placed=index,
+                    zero_card_used_in_hand=turn.zero_card_used_in_hand,
+                    hand_number=state.hand_number,
+                    turn=state.turn,
+                    deck=state.deck,
+                    discarded=state.discarded,
+                    rng_state=state.rng_state,
                 )
                 return pending, tuple(events)
             _take(rows, penalties, taken, events, seat, row)
@@ -542,7 +574,7 @@ def _resolve(
         else:
             rows[row] = (*rows[row], card)
         events.append(Event(CardPlaced(seat, card, row)))
-    return _end_turn(state, tuple(rows), tuple(penalties), tuple(taken), events)
+    return _end_turn(state, turn, tuple(rows), tuple(penalties), tuple(taken), events)
 
 
 def _take(
@@ -562,53 +594,55 @@ def _take(
 
 def _end_turn(
     state: State,
+    turn: _Turn,
     rows: tuple[tuple[int, ...], ...],
     penalties: tuple[int, ...],
     taken: tuple[tuple[int, ...], ...],
     events: list[Event],
 ) -> tuple[State, tuple[Event, ...]]:
+    """Every revealed card is placed: the next turn, the next hand, or the end of the game."""
     seats = len(state.hands)
-    turn = state.turn + 1
-    base = dataclasses.replace(
-        state,
+    options = state.options
+    hands, deck, discarded, rng_state = turn.hands, state.deck, state.discarded, state.rng_state
+    hand_number, turns_done = state.hand_number, state.turn + 1
+    if turns_done == HAND_SIZE:
+        # End of hand: a number card left by a zero-card seat is discarded without penalty.
+        events.append(Event(HandEnded(hand_number, penalties)))
+        if options.end is EndRule.PENALTY_THRESHOLD:
+            over = max(penalties) >= options.threshold
+        else:
+            over = hand_number >= options.hands
+        if over:
+            discarded = tuple(sorted(card for hand in hands for card in hand))
+            hands = ((),) * seats
+        else:
+            rng = Rng(rng_state)
+            rows, hands, deck = _deal(options, seats, rng)
+            rng_state = rng.state
+            hand_number += 1
+            turns_done = 0
+            taken = ((),) * seats
+            discarded = ()
+            events.append(Event(HandDealt(hand_number, tuple(row[0] for row in rows))))
+    new = State(
+        rules_version=state.rules_version,
         revision=state.revision + 1,
+        options=options,
         rows=rows,
-        penalties=penalties,
-        taken=taken,
+        hands=hands,
         selections=(NO_SELECTION,) * seats,
         revealed=False,
         placed=0,
-        turn=turn,
-    )
-    if turn < HAND_SIZE:
-        return base, tuple(events)
-    # End of hand: a number card left by a zero-card seat is discarded without penalty.
-    events.append(Event(HandEnded(state.hand_number, penalties)))
-    leftovers = tuple(sorted(card for hand in state.hands for card in hand))
-    options = state.options
-    if options.end is EndRule.PENALTY_THRESHOLD:
-        over = max(penalties) >= options.threshold
-    else:
-        over = state.hand_number >= options.hands
-    if over:
-        finished = dataclasses.replace(base, hands=((),) * seats, discarded=leftovers)
-        return finished, tuple(events)
-    rng = Rng(state.rng_state)
-    new_rows, hands, deck = _deal(options, seats, rng)
-    hand_number = state.hand_number + 1
-    events.append(Event(HandDealt(hand_number, tuple(row[0] for row in new_rows))))
-    dealt = dataclasses.replace(
-        base,
-        rows=new_rows,
-        hands=hands,
-        taken=((),) * seats,
+        penalties=penalties,
+        taken=taken,
+        zero_card_used_in_hand=turn.zero_card_used_in_hand,
         hand_number=hand_number,
-        turn=0,
+        turn=turns_done,
         deck=deck,
-        discarded=(),
-        rng_state=rng.state,
+        discarded=discarded,
+        rng_state=rng_state,
     )
-    return dealt, tuple(events)
+    return new, tuple(events)
 
 
 def _heuristic_select(state: State, seat: int) -> Select:
@@ -647,7 +681,7 @@ def _card_scores(state: State, seat: int) -> list[tuple[float, int, int, float]]
     # below[c], bulls_below[c]: unseen cards lower than c, and their bullheads.
     below = [0] * (HIGHEST_CARD + 2)
     bulls_below = [0] * (HIGHEST_CARD + 2)
-    highest = card_set(state.options, seats)[-1]
+    highest = highest_card(state.options, seats)
     for card in range(1, HIGHEST_CARD + 1):
         unseen = card <= highest and card not in seen
         below[card + 1] = below[card] + unseen
@@ -692,53 +726,90 @@ def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     return (*items[:index], value, *items[index + 1 :])
 
 
+def _ascending(cards: tuple[int, ...]) -> bool:
+    """Whether each card is higher than the one before it (no repeats)."""
+    return all(map(lt, cards, cards[1:]))
+
+
 def _validate(state: State) -> None:
     """Reject any state the rules could not have produced (linear in its size)."""
     seats = len(state.hands)
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise InvalidStateError(f"a game has {MIN_SEATS}..{MAX_SEATS} seats, not {seats}")
-    for name in ("selections", "penalties", "taken", "zero_card_used_in_hand"):
-        if len(getattr(state, name)) != seats:
+    for name, entries in (
+        ("selections", state.selections),
+        ("penalties", state.penalties),
+        ("taken", state.taken),
+        ("zero_card_used_in_hand", state.zero_card_used_in_hand),
+    ):
+        if len(entries) != seats:
             raise InvalidStateError(f"{name} must have one entry per seat ({seats})")
+    options = state.options
     try:
-        _check_options(state.options)
+        _check_options(options)
     except InvalidOptionsError as error:
         raise InvalidStateError(f"bad options in the state: {error.message}") from None
     if not 0 <= state.rng_state <= MASK64:
         raise InvalidStateError("the generator state is not a 64-bit value")
-    if state.hand_number < 1 or not 0 <= state.turn <= HAND_SIZE:
+    hand_number, turn, revealed = state.hand_number, state.turn, state.revealed
+    if hand_number < 1 or not 0 <= turn <= HAND_SIZE:
         raise InvalidStateError("hand number or turn out of range")
     if len(state.rows) != ROW_COUNT:
         raise InvalidStateError(f"there must be {ROW_COUNT} rows")
     for row in state.rows:
         if not 1 <= len(row) <= ROW_LIMIT:
             raise InvalidStateError(f"a row holds 1..{ROW_LIMIT} cards")
-        if any(a >= b for a, b in pairwise(row)):
+        if not _ascending(row):
             raise InvalidStateError("a row's cards must ascend (Rule 1)")
-    finished = state.turn == HAND_SIZE
-    zero = state.options.zero_card
+    finished = turn == HAND_SIZE
+    zero = options.zero_card
+    threshold = options.threshold if options.end is EndRule.PENALTY_THRESHOLD else None
     if state.placed < 0:
         raise InvalidStateError("the count of placed cards is negative")
-    for seat, card in enumerate(state.selections):
-        used = state.zero_card_used_in_hand[seat]
-        if not 0 <= used <= state.hand_number or (used and not zero):
+    # One pass over the seats: zero card use, selections, hand sizes and totals.
+    for seat, (card, used, hand, total, taken) in enumerate(
+        zip(
+            state.selections,
+            state.zero_card_used_in_hand,
+            state.hands,
+            state.penalties,
+            state.taken,
+            strict=True,
+        )
+    ):
+        if not 0 <= used <= hand_number or (used and not zero):
             raise InvalidStateError("zero card use out of range")
         # The zero card is recorded as used when it is revealed: a pending one is still unused.
-        if card == ZERO_CARD and not (
-            zero and used == (state.hand_number if state.revealed else 0)
-        ):
+        if card == ZERO_CARD and not (zero and used == (hand_number if revealed else 0)):
             raise InvalidStateError("a zero card selection that the rules do not allow")
         if card < NO_SELECTION:
             raise InvalidStateError("a selection out of range")
+        if not _ascending(hand):
+            raise InvalidStateError("a hand must be ascending without repeats")
+        # Hand sizes follow from the turn: one number card leaves the hand per turn, except the
+        # turn in which the seat played its zero card.
+        zero_turn_done = used == hand_number and card != ZERO_CARD
+        expected = HAND_SIZE - turn - (card > ZERO_CARD) + zero_turn_done
+        if not finished and len(hand) != expected:
+            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
+        # The total at the start of this hand: nothing before the first hand, and under
+        # PENALTY_THRESHOLD below the threshold, or the game would have ended after that hand.
+        before_hand = total - sum(map(BULLHEADS.__getitem__, taken))
+        if before_hand < 0:
+            raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
+        if hand_number == 1 and before_hand:
+            raise InvalidStateError(f"seat {seat}'s total is not what it took in the first hand")
+        if threshold is not None and before_hand >= threshold:
+            raise InvalidStateError("a hand was dealt after a total reached the threshold")
     order = _reveal_order(state.selections)
-    if state.revealed:
+    if revealed:
         if NO_SELECTION in state.selections:
             raise InvalidStateError("selections are revealed before every seat selected")
         if not state.placed < len(order):
             raise InvalidStateError("a revealed turn with nothing left to place")
         card = order[state.placed][0]
         if (
-            state.options.too_low_rule is not TooLowRule.CHOOSE_ROW
+            options.too_low_rule is not TooLowRule.CHOOSE_ROW
             or target_row(state.rows, card) is not None
         ):
             raise InvalidStateError("a turn stopped while no row choice is pending")
@@ -751,55 +822,32 @@ def _validate(state: State) -> None:
         in_flight = [card for card, _ in order]
     if finished and (state.selections.count(NO_SELECTION) != seats or any(state.hands)):
         raise InvalidStateError("a finished game has no hands or selections")
-    # Hand sizes follow from the turn: one number card leaves the hand per turn, except the
-    # turn in which the seat played its zero card.
-    for seat, hand in enumerate(state.hands):
-        if any(a >= b for a, b in pairwise(hand)):
-            raise InvalidStateError("a hand must be ascending without repeats")
-        selection = state.selections[seat]
-        zero_turn_done = state.zero_card_used_in_hand[seat] == state.hand_number and (
-            selection != ZERO_CARD
-        )
-        expected = HAND_SIZE - state.turn - (selection > ZERO_CARD) + zero_turn_done
-        if not finished and len(hand) != expected:
-            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
-        # The total at the start of this hand: nothing before the first hand, and under
-        # PENALTY_THRESHOLD below the threshold, or the game would have ended after that hand.
-        before_hand = state.penalties[seat] - row_bullheads(state.taken[seat])
-        if before_hand < 0:
-            raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
-        if state.hand_number == 1 and before_hand:
-            raise InvalidStateError(f"seat {seat}'s total is not what it took in the first hand")
-        if (
-            state.options.end is EndRule.PENALTY_THRESHOLD
-            and before_hand >= state.options.threshold
-        ):
-            raise InvalidStateError("a hand was dealt after a total reached the threshold")
     # Card conservation: every card of the set is in exactly one place.
-    located = [card for row in state.rows for card in row]
-    for group in (state.hands, state.taken):
-        for cards in group:
-            located.extend(cards)
-    located.extend(state.deck)
-    located.extend(state.discarded)
-    located.extend(in_flight)
-    expected_cards = card_set(state.options, seats)
-    if len(located) != len(expected_cards) or sorted(located) != list(expected_cards):
+    # As many cards as the set holds, and each of them: then none is repeated or missing.
+    located = [
+        *chain.from_iterable(state.rows),
+        *chain.from_iterable(state.hands),
+        *chain.from_iterable(state.taken),
+        *state.deck,
+        *state.discarded,
+        *in_flight,
+    ]
+    highest = highest_card(options, seats)
+    if len(located) != highest or set(located) != set(range(1, highest + 1)):
         raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
-    if state.revealed:
-        on_table = {card for row in state.rows for card in row}
-        on_table.update(card for taken in state.taken for card in taken)
+    if revealed:
+        on_table = set(chain.from_iterable(state.rows))
+        on_table.update(chain.from_iterable(state.taken))
         if any(card not in on_table for card, _ in order[: state.placed]):
             raise InvalidStateError("a placed card is not on the table")
     if state.discarded and not finished:
         raise InvalidStateError("cards are discarded while the hand goes on")
     if finished:
-        options = state.options
-        if options.end is EndRule.PENALTY_THRESHOLD and max(state.penalties) < options.threshold:
+        if threshold is not None and max(state.penalties) < threshold:
             raise InvalidStateError("the game ended before any total reached the threshold")
-        if options.end is EndRule.FIXED_HANDS and state.hand_number != options.hands:
+        if options.end is EndRule.FIXED_HANDS and hand_number != options.hands:
             raise InvalidStateError("the game ended before its last hand")
-    elif state.options.end is EndRule.FIXED_HANDS and state.hand_number > state.options.hands:
+    elif options.end is EndRule.FIXED_HANDS and hand_number > options.hands:
         raise InvalidStateError("more hands than the game has")
 
 

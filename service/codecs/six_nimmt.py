@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from engines import six_nimmt as game
@@ -9,6 +11,8 @@ from engines.errors import InvalidStateError, MalformedActionError
 from ordo.v1 import six_nimmt_pb2 as pb
 from service.codecs.base import EnumMap
 
+#: Distinct option sets kept decoded; a server sees few, one per kind of game its callers play.
+DECODED_OPTIONS_KEPT = 256
 TOO_LOW = EnumMap(
     game.TooLowRule.CHOOSE_ROW,
     {
@@ -26,13 +30,37 @@ END = EnumMap(
 
 
 def _options(msg: pb.SixNimmtOptions, decode: Any) -> game.Options:
+    return _decoded_options(
+        decode,
+        msg.too_low_rule,
+        msg.end,
+        msg.threshold,
+        msg.hands,
+        msg.tactical_deck,
+        msg.zero_card,
+    )
+
+
+@lru_cache(maxsize=DECODED_OPTIONS_KEPT)
+def _decoded_options(
+    decode: Any,
+    too_low_rule: int,
+    end: int,
+    threshold: int,
+    hands: int,
+    tactical_deck: bool,
+    zero_card: bool,
+) -> game.Options:
+    """The engine options of these field values. A game keeps its options for its whole life, so
+    the states of every call carry the same few option sets; the engine's options are immutable
+    and can be shared. A refused value raises and is not kept."""
     return game.Options(
-        too_low_rule=decode(TOO_LOW, msg.too_low_rule, "too_low_rule"),
-        end=decode(END, msg.end, "end"),
-        threshold=msg.threshold or game.DEFAULT_THRESHOLD,
-        hands=msg.hands or 1,
-        tactical_deck=msg.tactical_deck,
-        zero_card=msg.zero_card,
+        too_low_rule=decode(TOO_LOW, too_low_rule, "too_low_rule"),
+        end=decode(END, end, "end"),
+        threshold=threshold or game.DEFAULT_THRESHOLD,
+        hands=hands or 1,
+        tactical_deck=tactical_deck,
+        zero_card=zero_card,
     )
 
 
@@ -55,6 +83,26 @@ def _cards(groups: tuple[tuple[int, ...], ...]) -> list[pb.SixNimmtCards]:
     return [pb.SixNimmtCards(cards=cards) for cards in groups]
 
 
+def _flat(groups: tuple[tuple[int, ...], ...]) -> list[int]:
+    """The cards of every group, one group after the other (the state's ``*_cards`` fields)."""
+    return [card for group in groups for card in group]
+
+
+def _split(cards: Sequence[int], lengths: Iterable[int], name: str) -> tuple[tuple[int, ...], ...]:
+    """Cut a flat list of cards into groups of the given lengths; the lengths must add up to the
+    number of cards."""
+    cards = tuple(cards)
+    groups = []
+    start = 0
+    for length in lengths:
+        end = start + length
+        groups.append(cards[start:end])
+        start = end
+    if start != len(cards):
+        raise InvalidStateError(f"the {name} lengths do not add up to the {name} cards")
+    return tuple(groups)
+
+
 class SixNimmtCodec:
     """Translates 6 nimmt! messages."""
 
@@ -67,13 +115,13 @@ class SixNimmtCodec:
             rules_version=rules_version,
             revision=revision,
             options=_options(msg.options, EnumMap.decode_state),
-            rows=tuple(tuple(row.cards) for row in msg.rows),
-            hands=tuple(tuple(hand.cards) for hand in msg.hands),
+            rows=_split(msg.row_cards, msg.row_lengths, "row"),
+            hands=_split(msg.hand_cards, msg.hand_lengths, "hand"),
             selections=tuple(msg.selections),
             revealed=msg.revealed,
             placed=msg.placed,
             penalties=tuple(msg.penalties),
-            taken=tuple(tuple(taken.cards) for taken in msg.taken),
+            taken=_split(msg.taken_cards, msg.taken_lengths, "taken"),
             zero_card_used_in_hand=tuple(msg.zero_card_used_in_hand),
             hand_number=msg.hand_number,
             turn=msg.turn,
@@ -85,13 +133,16 @@ class SixNimmtCodec:
     def encode_state(self, state: game.State) -> pb.SixNimmtState:
         return pb.SixNimmtState(
             options=_encode_options(state.options),
-            rows=_rows(state.rows),
-            hands=_cards(state.hands),
+            row_cards=_flat(state.rows),
+            row_lengths=map(len, state.rows),
+            hand_cards=_flat(state.hands),
+            hand_lengths=map(len, state.hands),
             selections=state.selections,
             revealed=state.revealed,
             placed=state.placed,
             penalties=state.penalties,
-            taken=_cards(state.taken),
+            taken_cards=_flat(state.taken),
+            taken_lengths=map(len, state.taken),
             zero_card_used_in_hand=state.zero_card_used_in_hand,
             hand_number=state.hand_number,
             turn=state.turn,
@@ -133,34 +184,62 @@ class SixNimmtCodec:
         )
 
     def encode_event(self, body: Any) -> pb.SixNimmtEvent:
-        match body:
-            case game.CardSelected(seat, card):
-                return pb.SixNimmtEvent(card_selected=pb.SixNimmtCardSelected(seat=seat, card=card))
-            case game.CardsRevealed(cards):
-                return pb.SixNimmtEvent(cards_revealed=pb.SixNimmtCardsRevealed(cards=cards))
-            case game.CardPlaced(seat, card, row):
-                return pb.SixNimmtEvent(
-                    card_placed=pb.SixNimmtCardPlaced(seat=seat, card=card, row=row)
-                )
-            case game.RowTaken(seat, row, cards, bullheads):
-                return pb.SixNimmtEvent(
-                    row_taken=pb.SixNimmtRowTaken(
-                        seat=seat, row=row, cards=cards, bullheads=bullheads
-                    )
-                )
-            case game.RowChoiceRequired(seat, card):
-                return pb.SixNimmtEvent(
-                    row_choice_required=pb.SixNimmtRowChoiceRequired(seat=seat, card=card)
-                )
-            case game.HandEnded(hand_number, penalties):
-                return pb.SixNimmtEvent(
-                    hand_ended=pb.SixNimmtHandEnded(hand_number=hand_number, penalties=penalties)
-                )
-            case game.HandDealt(hand_number, rows):
-                return pb.SixNimmtEvent(
-                    hand_dealt=pb.SixNimmtHandDealt(hand_number=hand_number, rows=rows)
-                )
-        raise TypeError(f"not a 6 nimmt! event: {body!r}")
+        encode = _EVENTS.get(type(body))
+        if encode is None:
+            raise TypeError(f"not a 6 nimmt! event: {body!r}")
+        return encode(body)
+
+
+def _card_selected(body: game.CardSelected) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(card_selected=pb.SixNimmtCardSelected(seat=body.seat, card=body.card))
+
+
+def _cards_revealed(body: game.CardsRevealed) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(cards_revealed=pb.SixNimmtCardsRevealed(cards=body.cards))
+
+
+def _card_placed(body: game.CardPlaced) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        card_placed=pb.SixNimmtCardPlaced(seat=body.seat, card=body.card, row=body.row)
+    )
+
+
+def _row_taken(body: game.RowTaken) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        row_taken=pb.SixNimmtRowTaken(
+            seat=body.seat, row=body.row, cards=body.cards, bullheads=body.bullheads
+        )
+    )
+
+
+def _row_choice_required(body: game.RowChoiceRequired) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        row_choice_required=pb.SixNimmtRowChoiceRequired(seat=body.seat, card=body.card)
+    )
+
+
+def _hand_ended(body: game.HandEnded) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        hand_ended=pb.SixNimmtHandEnded(hand_number=body.hand_number, penalties=body.penalties)
+    )
+
+
+def _hand_dealt(body: game.HandDealt) -> pb.SixNimmtEvent:
+    return pb.SixNimmtEvent(
+        hand_dealt=pb.SixNimmtHandDealt(hand_number=body.hand_number, rows=body.rows)
+    )
+
+
+#: The encoder of each event type, found with one lookup per event.
+_EVENTS: dict[type, Callable[[Any], pb.SixNimmtEvent]] = {
+    game.CardSelected: _card_selected,
+    game.CardsRevealed: _cards_revealed,
+    game.CardPlaced: _card_placed,
+    game.RowTaken: _row_taken,
+    game.RowChoiceRequired: _row_choice_required,
+    game.HandEnded: _hand_ended,
+    game.HandDealt: _hand_dealt,
+}
 
 
 CODEC = SixNimmtCodec()

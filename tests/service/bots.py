@@ -89,9 +89,16 @@ class Bots:
         raise AssertionError(f"ApplyAction accepted an action that should fail with {reason}")
 
 
+def hand(state: common.GameState, seat: int) -> list[int]:
+    """The cards of a seat's hand in a 6 nimmt! wire state (hands travel as one flat list)."""
+    msg = state.six_nimmt
+    start = sum(msg.hand_lengths[:seat])
+    return list(msg.hand_cards[start : start + msg.hand_lengths[seat]])
+
+
 def card_not_in_hand(state: common.GameState, seat: int = 0) -> api.ApplyActionRequest:
     """An ApplyAction request selecting a card the seat does not hold (CARD_NOT_IN_HAND)."""
-    held = set(state.six_nimmt.hands[seat].cards)
+    held = set(hand(state, seat))
     card = next(card for card in range(1, 105) if card not in held)
     action = common.Action(seat=seat, six_nimmt=six_nimmt.SixNimmtAction(select_card=card))
     return api.ApplyActionRequest(state=state, action=action)

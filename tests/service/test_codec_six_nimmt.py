@@ -124,10 +124,19 @@ class TestStates:
         with pytest.raises(InvalidStateError):
             CODEC.decode_state(msg, 1, 0)
 
+    @pytest.mark.parametrize("field", ["row_lengths", "hand_lengths", "taken_lengths"])
+    def test_lengths_that_do_not_add_up_are_refused(self, field: str) -> None:
+        """A flat list of cards whose lengths do not add up to its cards is an inconsistent
+        state."""
+        msg = CODEC.encode_state(ENGINE.new_game(4, 8, Options()))
+        getattr(msg, field).append(1)
+        with pytest.raises(InvalidStateError):
+            CODEC.decode_state(msg, 1, 0)
+
     def test_a_decoded_corrupt_state_fails_validation(self) -> None:
         """The codec decodes faithfully; a duplicated card is caught by validation."""
         msg = CODEC.encode_state(ENGINE.new_game(4, 8, Options()))
-        msg.deck[0] = msg.hands[0].cards[0]
+        msg.deck[0] = msg.hand_cards[0]
         with pytest.raises(InvalidStateError):
             ENGINE.validate(CODEC.decode_state(msg, 1, 0))
 

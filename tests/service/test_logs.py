@@ -18,7 +18,7 @@ from ordo.v1 import engine_service_pb2 as api
 from service import config, logs
 from service.observe import CallRecord
 from service.servicer import GameEngineServicer
-from tests.service.bots import GAME, Bots, card_not_in_hand
+from tests.service.bots import GAME, Bots, card_not_in_hand, hand
 from tests.service.conftest import StartServer
 
 ACCESS_FIELDS = {
@@ -210,12 +210,13 @@ class TestNoHiddenState:
         """Fail when ``text`` holds the seed, a generator state, a hand or a deck of ``states``."""
         assert str(SEED) not in text
         assert f"{SEED:x}" not in text.lower()
-        for word in ("hands", "deck", "rng_state", "selections"):
+        for word in ("hands", "hand_cards", "deck", "rng_state", "selections"):
             assert word not in text
         for state in states:
             hidden = state.six_nimmt
             assert str(hidden.rng_state) not in text
-            for cards in [*(hand.cards for hand in hidden.hands), hidden.deck]:
+            seats = len(hidden.hand_lengths)
+            for cards in [*(hand(state, seat) for seat in range(seats)), hidden.deck]:
                 if len(cards) > 1:
                     assert json.dumps(list(cards)) not in text
                     assert json.dumps(list(cards), separators=(",", ":")) not in text

@@ -24,17 +24,17 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17ordo/v1/six_nimmt.proto\x12\x07ordo.v1\"\xb7\x01\n\x0fSixNimmtOptions\x12\x31\n\x0ctoo_low_rule\x18\x01 \x01(\x0e\x32\x1b.ordo.v1.SixNimmtTooLowRule\x12%\n\x03\x65nd\x18\x02 \x01(\x0e\x32\x18.ordo.v1.SixNimmtEndRule\x12\x11\n\tthreshold\x18\x03 \x01(\r\x12\r\n\x05hands\x18\x04 \x01(\r\x12\x15\n\rtactical_deck\x18\x05 \x01(\x08\x12\x11\n\tzero_card\x18\x06 \x01(\x08\"\x1c\n\x0bSixNimmtRow\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"\x1e\n\rSixNimmtCards\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"\xec\x02\n\rSixNimmtState\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.ordo.v1.SixNimmtOptions\x12\"\n\x04rows\x18\x02 \x03(\x0b\x32\x14.ordo.v1.SixNimmtRow\x12%\n\x05hands\x18\x03 \x03(\x0b\x32\x16.ordo.v1.SixNimmtCards\x12\x12\n\nselections\x18\x04 \x03(\x05\x12\x10\n\x08revealed\x18\x05 \x01(\x08\x12\x0e\n\x06placed\x18\x06 \x01(\r\x12\x11\n\tpenalties\x18\x07 \x03(\r\x12%\n\x05taken\x18\x08 \x03(\x0b\x32\x16.ordo.v1.SixNimmtCards\x12\x1e\n\x16zero_card_used_in_hand\x18\t \x03(\r\x12\x13\n\x0bhand_number\x18\n \x01(\r\x12\x0c\n\x04turn\x18\x0b \x01(\r\x12\x0c\n\x04\x64\x65\x63k\x18\x0c \x03(\r\x12\x11\n\tdiscarded\x18\r \x03(\r\x12\x11\n\trng_state\x18\x0e \x01(\x04\"E\n\x0eSixNimmtAction\x12\x15\n\x0bselect_card\x18\x01 \x01(\rH\x00\x12\x14\n\nchoose_row\x18\x02 \x01(\rH\x00\x42\x06\n\x04move\"\xb4\x02\n\x0cSixNimmtView\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.ordo.v1.SixNimmtOptions\x12\"\n\x04rows\x18\x02 \x03(\x0b\x32\x14.ordo.v1.SixNimmtRow\x12\x0c\n\x04hand\x18\x03 \x03(\r\x12\x10\n\x08selected\x18\x04 \x03(\x08\x12\x10\n\x08revealed\x18\x05 \x03(\x05\x12\x15\n\rown_selection\x18\x06 \x01(\x05\x12\x11\n\tpenalties\x18\x07 \x03(\r\x12%\n\x05taken\x18\x08 \x03(\x0b\x32\x16.ordo.v1.SixNimmtCards\x12\x1b\n\x13zero_card_available\x18\t \x03(\x08\x12\x13\n\x0bhand_number\x18\n \x01(\r\x12\x0c\n\x04turn\x18\x0b \x01(\r\x12\x12\n\nhand_sizes\x18\x0c \x03(\r\"\x94\x03\n\rSixNimmtEvent\x12\x36\n\rcard_selected\x18\x01 \x01(\x0b\x32\x1d.ordo.v1.SixNimmtCardSelectedH\x00\x12\x38\n\x0e\x63\x61rds_revealed\x18\x02 \x01(\x0b\x32\x1e.ordo.v1.SixNimmtCardsRevealedH\x00\x12\x32\n\x0b\x63\x61rd_placed\x18\x03 \x01(\x0b\x32\x1b.ordo.v1.SixNimmtCardPlacedH\x00\x12.\n\trow_taken\x18\x04 \x01(\x0b\x32\x19.ordo.v1.SixNimmtRowTakenH\x00\x12\x41\n\x13row_choice_required\x18\x05 \x01(\x0b\x32\".ordo.v1.SixNimmtRowChoiceRequiredH\x00\x12\x30\n\nhand_ended\x18\x06 \x01(\x0b\x32\x1a.ordo.v1.SixNimmtHandEndedH\x00\x12\x30\n\nhand_dealt\x18\x07 \x01(\x0b\x32\x1a.ordo.v1.SixNimmtHandDealtH\x00\x42\x06\n\x04kind\"2\n\x14SixNimmtCardSelected\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\"&\n\x15SixNimmtCardsRevealed\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"=\n\x12SixNimmtCardPlaced\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\x12\x0b\n\x03row\x18\x03 \x01(\r\"O\n\x10SixNimmtRowTaken\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03row\x18\x02 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x03 \x03(\r\x12\x11\n\tbullheads\x18\x04 \x01(\r\"7\n\x19SixNimmtRowChoiceRequired\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\";\n\x11SixNimmtHandEnded\x12\x13\n\x0bhand_number\x18\x01 \x01(\r\x12\x11\n\tpenalties\x18\x02 \x03(\r\"6\n\x11SixNimmtHandDealt\x12\x13\n\x0bhand_number\x18\x01 \x01(\r\x12\x0c\n\x04rows\x18\x02 \x03(\r*\x91\x01\n\x12SixNimmtTooLowRule\x12&\n\"SIX_NIMMT_TOO_LOW_RULE_UNSPECIFIED\x10\x00\x12%\n!SIX_NIMMT_TOO_LOW_RULE_CHOOSE_ROW\x10\x01\x12,\n(SIX_NIMMT_TOO_LOW_RULE_TAKE_CHEAPEST_ROW\x10\x02*\x83\x01\n\x0fSixNimmtEndRule\x12\"\n\x1eSIX_NIMMT_END_RULE_UNSPECIFIED\x10\x00\x12(\n$SIX_NIMMT_END_RULE_PENALTY_THRESHOLD\x10\x01\x12\"\n\x1eSIX_NIMMT_END_RULE_FIXED_HANDS\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17ordo/v1/six_nimmt.proto\x12\x07ordo.v1\"\xb7\x01\n\x0fSixNimmtOptions\x12\x31\n\x0ctoo_low_rule\x18\x01 \x01(\x0e\x32\x1b.ordo.v1.SixNimmtTooLowRule\x12%\n\x03\x65nd\x18\x02 \x01(\x0e\x32\x18.ordo.v1.SixNimmtEndRule\x12\x11\n\tthreshold\x18\x03 \x01(\r\x12\r\n\x05hands\x18\x04 \x01(\r\x12\x15\n\rtactical_deck\x18\x05 \x01(\x08\x12\x11\n\tzero_card\x18\x06 \x01(\x08\"\x1c\n\x0bSixNimmtRow\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"\x1e\n\rSixNimmtCards\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"\x9e\x03\n\rSixNimmtState\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.ordo.v1.SixNimmtOptions\x12\x11\n\trow_cards\x18\x0f \x03(\r\x12\x13\n\x0brow_lengths\x18\x10 \x03(\r\x12\x12\n\nhand_cards\x18\x11 \x03(\r\x12\x14\n\x0chand_lengths\x18\x12 \x03(\r\x12\x12\n\nselections\x18\x04 \x03(\x05\x12\x10\n\x08revealed\x18\x05 \x01(\x08\x12\x0e\n\x06placed\x18\x06 \x01(\r\x12\x11\n\tpenalties\x18\x07 \x03(\r\x12\x13\n\x0btaken_cards\x18\x13 \x03(\r\x12\x15\n\rtaken_lengths\x18\x14 \x03(\r\x12\x1e\n\x16zero_card_used_in_hand\x18\t \x03(\r\x12\x13\n\x0bhand_number\x18\n \x01(\r\x12\x0c\n\x04turn\x18\x0b \x01(\r\x12\x0c\n\x04\x64\x65\x63k\x18\x0c \x03(\r\x12\x11\n\tdiscarded\x18\r \x03(\r\x12\x11\n\trng_state\x18\x0e \x01(\x04J\x04\x08\x02\x10\x03J\x04\x08\x03\x10\x04J\x04\x08\x08\x10\tR\x04rowsR\x05handsR\x05taken\"E\n\x0eSixNimmtAction\x12\x15\n\x0bselect_card\x18\x01 \x01(\rH\x00\x12\x14\n\nchoose_row\x18\x02 \x01(\rH\x00\x42\x06\n\x04move\"\xb4\x02\n\x0cSixNimmtView\x12)\n\x07options\x18\x01 \x01(\x0b\x32\x18.ordo.v1.SixNimmtOptions\x12\"\n\x04rows\x18\x02 \x03(\x0b\x32\x14.ordo.v1.SixNimmtRow\x12\x0c\n\x04hand\x18\x03 \x03(\r\x12\x10\n\x08selected\x18\x04 \x03(\x08\x12\x10\n\x08revealed\x18\x05 \x03(\x05\x12\x15\n\rown_selection\x18\x06 \x01(\x05\x12\x11\n\tpenalties\x18\x07 \x03(\r\x12%\n\x05taken\x18\x08 \x03(\x0b\x32\x16.ordo.v1.SixNimmtCards\x12\x1b\n\x13zero_card_available\x18\t \x03(\x08\x12\x13\n\x0bhand_number\x18\n \x01(\r\x12\x0c\n\x04turn\x18\x0b \x01(\r\x12\x12\n\nhand_sizes\x18\x0c \x03(\r\"\x94\x03\n\rSixNimmtEvent\x12\x36\n\rcard_selected\x18\x01 \x01(\x0b\x32\x1d.ordo.v1.SixNimmtCardSelectedH\x00\x12\x38\n\x0e\x63\x61rds_revealed\x18\x02 \x01(\x0b\x32\x1e.ordo.v1.SixNimmtCardsRevealedH\x00\x12\x32\n\x0b\x63\x61rd_placed\x18\x03 \x01(\x0b\x32\x1b.ordo.v1.SixNimmtCardPlacedH\x00\x12.\n\trow_taken\x18\x04 \x01(\x0b\x32\x19.ordo.v1.SixNimmtRowTakenH\x00\x12\x41\n\x13row_choice_required\x18\x05 \x01(\x0b\x32\".ordo.v1.SixNimmtRowChoiceRequiredH\x00\x12\x30\n\nhand_ended\x18\x06 \x01(\x0b\x32\x1a.ordo.v1.SixNimmtHandEndedH\x00\x12\x30\n\nhand_dealt\x18\x07 \x01(\x0b\x32\x1a.ordo.v1.SixNimmtHandDealtH\x00\x42\x06\n\x04kind\"2\n\x14SixNimmtCardSelected\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\"&\n\x15SixNimmtCardsRevealed\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"=\n\x12SixNimmtCardPlaced\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\x12\x0b\n\x03row\x18\x03 \x01(\r\"O\n\x10SixNimmtRowTaken\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03row\x18\x02 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x03 \x03(\r\x12\x11\n\tbullheads\x18\x04 \x01(\r\"7\n\x19SixNimmtRowChoiceRequired\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\";\n\x11SixNimmtHandEnded\x12\x13\n\x0bhand_number\x18\x01 \x01(\r\x12\x11\n\tpenalties\x18\x02 \x03(\r\"6\n\x11SixNimmtHandDealt\x12\x13\n\x0bhand_number\x18\x01 \x01(\r\x12\x0c\n\x04rows\x18\x02 \x03(\r*\x91\x01\n\x12SixNimmtTooLowRule\x12&\n\"SIX_NIMMT_TOO_LOW_RULE_UNSPECIFIED\x10\x00\x12%\n!SIX_NIMMT_TOO_LOW_RULE_CHOOSE_ROW\x10\x01\x12,\n(SIX_NIMMT_TOO_LOW_RULE_TAKE_CHEAPEST_ROW\x10\x02*\x83\x01\n\x0fSixNimmtEndRule\x12\"\n\x1eSIX_NIMMT_END_RULE_UNSPECIFIED\x10\x00\x12(\n$SIX_NIMMT_END_RULE_PENALTY_THRESHOLD\x10\x01\x12\"\n\x1eSIX_NIMMT_END_RULE_FIXED_HANDS\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ordo.v1.six_nimmt_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SIXNIMMTTOOLOWRULE']._serialized_start=1851
-  _globals['_SIXNIMMTTOOLOWRULE']._serialized_end=1996
-  _globals['_SIXNIMMTENDRULE']._serialized_start=1999
-  _globals['_SIXNIMMTENDRULE']._serialized_end=2130
+  _globals['_SIXNIMMTTOOLOWRULE']._serialized_start=1901
+  _globals['_SIXNIMMTTOOLOWRULE']._serialized_end=2046
+  _globals['_SIXNIMMTENDRULE']._serialized_start=2049
+  _globals['_SIXNIMMTENDRULE']._serialized_end=2180
   _globals['_SIXNIMMTOPTIONS']._serialized_start=37
   _globals['_SIXNIMMTOPTIONS']._serialized_end=220
   _globals['_SIXNIMMTROW']._serialized_start=222
@@ -42,25 +42,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SIXNIMMTCARDS']._serialized_start=252
   _globals['_SIXNIMMTCARDS']._serialized_end=282
   _globals['_SIXNIMMTSTATE']._serialized_start=285
-  _globals['_SIXNIMMTSTATE']._serialized_end=649
-  _globals['_SIXNIMMTACTION']._serialized_start=651
-  _globals['_SIXNIMMTACTION']._serialized_end=720
-  _globals['_SIXNIMMTVIEW']._serialized_start=723
-  _globals['_SIXNIMMTVIEW']._serialized_end=1031
-  _globals['_SIXNIMMTEVENT']._serialized_start=1034
-  _globals['_SIXNIMMTEVENT']._serialized_end=1438
-  _globals['_SIXNIMMTCARDSELECTED']._serialized_start=1440
-  _globals['_SIXNIMMTCARDSELECTED']._serialized_end=1490
-  _globals['_SIXNIMMTCARDSREVEALED']._serialized_start=1492
-  _globals['_SIXNIMMTCARDSREVEALED']._serialized_end=1530
-  _globals['_SIXNIMMTCARDPLACED']._serialized_start=1532
-  _globals['_SIXNIMMTCARDPLACED']._serialized_end=1593
-  _globals['_SIXNIMMTROWTAKEN']._serialized_start=1595
-  _globals['_SIXNIMMTROWTAKEN']._serialized_end=1674
-  _globals['_SIXNIMMTROWCHOICEREQUIRED']._serialized_start=1676
-  _globals['_SIXNIMMTROWCHOICEREQUIRED']._serialized_end=1731
-  _globals['_SIXNIMMTHANDENDED']._serialized_start=1733
-  _globals['_SIXNIMMTHANDENDED']._serialized_end=1792
-  _globals['_SIXNIMMTHANDDEALT']._serialized_start=1794
-  _globals['_SIXNIMMTHANDDEALT']._serialized_end=1848
+  _globals['_SIXNIMMTSTATE']._serialized_end=699
+  _globals['_SIXNIMMTACTION']._serialized_start=701
+  _globals['_SIXNIMMTACTION']._serialized_end=770
+  _globals['_SIXNIMMTVIEW']._serialized_start=773
+  _globals['_SIXNIMMTVIEW']._serialized_end=1081
+  _globals['_SIXNIMMTEVENT']._serialized_start=1084
+  _globals['_SIXNIMMTEVENT']._serialized_end=1488
+  _globals['_SIXNIMMTCARDSELECTED']._serialized_start=1490
+  _globals['_SIXNIMMTCARDSELECTED']._serialized_end=1540
+  _globals['_SIXNIMMTCARDSREVEALED']._serialized_start=1542
+  _globals['_SIXNIMMTCARDSREVEALED']._serialized_end=1580
+  _globals['_SIXNIMMTCARDPLACED']._serialized_start=1582
+  _globals['_SIXNIMMTCARDPLACED']._serialized_end=1643
+  _globals['_SIXNIMMTROWTAKEN']._serialized_start=1645
+  _globals['_SIXNIMMTROWTAKEN']._serialized_end=1724
+  _globals['_SIXNIMMTROWCHOICEREQUIRED']._serialized_start=1726
+  _globals['_SIXNIMMTROWCHOICEREQUIRED']._serialized_end=1781
+  _globals['_SIXNIMMTHANDENDED']._serialized_start=1783
+  _globals['_SIXNIMMTHANDENDED']._serialized_end=1842
+  _globals['_SIXNIMMTHANDDEALT']._serialized_start=1844
+  _globals['_SIXNIMMTHANDDEALT']._serialized_end=1898
 # @@protoc_insertion_point(module_scope)

@@ -115,7 +115,7 @@ Global___SixNimmtOptions: _TypeAlias = SixNimmtOptions  # noqa: Y015
 
 @_typing.final
 class SixNimmtRow(_message.Message):
-    """SixNimmtRow is one of the four rows on the table."""
+    """SixNimmtRow is one of the four rows on the table, in a view."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -139,7 +139,7 @@ Global___SixNimmtRow: _TypeAlias = SixNimmtRow  # noqa: Y015
 
 @_typing.final
 class SixNimmtCards(_message.Message):
-    """SixNimmtCards is a list of cards."""
+    """SixNimmtCards is a list of cards, in a view."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -163,18 +163,26 @@ Global___SixNimmtCards: _TypeAlias = SixNimmtCards  # noqa: Y015
 
 @_typing.final
 class SixNimmtState(_message.Message):
-    """SixNimmtState is the whole state of a 6 nimmt! game."""
+    """SixNimmtState is the whole state of a 6 nimmt! game.
+
+    The rows, hands and taken cards are each one flat list of cards with a list of lengths: the
+    first `row_lengths[0]` cards of `row_cards` are row 0, the next `row_lengths[1]` are row 1, and
+    so on. The lengths of a list must add up to its number of cards, or the state is refused.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     OPTIONS_FIELD_NUMBER: _builtins.int
-    ROWS_FIELD_NUMBER: _builtins.int
-    HANDS_FIELD_NUMBER: _builtins.int
+    ROW_CARDS_FIELD_NUMBER: _builtins.int
+    ROW_LENGTHS_FIELD_NUMBER: _builtins.int
+    HAND_CARDS_FIELD_NUMBER: _builtins.int
+    HAND_LENGTHS_FIELD_NUMBER: _builtins.int
     SELECTIONS_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     PLACED_FIELD_NUMBER: _builtins.int
     PENALTIES_FIELD_NUMBER: _builtins.int
-    TAKEN_FIELD_NUMBER: _builtins.int
+    TAKEN_CARDS_FIELD_NUMBER: _builtins.int
+    TAKEN_LENGTHS_FIELD_NUMBER: _builtins.int
     ZERO_CARD_USED_IN_HAND_FIELD_NUMBER: _builtins.int
     HAND_NUMBER_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
@@ -196,12 +204,20 @@ class SixNimmtState(_message.Message):
         """The options in force, with every default filled in."""
 
     @_builtins.property
-    def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___SixNimmtRow]:
-        """The four rows, in row index order 0..3."""
+    def row_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cards of the four rows, row 0 first, each row's cards in the order they were placed."""
 
     @_builtins.property
-    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SixNimmtCards]:
-        """Hidden: each seat's hand, one entry per seat."""
+    def row_lengths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The number of cards in each row (1..5), in row index order 0..3."""
+
+    @_builtins.property
+    def hand_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden: each seat's hand, seat 0 first, each hand ascending."""
+
+    @_builtins.property
+    def hand_lengths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden: the number of cards in each seat's hand, one entry per seat."""
 
     @_builtins.property
     def selections(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -214,8 +230,12 @@ class SixNimmtState(_message.Message):
         """Each seat's total bullheads over the whole game."""
 
     @_builtins.property
-    def taken(self) -> _containers.RepeatedCompositeFieldContainer[Global___SixNimmtCards]:
-        """The cards each seat has taken in this hand, one entry per seat."""
+    def taken_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cards each seat has taken in this hand, seat 0 first, each seat's cards ascending."""
+
+    @_builtins.property
+    def taken_lengths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The number of cards each seat has taken in this hand, one entry per seat."""
 
     @_builtins.property
     def zero_card_used_in_hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -235,13 +255,16 @@ class SixNimmtState(_message.Message):
         self,
         *,
         options: Global___SixNimmtOptions | None = ...,
-        rows: _abc.Iterable[Global___SixNimmtRow] | None = ...,
-        hands: _abc.Iterable[Global___SixNimmtCards] | None = ...,
+        row_cards: _abc.Iterable[_builtins.int] | None = ...,
+        row_lengths: _abc.Iterable[_builtins.int] | None = ...,
+        hand_cards: _abc.Iterable[_builtins.int] | None = ...,
+        hand_lengths: _abc.Iterable[_builtins.int] | None = ...,
         selections: _abc.Iterable[_builtins.int] | None = ...,
         revealed: _builtins.bool = ...,
         placed: _builtins.int = ...,
         penalties: _abc.Iterable[_builtins.int] | None = ...,
-        taken: _abc.Iterable[Global___SixNimmtCards] | None = ...,
+        taken_cards: _abc.Iterable[_builtins.int] | None = ...,
+        taken_lengths: _abc.Iterable[_builtins.int] | None = ...,
         zero_card_used_in_hand: _abc.Iterable[_builtins.int] | None = ...,
         hand_number: _builtins.int = ...,
         turn: _builtins.int = ...,
@@ -251,7 +274,7 @@ class SixNimmtState(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck", b"deck", "discarded", b"discarded", "hand_number", b"hand_number", "hands", b"hands", "options", b"options", "penalties", b"penalties", "placed", b"placed", "revealed", b"revealed", "rng_state", b"rng_state", "rows", b"rows", "selections", b"selections", "taken", b"taken", "turn", b"turn", "zero_card_used_in_hand", b"zero_card_used_in_hand"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck", b"deck", "discarded", b"discarded", "hand_cards", b"hand_cards", "hand_lengths", b"hand_lengths", "hand_number", b"hand_number", "options", b"options", "penalties", b"penalties", "placed", b"placed", "revealed", b"revealed", "rng_state", b"rng_state", "row_cards", b"row_cards", "row_lengths", b"row_lengths", "selections", b"selections", "taken_cards", b"taken_cards", "taken_lengths", b"taken_lengths", "turn", b"turn", "zero_card_used_in_hand", b"zero_card_used_in_hand"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
