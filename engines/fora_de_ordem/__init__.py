@@ -30,6 +30,8 @@ Decisions:
   texts. ``custom_questions`` in NewGame replace the bank (used as supplied, whatever the
   language); a bad card is refused naming the card and the problem. The state holds only the
   cards of its rounds, never the bank; custom cards without an id are named ``custom-N``.
+  On the wire, bank cards travel as their ids: a change to ``questions.json`` changes what
+  stored states mean, so it comes with a new ``RULES_VERSION``.
 - ``rounds`` is 1..6 (default 6): a deck of 19 holds 4 + 3 * 5 cards, so six rounds use it all.
   ``starting_seat`` (default 0) starts round 1; the start passes to the next seat each round.
 - The ranks are public only in the ``RanksRevealed`` event of the round's resolution; the view
