@@ -32,7 +32,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from itertools import chain
+from itertools import chain, compress
 from math import comb
 from operator import lt
 from typing import TypeVar
@@ -137,6 +137,10 @@ class ChooseRow:
 
 
 Action = Select | ChooseRow
+
+# Every action, built once: legal_actions hands these out instead of new objects.
+SELECTS: tuple[Select, ...] = tuple(Select(card) for card in range(HIGHEST_CARD + 1))
+CHOOSE_ROWS: tuple[ChooseRow, ...] = tuple(ChooseRow(row) for row in range(ROW_COUNT))
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +328,8 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
             return ()
         if state.revealed:  # Rule 4 choice pending: only that seat acts
             return (_reveal_order(state.selections)[state.placed][1],)
-        return tuple(seat for seat, card in enumerate(state.selections) if card == NO_SELECTION)
+        waiting = map(NO_SELECTION.__eq__, state.selections)
+        return tuple(compress(range(len(state.selections)), waiting))
 
     def outcome(self, state: State) -> Outcome | None:
         if state.turn != HAND_SIZE:
@@ -421,12 +426,11 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
 
     def _legal_actions(self, state: State, seat: int) -> tuple[Action, ...]:
         if state.revealed:
-            return tuple(ChooseRow(row) for row in range(ROW_COUNT))
-        actions: list[Action] = []
+            return CHOOSE_ROWS
+        selects = tuple(map(SELECTS.__getitem__, state.hands[seat]))
         if state.options.zero_card and state.zero_card_used_in_hand[seat] == 0:
-            actions.append(Select(ZERO_CARD))
-        actions.extend(Select(card) for card in state.hands[seat])
-        return tuple(actions)
+            return (SELECTS[ZERO_CARD], *selects)
+        return selects
 
     def _apply(self, state: State, seat: int, action: Action) -> tuple[State, tuple[Event, ...]]:
         if isinstance(action, Select):
