@@ -36,8 +36,10 @@ class StateCache:
         if not self.size:
             return
         with self._lock:
-            self._states[key] = (game_id, state)
-            self._states.move_to_end(key)
+            if key in self._states:
+                self._states.move_to_end(key)
+                return
+            self._states[key] = (game_id, state)  # a new key goes last: the most recent
             if len(self._states) > self.size:
                 self._states.popitem(last=False)
 
