@@ -1,6 +1,6 @@
 """The codec protocol: one codec per game translates between its proto messages and its engine's
 values. Codecs see only their game's inner messages; the envelopes (``GameState``, ``Action`` …)
-are handled once, in ``service.games``."""
+are handled once, in ``service.servicer``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import Any, Protocol, TypeVar
 
 from engines.errors import InvalidOptionsError, InvalidStateError
 
-E = TypeVar("E", bound=Enum)
 T = TypeVar("T")
 
 #: The items of nested groups, in order: the flat half of a list of lists on the wire.
