@@ -133,6 +133,27 @@ class TestDemo:
         assert "no language option; --lang ignored" in run.stderr
 
 
+class TestEveryGame:
+    """The demo of each game, as the README shows it, plays a whole game through the server."""
+
+    @pytest.mark.parametrize(
+        "args",
+        [
+            ("six_nimmt", "--seats", "4"),
+            ("sequence_numbers", "--seats", "4"),
+            ("up_or_down", "--seats", "3"),
+            ("fora_de_ordem", "--seats", "3", "--lang", "en"),
+        ],
+        ids=lambda args: args[0],
+    )
+    def test_demo_plays_to_the_end(self, server_address: str, args: tuple[str, ...]) -> None:
+        """The demo ends with the outcome, drawn from a spectator's view."""
+        run = ordo("--target", server_address, "demo", *args, "--seed", "11")
+        assert run.returncode == 0, run.stderr
+        assert "game over after" in run.stdout
+        assert "winners:" in run.stdout
+
+
 class TestExitCodes:
     """0 done, 1 a server error with its reason, 2 bad usage."""
 
