@@ -770,16 +770,9 @@ def _validate(state: State) -> None:
     threshold = options.threshold if options.end is EndRule.PENALTY_THRESHOLD else None
     if state.placed < 0:
         raise InvalidStateError("the count of placed cards is negative")
-    # One pass over the seats: zero card use, selections, hand sizes and totals.
-    for seat, (card, used, hand, total, taken) in enumerate(
-        zip(
-            state.selections,
-            state.zero_card_used_in_hand,
-            state.hands,
-            state.penalties,
-            state.taken,
-            strict=True,
-        )
+    # One pass over the seats: zero card use, selections and hand sizes.
+    for seat, (card, used, hand) in enumerate(
+        zip(state.selections, state.zero_card_used_in_hand, state.hands, strict=True)
     ):
         if not 0 <= used <= hand_number or (used and not zero):
             raise InvalidStateError("zero card use out of range")
@@ -796,15 +789,6 @@ def _validate(state: State) -> None:
         expected = HAND_SIZE - turn - (card > ZERO_CARD) + zero_turn_done
         if not finished and len(hand) != expected:
             raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
-        # The total at the start of this hand: nothing before the first hand, and under
-        # PENALTY_THRESHOLD below the threshold, or the game would have ended after that hand.
-        before_hand = total - sum(map(BULLHEADS.__getitem__, taken))
-        if before_hand < 0:
-            raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
-        if hand_number == 1 and before_hand:
-            raise InvalidStateError(f"seat {seat}'s total is not what it took in the first hand")
-        if threshold is not None and before_hand >= threshold:
-            raise InvalidStateError("a hand was dealt after a total reached the threshold")
     order = _reveal_order(state.selections)
     if revealed:
         if NO_SELECTION in state.selections:
@@ -839,6 +823,17 @@ def _validate(state: State) -> None:
     highest = highest_card(options, seats)
     if len(located) != highest or set(located) != set(range(1, highest + 1)):
         raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
+    # Totals, now that every taken card is known to be a card of the set. The total at the
+    # start of this hand: nothing before the first hand, and under PENALTY_THRESHOLD below the
+    # threshold, or the game would have ended after that hand.
+    for seat, (total, taken) in enumerate(zip(state.penalties, state.taken, strict=True)):
+        before_hand = total - sum(map(BULLHEADS.__getitem__, taken))
+        if before_hand < 0:
+            raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
+        if hand_number == 1 and before_hand:
+            raise InvalidStateError(f"seat {seat}'s total is not what it took in the first hand")
+        if threshold is not None and before_hand >= threshold:
+            raise InvalidStateError("a hand was dealt after a total reached the threshold")
     if revealed:
         on_table = set(chain.from_iterable(state.rows))
         on_table.update(chain.from_iterable(state.taken))

@@ -1138,6 +1138,9 @@ class TestValidation:
                 lambda s: replace(s, taken=((s.deck[0],), *s.taken[1:]), deck=s.deck[1:]),
                 id="a_penalty_below_the_taken_bullheads",
             ),
+            pytest.param(
+                lambda s: replace(s, taken=((200,), *s.taken[1:])), id="a_foreign_taken_card"
+            ),
             pytest.param(lambda s: replace(s, revealed=True), id="revealed_before_all_selected"),
             pytest.param(lambda s: replace(s, turn=10), id="a_finished_game_with_cards_in_hand"),
             pytest.param(lambda s: replace(s, penalties=s.penalties[1:]), id="too_few_penalties"),
