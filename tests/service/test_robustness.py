@@ -19,14 +19,8 @@ from ordo.v1 import engine_service_pb2 as api
 from tests.conformance.drivers import reason_of
 
 SERVICE = "/ordo.v1.GameEngineService/"
-METHODS = (
-    "ListGames",
-    "NewGame",
-    "ApplyAction",
-    "ValidateAction",
-    "ListLegalActions",
-    "GetView",
-    "SuggestAction",
+METHODS = tuple(
+    method.name for method in api.DESCRIPTOR.services_by_name["GameEngineService"].methods
 )
 GAMES = sorted(registry.ENGINES)
 ACCEPTED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT}
