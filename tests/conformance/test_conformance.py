@@ -75,6 +75,15 @@ def playout(
     pytest.fail(f"no end within {MAX_ACTIONS} actions")
 
 
+def checkpoints(
+    driver: Driver, seats: int, seed: int, *, finished: bool = False
+) -> Iterator[tuple[common.GameState, common.GameStatus, int]]:
+    """Every ``CHECK_EVERY``-th state of a playout (the finished one too when ``finished``)."""
+    for state, status, step in playout(driver, seats, seed, checks=False):
+        if step % CHECK_EVERY == 0 and (finished or not status.finished):
+            yield state, status, step
+
+
 def mutations(action: common.Action, game_id: str) -> Iterator[common.Action]:
     """Actions near a legal one: every number in its move changed to other values."""
     move = getattr(action, game_id)
@@ -152,9 +161,7 @@ class TestPlayouts:
     ) -> None:
         """Every action ListLegalActions lists is legal for ValidateAction and ApplyAction."""
         driver = make_driver(game)
-        for state, status, step in playout(driver, seats, seed, checks=False):
-            if status.finished or step % CHECK_EVERY:
-                continue
+        for state, status, _step in checkpoints(driver, seats, seed):
             for seat in status.seats_to_act:
                 for action in driver.legal(state, seat)[:40]:
                     assert driver.validate(state, action) == (True, "")
@@ -166,9 +173,7 @@ class TestPlayouts:
     ) -> None:
         """Actions not listed (other seats', changed numbers, no seat) are refused, input kept."""
         driver = make_driver(game)
-        for state, status, step in playout(driver, seats, seed, checks=False):
-            if status.finished or step % CHECK_EVERY:
-                continue
+        for state, status, _step in checkpoints(driver, seats, seed):
             before = key(state)
             seat = status.seats_to_act[0]
             legal = driver.legal(state, seat)
@@ -204,9 +209,7 @@ class TestPlayouts:
     ) -> None:
         """Every bot policy suggests one of the listed actions."""
         driver = make_driver(game)
-        for state, status, step in playout(driver, seats, seed, checks=False):
-            if status.finished or step % CHECK_EVERY:
-                continue
+        for state, status, _step in checkpoints(driver, seats, seed):
             seat = status.seats_to_act[-1]
             listed = {key(a) for a in driver.legal(state, seat)}
             for policy in ("random", "heuristic"):
@@ -257,9 +260,7 @@ class TestViews:
     ) -> None:
         """Re-dealing what a seat cannot see leaves its view (and a spectator's) byte-identical."""
         driver = make_driver(game)
-        for state, status, step in playout(driver, seats, seed, checks=False):
-            if step % CHECK_EVERY:
-                continue
+        for state, _status, step in checkpoints(driver, seats, seed, finished=True):
             spectator = key(driver.view(state, None))
             for seat in range(seats):
                 own = key(driver.view(state, seat))
@@ -267,8 +268,6 @@ class TestViews:
                     redealt = driver.redeal(state, seat, redeal_seed + step)
                     assert key(driver.view(redealt, seat)) == own, f"seat {seat}'s view leaks"
                     assert key(driver.view(redealt, None)) == spectator, "spectator view leaks"
-            if status.finished:
-                return
 
     @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
     def test_views_never_contain_the_generator_state(
@@ -277,9 +276,7 @@ class TestViews:
         """A sentinel generator state appears in no view, and changing it changes no view."""
         driver = make_driver(game)
         varint = common.GameState(revision=SENTINEL).SerializeToString()[1:]
-        for state, _status, step in playout(driver, seats, seed, checks=False):
-            if step % CHECK_EVERY:
-                continue
+        for state, _status, _step in checkpoints(driver, seats, seed, finished=True):
             planted = driver.with_rng_state(state, SENTINEL)
             for seat in (None, *range(seats)):
                 view = key(driver.view(planted, seat))
