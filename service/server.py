@@ -161,6 +161,17 @@ def _handler(
     return handle
 
 
+def serializer(response_type: Any) -> Callable[[Any], bytes]:
+    """The response serializer of a method: a servicer method may answer with its response
+    already serialized (``ApplyAction`` does), which goes out as it is."""
+    serialize = response_type.SerializeToString
+
+    def serialized(response: Any) -> bytes:
+        return response if type(response) is bytes else serialize(response)
+
+    return serialized
+
+
 def method_handlers(
     servicer: GameEngineServicer, observers: Sequence[Observer] = ()
 ) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
@@ -173,7 +184,7 @@ def method_handlers(
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
             _handler(method.name, request_type, getattr(servicer, method.name), observers, log),
             request_deserializer=None,
-            response_serializer=response_type.SerializeToString,
+            response_serializer=serializer(response_type),
         )
     return handlers
 

@@ -2,7 +2,10 @@
 
 Each method decodes only what it needs, calls the engine, and encodes the answer straight into
 its response message (a message passed to a constructor is copied; one filled in place is not).
-The time spent in the engine is added to the call record around each engine section. Errors are
+``ApplyAction``, the call a game makes most, returns its response already serialized: the new
+state's bytes are needed anyway (they key the state cache), and the status and event encodings
+repeat from call to call, so they are kept (``service.wire`` puts the parts together). The time
+spent in the engine is added to the call record around each engine section. Errors are
 raised as ``RulesError``; ``service.server`` turns them into rich statuses in one place. Which
 game a request is about comes from the ``game`` oneof of its state or options (``WhichOneof``)
 and a registry lookup: no game is named here.
@@ -17,7 +20,7 @@ from time import perf_counter
 from typing import Any
 
 from engines import registry
-from engines.base import GameEngine, Outcome, Status
+from engines.base import Event, GameEngine, Outcome, Status
 from engines.errors import (
     IllegalActionError,
     InvalidSeatError,
@@ -27,6 +30,7 @@ from engines.errors import (
 from engines.prng import Rng, derive_seed
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from service import wire
 from service.codecs import CODECS
 from service.codecs.base import Codec
 from service.errors import RequestError
@@ -35,22 +39,60 @@ from service.state_cache import StateCache
 
 DEFAULT_POLICY = "heuristic"
 DEFAULT_STATE_CACHE_SIZE = 4096  # states per worker: a few KB each
+ENCODINGS_KEPT = 4096  # status and event encodings kept per worker, each a few bytes
+
+_STATE_FIELDS = common.GameState.DESCRIPTOR.fields_by_name
+_RESPONSE_FIELDS = api.ApplyActionResponse.DESCRIPTOR.fields_by_name
+RULES_VERSION_FIELD = _STATE_FIELDS["rules_version"].number
+REVISION_FIELD = _STATE_FIELDS["revision"].number
+RESPONSE_STATE_FIELD = _RESPONSE_FIELDS["state"].number
+RESPONSE_STATUS_FIELD = _RESPONSE_FIELDS["status"].number
+RESPONSE_EVENTS_FIELD = _RESPONSE_FIELDS["events"].number
 
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """A registered game: its engine and its codec."""
+    """A registered game: its engine, its codec and the number of its field in the envelopes."""
 
     id: str
     engine: GameEngine[Any, Any, Any, Any]
     codec: Codec
+    state_field: int  # the number of the game's field in GameState
+
+
+class Encodings:
+    """Encodings kept by what they encode, at most ``size`` of them (all dropped when full).
+
+    Encoding is a pure function of an engine value (a frozen dataclass), so a kept encoding is
+    the one protobuf would make again; the bound keeps the memory of a worker flat.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._kept: dict[Any, bytes] = {}
+
+    def get(self, key: Any) -> bytes | None:
+        """The encoding kept for ``key``, or None."""
+        return self._kept.get(key)
+
+    def put(self, key: Any, encoding: bytes) -> None:
+        """Keep ``encoding`` for ``key``."""
+        if len(self._kept) >= self.size:
+            self._kept.clear()
+        self._kept[key] = encoding
+
+    def __len__(self) -> int:
+        return len(self._kept)
 
 
 def _registered_games() -> dict[str, Game]:
     missing = set(registry.ENGINES) ^ set(CODECS)
     if missing:
         raise RuntimeError(f"games without both an engine and a codec: {sorted(missing)}")
-    return {gid: Game(gid, registry.ENGINES[gid], CODECS[gid]) for gid in sorted(registry.ENGINES)}
+    return {
+        gid: Game(gid, registry.ENGINES[gid], CODECS[gid], _STATE_FIELDS[gid].number)
+        for gid in sorted(registry.ENGINES)
+    }
 
 
 def encode_outcome(outcome: Outcome) -> common.Outcome:
@@ -76,6 +118,7 @@ class GameEngineServicer:
     def __init__(self, state_cache_size: int = DEFAULT_STATE_CACHE_SIZE) -> None:
         self.games = _registered_games()
         self.states = StateCache(state_cache_size)
+        self.encodings = Encodings(ENCODINGS_KEPT)
         self._list_games = api.ListGamesResponse(
             games=[self._game_info(game) for game in self.games.values()]
         )
@@ -106,9 +149,8 @@ class GameEngineServicer:
         self._fill_state(response.state, game, state, call)
         return response
 
-    def ApplyAction(
-        self, request: api.ApplyActionRequest, call: CallRecord
-    ) -> api.ApplyActionResponse:
+    def ApplyAction(self, request: api.ApplyActionRequest, call: CallRecord) -> bytes:
+        """Apply the action; the answer is the serialized ``ApplyActionResponse``."""
         game, state = self._decode_state(request.state, call)
         seat, action = self._decode_action(game, request.action, call)
         start = perf_counter()
@@ -118,18 +160,17 @@ class GameEngineServicer:
         finally:
             call.engine_seconds += perf_counter() - start
         call.game_finished = status.finished
-        response = api.ApplyActionResponse(status=encode_status(status))
-        self._fill_state(response.state, game, transition.state, call)
-        everyone = tuple(range(game.engine.seats(state)))
-        encode = game.codec.encode_event
-        add_event = response.events.add
-        for event in transition.events:
-            add_event(
-                visible_to_seats=everyone if event.audience is None else event.audience,
-                public=event.audience is None,
-                **{game.id: encode(event.body)},
+        seats = game.engine.seats(state)
+        event_field = self._event_field
+        return b"".join(
+            (
+                wire.length_delimited(
+                    RESPONSE_STATE_FIELD, self._state_bytes(game, transition.state, call)
+                ),
+                self._status_field(status),
+                *[event_field(game, seats, event) for event in transition.events],
             )
-        return response
+        )
 
     def ValidateAction(
         self, request: api.ValidateActionRequest, call: CallRecord
@@ -252,15 +293,48 @@ class GameEngineServicer:
         self, target: common.GameState, game: Game, state: Any, call: CallRecord
     ) -> None:
         """Encode ``state`` into ``target``, the (empty) state field of a response."""
-        target.rules_version = state.rules_version
-        target.revision = state.revision
-        getattr(target, game.id).CopyFrom(game.codec.encode_state(state))
+        target.MergeFromString(self._state_bytes(game, state, call))
+
+    def _state_bytes(self, game: Game, state: Any, call: CallRecord) -> bytes:
+        """The serialized ``GameState`` of ``state``, remembered by the state cache."""
+        data = b"".join(
+            (
+                wire.uint_field(RULES_VERSION_FIELD, state.rules_version),
+                wire.uint_field(REVISION_FIELD, state.revision),
+                wire.length_delimited(
+                    game.state_field, game.codec.encode_state(state).SerializeToString()
+                ),
+            )
+        )
         if self.states.size:
-            key = target.SerializeToString()
-            self.states.put(key, game.id, state)
-            call.state_bytes = len(key)
-        else:
-            call.state_bytes = target.ByteSize()
+            self.states.put(data, game.id, state)
+        call.state_bytes = len(data)
+        return data
+
+    def _status_field(self, status: Status) -> bytes:
+        """The ``status`` field of a response."""
+        field = self.encodings.get(status)
+        if field is None:
+            field = wire.length_delimited(
+                RESPONSE_STATUS_FIELD, encode_status(status).SerializeToString()
+            )
+            self.encodings.put(status, field)
+        return field
+
+    def _event_field(self, game: Game, seats: int, event: Event) -> bytes:
+        """One entry of the ``events`` field of an ``ApplyActionResponse``."""
+        key = (game.id, seats, event)
+        field = self.encodings.get(key)
+        if field is None:
+            public = event.audience is None
+            message = common.Event(
+                visible_to_seats=range(seats) if public else event.audience,
+                public=public,
+                **{game.id: game.codec.encode_event(event.body)},
+            )
+            field = wire.length_delimited(RESPONSE_EVENTS_FIELD, message.SerializeToString())
+            self.encodings.put(key, field)
+        return field
 
     @staticmethod
     def _game_info(game: Game) -> common.GameInfo:

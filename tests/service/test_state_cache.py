@@ -31,11 +31,12 @@ def chained_playout(servicer: GameEngineServicer, game: str, seed: int) -> list[
     while not status.finished:
         seat = rng.choice(list(status.seats_to_act))
         request = api.ApplyActionRequest(state=state, action=rng.choice(driver.legal(state, seat)))
-        reply = servicer.ApplyAction(
+        data = servicer.ApplyAction(
             api.ApplyActionRequest.FromString(request.SerializeToString()),
             CallRecord("ApplyAction"),
         )
-        responses.append(reply.SerializeToString())
+        responses.append(data)
+        reply = api.ApplyActionResponse.FromString(data)
         state, status = reply.state, reply.status
     return responses
 

@@ -1,0 +1,44 @@
+"""Protocol-buffers framing, for responses assembled from parts that are already serialized.
+
+A message's encoding is its fields' encodings one after the other; a sub-message field is its
+tag, the length of the sub-message's bytes and those bytes. So a response whose parts were
+serialized separately (a state whose bytes are needed anyway, events and statuses kept from
+earlier calls) is put together by concatenation, exactly as protobuf would have encoded the
+whole: fields in field-number order, each set field present, defaults left out. The tests
+check these helpers against protobuf's own serialization.
+"""
+
+from __future__ import annotations
+
+VARINT = 0  # wire types
+LENGTH_DELIMITED = 2
+_SEVEN_BITS = 0x7F
+_MORE = 0x80
+_SMALL = tuple(bytes((value,)) for value in range(_MORE))  # the one-byte varints
+
+
+def varint(value: int) -> bytes:
+    """The base-128 varint of a non-negative integer."""
+    if value < _MORE:
+        return _SMALL[value]
+    out = bytearray()
+    while value >= _MORE:
+        out.append(value & _SEVEN_BITS | _MORE)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def tag(field: int, wire_type: int) -> bytes:
+    """The key of a field: its number and wire type."""
+    return varint(field << 3 | wire_type)
+
+
+def length_delimited(field: int, payload: bytes) -> bytes:
+    """A sub-message (or bytes) field holding ``payload``; present even when it is empty."""
+    return tag(field, LENGTH_DELIMITED) + varint(len(payload)) + payload
+
+
+def uint_field(field: int, value: int) -> bytes:
+    """An unsigned integer field, left out when it is 0 (proto3's default is not written)."""
+    return tag(field, VARINT) + varint(value) if value else b""
