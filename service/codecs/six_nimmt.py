@@ -75,17 +75,18 @@ def _encode_options(options: game.Options) -> pb.SixNimmtOptions:
     )
 
 
+@lru_cache(maxsize=DECODED_OPTIONS_KEPT)
+def _encoded_options(options: game.Options) -> pb.SixNimmtOptions:
+    """The message of an option set, made once: callers copy it, never change it."""
+    return _encode_options(options)
+
+
 def _rows(rows: tuple[tuple[int, ...], ...]) -> list[pb.SixNimmtRow]:
     return [pb.SixNimmtRow(cards=row) for row in rows]
 
 
 def _cards(groups: tuple[tuple[int, ...], ...]) -> list[pb.SixNimmtCards]:
     return [pb.SixNimmtCards(cards=cards) for cards in groups]
-
-
-def _flat(groups: tuple[tuple[int, ...], ...]) -> list[int]:
-    """The cards of every group, one group after the other (the state's ``*_cards`` fields)."""
-    return [card for group in groups for card in group]
 
 
 def _split(cards: Sequence[int], lengths: Iterable[int], name: str) -> tuple[tuple[int, ...], ...]:
@@ -131,25 +132,28 @@ class SixNimmtCodec:
         )
 
     def encode_state(self, state: game.State) -> pb.SixNimmtState:
-        return pb.SixNimmtState(
-            options=_encode_options(state.options),
-            row_cards=_flat(state.rows),
-            row_lengths=map(len, state.rows),
-            hand_cards=_flat(state.hands),
-            hand_lengths=map(len, state.hands),
-            selections=state.selections,
-            revealed=state.revealed,
-            placed=state.placed,
-            penalties=state.penalties,
-            taken_cards=_flat(state.taken),
-            taken_lengths=map(len, state.taken),
-            zero_card_used_in_hand=state.zero_card_used_in_hand,
-            hand_number=state.hand_number,
-            turn=state.turn,
-            deck=state.deck,
-            discarded=state.discarded,
-            rng_state=state.rng_state,
-        )
+        # Filled field by field: ``extend`` takes a tuple as it is, where a constructor argument
+        # costs more per card; the options message is made once per option set.
+        msg = pb.SixNimmtState()
+        msg.options.CopyFrom(_encoded_options(state.options))
+        rows, hands, taken = state.rows, state.hands, state.taken
+        msg.row_cards.extend(sum(rows, ()))
+        msg.row_lengths.extend(map(len, rows))
+        msg.hand_cards.extend(sum(hands, ()))
+        msg.hand_lengths.extend(map(len, hands))
+        msg.selections.extend(state.selections)
+        msg.revealed = state.revealed
+        msg.placed = state.placed
+        msg.penalties.extend(state.penalties)
+        msg.taken_cards.extend(sum(taken, ()))
+        msg.taken_lengths.extend(map(len, taken))
+        msg.zero_card_used_in_hand.extend(state.zero_card_used_in_hand)
+        msg.hand_number = state.hand_number
+        msg.turn = state.turn
+        msg.deck.extend(state.deck)
+        msg.discarded.extend(state.discarded)
+        msg.rng_state = state.rng_state
+        return msg
 
     def decode_action(self, msg: pb.SixNimmtAction) -> game.Action:
         move = msg.WhichOneof("move")
@@ -169,7 +173,7 @@ class SixNimmtCodec:
 
     def encode_view(self, view: game.View) -> pb.SixNimmtView:
         return pb.SixNimmtView(
-            options=_encode_options(view.options),
+            options=_encoded_options(view.options),
             rows=_rows(view.rows),
             hand=view.hand,
             selected=view.selected,
