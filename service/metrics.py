@@ -51,11 +51,12 @@ from prometheus_client import (  # noqa: E402 - must follow the multiprocess fol
 )
 from prometheus_client import start_http_server as start_prometheus_server  # noqa: E402
 
-# prometheus-client chooses between one process and many when it is first imported. When
-# something imported it before the folder above was set, choose again, before any metric below
-# exists (prometheus-client looks the class up each time it makes a metric, for this purpose).
-if values.ValueClass is values.MutexValue:
-    values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+from service.metric_values import MappedValue  # noqa: E402
+
+# Every sample of this process is kept by MappedValue, whatever prometheus-client chose when it
+# was first imported, before any metric below has a child (prometheus-client looks the class up
+# each time it makes one, for this purpose).
+values.ValueClass = MappedValue
 
 SERVICE = "ordo.v1.GameEngineService"
 UNARY = "unary"  # grpc_type: every method of the service is unary

@@ -1,0 +1,255 @@
+"""Our multiprocess values write what prometheus-client's own values write, sample for sample.
+
+Each side runs in a new process with a fresh metrics folder: one with prometheus-client's own
+multiprocess value class, updated through ``inc`` and ``observe``; the other with
+``MappedValue``, updated through ``Batch``. The endpoint's exposition (``MultiProcessCollector``)
+of both folders must have the same families and the same samples, to the last bit of every value.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+    values,
+)
+from prometheus_client.parser import text_string_to_metric_families
+
+from service import metrics
+from service.metric_values import Batch, MappedValue
+
+T = TypeVar("T")
+
+BOUNDS = (0.5, 1.0, 2.5, 5.0)
+# Amounts on the bounds (a bound counts in its own bucket), between them, above the last, ints,
+# negatives, and the ones only +Inf (or, for NaN, no bucket) takes.
+OBSERVATIONS = [
+    ("a", 0.5), ("b", 0.75), ("a", 1), ("a", 0.0), ("b", 5.0), ("a", 7.25), ("b", 2),
+    ("a", -1.5), ("b", 1e300), ("c", math.inf), ("c", math.nan), ("c", 3), ("a", 2.5),
+]  # fmt: skip
+EARLY_KINDS = 120  # series made after the first batch: the file grows and is mapped again
+INITIAL_FILE_BYTES = 1 << 16  # the size of a new file of prometheus-client's
+
+
+def exposition() -> list[str]:
+    """What ``/metrics`` serves from this process's metrics folder, one line per family and per
+    sample, sorted: the endpoint's order follows the folder's listing, which differs from one
+    folder to the next."""
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    text = generate_latest(registry).decode()
+    return sorted(
+        [
+            f"{family.name} {family.type} {family.documentation}"
+            for family in text_string_to_metric_families(text)
+        ]
+        + [line for line in text.splitlines() if not line.startswith("#")]
+    )
+
+
+def use_prometheus_client_values() -> None:
+    """Make prometheus-client's own multiprocess values the value class of this process."""
+    values.ValueClass = values.MultiProcessValue()  # type: ignore[no-untyped-call]
+
+
+def in_new_process(folder: Path, function: Callable[..., T], *args: Any) -> T:
+    """Run ``function`` in a new Python process whose metrics folder is ``folder``."""
+    folder.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(metrics.MULTIPROC_ENV, str(folder))
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(1, mp_context=context) as pool:
+            return pool.submit(function, *args).result(timeout=120)
+
+
+def record_values(batched: bool) -> tuple[list[str], list[str], int]:
+    """Update counters, histograms and gauges; the exposition, the values read back in this
+    process and the size of the histogram file.
+
+    Counters and histograms go through ``Batch`` when ``batched``, else through ``inc`` and
+    ``observe`` of prometheus-client's own values; gauges and a few counter updates use the
+    metrics' own methods either way.
+    """
+    if not batched:
+        use_prometheus_client_values()
+    calls = Counter("test_calls", "Calls.", ["kind"], registry=None)
+    seconds = Histogram("test_seconds", "Seconds.", ["kind"], buckets=BOUNDS, registry=None)
+    sizes = Histogram("test_bytes", "Bytes.", registry=None)
+    gauges = [
+        Gauge(f"test_level_{mode}", "Level.", ["kind"], multiprocess_mode=mode, registry=None)
+        for mode in ("sum", "max", "min", "mostrecent", "livesum")
+    ]
+    children = {kind: (calls.labels(kind), seconds.labels(kind)) for kind in ("a", "b", "c")}
+    batches = {
+        kind: Batch([count], [(observe, 0), (sizes, 1)])
+        for kind, (count, observe) in children.items()
+        if batched
+    }
+    calls.labels("unused")
+    seconds.labels("unused")
+    for index in range(EARLY_KINDS):
+        seconds.labels(f"k{index}").observe(index / 10)
+    for kind, amount in OBSERVATIONS:
+        if batched:
+            batches[kind].apply((amount, 2 * amount))
+        else:
+            count, observe = children[kind]
+            count.inc()
+            observe.observe(amount)
+            sizes.observe(2 * amount)
+    calls.labels("a").inc(2.5)
+    calls.labels("b").reset()
+    seconds.labels("b").observe(0.25)
+    for gauge in gauges:
+        gauge.labels("a").set(4)
+        if gauge._multiprocess_mode == "mostrecent":  # set only: the latest value wins
+            gauge.labels("b").set(-0.5)
+        else:
+            gauge.labels("a").inc(1.5)
+            gauge.labels("b").dec(0.5)
+    read_back = [
+        f"{sample.name} {sorted(sample.labels.items())} {float(sample.value)!r}"
+        for metric in (calls, seconds, sizes, *gauges)
+        for family in metric.collect()
+        for sample in family.samples
+        if not sample.name.endswith("_created")
+    ]
+    histogram_file = Path(os.environ[metrics.MULTIPROC_ENV]) / f"histogram_{os.getpid()}.db"
+    return exposition(), read_back, histogram_file.stat().st_size
+
+
+def fork_and_record() -> tuple[int, int]:
+    """Count 3 calls, fork, count 2 in the child and 1 more here; the two process ids."""
+    calls = Counter("test_calls", "Calls.", registry=None)
+    seconds = Histogram("test_seconds", "Seconds.", buckets=BOUNDS, registry=None)
+    batch = Batch([calls], [(seconds, 0)])
+    for _ in range(3):
+        batch.apply((0.75,))
+    child = os.fork()
+    if child == 0:
+        code = 1
+        try:
+            batch.apply((0.25,))
+            calls.inc()
+            seconds.observe(4.0)
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    batch.apply((0.75,))
+    return os.getpid(), child
+
+
+def samples_of(folder: Path, pid: int) -> dict[tuple[str, str], float]:
+    """The samples one process wrote, by name and ``le``."""
+    files = [str(path) for path in folder.glob(f"*_{pid}.db")]
+    return {
+        (sample.name, sample.labels.get("le", "")): sample.value
+        for family in multiprocess.MultiProcessCollector.merge(files)  # type: ignore[no-untyped-call]
+        for sample in family.samples
+    }
+
+
+class TestSameAsPrometheusClient:
+    """Batches export exactly what prometheus-client's own values would."""
+
+    def test_values_and_batches(self, tmp_path: Path) -> None:
+        """Counters, histograms (bounds, NaN, ±Inf, ints) and gauges: same text, same reads."""
+        ours = in_new_process(tmp_path / "ours", record_values, True)
+        theirs = in_new_process(tmp_path / "theirs", record_values, False)
+        assert ours[0] == theirs[0]
+        assert ours[1] == theirs[1]
+        assert 'test_seconds_bucket{kind="a",le="0.5"} 3.0' in ours[0]
+        assert 'test_seconds_sum{kind="c"} NaN' in ours[0]
+        assert ours[2] == theirs[2] > INITIAL_FILE_BYTES
+
+
+class TestProcesses:
+    """Every process writes its own files, also a child forked after its values were made."""
+
+    def test_forked_child_writes_its_own_files(self, tmp_path: Path) -> None:
+        """The child's counts go to files of its own process id; the parent's stay exact."""
+        parent, child = in_new_process(tmp_path / "fork", fork_and_record)
+        assert samples_of(tmp_path / "fork", parent) == {
+            ("test_calls_total", ""): 4.0,
+            ("test_seconds_sum", ""): 3.0,
+            ("test_seconds_bucket", "0.5"): 0.0,
+            ("test_seconds_bucket", "1.0"): 4.0,
+            ("test_seconds_bucket", "2.5"): 4.0,
+            ("test_seconds_bucket", "5.0"): 4.0,
+            ("test_seconds_bucket", "+Inf"): 4.0,
+            ("test_seconds_count", ""): 4.0,
+        }
+        assert samples_of(tmp_path / "fork", child) == {
+            ("test_calls_total", ""): 2.0,
+            ("test_seconds_sum", ""): 4.25,
+            ("test_seconds_bucket", "0.5"): 1.0,
+            ("test_seconds_bucket", "1.0"): 1.0,
+            ("test_seconds_bucket", "2.5"): 1.0,
+            ("test_seconds_bucket", "5.0"): 2.0,
+            ("test_seconds_bucket", "+Inf"): 2.0,
+            ("test_seconds_count", ""): 2.0,
+        }
+
+    def test_this_process_uses_mapped_values(self) -> None:
+        """Importing the metrics makes ``MappedValue`` the value class of the process."""
+        assert values.ValueClass is MappedValue
+
+
+class TestThreads:
+    """Updates from many threads at once are all counted."""
+
+    THREADS = 8
+    ROUNDS = 2_000
+
+    def test_batches_and_inc_together(self) -> None:
+        """Batches and ``inc`` of the same samples from 8 threads lose and double nothing."""
+        calls = Counter("test_threads_calls", "Calls.", registry=None)
+        seconds = Histogram("test_threads_seconds", "Seconds.", buckets=BOUNDS, registry=None)
+        batch = Batch([calls], [(seconds, 0)])
+
+        def work(index: int) -> None:
+            for _ in range(self.ROUNDS):
+                if index % 2:
+                    batch.apply((0.5,))
+                else:
+                    calls.inc()
+                    seconds.observe(2.0)
+
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)  # threads take turns as often as they can
+        try:
+            threads = [threading.Thread(target=work, args=(i,)) for i in range(self.THREADS)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            sys.setswitchinterval(switch)
+        each = self.THREADS // 2 * self.ROUNDS
+        samples = {
+            (sample.name, sample.labels.get("le", "")): sample.value
+            for metric in (calls, seconds)
+            for family in metric.collect()
+            for sample in family.samples
+        }
+        assert samples["test_threads_calls_total", ""] == 2 * each
+        assert samples["test_threads_seconds_bucket", "0.5"] == each
+        assert samples["test_threads_seconds_bucket", "2.5"] == 2 * each
+        assert samples["test_threads_seconds_sum", ""] == 2.5 * each
