@@ -2,8 +2,9 @@
 
 Each side runs in a new process with a fresh metrics folder: one with prometheus-client's own
 multiprocess value class, updated through ``inc`` and ``observe``; the other with
-``MappedValue``, updated through ``Batch``. The endpoint's exposition (``MultiProcessCollector``)
-of both folders must have the same families and the same samples, to the last bit of every value.
+``MappedValue``, updated through ``Batch`` and the ``Metrics`` observer. The endpoint's exposition
+(``MultiProcessCollector``) of both folders must have the same families and the same samples, to
+the last bit of every value.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,9 +33,12 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from service import metrics
 from service.metric_values import Batch, MappedValue
+from service.observe import CallRecord
+from service.server import SERVICE
 
 T = TypeVar("T")
 
+METHODS = [method.name for method in SERVICE.methods]
 BOUNDS = (0.5, 1.0, 2.5, 5.0)
 # Amounts on the bounds (a bound counts in its own bucket), between them, above the last, ints,
 # negatives, and the ones only +Inf (or, for NaN, no bucket) takes.
@@ -133,6 +137,82 @@ def record_values(batched: bool) -> tuple[list[str], list[str], int]:
     return exposition(), read_back, histogram_file.stat().st_size
 
 
+class PlainMetrics:
+    """``Metrics`` written the plain way, through ``labels()``, ``inc()`` and ``observe()``."""
+
+    def __init__(self, methods: list[str]) -> None:
+        for method in methods:
+            metrics.GRPC_STARTED.labels(metrics.SERVICE, method, metrics.UNARY)
+            metrics.GRPC_HANDLED.labels(metrics.SERVICE, method, metrics.UNARY, "OK")
+
+    def call_started(self, call: CallRecord) -> None:
+        metrics.GRPC_STARTED.labels(metrics.SERVICE, call.method, metrics.UNARY).inc()
+
+    def call_finished(self, call: CallRecord) -> None:
+        method, code, game = call.method, call.code, call.game
+        grpc_labels = (metrics.SERVICE, method, metrics.UNARY)
+        metrics.GRPC_HANDLED.labels(*grpc_labels, metrics.CODE_NAMES.get(code, code)).inc()
+        metrics.GRPC_SECONDS.labels(*grpc_labels).observe(call.seconds)
+        metrics.REQUEST_BYTES.labels(method).observe(call.request_bytes)
+        if method == "ApplyAction" and code not in {"OK", "INTERNAL"}:
+            metrics.ACTIONS_REJECTED.labels(game, call.reason).inc()
+        if not game:
+            return
+        metrics.ENGINE_SECONDS.labels(game, method).observe(call.engine_seconds)
+        if call.state_bytes is not None:
+            metrics.STATE_BYTES.labels(game).observe(call.state_bytes)
+        if code != "OK":
+            return
+        if method == "NewGame" and call.game_started:
+            metrics.GAMES_STARTED.labels(game).inc()
+        elif method == "ApplyAction":
+            metrics.ACTIONS_APPLIED.labels(game).inc()
+            if call.game_finished:
+                metrics.GAMES_FINISHED.labels(game).inc()
+
+
+def calls() -> Iterator[CallRecord]:
+    """Calls that take every path of ``Metrics``, some of them again, with unusual amounts."""
+    game = "six_nimmt"
+    state = {"game": game, "state_bytes": 200}
+    yield CallRecord("ListGames", seconds=0.0003, request_bytes=0)
+    yield CallRecord("NewGame", seconds=0.001, request_bytes=64, game_started=True, **state)
+    yield CallRecord("NewGame", seconds=0.002, request_bytes=65, game="up_or_down")
+    for finished in (False, False, True):
+        yield CallRecord(
+            "ApplyAction", seconds=0.0025, engine_seconds=0.00005, request_bytes=213,
+            game_finished=finished, **state,
+        )  # fmt: skip
+    for reason in ("CARD_NOT_IN_HAND", "NOT_YOUR_TURN", "CARD_NOT_IN_HAND"):
+        yield CallRecord(
+            "ApplyAction", code="INVALID_ARGUMENT", reason=reason, game=game, seconds=30.0,
+            engine_seconds=0.25, request_bytes=1 << 21,
+        )  # fmt: skip
+    yield CallRecord("ApplyAction", code="INVALID_ARGUMENT", reason="STATE_NOT_SET")
+    yield CallRecord("ApplyAction", code="INTERNAL", reason="INTERNAL", game=game, seconds=0.5)
+    yield CallRecord("ListLegalActions", game=game, seconds=0.0, engine_seconds=0.01)
+    yield CallRecord("ValidateAction", game=game, reason="CARD_NOT_IN_HAND", engine_seconds=1e-9)
+    yield CallRecord("NewGame", code="CANCELLED", game=game, game_started=True, state_bytes=0)
+    yield CallRecord("Unlisted", code="SOMETHING_NEW", seconds=0.1, request_bytes=3)
+    yield CallRecord("ListGames", seconds=0.0003, request_bytes=0)
+
+
+def record_calls(batched: bool) -> list[list[str]]:
+    """The exposition after the observer is made and after each of its hooks, over ``calls()``;
+    the ``Metrics`` observer when ``batched``, else ``PlainMetrics`` on prometheus-client's own
+    values."""
+    if not batched:
+        use_prometheus_client_values()
+    observer = metrics.Metrics(METHODS) if batched else PlainMetrics(METHODS)
+    seen = [exposition()]
+    for call in calls():
+        observer.call_started(call)
+        seen.append(exposition())
+        observer.call_finished(call)
+        seen.append(exposition())
+    return seen
+
+
 def fork_and_record() -> tuple[int, int]:
     """Count 3 calls, fork, count 2 in the child and 1 more here; the two process ids."""
     calls = Counter("test_calls", "Calls.", registry=None)
@@ -167,7 +247,7 @@ def samples_of(folder: Path, pid: int) -> dict[tuple[str, str], float]:
 
 
 class TestSameAsPrometheusClient:
-    """Batches export exactly what prometheus-client's own values would."""
+    """Batches and ``Metrics`` export exactly what prometheus-client's own values would."""
 
     def test_values_and_batches(self, tmp_path: Path) -> None:
         """Counters, histograms (bounds, NaN, ±Inf, ints) and gauges: same text, same reads."""
@@ -178,6 +258,15 @@ class TestSameAsPrometheusClient:
         assert 'test_seconds_bucket{kind="a",le="0.5"} 3.0' in ours[0]
         assert 'test_seconds_sum{kind="c"} NaN' in ours[0]
         assert ours[2] == theirs[2] > INITIAL_FILE_BYTES
+
+    def test_metrics_observer(self, tmp_path: Path) -> None:
+        """``Metrics`` makes the same series at the same call and counts the same, call after
+        call."""
+        ours = in_new_process(tmp_path / "ours", record_calls, True)
+        theirs = in_new_process(tmp_path / "theirs", record_calls, False)
+        assert len(ours) == len(theirs) == 1 + 2 * len(list(calls()))
+        for index, (mine, reference) in enumerate(zip(ours, theirs, strict=True)):
+            assert mine == reference, f"exposition {index}"
 
 
 class TestProcesses:
