@@ -8,8 +8,9 @@ made through prometheus-client's own ``MmapedDict`` and ``mmap_key``, so that
 ``MultiProcessCollector`` reads them unchanged, but:
 
 - an update adds to the sample's double in place, through a view of the mapped file as doubles;
-- the process id is read at import and again in a forked child (``os.register_at_fork``), where
-  the samples move to the child's own files as prometheus-client moves them;
+- the process id is read at import, not per update; a fork is noted by ``os.register_at_fork``
+  and the child's first update moves every sample to files of the child's own id, as
+  prometheus-client moves them;
 - ``Batch`` applies a fixed set of counter increments and histogram observations under one
   acquisition of the lock.
 
@@ -81,9 +82,29 @@ class _File:
 
 
 _pid = os.getpid()
+_forked = False  # set in a forked child until its first use of the samples
 _files: dict[str, _File] = {}
 _values: list[MappedValue] = []
 _batches: weakref.WeakSet[Batch] = weakref.WeakSet()
+
+
+def _move_to_own_files() -> None:
+    """Move every sample from the files of the parent to files of this process. The lock is held.
+
+    A child that wrote to its parent's files would overwrite its parent's counts; instead its
+    samples start from what its own files hold (nothing, unless an earlier process had the same
+    id), as in prometheus-client.
+    """
+    global _pid, _forked  # noqa: PLW0603 - the process id of this module's files
+    _pid = os.getpid()
+    for file in _files.values():
+        file.close()
+    _files.clear()
+    for value in _values:
+        value._attach()
+    for batch in _batches:
+        batch._compile()
+    _forked = False
 
 
 def _file(prefix: str) -> _File:
@@ -123,6 +144,8 @@ class MappedValue:
         self._prefix = f"{typ}_{multiprocess_mode}" if typ == "gauge" else typ
         self._key = mmap_key(metric_name, name, list(labelnames), list(labelvalues), help_text)
         with _lock:
+            if _forked:
+                _move_to_own_files()
             self._attach()
             _values.append(self)
 
@@ -134,6 +157,8 @@ class MappedValue:
     def inc(self, amount: float) -> None:
         """Add ``amount``."""
         with _lock:
+            if _forked:
+                _move_to_own_files()
             doubles, index = self._file.doubles, self._index
             doubles[index] += amount
             doubles[index + 1] = 0.0
@@ -141,6 +166,8 @@ class MappedValue:
     def set(self, value: float, timestamp: float | None = None) -> None:
         """Replace the value."""
         with _lock:
+            if _forked:
+                _move_to_own_files()
             doubles, index = self._file.doubles, self._index
             doubles[index] = value
             doubles[index + 1] = timestamp or 0.0
@@ -151,6 +178,8 @@ class MappedValue:
     def get(self) -> float:
         """The current value."""
         with _lock:
+            if _forked:
+                _move_to_own_files()
             value: float = self._file.doubles[self._index]
             return value
 
@@ -194,6 +223,8 @@ class Batch:
             for histogram, which in histograms
         )
         with _lock:
+            if _forked:
+                _move_to_own_files()
             self._compile()
             _batches.add(self)
 
@@ -211,6 +242,8 @@ class Batch:
     def apply(self, amounts: Sequence[float] = ()) -> None:
         """Count every counter once and observe ``amounts[which]`` in each histogram."""
         with _lock:
+            if _forked:
+                _move_to_own_files()
             for doubles, index in self._counts:
                 doubles[index] += 1.0
             for which, doubles, total, bounds, buckets in self._observations:
@@ -222,33 +255,20 @@ class Batch:
 
 
 def _before_fork() -> None:
-    """Hold the lock across the fork, so that the child sees no update half done."""
+    """Hold the lock across the fork: the child must not inherit it held by another thread."""
     _lock.acquire()
 
 
 def _after_fork_in_parent() -> None:
+    """Let the parent's threads go on."""
     _lock.release()
 
 
 def _after_fork_in_child() -> None:
-    """Move every sample to the files of the child's process id, as prometheus-client does.
-
-    A child that wrote to its parent's files would overwrite its parent's counts; instead its
-    samples start from what the child's own files hold (nothing, unless an earlier process had
-    the same id).
-    """
-    global _pid  # noqa: PLW0603 - the process id of this module's files
-    try:
-        _pid = os.getpid()
-        for file in _files.values():
-            file.close()
-        _files.clear()
-        for value in _values:
-            value._attach()
-        for batch in _batches:
-            batch._compile()
-    finally:
-        _lock.release()
+    """Note the fork: the samples move to the child's own files at its first use of them."""
+    global _forked  # noqa: PLW0603 - read under the lock by every use of the samples
+    _forked = True
+    _lock.release()
 
 
 os.register_at_fork(

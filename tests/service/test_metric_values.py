@@ -213,15 +213,16 @@ def record_calls(batched: bool) -> list[list[str]]:
     return seen
 
 
-def fork_and_record() -> tuple[int, int]:
-    """Count 3 calls, fork, count 2 in the child and 1 more here; the two process ids."""
+def fork_and_record() -> tuple[int, int, int]:
+    """Count 3 calls, fork a child that counts 2 and one that counts none, count 1 more here;
+    the three process ids."""
     calls = Counter("test_calls", "Calls.", registry=None)
     seconds = Histogram("test_seconds", "Seconds.", buckets=BOUNDS, registry=None)
     batch = Batch([calls], [(seconds, 0)])
     for _ in range(3):
         batch.apply((0.75,))
-    child = os.fork()
-    if child == 0:
+    counting = os.fork()
+    if counting == 0:
         code = 1
         try:
             batch.apply((0.25,))
@@ -230,10 +231,14 @@ def fork_and_record() -> tuple[int, int]:
             code = 0
         finally:
             os._exit(code)
-    _, status = os.waitpid(child, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    idle = os.fork()
+    if idle == 0:
+        os._exit(0)
+    for child in (counting, idle):
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
     batch.apply((0.75,))
-    return os.getpid(), child
+    return os.getpid(), counting, idle
 
 
 def samples_of(folder: Path, pid: int) -> dict[tuple[str, str], float]:
@@ -273,8 +278,10 @@ class TestProcesses:
     """Every process writes its own files, also a child forked after its values were made."""
 
     def test_forked_child_writes_its_own_files(self, tmp_path: Path) -> None:
-        """The child's counts go to files of its own process id; the parent's stay exact."""
-        parent, child = in_new_process(tmp_path / "fork", fork_and_record)
+        """A child's counts go to files of its own process id, made at its first update; the
+        parent's stay exact."""
+        parent, child, idle = in_new_process(tmp_path / "fork", fork_and_record)
+        assert not list((tmp_path / "fork").glob(f"*_{idle}.db"))
         assert samples_of(tmp_path / "fork", parent) == {
             ("test_calls_total", ""): 4.0,
             ("test_seconds_sum", ""): 3.0,
