@@ -16,9 +16,9 @@ made through prometheus-client's own ``MmapedDict`` and ``mmap_key``, so that
 
 A sample's double is the only copy of its value: it must have one writer, so ``MappedValue`` has
 to be the value class of every metric of the process (installed before the first metric child
-exists). It relies on two internals of ``MmapedDict``: the mapping ``_m`` and ``_positions``,
-the offset of each key's value in the file; and on three of prometheus-client's metric children:
-a counter's ``_value``, a histogram's ``_sum``, ``_buckets`` and ``_upper_bounds``.
+exists). It relies on internals of prometheus-client: ``MmapedDict``'s mapping ``_m`` and
+``_positions`` (the offset of each key's value in the file), a counter child's ``_value``, a
+histogram child's ``_sum``, ``_buckets`` and ``_upper_bounds``.
 tests/service/test_metric_values.py compares what both write, sample for sample.
 """
 
