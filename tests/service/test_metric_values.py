@@ -255,7 +255,7 @@ class TestSameAsPrometheusClient:
     """Batches and ``Metrics`` export exactly what prometheus-client's own values would."""
 
     def test_values_and_batches(self, tmp_path: Path) -> None:
-        """Counters, histograms (bounds, NaN, ±Inf, ints) and gauges: same text, same reads."""
+        """Counters, histograms (bounds, NaN, ±Inf, ints), gauges: same exposition, same reads."""
         ours = in_new_process(tmp_path / "ours", record_values, True)
         theirs = in_new_process(tmp_path / "theirs", record_values, False)
         assert ours[0] == theirs[0]
