@@ -41,6 +41,7 @@ from engines.base import Status, Transition
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from service.observe import CallRecord
 from service.servicer import GameEngineServicer, encode_status
 
 #: Actions per second each game's engine should reach on one core. 6 nimmt! has its own target
@@ -256,11 +257,34 @@ def handler_parts(
             handler_row(game, samples[game.id], bare, observed, settings.call_seconds)
             for game in chosen
         ]
+        hooks = observer_hooks(observers, chosen[0].id, settings.call_seconds)
     headers = (
         "game", "parse", "decode", "validate", "apply", "events", "encode", "serialize", "sum",
         "handler", "+observers",
     )  # fmt: skip
     print(table(headers, rows))
+    print(f"Observers alone, call_started + call_finished of an ApplyAction, µs per call: {hooks}")
+
+
+def observer_hooks(observers: Sequence[Any], game: str, seconds: float) -> str:
+    """Each observer's cost per call, both hooks, on a typical record of an applied action."""
+    record = CallRecord(
+        "ApplyAction", request_id="0" * 32, request_bytes=213, game=game, seat=1,
+        seconds=0.0003, engine_seconds=0.00005, state_bytes=200,
+    )  # fmt: skip
+
+    def hooks(observer: Any) -> Callable[[CallRecord], None]:
+        def both(call: CallRecord) -> None:
+            observer.call_started(call)
+            observer.call_finished(call)
+
+        return both
+
+    costs = micros_per_call([(hooks(observer), [record]) for observer in observers], seconds)
+    return ", ".join(
+        f"{type(observer).__name__} {fmt_us(cost)}"
+        for observer, cost in zip(observers, costs, strict=True)
+    )
 
 
 def handler_row(

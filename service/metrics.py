@@ -51,11 +51,12 @@ from prometheus_client import (  # noqa: E402 - must follow the multiprocess fol
 )
 from prometheus_client import start_http_server as start_prometheus_server  # noqa: E402
 
-# prometheus-client chooses between one process and many when it is first imported. When
-# something imported it before the folder above was set, choose again, before any metric below
-# exists (prometheus-client looks the class up each time it makes a metric, for this purpose).
-if values.ValueClass is values.MutexValue:
-    values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+from service.metric_values import Batch, MappedValue  # noqa: E402
+
+# Every sample of this process is kept by MappedValue, whatever prometheus-client chose when it
+# was first imported, before any metric below has a child (prometheus-client looks the class up
+# each time it makes one, for this purpose).
+values.ValueClass = MappedValue
 
 SERVICE = "ordo.v1.GameEngineService"
 UNARY = "unary"  # grpc_type: every method of the service is unary
@@ -130,31 +131,52 @@ CODE_NAMES = {
 }
 
 
-class _Series:
-    """The labelled children of one metric, each looked up once.
+# What decides the series a finished call counts in: method, code, game, reason, whether it
+# returned no state, whether it started a game, whether it finished one. Each field takes a few
+# values only (the reason is set on refused calls), so there are few such keys.
+FinishedKey = tuple[str, str, str, str, bool, bool, bool]
 
-    ``labels()`` checks and locks on every call; the child it returns for the same label values
-    is always the same object, so keeping it here counts exactly as before, for less work per
-    call. A child is still made at its first use, never ahead: no series appears earlier than
-    it did.
-    """
+# The amounts a finished call observes, in the order ``Metrics.call_finished`` passes them.
+SECONDS_AMOUNT, REQUEST_BYTES_AMOUNT, ENGINE_SECONDS_AMOUNT, STATE_BYTES_AMOUNT = range(4)
 
-    __slots__ = ("_children", "_metric")
 
-    def __init__(self, metric: Any) -> None:
-        self._metric = metric
-        self._children: dict[tuple[str, ...], Any] = {}
+def _started_batch(method: str) -> Batch:
+    """What a started call of ``method`` counts."""
+    return Batch([GRPC_STARTED.labels(SERVICE, method, UNARY)])
 
-    def of(self, *labels: str) -> Any:
-        """The child of these label values."""
-        child = self._children.get(labels)
-        if child is None:
-            child = self._children[labels] = self._metric.labels(*labels)
-        return child
+
+def _finished_batch(key: FinishedKey) -> Batch:
+    """What a finished call counts and observes, the children made in the order of first use."""
+    method, code, game, reason, no_state, game_started, game_finished = key
+    counters = [GRPC_HANDLED.labels(SERVICE, method, UNARY, CODE_NAMES.get(code, code))]
+    histograms = [
+        (GRPC_SECONDS.labels(SERVICE, method, UNARY), SECONDS_AMOUNT),
+        (REQUEST_BYTES.labels(method), REQUEST_BYTES_AMOUNT),
+    ]
+    if method == "ApplyAction" and code not in {"OK", "INTERNAL"}:
+        counters.append(ACTIONS_REJECTED.labels(game, reason))
+    if game:
+        histograms.append((ENGINE_SECONDS.labels(game, method), ENGINE_SECONDS_AMOUNT))
+        if not no_state:
+            histograms.append((STATE_BYTES.labels(game), STATE_BYTES_AMOUNT))
+        if code == "OK":
+            if method == "NewGame" and game_started:
+                counters.append(GAMES_STARTED.labels(game))
+            elif method == "ApplyAction":
+                counters.append(ACTIONS_APPLIED.labels(game))
+                if game_finished:
+                    counters.append(GAMES_FINISHED.labels(game))
+    return Batch(counters, histograms)
 
 
 class Metrics:
-    """Counts every call: the gRPC server metrics and the game metrics it implies."""
+    """Counts every call: the gRPC server metrics and the game metrics it implies.
+
+    The samples a call updates depend on a few of its fields only. The first call with new such
+    fields makes the children it needs (``labels()``: a series appears at its first use, never
+    earlier) and gathers their samples in a ``Batch``; every call then updates all its samples
+    under one acquisition of the lock.
+    """
 
     def __init__(self, methods: Iterable[str] = ()) -> None:
         """Export ``methods`` with zero counts from the start, as gRPC's own interceptors do.
@@ -162,45 +184,35 @@ class Metrics:
         A counter that appears only at its first increment hides that increment from
         ``rate()``; the zero series are there before the first call.
         """
-        self.started = _Series(GRPC_STARTED)
-        self.handled = _Series(GRPC_HANDLED)
-        self.seconds = _Series(GRPC_SECONDS)
-        self.request_bytes = _Series(REQUEST_BYTES)
-        self.rejected = _Series(ACTIONS_REJECTED)
-        self.engine_seconds = _Series(ENGINE_SECONDS)
-        self.state_bytes = _Series(STATE_BYTES)
-        self.games_started = _Series(GAMES_STARTED)
-        self.applied = _Series(ACTIONS_APPLIED)
-        self.games_finished = _Series(GAMES_FINISHED)
+        self._started: dict[str, Batch] = {}
+        self._finished: dict[FinishedKey, Batch] = {}
         for method in methods:
-            self.started.of(SERVICE, method, UNARY)
-            self.handled.of(SERVICE, method, UNARY, CODE_NAMES["OK"])
+            self._started[method] = _started_batch(method)
+            GRPC_HANDLED.labels(SERVICE, method, UNARY, CODE_NAMES["OK"])
 
     def call_started(self, call: CallRecord) -> None:
         """Count the call as started."""
-        self.started.of(SERVICE, call.method, UNARY).inc()
+        batch = self._started.get(call.method)
+        if batch is None:
+            batch = self._started[call.method] = _started_batch(call.method)
+        batch.apply()
 
     def call_finished(self, call: CallRecord) -> None:
         """Count the call as handled, with its latency and sizes, and its game metrics."""
-        method, code, game = call.method, call.code, call.game
-        self.handled.of(SERVICE, method, UNARY, CODE_NAMES.get(code, code)).inc()
-        self.seconds.of(SERVICE, method, UNARY).observe(call.seconds)
-        self.request_bytes.of(method).observe(call.request_bytes)
-        if method == "ApplyAction" and code not in {"OK", "INTERNAL"}:
-            self.rejected.of(game, call.reason).inc()
-        if not game:
-            return
-        self.engine_seconds.of(game, method).observe(call.engine_seconds)
-        if call.state_bytes is not None:
-            self.state_bytes.of(game).observe(call.state_bytes)
-        if code != "OK":
-            return
-        if method == "NewGame" and call.game_started:
-            self.games_started.of(game).inc()
-        elif method == "ApplyAction":
-            self.applied.of(game).inc()
-            if call.game_finished:
-                self.games_finished.of(game).inc()
+        state_bytes = call.state_bytes
+        key = (
+            call.method,
+            call.code,
+            call.game,
+            call.reason,
+            state_bytes is None,
+            call.game_started,
+            call.game_finished,
+        )
+        batch = self._finished.get(key)
+        if batch is None:
+            batch = self._finished[key] = _finished_batch(key)
+        batch.apply((call.seconds, call.request_bytes, call.engine_seconds, state_bytes or 0))
 
 
 def start_http_server(port: int, host: str = "0.0.0.0") -> Any:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
+import threading
 import urllib.request
 from pathlib import Path
 from typing import Any, NoReturn
@@ -242,6 +244,47 @@ class TestGameMetrics:
             delta.of("ordo_state_bytes_sum", game=GAME)
             == new.state.ByteSize() + applied.state.ByteSize()
         )
+
+
+class TestThreads:
+    """Calls observed from many threads at once, as a worker's thread pool does."""
+
+    THREADS = 8
+    CALLS = 2_000
+
+    def test_count_exactly(self) -> None:
+        """Every call of every thread counts once, in the counters, buckets and sums."""
+        observer = metrics.Metrics(METHODS)
+        game = "threads_test"  # its own series, so that the sums start at 0
+        call = CallRecord(
+            "ApplyAction", game=game, seconds=0.002, engine_seconds=0.25, state_bytes=100
+        )
+        delta = Delta()
+
+        def work() -> None:
+            for _ in range(self.CALLS):
+                observer.call_started(call)
+                observer.call_finished(call)
+
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)  # threads take turns as often as they can
+        try:
+            threads = [threading.Thread(target=work) for _ in range(self.THREADS)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            sys.setswitchinterval(switch)
+        total = self.THREADS * self.CALLS
+        labels = {**GRPC_LABELS, "grpc_method": "ApplyAction"}
+        assert delta.of("grpc_server_started_total", **labels) == total
+        assert delta.of("grpc_server_handled_total", **handled("ApplyAction", "OK")) == total
+        assert delta.of("grpc_server_handling_seconds_bucket", **labels, le="0.0025") == total
+        assert delta.of("ordo_actions_applied_total", game=game) == total
+        assert delta.of("ordo_engine_seconds_sum", game=game, rpc="ApplyAction") == total / 4
+        assert delta.of("ordo_state_bytes_sum", game=game) == 100 * total
+        assert delta.of("ordo_state_bytes_bucket", game=game, le="128.0") == total
 
 
 class TestEndpoint:
