@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from json.encoder import encode_basestring_ascii
 from typing import Any, TextIO
 
@@ -33,6 +34,7 @@ MILLISECONDS_PER_SECOND = 1_000
 LATENCY_DECIMALS = 3  # latency_ms is logged to the microsecond
 NANOSECONDS_PER_SECOND = 1_000_000_000
 NANOSECONDS_PER_MICROSECOND = 1_000
+FRAGMENTS_KEPT = 1024  # access-line fragments kept, one per method and game, code and reason
 
 
 @dataclass(slots=True)
@@ -185,14 +187,27 @@ def json_access_line(call: CallRecord, level: str, timestamp: str) -> str:
 
     Written out field by field: this is several times quicker than ``json.dumps`` of a dict, and
     every string that may come from the caller (the request id) is escaped as ``json.dumps``
-    escapes it.
+    escapes it. The fields that take few values (method and game, code and reason) are written
+    once per combination.
     """
     seat = "null" if call.seat is None else str(call.seat)
     return (
-        f'{{"method": {_json_text(call.method)}, "game": {_json_text(call.game or None)}, '
-        f'"seat": {seat}, "code": {_json_text(call.code)}, '
-        f'"reason": {_json_text(call.reason or None)}, '
-        f'"latency_ms": {latency_ms(call)!r}, '
-        f'"request_id": {_json_text(call.request_id)}, "event": "{ACCESS_EVENT}", '
-        f'"level": "{level}", "timestamp": "{timestamp}"}}'
+        f"{_head(call.method, call.game)}{seat}{_middle(call.code, call.reason)}"
+        f'{latency_ms(call)!r}, "request_id": {_json_text(call.request_id)}{_tail(level)}'
+        f'{timestamp}"}}'
     )
+
+
+@lru_cache(maxsize=FRAGMENTS_KEPT)
+def _head(method: str, game: str) -> str:
+    return f'{{"method": {_json_text(method)}, "game": {_json_text(game or None)}, "seat": '
+
+
+@lru_cache(maxsize=FRAGMENTS_KEPT)
+def _middle(code: str, reason: str) -> str:
+    return f', "code": {_json_text(code)}, "reason": {_json_text(reason or None)}, "latency_ms": '
+
+
+@lru_cache(maxsize=FRAGMENTS_KEPT)
+def _tail(level: str) -> str:
+    return f', "event": "{ACCESS_EVENT}", "level": "{level}", "timestamp": "'

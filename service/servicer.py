@@ -43,11 +43,11 @@ ENCODINGS_KEPT = 4096  # status and event encodings kept per worker, each a few 
 
 _STATE_FIELDS = common.GameState.DESCRIPTOR.fields_by_name
 _RESPONSE_FIELDS = api.ApplyActionResponse.DESCRIPTOR.fields_by_name
-RULES_VERSION_FIELD = _STATE_FIELDS["rules_version"].number
-REVISION_FIELD = _STATE_FIELDS["revision"].number
-RESPONSE_STATE_FIELD = _RESPONSE_FIELDS["state"].number
-RESPONSE_STATUS_FIELD = _RESPONSE_FIELDS["status"].number
-RESPONSE_EVENTS_FIELD = _RESPONSE_FIELDS["events"].number
+RULES_VERSION_KEY = wire.key(_STATE_FIELDS["rules_version"].number, wire.VARINT)
+REVISION_KEY = wire.key(_STATE_FIELDS["revision"].number, wire.VARINT)
+RESPONSE_STATE_KEY = wire.key(_RESPONSE_FIELDS["state"].number, wire.LENGTH_DELIMITED)
+RESPONSE_STATUS_KEY = wire.key(_RESPONSE_FIELDS["status"].number, wire.LENGTH_DELIMITED)
+RESPONSE_EVENTS_KEY = wire.key(_RESPONSE_FIELDS["events"].number, wire.LENGTH_DELIMITED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +57,7 @@ class Game:
     id: str
     engine: GameEngine[Any, Any, Any, Any]
     codec: Codec
-    state_field: int  # the number of the game's field in GameState
+    state_key: bytes  # the key of the game's field in GameState
 
 
 class Encodings:
@@ -90,7 +90,12 @@ def _registered_games() -> dict[str, Game]:
     if missing:
         raise RuntimeError(f"games without both an engine and a codec: {sorted(missing)}")
     return {
-        gid: Game(gid, registry.ENGINES[gid], CODECS[gid], _STATE_FIELDS[gid].number)
+        gid: Game(
+            gid,
+            registry.ENGINES[gid],
+            CODECS[gid],
+            wire.key(_STATE_FIELDS[gid].number, wire.LENGTH_DELIMITED),
+        )
         for gid in sorted(registry.ENGINES)
     }
 
@@ -165,7 +170,7 @@ class GameEngineServicer:
         return b"".join(
             (
                 wire.length_delimited(
-                    RESPONSE_STATE_FIELD, self._state_bytes(game, transition.state, call)
+                    RESPONSE_STATE_KEY, self._state_bytes(game, transition.state, call)
                 ),
                 self._status_field(status),
                 *[event_field(game, seats, event) for event in transition.events],
@@ -299,10 +304,10 @@ class GameEngineServicer:
         """The serialized ``GameState`` of ``state``, remembered by the state cache."""
         data = b"".join(
             (
-                wire.uint_field(RULES_VERSION_FIELD, state.rules_version),
-                wire.uint_field(REVISION_FIELD, state.revision),
+                wire.uint_field(RULES_VERSION_KEY, state.rules_version),
+                wire.uint_field(REVISION_KEY, state.revision),
                 wire.length_delimited(
-                    game.state_field, game.codec.encode_state(state).SerializeToString()
+                    game.state_key, game.codec.encode_state(state).SerializeToString()
                 ),
             )
         )
@@ -316,7 +321,7 @@ class GameEngineServicer:
         field = self.encodings.get(status)
         if field is None:
             field = wire.length_delimited(
-                RESPONSE_STATUS_FIELD, encode_status(status).SerializeToString()
+                RESPONSE_STATUS_KEY, encode_status(status).SerializeToString()
             )
             self.encodings.put(status, field)
         return field
@@ -332,7 +337,7 @@ class GameEngineServicer:
                 public=public,
                 **{game.id: game.codec.encode_event(event.body)},
             )
-            field = wire.length_delimited(RESPONSE_EVENTS_FIELD, message.SerializeToString())
+            field = wire.length_delimited(RESPONSE_EVENTS_KEY, message.SerializeToString())
             self.encodings.put(key, field)
         return field
 

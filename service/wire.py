@@ -29,16 +29,18 @@ def varint(value: int) -> bytes:
     return bytes(out)
 
 
-def tag(field: int, wire_type: int) -> bytes:
-    """The key of a field: its number and wire type."""
+def key(field: int, wire_type: int) -> bytes:
+    """The key of a field, its number and wire type: made once per field by the callers."""
     return varint(field << 3 | wire_type)
 
 
-def length_delimited(field: int, payload: bytes) -> bytes:
-    """A sub-message (or bytes) field holding ``payload``; present even when it is empty."""
-    return tag(field, LENGTH_DELIMITED) + varint(len(payload)) + payload
+def length_delimited(field_key: bytes, payload: bytes) -> bytes:
+    """A sub-message (or bytes) field holding ``payload``; present even when it is empty.
+    ``field_key`` is ``key(number, LENGTH_DELIMITED)``."""
+    return field_key + varint(len(payload)) + payload
 
 
-def uint_field(field: int, value: int) -> bytes:
-    """An unsigned integer field, left out when it is 0 (proto3's default is not written)."""
-    return tag(field, VARINT) + varint(value) if value else b""
+def uint_field(field_key: bytes, value: int) -> bytes:
+    """An unsigned integer field, left out when it is 0 (proto3's default is not written).
+    ``field_key`` is ``key(number, VARINT)``."""
+    return field_key + varint(value) if value else b""

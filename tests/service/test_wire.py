@@ -27,13 +27,15 @@ class TestFraming:
     def test_varint(self, value: int) -> None:
         """A varint is the encoding of a uint64 field, less its key."""
         encoded = common.GameState(revision=value).SerializeToString()
-        assert wire.uint_field(2, value) == encoded
+        field_key = wire.key(2, wire.VARINT)
+        assert wire.uint_field(field_key, value) == encoded
         if value:
-            assert encoded == wire.tag(2, wire.VARINT) + wire.varint(value)
+            assert encoded == field_key + wire.varint(value)
 
     def test_zero_is_left_out(self) -> None:
         """proto3 writes no default value."""
-        assert wire.uint_field(1, 0) == b"" == common.GameState(rules_version=0).SerializeToString()
+        assert common.GameState(rules_version=0).SerializeToString() == b""
+        assert wire.uint_field(wire.key(1, wire.VARINT), 0) == b""
 
     @given(st.binary(max_size=300))
     def test_length_delimited(self, payload: bytes) -> None:
@@ -41,11 +43,11 @@ class TestFraming:
         inner = common.Outcome(termination=payload.hex())
         data = inner.SerializeToString()
         outer = common.GameStatus(outcome=inner).SerializeToString()
-        assert wire.length_delimited(3, data) == outer
+        assert wire.length_delimited(wire.key(3, wire.LENGTH_DELIMITED), data) == outer
 
     def test_an_empty_sub_message_is_present(self) -> None:
         """A set sub-message field is written even when the sub-message is empty."""
-        assert wire.length_delimited(3, b"") == (
+        assert wire.length_delimited(wire.key(3, wire.LENGTH_DELIMITED), b"") == (
             common.GameStatus(outcome=common.Outcome()).SerializeToString()
         )
 
