@@ -6,8 +6,10 @@ Everything the process logs goes through one renderer, the server's own lines an
 
 from __future__ import annotations
 
+import atexit
 import logging
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -131,16 +133,30 @@ class AccessLog:
 
     Only these fields are logged: never a request, a state, a hand, a deck or a seed. In the
     JSON format the line is rendered here, with the same fields in the same order as structlog
-    renders them (method … request_id, event, level, timestamp), and written in one piece: one
-    line per call is worth a path of its own (``json_access_line``). Other formats go through
-    structlog. Like a structlog logger, it keeps the set-up of its first use.
+    renders them (method … request_id, event, level, timestamp): one line per call is worth a
+    path of its own (``json_access_line``). Other formats go through structlog. Like a structlog
+    logger, it keeps the set-up of its first use.
+
+    With ``flush_seconds`` (JSON only), lines are gathered and written together at most that
+    long after the first of them, or as soon as they fill a chunk: a system call per line costs
+    a busy server more than the rest of its logging. Each write is of whole lines and at most
+    ``CHUNK_BYTES``, so the writes of several workers to one pipe never interleave. A warning
+    line goes out at once, with the lines before it; ``close`` writes what is left.
     """
 
-    def __init__(self) -> None:
+    CHUNK_BYTES = 4096  # PIPE_BUF on Linux: a write this size to a pipe is never split
+
+    def __init__(self, flush_seconds: float = 0.0) -> None:
         self.log = structlog.get_logger("ordo.access")
         self._sink: _JsonSink | None = None
         self._resolved = False
         self._clock = _Clock()
+        self.flush_seconds = flush_seconds
+        self._lock = threading.Lock()
+        self._pending: list[str] = []
+        self._pending_bytes = 0
+        self._closed = threading.Event()
+        self._flusher: threading.Thread | None = None
 
     def call_started(self, call: CallRecord) -> None:
         """Nothing: the line is written when the call has finished."""
@@ -168,8 +184,55 @@ class AccessLog:
             )
             return
         level = logging.WARNING if failed else logging.INFO
-        if level >= sink.level:
-            sink.write(json_access_line(call, "warning" if failed else "info", self._clock.now()))
+        if level < sink.level:
+            return
+        line = json_access_line(call, "warning" if failed else "info", self._clock.now())
+        if not self.flush_seconds:
+            sink.write(line)
+            return
+        with self._lock:
+            if self._pending_bytes + len(line) + 1 > self.CHUNK_BYTES:
+                self._write_pending(sink)
+            self._pending.append(line)
+            self._pending_bytes += len(line) + 1
+            if failed:
+                self._write_pending(sink)
+        if self._flusher is None:
+            self._start_flusher()
+
+    def flush(self) -> None:
+        """Write the lines gathered so far."""
+        sink = self._sink
+        if sink is not None:
+            with self._lock:
+                self._write_pending(sink)
+
+    def close(self) -> None:
+        """Write what is left and stop the flusher; later lines are written one by one."""
+        self.flush_seconds = 0.0
+        self._closed.set()
+        self.flush()
+
+    def _write_pending(self, sink: _JsonSink) -> None:
+        """Write the gathered lines in one piece (they fit a chunk). The lock is held."""
+        if self._pending:
+            sink.write("\n".join(self._pending))  # the sink ends it with a newline
+            self._pending.clear()
+            self._pending_bytes = 0
+
+    def _start_flusher(self) -> None:
+        with self._lock:
+            if self._flusher is not None:
+                return
+            self._flusher = threading.Thread(
+                target=self._flush_until_closed, name="access-log", daemon=True
+            )
+            self._flusher.start()
+        atexit.register(self.flush)
+
+    def _flush_until_closed(self) -> None:
+        while not self._closed.wait(self.flush_seconds):
+            self.flush()
 
 
 def latency_ms(call: CallRecord) -> float:

@@ -47,6 +47,7 @@ SERVICE_NAME = SERVICE.full_name
 REQUEST_ID_KEY = "x-request-id"
 MAX_REQUEST_ID_LENGTH = 128  # a longer id sent by a caller is cut to this many characters
 REQUEST_ID_BITS = 128  # a request id made here: 128 random bits, written as 32 hex digits
+MILLISECONDS_PER_SECOND = 1_000
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
 
 log = structlog.get_logger("ordo.server")
@@ -233,13 +234,17 @@ def worker_observers(settings: Settings) -> list[Observer]:
     """The observers of a worker process: the access log and the metrics."""
     from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
 
-    return [logs.AccessLog(), metrics.Metrics(method.name for method in SERVICE.methods)]
+    return [
+        logs.AccessLog(settings.access_log_flush_ms / MILLISECONDS_PER_SECOND),
+        metrics.Metrics(method.name for method in SERVICE.methods),
+    ]
 
 
 def run_worker(settings: Settings, index: int = 0) -> None:
     """Serve until SIGTERM or SIGINT, then drain within the grace period and return."""
     logs.configure(settings.log_level, settings.log_format)
-    server, port, health_servicer = create_server(settings, worker_observers(settings))
+    observers = worker_observers(settings)
+    server, port, health_servicer = create_server(settings, observers)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("draining", worker=index, grace_seconds=settings.grace_seconds)
@@ -251,6 +256,9 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     server.start()
     log.info("serving", worker=index, host=settings.host, port=port)
     server.wait_for_termination()
+    for observer in observers:
+        if isinstance(observer, logs.AccessLog):
+            observer.close()
     log.info("stopped", worker=index)
 
 

@@ -6,6 +6,7 @@ import io
 import json
 import logging
 import re
+import time
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
@@ -381,6 +382,82 @@ class TestConfigure:
         assert (line["logger"], line["level"]) == ("grpc._server", "warning")
 
 
+class TestGatheredLines:
+    """With a flush delay, access lines are written together, in whole lines, in order."""
+
+    @pytest.fixture
+    def stream(self) -> Iterator[Recording]:
+        """JSON logs to a stream that keeps each write; the defaults restored afterwards."""
+        root = logging.getLogger()
+        handlers, level = root.handlers[:], root.level
+        stream = Recording()
+        logs.configure("info", "json", stream)
+        yield stream
+        structlog.reset_defaults()
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+    @staticmethod
+    def calls(count: int) -> list[CallRecord]:
+        """Finished calls told apart by their request ids."""
+        return [
+            CallRecord(method="ApplyAction", request_id=f"call-{index}", game=GAME, seat=1)
+            for index in range(count)
+        ]
+
+    def test_written_together_on_flush(self, stream: Recording) -> None:
+        """Nothing is written before the delay; then every line at once, in call order."""
+        access = logs.AccessLog(flush_seconds=60)
+        for call in self.calls(5):
+            access.call_finished(call)
+        assert stream.writes == []
+        access.flush()
+        assert len(stream.writes) == 1
+        assert [line["request_id"] for line in lines(stream)] == [f"call-{i}" for i in range(5)]
+        access.close()
+
+    def test_chunks_of_whole_lines(self, stream: Recording) -> None:
+        """Many calls are written as they fill chunks of at most CHUNK_BYTES, each of whole
+        lines, so that no write to a shared pipe is split."""
+        access = logs.AccessLog(flush_seconds=60)
+        for call in self.calls(200):
+            access.call_finished(call)
+        access.close()
+        assert len(stream.writes) > 1
+        for text in stream.writes:
+            assert len(text.encode()) <= logs.AccessLog.CHUNK_BYTES
+            assert text.endswith("\n")
+            assert all(json.loads(line)["event"] == "rpc" for line in text.splitlines())
+        assert [line["request_id"] for line in lines(stream)] == [f"call-{i}" for i in range(200)]
+
+    def test_a_warning_goes_out_at_once(self, stream: Recording) -> None:
+        """A server-side failure is written at once, after the lines gathered before it."""
+        access = logs.AccessLog(flush_seconds=60)
+        access.call_finished(finished())
+        access.call_finished(finished("INTERNAL"))
+        assert [line["level"] for line in lines(stream)] == ["info", "warning"]
+        access.close()
+
+    def test_written_within_the_delay(self, stream: Recording) -> None:
+        """A lone line is written by the flusher soon after its call."""
+        access = logs.AccessLog(flush_seconds=0.02)
+        access.call_finished(finished())
+        deadline = time.monotonic() + 10
+        while not stream.writes and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(access_lines(stream)) == 1
+        access.close()
+
+    def test_close_writes_the_rest(self, stream: Recording) -> None:
+        """Closing writes the gathered lines; lines after it are written one by one."""
+        access = logs.AccessLog(flush_seconds=60)
+        access.call_finished(finished())
+        access.close()
+        assert len(access_lines(stream)) == 1
+        access.call_finished(finished())
+        assert len(access_lines(stream)) == 2
+
+
 class TestJsonAccessLine:
     """The access line rendered by hand is the line structlog's JSON renderer would write."""
 
@@ -443,6 +520,16 @@ class TestSettings:
         """By default the format is auto and the level info."""
         settings = config.load([], environ={})
         assert (settings.log_format, settings.log_level) == ("auto", "info")
+
+    def test_access_log_flush_delay(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The flush delay of the access log is a setting: 100 ms by default, 0 writes each
+        line at once, a negative one is refused."""
+        assert config.load([], environ={}).access_log_flush_ms == 100
+        assert config.load([], {"ORDO_ACCESS_LOG_FLUSH_MS": "0"}).access_log_flush_ms == 0
+        assert config.load(["--access-log-flush-ms", "5"], environ={}).access_log_flush_ms == 5
+        with pytest.raises(SystemExit):
+            config.load(["--access-log-flush-ms", "-1"], environ={})
+        assert "flush delay" in capsys.readouterr().err
 
     @pytest.mark.parametrize("argv", [["--log-format", "xml"], ["--log-level", "loud"]])
     def test_unknown_values_are_refused(
