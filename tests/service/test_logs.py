@@ -417,7 +417,7 @@ class TestGatheredLines:
         access.close()
 
     def test_chunks_of_whole_lines(self, stream: Recording) -> None:
-        """Many calls are written as they fill chunks of at most CHUNK_BYTES, each of whole
+        """Many calls are written in batches, in chunks of at most CHUNK_BYTES, each of whole
         lines, so that no write to a shared pipe is split."""
         access = logs.AccessLog(flush_seconds=60)
         for call in self.calls(200):
