@@ -32,7 +32,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import wire
 from service.codecs import CODECS
-from service.codecs.base import Codec
+from service.codecs.base import Codec, serialize_parts
 from service.errors import RequestError
 from service.observe import CallRecord
 from service.state_cache import StateCache
@@ -156,7 +156,7 @@ class GameEngineServicer:
 
     def ApplyAction(self, request: api.ApplyActionRequest, call: CallRecord) -> bytes:
         """Apply the action; the answer is the serialized ``ApplyActionResponse``."""
-        game, state = self._decode_state(request.state, call)
+        game, state, parts = self._decode_state_and_parts(request.state, call)
         seat, action = self._decode_action(game, request.action, call)
         start = perf_counter()
         try:
@@ -167,11 +167,10 @@ class GameEngineServicer:
         call.game_finished = status.finished
         seats = game.engine.seats(state)
         event_field = self._event_field
+        new_state = self._state_bytes(game, transition.state, call, state, parts)
         return b"".join(
             (
-                wire.length_delimited(
-                    RESPONSE_STATE_KEY, self._state_bytes(game, transition.state, call)
-                ),
+                wire.length_delimited(RESPONSE_STATE_KEY, new_state),
                 self._status_field(status),
                 *[event_field(game, seats, event) for event in transition.events],
             )
@@ -259,12 +258,20 @@ class GameEngineServicer:
         return self.games[game_id]
 
     def _decode_state(self, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
+        game, state, _ = self._decode_state_and_parts(msg, call)
+        return game, state
+
+    def _decode_state_and_parts(
+        self, msg: common.GameState, call: CallRecord
+    ) -> tuple[Game, Any, Any]:
+        """The game and engine state of ``msg``, and the encoding of its parts when this worker
+        returned it (None otherwise)."""
         key = msg.SerializeToString() if self.states.size else b""
         known = self.states.get(key) if key else None
         if known is not None:  # a state this worker returned, sent back unchanged
             game = self.games[known[0]]
             call.game = game.id
-            return game, known[1]
+            return game, known[1], known[2]
         game_id = msg.WhichOneof("game")
         if game_id is None:
             raise RequestError("the request carries no game state", "STATE_NOT_SET")
@@ -281,7 +288,7 @@ class GameEngineServicer:
             ) from error
         finally:
             call.engine_seconds += perf_counter() - start
-        return game, state
+        return game, state, None
 
     def _decode_action(self, game: Game, msg: common.Action, call: CallRecord) -> tuple[int, Any]:
         call.seat = msg.seat
@@ -300,19 +307,35 @@ class GameEngineServicer:
         """Encode ``state`` into ``target``, the (empty) state field of a response."""
         target.MergeFromString(self._state_bytes(game, state, call))
 
-    def _state_bytes(self, game: Game, state: Any, call: CallRecord) -> bytes:
-        """The serialized ``GameState`` of ``state``, remembered by the state cache."""
+    def _state_bytes(
+        self,
+        game: Game,
+        state: Any,
+        call: CallRecord,
+        previous: Any = None,
+        previous_parts: Any = None,
+    ) -> bytes:
+        """The serialized ``GameState`` of ``state``, remembered by the state cache. When the
+        codec serializes states in parts and the encoded parts of ``previous`` (the state the
+        action applied to) are known, the parts the action left as they were are reused."""
+        codec = game.codec
+        if codec.state_parts:
+            if previous_parts is None:
+                previous = None
+            parts = serialize_parts(codec.state_parts, state, previous, previous_parts)
+            payload = b"".join(parts)
+        else:
+            parts = None
+            payload = codec.encode_state(state).SerializeToString()
         data = b"".join(
             (
                 wire.uint_field(RULES_VERSION_KEY, state.rules_version),
                 wire.uint_field(REVISION_KEY, state.revision),
-                wire.length_delimited(
-                    game.state_key, game.codec.encode_state(state).SerializeToString()
-                ),
+                wire.length_delimited(game.state_key, payload),
             )
         )
         if self.states.size:
-            self.states.put(data, game.id, state)
+            self.states.put(data, game.id, state, parts)
         call.state_bytes = len(data)
         return data
 

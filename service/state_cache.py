@@ -20,26 +20,27 @@ class StateCache:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._states: OrderedDict[bytes, tuple[str, Any]] = OrderedDict()
+        self._states: OrderedDict[bytes, tuple[str, Any, Any]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: bytes) -> tuple[str, Any] | None:
-        """The game id and engine state encoded as ``key``, or None."""
+    def get(self, key: bytes) -> tuple[str, Any, Any] | None:
+        """The game id, engine state and its encoded parts (see ``put``) of ``key``, or None."""
         with self._lock:
             found = self._states.get(key)
             if found is not None:
                 self._states.move_to_end(key)
             return found
 
-    def put(self, key: bytes, game_id: str, state: Any) -> None:
-        """Remember that ``key`` is the encoding of ``state``."""
+    def put(self, key: bytes, game_id: str, state: Any, parts: Any = None) -> None:
+        """Remember that ``key`` is the encoding of ``state``, and the encoding of its parts
+        when the codec serializes it in parts (``service.codecs.base.serialize_parts``)."""
         if not self.size:
             return
         with self._lock:
             if key in self._states:
                 self._states.move_to_end(key)
                 return
-            self._states[key] = (game_id, state)  # a new key goes last: the most recent
+            self._states[key] = (game_id, state, parts)  # a new key goes last: the most recent
             if len(self._states) > self.size:
                 self._states.popitem(last=False)
 

@@ -4,7 +4,7 @@ are handled once, in ``service.servicer``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from itertools import chain
 from typing import Any, Protocol, TypeVar
@@ -17,10 +17,18 @@ T = TypeVar("T")
 flatten = chain.from_iterable
 
 
+#: One part of a serialized state: an engine state's field and the encoding of the message
+#: fields it becomes (``encode_state`` of a state holding only that value, serialized).
+StatePart = tuple[str, Callable[[Any], bytes]]
+
+
 class Codec(Protocol):
     """Translates one game's messages; every method is pure and builds messages in one call."""
 
     game_id: str
+    #: The state message in parts, in field number order (so that their concatenation is the
+    #: serialized message), or empty: then a state is serialized whole. See ``serialize_parts``.
+    state_parts: tuple[StatePart, ...]
 
     def decode_state(self, msg: Any, rules_version: int, revision: int) -> Any:
         """Return the engine state of the game's state message; raises ``InvalidStateError``."""
@@ -87,3 +95,25 @@ def split(items: Sequence[T], sizes: Sequence[int], name: str) -> tuple[tuple[T,
     if end != len(flat):
         raise InvalidStateError(f"the sizes of {name} add up to {end}, not its {len(flat)} items")
     return tuple(groups)
+
+
+def serialize_parts(
+    parts: Sequence[StatePart],
+    state: Any,
+    previous: Any = None,
+    previous_encoded: Sequence[bytes] = (),
+) -> tuple[bytes, ...]:
+    """The encoding of each part of ``state``; ``b"".join`` of them is the serialized state.
+
+    An action changes a few fields of a state; the engine's new state holds the very objects of
+    the old one in the others. A part whose value is the very object ``previous`` holds is taken
+    from ``previous_encoded`` (the encoding of ``previous``'s parts) instead of encoded again.
+    """
+    encoded = []
+    for index, (field, encode) in enumerate(parts):
+        value = getattr(state, field)
+        if previous is not None and getattr(previous, field) is value:
+            encoded.append(previous_encoded[index])
+        else:
+            encoded.append(encode(value))
+    return tuple(encoded)

@@ -9,7 +9,7 @@ from typing import Any
 from engines import six_nimmt as game
 from engines.errors import InvalidStateError, MalformedActionError
 from ordo.v1 import six_nimmt_pb2 as pb
-from service.codecs.base import EnumMap
+from service.codecs.base import EnumMap, StatePart
 
 #: Distinct option sets kept decoded; a server sees few, one per kind of game its callers play.
 DECODED_OPTIONS_KEPT = 256
@@ -104,10 +104,60 @@ def _split(cards: Sequence[int], lengths: Iterable[int], name: str) -> tuple[tup
     return tuple(groups)
 
 
+@lru_cache(maxsize=DECODED_OPTIONS_KEPT)
+def _serialized_options(options: game.Options) -> bytes:
+    """The options field of a serialized state, made once per option set."""
+    return pb.SixNimmtState(options=_encoded_options(options)).SerializeToString()
+
+
+def _field_part(name: str) -> Callable[[Any], bytes]:
+    """The encoder of a state part that is one field of the message."""
+
+    def encode(value: Any) -> bytes:
+        return pb.SixNimmtState(**{name: value}).SerializeToString()
+
+    return encode
+
+
+def _groups_part(cards: str, lengths: str) -> Callable[[Any], bytes]:
+    """The encoder of a state part that is a list of lists: its flat cards and their lengths."""
+
+    def encode(groups: tuple[tuple[int, ...], ...]) -> bytes:
+        msg = pb.SixNimmtState()
+        getattr(msg, cards).extend(sum(groups, ()))
+        getattr(msg, lengths).extend(map(len, groups))
+        return msg.SerializeToString()
+
+    return encode
+
+
 class SixNimmtCodec:
     """Translates 6 nimmt! messages."""
 
     game_id = game.GAME_ID
+    # In field number order: options 1, selections 4 … rng_state 14, then rows 15-16, hands
+    # 17-18, taken 19-20.
+    state_parts: tuple[StatePart, ...] = (
+        ("options", _serialized_options),
+        *(
+            (name, _field_part(name))
+            for name in (
+                "selections",
+                "revealed",
+                "placed",
+                "penalties",
+                "zero_card_used_in_hand",
+                "hand_number",
+                "turn",
+                "deck",
+                "discarded",
+                "rng_state",
+            )
+        ),
+        ("rows", _groups_part("row_cards", "row_lengths")),
+        ("hands", _groups_part("hand_cards", "hand_lengths")),
+        ("taken", _groups_part("taken_cards", "taken_lengths")),
+    )
 
     def decode_state(self, msg: pb.SixNimmtState, rules_version: int, revision: int) -> game.State:
         if not msg.HasField("options"):

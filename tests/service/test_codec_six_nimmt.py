@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 import pytest
@@ -31,6 +31,7 @@ from engines.six_nimmt import (
     TooLowRule,
 )
 from ordo.v1 import six_nimmt_pb2 as pb
+from service.codecs.base import serialize_parts
 from service.codecs.six_nimmt import CODEC
 
 OPTIONS = {
@@ -109,6 +110,27 @@ class TestStates:
         """A generator state with the top bit set round-trips."""
         state = replace(ENGINE.new_game(4, 8, Options()), rng_state=(1 << 64) - 1)
         assert round_trip(state).rng_state == (1 << 64) - 1
+
+    @pytest.mark.parametrize("name", sorted(OPTIONS))
+    @pytest.mark.parametrize("seats", [2, 4, 10])
+    def test_serialized_in_parts(self, name: str, seats: int) -> None:
+        """The parts of each state of a playout, encoded afresh or reused from the state before
+        it, join into protobuf's serialization of the state."""
+        previous: State | None = None
+        previous_parts: tuple[bytes, ...] = ()
+        for state, _ in playout(OPTIONS[name], seats, seed=seats * 13):
+            expected = CODEC.encode_state(state).SerializeToString()
+            assert b"".join(serialize_parts(CODEC.state_parts, state)) == expected
+            parts = serialize_parts(CODEC.state_parts, state, previous, previous_parts)
+            assert b"".join(parts) == expected
+            previous, previous_parts = state, parts
+
+    def test_the_parts_are_the_whole_state(self) -> None:
+        """Every field of the engine state is a part, but the envelope's version and revision."""
+        names = [field.name for field in fields(State)]
+        assert sorted(name for name, _ in CODEC.state_parts) == sorted(
+            set(names) - {"rules_version", "revision"}
+        )
 
     def test_a_state_without_options_is_refused(self) -> None:
         """A state message without options is an inconsistent state."""

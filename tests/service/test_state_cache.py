@@ -71,7 +71,7 @@ class TestStateCache:
             cache.put(key, "six_nimmt", key)
         assert len(cache) == 2
         assert cache.get(b"a") is None
-        assert cache.get(b"c") == ("six_nimmt", b"c")
+        assert cache.get(b"c") == ("six_nimmt", b"c", None)
 
     def test_size_zero_turns_it_off(self) -> None:
         """With size 0 nothing is remembered."""
