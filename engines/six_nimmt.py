@@ -32,7 +32,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from itertools import chain, compress
+from itertools import chain
 from math import comb
 from operator import lt
 from typing import TypeVar
@@ -328,8 +328,14 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
             return ()
         if state.revealed:  # Rule 4 choice pending: only that seat acts
             return (_reveal_order(state.selections)[state.placed][1],)
-        waiting = map(NO_SELECTION.__eq__, state.selections)
-        return tuple(compress(range(len(state.selections)), waiting))
+        return tuple([seat for seat, card in enumerate(state.selections) if card == NO_SELECTION])
+
+    def is_to_act(self, state: State, seat: int) -> bool:
+        if state.turn == HAND_SIZE:
+            return False
+        if state.revealed:
+            return _reveal_order(state.selections)[state.placed][1] == seat
+        return state.selections[seat] == NO_SELECTION
 
     def outcome(self, state: State) -> Outcome | None:
         if state.turn != HAND_SIZE:
