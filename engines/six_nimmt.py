@@ -243,6 +243,21 @@ class HandDealt:
     rows: tuple[int, ...]
 
 
+def _selection_events(seat: int) -> tuple[tuple[Event, Event], ...]:
+    """A seat's events for each card it may select: the public one, which hides the card, then
+    the one only that seat sees."""
+    public = Event(CardSelected(seat, NO_SELECTION))
+    return tuple(
+        (public, Event(CardSelected(seat, card), (seat,))) for card in range(HIGHEST_CARD + 1)
+    )
+
+
+# The events of every selection, built once: SELECTED_EVENTS[seat][card].
+SELECTED_EVENTS: tuple[tuple[tuple[Event, Event], ...], ...] = tuple(
+    _selection_events(seat) for seat in range(MAX_SEATS)
+)
+
+
 def highest_card(options: Options, seats: int) -> int:
     """The highest card in play: 104, or 10 × seats + 4 with the tactical deck."""
     return HAND_SIZE * seats + ROW_COUNT if options.tactical_deck else HIGHEST_CARD
@@ -255,7 +270,7 @@ def card_set(options: Options, seats: int) -> tuple[int, ...]:
 
 def row_bullheads(row: tuple[int, ...]) -> int:
     """The bullheads of a row's cards."""
-    return sum(BULLHEADS[card] for card in row)
+    return sum(map(BULLHEADS.__getitem__, row))
 
 
 def target_row(rows: Sequence[tuple[int, ...]], card: int) -> int | None:
@@ -448,8 +463,15 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
                 raise IllegalActionError(
                     f"row must be 0..{ROW_COUNT - 1}, not {action.row}", "NO_SUCH_ROW"
                 )
-            turn = _Turn(state.hands, state.selections, state.zero_card_used_in_hand, state.placed)
-            return _resolve(state, turn, [], action.row)
+            return _resolve(
+                state,
+                state.hands,
+                state.selections,
+                state.zero_card_used_in_hand,
+                state.placed,
+                [],
+                action.row,
+            )
         raise MalformedActionError(f"not a 6 nimmt! action: {action!r}")
 
     def _heuristic(self, state: State, seat: int, rng: Rng) -> Action:
@@ -480,17 +502,6 @@ def _reveal_order(selections: tuple[int, ...]) -> list[tuple[int, int]]:
     return sorted((card, seat) for seat, card in enumerate(selections) if card > ZERO_CARD)
 
 
-@dataclass(frozen=True, slots=True)
-class _Turn:
-    """What the turn being resolved changed of the state it started from: the hands and
-    selections after the last selection, the zero cards used, and the cards already placed."""
-
-    hands: tuple[tuple[int, ...], ...]
-    selections: tuple[int, ...]
-    zero_card_used_in_hand: tuple[int, ...]
-    placed: int
-
-
 def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]]:
     if state.revealed:
         raise IllegalActionError("a row choice is pending: choose a row", "ROW_CHOICE_PENDING")
@@ -507,7 +518,7 @@ def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...
         raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
     hands = _replace_at(state.hands, seat, hand)
     selections = _replace_at(state.selections, seat, card)
-    selected = (Event(CardSelected(seat, NO_SELECTION)), Event(CardSelected(seat, card), (seat,)))
+    selected = SELECTED_EVENTS[seat][card]
     if NO_SELECTION in selections:
         waiting = State(
             rules_version=state.rules_version,
@@ -530,45 +541,52 @@ def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...
         return waiting, selected
     # The last seat selected: reveal every card (a zero card is used from now on), then place
     # them.
-    zero_used = tuple(
-        state.hand_number if card == ZERO_CARD else used
-        for card, used in zip(selections, state.zero_card_used_in_hand, strict=True)
-    )
+    zero_used = state.zero_card_used_in_hand
+    if ZERO_CARD in selections:
+        zero_used = tuple(
+            state.hand_number if card == ZERO_CARD else used
+            for card, used in zip(selections, zero_used, strict=True)
+        )
     events = [*selected, Event(CardsRevealed(selections))]
-    return _resolve(state, _Turn(hands, selections, zero_used, 0), events, None)
+    return _resolve(state, hands, selections, zero_used, 0, events, None)
 
 
 def _resolve(
-    state: State, turn: _Turn, events: list[Event], chosen_row: int | None
+    state: State,
+    hands: tuple[tuple[int, ...], ...],
+    selections: tuple[int, ...],
+    zero_used: tuple[int, ...],
+    placed: int,
+    events: list[Event],
+    chosen_row: int | None,
 ) -> tuple[State, tuple[Event, ...]]:
-    """Place the revealed cards from ``turn.placed`` on, in ascending order (Rules 1–4)."""
+    """Place the revealed cards from the ``placed``-th on, in ascending order (Rules 1–4); the
+    hands, selections and zero cards used are those of the turn being resolved."""
     rows = list(state.rows)
-    penalties = list(state.penalties)
-    taken = list(state.taken)
-    order = _reveal_order(turn.selections)
-    options = state.options
-    for index in range(turn.placed, len(order)):
+    penalties, taken = state.penalties, state.taken
+    order = _reveal_order(selections)
+    for index in range(placed, len(order)):
         card, seat = order[index]
         row = target_row(rows, card)
         if row is None:  # Rule 4: lower than every row
             if chosen_row is not None:
                 row, chosen_row = chosen_row, None
-            elif options.too_low_rule is TooLowRule.TAKE_CHEAPEST_ROW:
+            elif state.options.too_low_rule is TooLowRule.TAKE_CHEAPEST_ROW:
                 row = cheapest_row(rows)
             else:
                 events.append(Event(RowChoiceRequired(seat, card)))
                 pending = State(
                     rules_version=state.rules_version,
                     revision=state.revision + 1,
-                    options=options,
+                    options=state.options,
                     rows=tuple(rows),
-                    hands=turn.hands,
-                    selections=turn.selections,
+                    hands=hands,
+                    selections=selections,
                     revealed=True,
                     placed=index,
-                    penalties=tuple(penalties),
-                    taken=tuple(taken),
-                    zero_card_used_in_hand=turn.zero_card_used_in_hand,
+                    penalties=penalties,
+                    taken=taken,
+                    zero_card_used_in_hand=zero_used,
                     hand_number=state.hand_number,
                     turn=state.turn,
                     deck=state.deck,
@@ -576,44 +594,35 @@ def _resolve(
                     rng_state=state.rng_state,
                 )
                 return pending, tuple(events)
-            _take(rows, penalties, taken, events, seat, row)
-            rows[row] = (card,)
-        elif len(rows[row]) == ROW_LIMIT:  # Rule 3: the 6th card takes the row
-            _take(rows, penalties, taken, events, seat, row)
+            takes = True
+        else:
+            takes = len(rows[row]) == ROW_LIMIT  # Rule 3: the 6th card takes the row
+        if takes:
+            cards = rows[row]
+            bullheads = row_bullheads(cards)
+            penalties = _replace_at(penalties, seat, penalties[seat] + bullheads)
+            taken = _replace_at(taken, seat, tuple(sorted(taken[seat] + cards)))
+            events.append(Event(RowTaken(seat, row, cards, bullheads)))
             rows[row] = (card,)
         else:
-            rows[row] = (*rows[row], card)
+            rows[row] += (card,)
         events.append(Event(CardPlaced(seat, card, row)))
-    return _end_turn(state, turn, tuple(rows), tuple(penalties), tuple(taken), events)
-
-
-def _take(
-    rows: list[tuple[int, ...]],
-    penalties: list[int],
-    taken: list[tuple[int, ...]],
-    events: list[Event],
-    seat: int,
-    row: int,
-) -> None:
-    cards = rows[row]
-    bullheads = row_bullheads(cards)
-    penalties[seat] += bullheads
-    taken[seat] = tuple(sorted(taken[seat] + cards))
-    events.append(Event(RowTaken(seat, row, cards, bullheads)))
+    return _end_turn(state, hands, zero_used, tuple(rows), penalties, taken, events)
 
 
 def _end_turn(
     state: State,
-    turn: _Turn,
+    hands: tuple[tuple[int, ...], ...],
+    zero_used: tuple[int, ...],
     rows: tuple[tuple[int, ...], ...],
     penalties: tuple[int, ...],
     taken: tuple[tuple[int, ...], ...],
     events: list[Event],
 ) -> tuple[State, tuple[Event, ...]]:
     """Every revealed card is placed: the next turn, the next hand, or the end of the game."""
-    seats = len(state.hands)
+    seats = len(hands)
     options = state.options
-    hands, deck, discarded, rng_state = turn.hands, state.deck, state.discarded, state.rng_state
+    deck, discarded, rng_state = state.deck, state.discarded, state.rng_state
     hand_number, turns_done = state.hand_number, state.turn + 1
     if turns_done == HAND_SIZE:
         # End of hand: a number card left by a zero-card seat is discarded without penalty.
@@ -645,7 +654,7 @@ def _end_turn(
         placed=0,
         penalties=penalties,
         taken=taken,
-        zero_card_used_in_hand=turn.zero_card_used_in_hand,
+        zero_card_used_in_hand=zero_used,
         hand_number=hand_number,
         turn=turns_done,
         deck=deck,
@@ -733,7 +742,9 @@ def _holds_zero_card(state: State, seat: int) -> bool:
 
 
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
-    return (*items[:index], value, *items[index + 1 :])
+    changed = list(items)
+    changed[index] = value
+    return tuple(changed)
 
 
 def _ascending(cards: tuple[int, ...]) -> bool:
