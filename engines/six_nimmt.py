@@ -32,6 +32,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 from itertools import chain
 from math import comb
 from operator import lt
@@ -243,19 +244,18 @@ class HandDealt:
     rows: tuple[int, ...]
 
 
-def _selection_events(seat: int) -> tuple[tuple[Event, Event], ...]:
-    """A seat's events for each card it may select: the public one, which hides the card, then
-    the one only that seat sees."""
-    public = Event(CardSelected(seat, NO_SELECTION))
-    return tuple(
-        (public, Event(CardSelected(seat, card), (seat,))) for card in range(HIGHEST_CARD + 1)
-    )
+# Events are values: the few that recur, turn after turn, are built once and shared.
+@cache
+def _selected_events(seat: int, card: int) -> tuple[Event, Event]:
+    """A seat's selection: the public event, which hides the card, then the one only that seat
+    sees."""
+    return Event(CardSelected(seat, NO_SELECTION)), Event(CardSelected(seat, card), (seat,))
 
 
-# The events of every selection, built once: SELECTED_EVENTS[seat][card].
-SELECTED_EVENTS: tuple[tuple[tuple[Event, Event], ...], ...] = tuple(
-    _selection_events(seat) for seat in range(MAX_SEATS)
-)
+@cache
+def _placed_event(seat: int, card: int, row: int) -> Event:
+    """A card placed at the end of a row."""
+    return Event(CardPlaced(seat, card, row))
 
 
 def highest_card(options: Options, seats: int) -> int:
@@ -518,7 +518,7 @@ def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...
         raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
     hands = _replace_at(state.hands, seat, hand)
     selections = _replace_at(state.selections, seat, card)
-    selected = SELECTED_EVENTS[seat][card]
+    selected = _selected_events(seat, card)
     if NO_SELECTION in selections:
         waiting = State(
             rules_version=state.rules_version,
@@ -606,7 +606,7 @@ def _resolve(
             rows[row] = (card,)
         else:
             rows[row] += (card,)
-        events.append(Event(CardPlaced(seat, card, row)))
+        events.append(_placed_event(seat, card, row))
     return _end_turn(state, hands, zero_used, tuple(rows), penalties, taken, events)
 
 
