@@ -741,6 +741,12 @@ def _holds_zero_card(state: State, seat: int) -> bool:
     )
 
 
+@cache
+def _cards_up_to(highest: int) -> frozenset[int]:
+    """The cards 1..highest, as a set (the card sets of a server's games are few)."""
+    return frozenset(range(1, highest + 1))
+
+
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     changed = list(items)
     changed[index] = value
@@ -806,8 +812,8 @@ def _validate(state: State) -> None:
         expected = HAND_SIZE - turn - (card > ZERO_CARD) + zero_turn_done
         if not finished and len(hand) != expected:
             raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
-    order = _reveal_order(state.selections)
     if revealed:
+        order = _reveal_order(state.selections)
         if NO_SELECTION in state.selections:
             raise InvalidStateError("selections are revealed before every seat selected")
         if not state.placed < len(order):
@@ -824,7 +830,7 @@ def _validate(state: State) -> None:
             raise InvalidStateError("cards are placed before the reveal")
         if not finished and NO_SELECTION not in state.selections:
             raise InvalidStateError("every seat selected but the cards are not revealed")
-        in_flight = [card for card, _ in order]
+        in_flight = [card for card in state.selections if card > ZERO_CARD]
     if finished and (state.selections.count(NO_SELECTION) != seats or any(state.hands)):
         raise InvalidStateError("a finished game has no hands or selections")
     # Card conservation: every card of the set is in exactly one place.
@@ -838,7 +844,7 @@ def _validate(state: State) -> None:
         *in_flight,
     ]
     highest = highest_card(options, seats)
-    if len(located) != highest or set(located) != set(range(1, highest + 1)):
+    if len(located) != highest or set(located) != _cards_up_to(highest):
         raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
     # Totals, now that every taken card is known to be a card of the set. The total at the
     # start of this hand: nothing before the first hand, and under PENALTY_THRESHOLD below the
