@@ -13,6 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Generic, Protocol, TypeVar
 
 from engines.errors import (
@@ -26,6 +27,8 @@ from engines.errors import (
     UnsupportedRulesVersionError,
 )
 from engines.prng import Rng
+
+STATUSES_KEPT = 1024  # statuses of games in progress, one per set of seats to act (10 seats)
 
 #: A viewer is a seat number, or ``None`` for a spectator.
 Viewer = int | None
@@ -111,6 +114,12 @@ class GameInfo:
 Policy = Callable[[S, int, Rng], A]
 
 
+@lru_cache(maxsize=STATUSES_KEPT)
+def _in_progress(seats_to_act: tuple[int, ...]) -> Status:
+    """The status of a game that goes on: a value, and the same few recur call after call."""
+    return Status(seats_to_act, False, None)
+
+
 def random_policy(engine: GameEngine[S, A, Opt, V], state: S, seat: int, rng: Rng) -> A:
     """The ``random`` bot: a uniformly chosen legal action."""
     return rng.choice(engine.legal_actions(state, seat))
@@ -166,7 +175,7 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
         outcome = self.outcome(state)
         if outcome is not None:
             return Status((), True, outcome)
-        return Status(self.seats_to_act(state), False, None)
+        return _in_progress(self.seats_to_act(state))
 
     def is_to_act(self, state: S, seat: int) -> bool:
         """Return whether ``seat`` is among ``seats_to_act``; a game may answer it faster."""

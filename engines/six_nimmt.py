@@ -499,7 +499,9 @@ def _deal(
 
 def _reveal_order(selections: tuple[int, ...]) -> list[tuple[int, int]]:
     """The revealed number cards as (card, seat), ascending: the order of placement."""
-    return sorted((card, seat) for seat, card in enumerate(selections) if card > ZERO_CARD)
+    order = [(card, seat) for seat, card in enumerate(selections) if card > ZERO_CARD]
+    order.sort()
+    return order
 
 
 def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]]:
