@@ -1,11 +1,11 @@
 """The protocol every game engine offers, and the value types it speaks in.
 
 An engine is a plain object with pure methods over frozen states: ``new_game`` deals, ``validate``
-rejects states the rules could not have produced, ``seats_to_act`` and ``legal_actions`` say who
-may do what, ``apply`` returns a new state with the events that happened, ``view`` redacts a state
-for one viewer and ``outcome`` scores a finished game. ``GameEngine`` implements the checks every
-game shares (rules version, seat range, turn order, finished games) so that a game module writes
-only its rules in the ``_``-prefixed hooks.
+rejects states the rules could not have produced, ``seats_to_act`` (``is_to_act`` for one seat) and
+``legal_actions`` say who may do what, ``apply`` returns a new state with the events that happened,
+``view`` redacts a state for one viewer and ``outcome`` scores a finished game. ``GameEngine``
+implements the checks every game shares (rules version, seat range, turn order, finished games) so
+that a game module writes only its rules in the ``_``-prefixed hooks.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Generic, Protocol, TypeVar
 
 from engines.errors import (
@@ -26,6 +27,8 @@ from engines.errors import (
     UnsupportedRulesVersionError,
 )
 from engines.prng import Rng
+
+STATUSES_KEPT = 1024  # statuses of games in progress, one per set of seats to act (10 seats)
 
 #: A viewer is a seat number, or ``None`` for a spectator.
 Viewer = int | None
@@ -111,6 +114,12 @@ class GameInfo:
 Policy = Callable[[S, int, Rng], A]
 
 
+@lru_cache(maxsize=STATUSES_KEPT)
+def _in_progress(seats_to_act: tuple[int, ...]) -> Status:
+    """The status of a game that goes on: a value, and the same few recur call after call."""
+    return Status(seats_to_act, False, None)
+
+
 def random_policy(engine: GameEngine[S, A, Opt, V], state: S, seat: int, rng: Rng) -> A:
     """The ``random`` bot: a uniformly chosen legal action."""
     return rng.choice(engine.legal_actions(state, seat))
@@ -166,22 +175,22 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
         outcome = self.outcome(state)
         if outcome is not None:
             return Status((), True, outcome)
-        return Status(self.seats_to_act(state), False, None)
+        return _in_progress(self.seats_to_act(state))
+
+    def is_to_act(self, state: S, seat: int) -> bool:
+        """Return whether ``seat`` is among ``seats_to_act``; a game may answer it faster."""
+        return seat in self.seats_to_act(state)
 
     def legal_actions(self, state: S, seat: int) -> tuple[A, ...]:
         """Return every legal action of ``seat`` now, in a stable order (empty if not to act)."""
         self.check_seat(state, seat)
-        if seat not in self.seats_to_act(state):
+        if not self.is_to_act(state, seat):
             return ()
         return self._legal_actions(state, seat)
 
     def apply(self, state: S, seat: int, action: A) -> Transition[S]:
         """Apply ``seat``'s action; raises ``IllegalActionError`` and leaves ``state`` as it was."""
-        self.check_seat(state, seat)
-        if self.outcome(state) is not None:
-            raise IllegalActionError("the game is over", GAME_FINISHED)
-        if seat not in self.seats_to_act(state):
-            raise IllegalActionError(f"seat {seat} is not to act now", NOT_SEATS_TURN)
+        self._check_turn(state, seat)
         new_state, events = self._apply(state, seat, action)
         return Transition(new_state, events)
 
@@ -211,11 +220,7 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
                 f"choose one of {', '.join(sorted(self.policies))}",
                 policy=policy,
             )
-        self.check_seat(state, seat)
-        if self.outcome(state) is not None:
-            raise IllegalActionError("the game is over", GAME_FINISHED)
-        if seat not in self.seats_to_act(state):
-            raise IllegalActionError(f"seat {seat} is not to act now", NOT_SEATS_TURN)
+        self._check_turn(state, seat)
         return chooser(state, seat, rng)
 
     # ----------------------------------------------------------------- shared helpers
@@ -226,6 +231,15 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
                 f"seat {seat} does not exist: the game has seats 0 to {self.seats(state) - 1}",
                 seat=str(seat),
             )
+
+    def _check_turn(self, state: S, seat: int) -> None:
+        """Raise unless ``seat`` is a seat of this game and is to act now. A finished game has no
+        seat to act, so the outcome is only looked at when the seat is not to act."""
+        self.check_seat(state, seat)
+        if not self.is_to_act(state, seat):
+            if self.outcome(state) is not None:
+                raise IllegalActionError("the game is over", GAME_FINISHED)
+            raise IllegalActionError(f"seat {seat} is not to act now", NOT_SEATS_TURN)
 
     def _random_policy(self, state: S, seat: int, rng: Rng) -> A:
         return random_policy(self, state, seat, rng)

@@ -32,7 +32,8 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from itertools import chain, compress
+from functools import cache
+from itertools import chain
 from math import comb
 from operator import lt
 from typing import TypeVar
@@ -243,6 +244,20 @@ class HandDealt:
     rows: tuple[int, ...]
 
 
+# Events are values: the few that recur, turn after turn, are built once and shared.
+@cache
+def _selected_events(seat: int, card: int) -> tuple[Event, Event]:
+    """A seat's selection: the public event, which hides the card, then the one only that seat
+    sees."""
+    return Event(CardSelected(seat, NO_SELECTION)), Event(CardSelected(seat, card), (seat,))
+
+
+@cache
+def _placed_event(seat: int, card: int, row: int) -> Event:
+    """A card placed at the end of a row."""
+    return Event(CardPlaced(seat, card, row))
+
+
 def highest_card(options: Options, seats: int) -> int:
     """The highest card in play: 104, or 10 × seats + 4 with the tactical deck."""
     return HAND_SIZE * seats + ROW_COUNT if options.tactical_deck else HIGHEST_CARD
@@ -255,7 +270,7 @@ def card_set(options: Options, seats: int) -> tuple[int, ...]:
 
 def row_bullheads(row: tuple[int, ...]) -> int:
     """The bullheads of a row's cards."""
-    return sum(BULLHEADS[card] for card in row)
+    return sum(map(BULLHEADS.__getitem__, row))
 
 
 def target_row(rows: Sequence[tuple[int, ...]], card: int) -> int | None:
@@ -328,8 +343,14 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
             return ()
         if state.revealed:  # Rule 4 choice pending: only that seat acts
             return (_reveal_order(state.selections)[state.placed][1],)
-        waiting = map(NO_SELECTION.__eq__, state.selections)
-        return tuple(compress(range(len(state.selections)), waiting))
+        return tuple([seat for seat, card in enumerate(state.selections) if card == NO_SELECTION])
+
+    def is_to_act(self, state: State, seat: int) -> bool:
+        if state.turn == HAND_SIZE:
+            return False
+        if state.revealed:
+            return _reveal_order(state.selections)[state.placed][1] == seat
+        return state.selections[seat] == NO_SELECTION
 
     def outcome(self, state: State) -> Outcome | None:
         if state.turn != HAND_SIZE:
@@ -442,8 +463,15 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
                 raise IllegalActionError(
                     f"row must be 0..{ROW_COUNT - 1}, not {action.row}", "NO_SUCH_ROW"
                 )
-            turn = _Turn(state.hands, state.selections, state.zero_card_used_in_hand, state.placed)
-            return _resolve(state, turn, [], action.row)
+            return _resolve(
+                state,
+                state.hands,
+                state.selections,
+                state.zero_card_used_in_hand,
+                state.placed,
+                [],
+                action.row,
+            )
         raise MalformedActionError(f"not a 6 nimmt! action: {action!r}")
 
     def _heuristic(self, state: State, seat: int, rng: Rng) -> Action:
@@ -471,18 +499,9 @@ def _deal(
 
 def _reveal_order(selections: tuple[int, ...]) -> list[tuple[int, int]]:
     """The revealed number cards as (card, seat), ascending: the order of placement."""
-    return sorted((card, seat) for seat, card in enumerate(selections) if card > ZERO_CARD)
-
-
-@dataclass(frozen=True, slots=True)
-class _Turn:
-    """What the turn being resolved changed of the state it started from: the hands and
-    selections after the last selection, the zero cards used, and the cards already placed."""
-
-    hands: tuple[tuple[int, ...], ...]
-    selections: tuple[int, ...]
-    zero_card_used_in_hand: tuple[int, ...]
-    placed: int
+    order = [(card, seat) for seat, card in enumerate(selections) if card > ZERO_CARD]
+    order.sort()
+    return order
 
 
 def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]]:
@@ -501,7 +520,7 @@ def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...
         raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
     hands = _replace_at(state.hands, seat, hand)
     selections = _replace_at(state.selections, seat, card)
-    selected = (Event(CardSelected(seat, NO_SELECTION)), Event(CardSelected(seat, card), (seat,)))
+    selected = _selected_events(seat, card)
     if NO_SELECTION in selections:
         waiting = State(
             rules_version=state.rules_version,
@@ -524,45 +543,52 @@ def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...
         return waiting, selected
     # The last seat selected: reveal every card (a zero card is used from now on), then place
     # them.
-    zero_used = tuple(
-        state.hand_number if card == ZERO_CARD else used
-        for card, used in zip(selections, state.zero_card_used_in_hand, strict=True)
-    )
+    zero_used = state.zero_card_used_in_hand
+    if ZERO_CARD in selections:
+        zero_used = tuple(
+            state.hand_number if card == ZERO_CARD else used
+            for card, used in zip(selections, zero_used, strict=True)
+        )
     events = [*selected, Event(CardsRevealed(selections))]
-    return _resolve(state, _Turn(hands, selections, zero_used, 0), events, None)
+    return _resolve(state, hands, selections, zero_used, 0, events, None)
 
 
 def _resolve(
-    state: State, turn: _Turn, events: list[Event], chosen_row: int | None
+    state: State,
+    hands: tuple[tuple[int, ...], ...],
+    selections: tuple[int, ...],
+    zero_used: tuple[int, ...],
+    placed: int,
+    events: list[Event],
+    chosen_row: int | None,
 ) -> tuple[State, tuple[Event, ...]]:
-    """Place the revealed cards from ``turn.placed`` on, in ascending order (Rules 1–4)."""
+    """Place the revealed cards from the ``placed``-th on, in ascending order (Rules 1–4); the
+    hands, selections and zero cards used are those of the turn being resolved."""
     rows = list(state.rows)
-    penalties = list(state.penalties)
-    taken = list(state.taken)
-    order = _reveal_order(turn.selections)
-    options = state.options
-    for index in range(turn.placed, len(order)):
+    penalties, taken = state.penalties, state.taken
+    order = _reveal_order(selections)
+    for index in range(placed, len(order)):
         card, seat = order[index]
         row = target_row(rows, card)
         if row is None:  # Rule 4: lower than every row
             if chosen_row is not None:
                 row, chosen_row = chosen_row, None
-            elif options.too_low_rule is TooLowRule.TAKE_CHEAPEST_ROW:
+            elif state.options.too_low_rule is TooLowRule.TAKE_CHEAPEST_ROW:
                 row = cheapest_row(rows)
             else:
                 events.append(Event(RowChoiceRequired(seat, card)))
                 pending = State(
                     rules_version=state.rules_version,
                     revision=state.revision + 1,
-                    options=options,
+                    options=state.options,
                     rows=tuple(rows),
-                    hands=turn.hands,
-                    selections=turn.selections,
+                    hands=hands,
+                    selections=selections,
                     revealed=True,
                     placed=index,
-                    penalties=tuple(penalties),
-                    taken=tuple(taken),
-                    zero_card_used_in_hand=turn.zero_card_used_in_hand,
+                    penalties=penalties,
+                    taken=taken,
+                    zero_card_used_in_hand=zero_used,
                     hand_number=state.hand_number,
                     turn=state.turn,
                     deck=state.deck,
@@ -570,44 +596,35 @@ def _resolve(
                     rng_state=state.rng_state,
                 )
                 return pending, tuple(events)
-            _take(rows, penalties, taken, events, seat, row)
-            rows[row] = (card,)
-        elif len(rows[row]) == ROW_LIMIT:  # Rule 3: the 6th card takes the row
-            _take(rows, penalties, taken, events, seat, row)
+            takes = True
+        else:
+            takes = len(rows[row]) == ROW_LIMIT  # Rule 3: the 6th card takes the row
+        if takes:
+            cards = rows[row]
+            bullheads = row_bullheads(cards)
+            penalties = _replace_at(penalties, seat, penalties[seat] + bullheads)
+            taken = _replace_at(taken, seat, tuple(sorted(taken[seat] + cards)))
+            events.append(Event(RowTaken(seat, row, cards, bullheads)))
             rows[row] = (card,)
         else:
-            rows[row] = (*rows[row], card)
-        events.append(Event(CardPlaced(seat, card, row)))
-    return _end_turn(state, turn, tuple(rows), tuple(penalties), tuple(taken), events)
-
-
-def _take(
-    rows: list[tuple[int, ...]],
-    penalties: list[int],
-    taken: list[tuple[int, ...]],
-    events: list[Event],
-    seat: int,
-    row: int,
-) -> None:
-    cards = rows[row]
-    bullheads = row_bullheads(cards)
-    penalties[seat] += bullheads
-    taken[seat] = tuple(sorted(taken[seat] + cards))
-    events.append(Event(RowTaken(seat, row, cards, bullheads)))
+            rows[row] += (card,)
+        events.append(_placed_event(seat, card, row))
+    return _end_turn(state, hands, zero_used, tuple(rows), penalties, taken, events)
 
 
 def _end_turn(
     state: State,
-    turn: _Turn,
+    hands: tuple[tuple[int, ...], ...],
+    zero_used: tuple[int, ...],
     rows: tuple[tuple[int, ...], ...],
     penalties: tuple[int, ...],
     taken: tuple[tuple[int, ...], ...],
     events: list[Event],
 ) -> tuple[State, tuple[Event, ...]]:
     """Every revealed card is placed: the next turn, the next hand, or the end of the game."""
-    seats = len(state.hands)
+    seats = len(hands)
     options = state.options
-    hands, deck, discarded, rng_state = turn.hands, state.deck, state.discarded, state.rng_state
+    deck, discarded, rng_state = state.deck, state.discarded, state.rng_state
     hand_number, turns_done = state.hand_number, state.turn + 1
     if turns_done == HAND_SIZE:
         # End of hand: a number card left by a zero-card seat is discarded without penalty.
@@ -639,7 +656,7 @@ def _end_turn(
         placed=0,
         penalties=penalties,
         taken=taken,
-        zero_card_used_in_hand=turn.zero_card_used_in_hand,
+        zero_card_used_in_hand=zero_used,
         hand_number=hand_number,
         turn=turns_done,
         deck=deck,
@@ -726,8 +743,16 @@ def _holds_zero_card(state: State, seat: int) -> bool:
     )
 
 
+@cache
+def _cards_up_to(highest: int) -> frozenset[int]:
+    """The cards 1..highest, as a set (the card sets of a server's games are few)."""
+    return frozenset(range(1, highest + 1))
+
+
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
-    return (*items[:index], value, *items[index + 1 :])
+    changed = list(items)
+    changed[index] = value
+    return tuple(changed)
 
 
 def _ascending(cards: tuple[int, ...]) -> bool:
@@ -789,8 +814,8 @@ def _validate(state: State) -> None:
         expected = HAND_SIZE - turn - (card > ZERO_CARD) + zero_turn_done
         if not finished and len(hand) != expected:
             raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
-    order = _reveal_order(state.selections)
     if revealed:
+        order = _reveal_order(state.selections)
         if NO_SELECTION in state.selections:
             raise InvalidStateError("selections are revealed before every seat selected")
         if not state.placed < len(order):
@@ -807,7 +832,7 @@ def _validate(state: State) -> None:
             raise InvalidStateError("cards are placed before the reveal")
         if not finished and NO_SELECTION not in state.selections:
             raise InvalidStateError("every seat selected but the cards are not revealed")
-        in_flight = [card for card, _ in order]
+        in_flight = [card for card in state.selections if card > ZERO_CARD]
     if finished and (state.selections.count(NO_SELECTION) != seats or any(state.hands)):
         raise InvalidStateError("a finished game has no hands or selections")
     # Card conservation: every card of the set is in exactly one place.
@@ -821,7 +846,7 @@ def _validate(state: State) -> None:
         *in_flight,
     ]
     highest = highest_card(options, seats)
-    if len(located) != highest or set(located) != set(range(1, highest + 1)):
+    if len(located) != highest or set(located) != _cards_up_to(highest):
         raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
     # Totals, now that every taken card is known to be a card of the set. The total at the
     # start of this hand: nothing before the first hand, and under PENALTY_THRESHOLD below the

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from engines.prng import MASK64, Rng, derive_seed
+from engines.prng import GOLDEN_GAMMA, MASK64, MIX_1, MIX_2, SPAN, Rng, derive_seed
 
 
 class TestGoldenVectors:
@@ -70,3 +70,67 @@ class TestDraws:
     def test_state_is_masked_to_64_bits(self) -> None:
         """A seed wider than 64 bits is reduced to its low 64 bits."""
         assert Rng(2**64 + 5).state == 5
+
+
+def shuffle_draw_by_draw(rng: Rng, items: range) -> tuple[int, ...]:
+    """Fisher–Yates from the last index down, one ``below`` per item, as ``shuffle`` must draw."""
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):
+        j = rng.below(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return tuple(out)
+
+
+def state_before_output(output: int, steps: int) -> int:
+    """The state from which the ``steps``-th output is ``output`` (the finaliser inverted)."""
+
+    def unshift(value: int, shift: int) -> int:  # inverts value ^ (value >> shift)
+        result = value
+        for _ in range(64 // shift):
+            result = value ^ (result >> shift)
+        return result
+
+    z = unshift(output, 31)
+    z = unshift(z * pow(MIX_2, -1, SPAN) & MASK64, 27)
+    z = unshift(z * pow(MIX_1, -1, SPAN) & MASK64, 30)
+    return (z - steps * GOLDEN_GAMMA) & MASK64
+
+
+class TestBatchedOutputs:
+    """Shuffles draw their outputs side by side; they must be the outputs drawn one by one."""
+
+    @pytest.mark.parametrize("count", [0, 1, 2, 3, 103, 300])
+    @pytest.mark.parametrize("seed", [0, 1, 2024, MASK64])
+    def test_outputs_are_the_next_outputs(self, seed: int, count: int) -> None:
+        """outputs(n) returns what n calls of next_u64 return and leaves the same state."""
+        one_by_one = Rng(seed)
+        expected = [one_by_one.next_u64() for _ in range(count)]
+        batched = Rng(seed)
+        assert batched.outputs(count) == expected
+        assert batched.state == one_by_one.state
+
+    @pytest.mark.parametrize("size", [0, 1, 2, 10, 104, 127, 200])
+    def test_shuffle_equals_the_draw_by_draw_shuffle(self, size: int) -> None:
+        """A shuffle gives the same order and the same next state as one below() per item."""
+        for seed in range(50):
+            expected, rng = Rng(seed), Rng(seed)
+            assert rng.shuffle(range(size)) == shuffle_draw_by_draw(expected, range(size))
+            assert rng.state == expected.state
+
+    def test_finaliser_inverse(self) -> None:
+        """The test helper finds the state that yields a chosen output."""
+        rng = Rng(state_before_output(0x0123456789ABCDEF, 3))
+        assert [rng.next_u64() for _ in range(3)][-1] == 0x0123456789ABCDEF
+
+    @pytest.mark.parametrize("draw", [0, 1, 5])
+    def test_a_rejected_output_is_drawn_again(self, draw: int) -> None:
+        """An output in the rejected top block makes the shuffle draw again, as below() does."""
+        size = 10
+        bound = size - draw  # the bound of that draw
+        rejected = SPAN - 1  # in the top partial block of every bound that does not divide 2**64
+        assert rejected >= SPAN - SPAN % bound
+        seed = state_before_output(rejected, draw + 1)
+        expected, rng = Rng(seed), Rng(seed)
+        assert rng.shuffle(range(size)) == shuffle_draw_by_draw(expected, range(size))
+        assert rng.state == expected.state
+        assert rng.state == (seed + size * GOLDEN_GAMMA) & MASK64  # one output more than items
