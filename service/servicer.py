@@ -17,7 +17,7 @@ import secrets
 import zlib
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from engines import registry
 from engines.base import Event, GameEngine, Outcome, Status
@@ -60,7 +60,11 @@ class Game:
     state_key: bytes  # the key of the game's field in GameState
 
 
-class Encodings:
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Encodings(Generic[K, V]):
     """Encodings kept by what they encode, at most ``size`` of them (all dropped when full).
 
     Encoding is a pure function of an engine value (a frozen dataclass), so a kept encoding is
@@ -69,13 +73,13 @@ class Encodings:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._kept: dict[Any, bytes] = {}
+        self._kept: dict[K, V] = {}
 
-    def get(self, key: Any) -> bytes | None:
+    def get(self, key: K) -> V | None:
         """The encoding kept for ``key``, or None."""
         return self._kept.get(key)
 
-    def put(self, key: Any, encoding: bytes) -> None:
+    def put(self, key: K, encoding: V) -> None:
         """Keep ``encoding`` for ``key``."""
         if len(self._kept) >= self.size:
             self._kept.clear()
@@ -123,7 +127,8 @@ class GameEngineServicer:
     def __init__(self, state_cache_size: int = DEFAULT_STATE_CACHE_SIZE) -> None:
         self.games = _registered_games()
         self.states = StateCache(state_cache_size)
-        self.encodings = Encodings(ENCODINGS_KEPT)
+        self.encodings: Encodings[Any, bytes] = Encodings(ENCODINGS_KEPT)
+        self.events_seen: Encodings[int, tuple[Event, int, Game, bytes]] = Encodings(ENCODINGS_KEPT)
         self._list_games = api.ListGamesResponse(
             games=[self._game_info(game) for game in self.games.values()]
         )
@@ -350,10 +355,20 @@ class GameEngineServicer:
         return field
 
     def _event_field(self, game: Game, seats: int, event: Event) -> bytes:
-        """One entry of the ``events`` field of an ``ApplyActionResponse``."""
+        """One entry of the ``events`` field of an ``ApplyActionResponse``.
+
+        Engines make their frequent events once and return the same objects, so an event is
+        looked up by identity first (the entry holds the event, so its id is not reused while
+        kept), then by value (hashing an event runs its dataclass ``__hash__``).
+        """
+        seen = self.events_seen.get(id(event))
+        if seen is not None and seen[0] is event and seen[1] == seats and seen[2] is game:
+            return seen[3]
         key = (game.id, seats, event)
         field = self.encodings.get(key)
-        if field is None:
+        if field is not None:
+            self.events_seen.put(id(event), (event, seats, game, field))
+        else:
             public = event.audience is None
             message = common.Event(
                 visible_to_seats=range(seats) if public else event.audience,

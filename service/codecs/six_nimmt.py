@@ -13,6 +13,7 @@ from service.codecs.base import EnumMap, StatePart
 
 #: Distinct option sets kept decoded; a server sees few, one per kind of game its callers play.
 DECODED_OPTIONS_KEPT = 256
+ACTIONS_KEPT = 256  # decoded actions kept: every card and row, with room for wrong ones
 TOO_LOW = EnumMap(
     game.TooLowRule.CHOOSE_ROW,
     {
@@ -102,6 +103,11 @@ def _split(cards: Sequence[int], lengths: Iterable[int], name: str) -> tuple[tup
     if start != len(cards):
         raise InvalidStateError(f"the {name} lengths do not add up to the {name} cards")
     return tuple(groups)
+
+
+# Actions are immutable values: the few that occur (a card, a row) are made once.
+_select = lru_cache(maxsize=ACTIONS_KEPT)(game.Select)
+_choose_row = lru_cache(maxsize=ACTIONS_KEPT)(game.ChooseRow)
 
 
 @lru_cache(maxsize=DECODED_OPTIONS_KEPT)
@@ -208,9 +214,9 @@ class SixNimmtCodec:
     def decode_action(self, msg: pb.SixNimmtAction) -> game.Action:
         move = msg.WhichOneof("move")
         if move == "select_card":
-            return game.Select(msg.select_card)
+            return _select(msg.select_card)
         if move == "choose_row":
-            return game.ChooseRow(msg.choose_row)
+            return _choose_row(msg.choose_row)
         raise MalformedActionError("the 6 nimmt! action has no move set")
 
     def encode_action(self, action: game.Action) -> pb.SixNimmtAction:

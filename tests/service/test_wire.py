@@ -121,7 +121,7 @@ class TestAssembledResponses:
 
     def test_the_kept_encodings_are_bounded(self) -> None:
         """When full, the kept encodings are dropped and kept again from the next one."""
-        encodings = Encodings(2)
+        encodings: Encodings[int, bytes] = Encodings(2)
         for key in range(5):
             encodings.put(key, bytes([key]))
             assert len(encodings) <= 2
