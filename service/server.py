@@ -40,7 +40,7 @@ from service.errors import (
     with_trailing_metadata,
 )
 from service.observe import CallRecord, Observer
-from service.servicer import GameEngineServicer
+from service.servicer import RAW_REQUESTS, GameEngineServicer
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
 SERVICE_NAME = SERVICE.full_name
@@ -110,10 +110,13 @@ def _handler(
     """Wrap one servicer method: parse, call, map errors to rich statuses, observe.
 
     The request arrives as raw bytes so that unparsable input is an INVALID_ARGUMENT with a
-    reason like any other bad argument, not a transport error. The request id goes back in the
+    reason like any other bad argument, not a transport error; a method named in
+    ``RAW_REQUESTS`` gets the bytes and parses them itself. The request id goes back in the
     trailing metadata, which leaves with the status: sending it at the start would cost a
     message of its own.
     """
+
+    raw_request = name in RAW_REQUESTS
 
     def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
         call = CallRecord(method=name, request_bytes=len(raw), request_id=request_id_of(context))
@@ -126,13 +129,16 @@ def _handler(
         status = None
         response = None
         try:
-            try:
-                request = request_type.FromString(raw)
-            except DecodeError:
-                raise RequestError(
-                    f"the request is not a valid {request_type.DESCRIPTOR.full_name} message"
-                ) from None
-            response = method(request, call)
+            if raw_request:
+                response = method(raw, call)
+            else:
+                try:
+                    request = request_type.FromString(raw)
+                except DecodeError:
+                    raise RequestError(
+                        f"the request is not a valid {request_type.DESCRIPTOR.full_name} message"
+                    ) from None
+                response = method(request, call)
         except RulesError as error:
             status = status_of(error)
             call.code = status_code_of(error).name

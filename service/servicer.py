@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Generic, TypeVar
 
+from google.protobuf.message import DecodeError
+
 from engines import registry
 from engines.base import Event, GameEngine, Outcome, Status
 from engines.errors import (
@@ -48,6 +50,13 @@ REVISION_KEY = wire.key(_STATE_FIELDS["revision"].number, wire.VARINT)
 RESPONSE_STATE_KEY = wire.key(_RESPONSE_FIELDS["state"].number, wire.LENGTH_DELIMITED)
 RESPONSE_STATUS_KEY = wire.key(_RESPONSE_FIELDS["status"].number, wire.LENGTH_DELIMITED)
 RESPONSE_EVENTS_KEY = wire.key(_RESPONSE_FIELDS["events"].number, wire.LENGTH_DELIMITED)
+REQUEST_STATE_KEY = wire.key(
+    api.ApplyActionRequest.DESCRIPTOR.fields_by_name["state"].number, wire.LENGTH_DELIMITED
+)
+
+#: The methods that take their request as it arrived, unparsed: ``ApplyAction`` keys the state
+#: cache with the state's bytes as sent and parses only the rest when it knows the state.
+RAW_REQUESTS = frozenset({"ApplyAction"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +111,28 @@ def _registered_games() -> dict[str, Game]:
         )
         for gid in sorted(registry.ENGINES)
     }
+
+
+def _parse(message_type: Any, data: bytes) -> Any:
+    """A message of ``data``; unparsable bytes are a bad request, as for any request."""
+    try:
+        return message_type.FromString(data)
+    except DecodeError:
+        raise RequestError(
+            f"the request is not a valid {message_type.DESCRIPTOR.full_name} message"
+        ) from None
+
+
+def _split_state(raw: bytes) -> tuple[bytes | None, api.ApplyActionRequest]:
+    """An ``ApplyActionRequest`` as sent: its state's bytes (None when they do not open the
+    request, as protobuf writes them) and the request parsed without them."""
+    split = wire.leading_field(raw, REQUEST_STATE_KEY)
+    if split is not None:
+        state, rest = split
+        request: api.ApplyActionRequest = _parse(api.ApplyActionRequest, rest)
+        if not request.HasField("state"):  # else protobuf would merge both: parse it whole
+            return state, request
+    return None, _parse(api.ApplyActionRequest, raw)
 
 
 def encode_outcome(outcome: Outcome) -> common.Outcome:
@@ -159,9 +190,13 @@ class GameEngineServicer:
         self._fill_state(response.state, game, state, call)
         return response
 
-    def ApplyAction(self, request: api.ApplyActionRequest, call: CallRecord) -> bytes:
-        """Apply the action; the answer is the serialized ``ApplyActionResponse``."""
-        game, state, parts = self._decode_state_and_parts(request.state, call)
+    def ApplyAction(self, request: api.ApplyActionRequest | bytes, call: CallRecord) -> bytes:
+        """Apply the action; the answer is the serialized ``ApplyActionResponse``. The request
+        is a message, or its serialized bytes as they arrived (see ``RAW_REQUESTS``)."""
+        sent = None
+        if isinstance(request, bytes):
+            sent, request = _split_state(request)
+        game, state, parts = self._decode_state_and_parts(request.state, call, sent)
         seat, action = self._decode_action(game, request.action, call)
         start = perf_counter()
         try:
@@ -267,16 +302,20 @@ class GameEngineServicer:
         return game, state
 
     def _decode_state_and_parts(
-        self, msg: common.GameState, call: CallRecord
+        self, msg: common.GameState, call: CallRecord, sent: bytes | None = None
     ) -> tuple[Game, Any, Any]:
-        """The game and engine state of ``msg``, and the encoding of its parts when this worker
+        """The game and engine state of ``msg`` (or of ``sent``, its serialized bytes as they
+        arrived, when ``msg`` was not parsed), and the encoding of its parts when this worker
         returned it (None otherwise)."""
-        key = msg.SerializeToString() if self.states.size else b""
-        known = self.states.get(key) if key else None
-        if known is not None:  # a state this worker returned, sent back unchanged
-            game = self.games[known[0]]
-            call.game = game.id
-            return game, known[1], known[2]
+        if self.states.size:
+            key = msg.SerializeToString() if sent is None else sent
+            known = self.states.get(key) if key else None
+            if known is not None:  # a state this worker returned, sent back unchanged
+                game = self.games[known[0]]
+                call.game = game.id
+                return game, known[1], known[2]
+        if sent is not None:
+            msg = _parse(common.GameState, sent)
         game_id = msg.WhichOneof("game")
         if game_id is None:
             raise RequestError("the request carries no game state", "STATE_NOT_SET")

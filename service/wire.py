@@ -14,6 +14,7 @@ VARINT = 0  # wire types
 LENGTH_DELIMITED = 2
 _SEVEN_BITS = 0x7F
 _MORE = 0x80
+_VARINT_BITS = 64  # a varint longer than this is malformed
 _SMALL = tuple(bytes((value,)) for value in range(_MORE))  # the one-byte varints
 
 
@@ -44,3 +45,29 @@ def uint_field(field_key: bytes, value: int) -> bytes:
     """An unsigned integer field, left out when it is 0 (proto3's default is not written).
     ``field_key`` is ``key(number, VARINT)``."""
     return field_key + varint(value) if value else b""
+
+
+def leading_field(data: bytes, field_key: bytes) -> tuple[bytes, bytes] | None:
+    """Split a message whose encoding opens with the length-delimited field ``field_key``: the
+    field's payload and the rest of the message. None when it does not open so, or is cut short.
+
+    Protobuf writes fields in number order, so a message sent by a protobuf library opens with
+    its field 1 when that is set. The rest may still hold the same field again (protobuf merges
+    repeated occurrences of a sub-message): the caller checks.
+    """
+    if not data.startswith(field_key):
+        return None
+    length = 0
+    shift = 0
+    position = len(field_key)
+    while position < len(data) and shift < _VARINT_BITS:
+        byte = data[position]
+        position += 1
+        length |= (byte & _SEVEN_BITS) << shift
+        if byte < _MORE:
+            end = position + length
+            if end > len(data):
+                return None
+            return data[position:end], data[end:]
+        shift += 7
+    return None

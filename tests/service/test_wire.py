@@ -12,6 +12,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import wire
 from service.codecs import CODECS
+from service.errors import RequestError
 from service.observe import CallRecord
 from service.servicer import Encodings, GameEngineServicer, encode_status
 from tests.conformance.drivers import InProcess
@@ -44,6 +45,24 @@ class TestFraming:
         data = inner.SerializeToString()
         outer = common.GameStatus(outcome=inner).SerializeToString()
         assert wire.length_delimited(wire.key(3, wire.LENGTH_DELIMITED), data) == outer
+
+    def test_leading_field(self) -> None:
+        """The payload of a length-delimited field that opens a message, and the rest."""
+        state = common.GameState(revision=300).SerializeToString()
+        action = common.Action(seat=2).SerializeToString()
+        request = api.ApplyActionRequest(
+            state=common.GameState(revision=300), action=common.Action(seat=2)
+        ).SerializeToString()
+        field_key = wire.key(1, wire.LENGTH_DELIMITED)
+        assert wire.leading_field(request, field_key) == (
+            state,
+            b"\x12" + bytes([len(action)]) + action,
+        )
+        assert wire.leading_field(request[len(state) + 2 :], field_key) is None  # opens with 2
+        assert wire.leading_field(request[: len(state) + 1], field_key) is None  # cut short
+        assert wire.leading_field(b"\x0a", field_key) is None  # no length
+        assert wire.leading_field(b"\x0a" + b"\xff" * 11, field_key) is None  # no end to it
+        assert wire.leading_field(b"\x0a\x00", field_key) == (b"", b"")
 
     def test_an_empty_sub_message_is_present(self) -> None:
         """A set sub-message field is written even when the sub-message is empty."""
@@ -103,6 +122,61 @@ def _served_playout(servicer: GameEngineServicer, game: str, seed: int) -> int:
         state, status = reply.state, reply.status
         actions += 1
     return actions
+
+
+class TestRequestsAsSent:
+    """ApplyAction given the request's bytes answers as given the parsed request."""
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_same_answers(self, game: str) -> None:
+        """Along a whole game, sent as bytes to one servicer (which knows the states it returned)
+        and as messages to another that knows none."""
+        driver = InProcess(game)
+        rng = Rng(3)
+        raw, parsed = GameEngineServicer(), GameEngineServicer(state_cache_size=0)
+        seats = registry.get(game).info.min_seats
+        new = raw.NewGame(
+            api.NewGameRequest(seats=seats, seed=3, options=common.GameOptions(**{game: {}})),
+            CallRecord("NewGame"),
+        )
+        state, status = new.state, new.status
+        while not status.finished:
+            seat = rng.choice(list(status.seats_to_act))
+            request = api.ApplyActionRequest(
+                state=state, action=rng.choice(driver.legal(state, seat))
+            )
+            data = raw.ApplyAction(request.SerializeToString(), CallRecord("ApplyAction"))
+            assert data == parsed.ApplyAction(request, CallRecord("ApplyAction"))
+            reply = api.ApplyActionResponse.FromString(data)
+            state, status = reply.state, reply.status
+
+    def test_a_state_sent_twice_is_merged(self) -> None:
+        """A request holding the state field twice means what protobuf makes of it (the two
+        merged), not the first one alone, even when the first is a state the worker knows."""
+        servicer = GameEngineServicer()
+        new = servicer.NewGame(
+            api.NewGameRequest(seats=2, seed=9, options=common.GameOptions(six_nimmt={})),
+            CallRecord("NewGame"),
+        )
+        seat = new.status.seats_to_act[0]
+        action = common.Action(seat=seat)
+        action.six_nimmt.select_card = new.state.six_nimmt.hand_cards[0]
+        first = api.ApplyActionRequest(state=new.state, action=action).SerializeToString()
+        tampered = common.GameState(revision=new.state.revision + 5)
+        second = api.ApplyActionRequest(state=tampered).SerializeToString()
+        data = servicer.ApplyAction(first + second, CallRecord("ApplyAction"))
+        merged = api.ApplyActionRequest.FromString(first + second)
+        assert merged.state.revision == new.state.revision + 5
+        expected = GameEngineServicer(0).ApplyAction(merged, CallRecord("ApplyAction"))
+        assert data == expected
+
+    def test_unparsable_bytes_are_a_malformed_request(self) -> None:
+        """A state that is no GameState, or a rest that is no message, is MALFORMED_REQUEST."""
+        servicer = GameEngineServicer()
+        for raw in (b"\x0a\x02\xff\xff", b"\x0a\x00\xff", b"\xff"):
+            with pytest.raises(RequestError) as caught:
+                servicer.ApplyAction(raw, CallRecord("ApplyAction"))
+            assert caught.value.reason == "MALFORMED_REQUEST"
 
 
 class TestAssembledResponses:
