@@ -2,9 +2,10 @@
 
 Each method decodes only what it needs, calls the engine, and encodes the answer straight into
 its response message (a message passed to a constructor is copied; one filled in place is not).
-``ApplyAction``, the call a game makes most, returns its response already serialized: the new
-state's bytes are needed anyway (they key the state cache), and the status and event encodings
-repeat from call to call, so they are kept (``service.wire`` puts the parts together). The time
+``ApplyAction``, the call a game makes most, takes its request as it arrived and returns its
+response already serialized: the state's bytes key the state cache as they were sent, the new
+state is serialized once (in parts that the next action may reuse), and the status and event
+encodings, which repeat from call to call, are kept (``service.wire`` frames the parts). The time
 spent in the engine is added to the call record around each engine section. Errors are
 raised as ``RulesError``; ``service.server`` turns them into rich statuses in one place. Which
 game a request is about comes from the ``game`` oneof of its state or options (``WhichOneof``)
@@ -61,7 +62,7 @@ RAW_REQUESTS = frozenset({"ApplyAction"})
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """A registered game: its engine, its codec and the number of its field in the envelopes."""
+    """A registered game: its engine, its codec and the key of its field in ``GameState``."""
 
     id: str
     engine: GameEngine[Any, Any, Any, Any]
