@@ -10,11 +10,12 @@ that a game module writes only its rules in the ``_``-prefixed hooks.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from engines.errors import (
     GAME_FINISHED,
@@ -27,6 +28,9 @@ from engines.errors import (
     UnsupportedRulesVersionError,
 )
 from engines.prng import Rng
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 STATUSES_KEPT = 1024  # statuses of games in progress, one per set of seats to act (10 seats)
 
@@ -51,6 +55,47 @@ S = TypeVar("S", bound=GameStateLike)
 A = TypeVar("A")
 Opt = TypeVar("Opt")
 V = TypeVar("V")
+D = TypeVar("D", bound="DataclassInstance")
+
+
+def slot_init(cls: type[D]) -> type[D]:
+    """Give a frozen, slotted dataclass an ``__init__`` that stores each field in its slot directly.
+
+    The ``__init__`` that ``dataclass(frozen=True)`` writes has to get past the class's own
+    ``__setattr__``, which refuses every assignment, so it stores each field through
+    ``object.__setattr__``: a slot-wrapper call, with its argument tuple and an attribute lookup,
+    per field. For a value of many fields built on every action, a game state, that is the
+    dearest part of the action. This ``__init__`` takes the same arguments and stores them through
+    the slots' own descriptors: a 6 nimmt! state is built in two thirds of the time. The instances
+    are the same, as frozen as ever. For slotted dataclasses whose fields are all required
+    ``__init__`` arguments, without ``__post_init__``.
+    """
+    fields = dataclasses.fields(cls)
+    if (
+        "__slots__" not in vars(cls)
+        or hasattr(cls, "__post_init__")
+        or not fields
+        or any(
+            not field.init
+            or field.default is not dataclasses.MISSING
+            or field.default_factory is not dataclasses.MISSING
+            for field in fields
+        )
+    ):
+        raise TypeError(f"{cls.__name__} is not a slotted dataclass of required fields")
+    names = [field.name for field in fields]
+    # The new function's globals: each field's slot setter, named as no field can be.
+    namespace: dict[str, Any] = {f"__slot_{name}": getattr(cls, name).__set__ for name in names}
+    namespace["__name__"] = cls.__module__
+    source = f"def __init__(self, {', '.join(names)}):\n" + "".join(
+        f"    __slot_{name}(self, {name})\n" for name in names
+    )
+    exec(source, namespace)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = dict(cls.__init__.__annotations__)
+    cls.__init__ = init  # type: ignore[method-assign]
+    return cls
 
 
 @dataclass(frozen=True, slots=True)

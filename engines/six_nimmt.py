@@ -45,6 +45,7 @@ from engines.base import (
     OptionInfo,
     Outcome,
     Viewer,
+    slot_init,
 )
 from engines.errors import (
     IllegalActionError,
@@ -144,6 +145,7 @@ SELECTS: tuple[Select, ...] = tuple(Select(card) for card in range(HIGHEST_CARD 
 CHOOSE_ROWS: tuple[ChooseRow, ...] = tuple(ChooseRow(row) for row in range(ROW_COUNT))
 
 
+@slot_init  # built on every action
 @dataclass(frozen=True, slots=True)
 class State:
     """The whole state of a game; ``hands``, unrevealed ``selections``, ``deck`` and ``rng_state``
