@@ -247,9 +247,13 @@ def handler_parts(
     print(
         "parse = ApplyActionRequest bytes to message; decode = codec, state and action; apply =\n"
         "engine.apply + status; events = encoding the events; encode = state + status into the\n"
-        "response; serialize = response to bytes. handler = the server's real handler and\n"
-        "serializer without observers; +observers = with the access log (JSON to /dev/null) and\n"
-        "the metrics, as served. gRPC's own cost per call comes on top (see the RPC benchmark)."
+        "response; serialize = response to bytes: each part done plainly, as a first call would.\n"
+        "handler = the server's real handler and serializer without observers, the recorded\n"
+        "requests sent in turn, so that (as from a game server) each state is one the handler\n"
+        "returned: it reuses what it knows (the decoded state, the parts of the state an action\n"
+        "left unchanged, status and event encodings). +observers = with the access log (JSON to\n"
+        "/dev/null) and the metrics, as served. gRPC's own cost per call comes on top (see the\n"
+        "RPC benchmark)."
     )
     with _quiet_observers() as observers:
         bare, observed = _apply_handlers(observers)
