@@ -205,9 +205,13 @@ def _quiet_observers() -> Iterator[list[Any]]:
         from service.config import Settings as ServerSettings  # noqa: PLC0415
         from service.server import worker_observers  # noqa: PLC0415
 
+        observers = worker_observers(ServerSettings())
         try:
-            yield worker_observers(ServerSettings())
+            yield observers
         finally:
+            for observer in observers:
+                if isinstance(observer, logs.AccessLog):
+                    observer.close()  # before /dev/null closes
             if previous is None:
                 del os.environ["PROMETHEUS_MULTIPROC_DIR"]
             else:

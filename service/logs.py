@@ -7,6 +7,7 @@ Everything the process logs goes through one renderer, the server's own lines an
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import sys
 import threading
@@ -242,7 +243,12 @@ class AccessLog:
                 target=self._flush_until_closed, name="access-log", daemon=True
             )
             self._flusher.start()
-        atexit.register(self.flush)
+        atexit.register(self._flush_at_exit)
+
+    def _flush_at_exit(self) -> None:
+        """Write what is left as the process exits, unless the stream is closed by then."""
+        with contextlib.suppress(ValueError, OSError):
+            self.flush()
 
     def _flush_until_closed(self) -> None:
         while not self._closed.wait(self.flush_seconds):

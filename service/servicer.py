@@ -35,7 +35,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import wire
 from service.codecs import CODECS
-from service.codecs.base import Codec, serialize_parts
+from service.codecs.base import Codec
 from service.errors import RequestError
 from service.observe import CallRecord
 from service.state_cache import StateCache
@@ -364,10 +364,10 @@ class GameEngineServicer:
         codec serializes states in parts and the encoded parts of ``previous`` (the state the
         action applied to) are known, the parts the action left as they were are reused."""
         codec = game.codec
-        if codec.state_parts:
+        if codec.state_parts is not None:
             if previous_parts is None:
                 previous = None
-            parts = serialize_parts(codec.state_parts, state, previous, previous_parts)
+            parts = codec.state_parts.serialize(state, previous, previous_parts)
             payload = b"".join(parts)
         else:
             parts = None

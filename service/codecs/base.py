@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from enum import Enum
 from itertools import chain
+from operator import attrgetter
 from typing import Any, Protocol, TypeVar
 
 from engines.errors import InvalidOptionsError, InvalidStateError
@@ -26,9 +27,8 @@ class Codec(Protocol):
     """Translates one game's messages; every method is pure and builds messages in one call."""
 
     game_id: str
-    #: The state message in parts, in field number order (so that their concatenation is the
-    #: serialized message), or empty: then a state is serialized whole. See ``serialize_parts``.
-    state_parts: tuple[StatePart, ...]
+    #: The state message in parts (see ``StateParts``), or None: a state is serialized whole.
+    state_parts: StateParts | None
 
     def decode_state(self, msg: Any, rules_version: int, revision: int) -> Any:
         """Return the engine state of the game's state message; raises ``InvalidStateError``."""
@@ -97,23 +97,33 @@ def split(items: Sequence[T], sizes: Sequence[int], name: str) -> tuple[tuple[T,
     return tuple(groups)
 
 
-def serialize_parts(
-    parts: Sequence[StatePart],
-    state: Any,
-    previous: Any = None,
-    previous_encoded: Sequence[bytes] = (),
-) -> tuple[bytes, ...]:
-    """The encoding of each part of ``state``; ``b"".join`` of them is the serialized state.
+class StateParts:
+    """A state message in parts, one per engine state field, in field number order: the
+    concatenation of the parts' encodings is the serialized message.
 
     An action changes a few fields of a state; the engine's new state holds the very objects of
-    the old one in the others. A part whose value is the very object ``previous`` holds is taken
-    from ``previous_encoded`` (the encoding of ``previous``'s parts) instead of encoded again.
+    the old one in the others. ``serialize`` takes the encoding of such a part from the old
+    state's instead of encoding it again.
     """
-    encoded = []
-    for index, (field, encode) in enumerate(parts):
-        value = getattr(state, field)
-        if previous is not None and getattr(previous, field) is value:
-            encoded.append(previous_encoded[index])
-        else:
-            encoded.append(encode(value))
-    return tuple(encoded)
+
+    def __init__(self, parts: Sequence[StatePart]) -> None:
+        if len(parts) < 2:
+            raise ValueError("a state in parts has two parts or more")
+        self.fields = tuple(field for field, _ in parts)
+        self.encoders = tuple(encode for _, encode in parts)
+        self._values = attrgetter(*self.fields)
+
+    def serialize(
+        self, state: Any, previous: Any = None, previous_encoded: Sequence[bytes] = ()
+    ) -> tuple[bytes, ...]:
+        """The encoding of each part of ``state``, those ``previous`` shares taken from
+        ``previous_encoded`` (the encoding of ``previous``'s parts)."""
+        values = self._values(state)
+        if previous is None:
+            return tuple(encode(value) for encode, value in zip(self.encoders, values, strict=True))
+        return tuple(
+            kept if value is old else encode(value)
+            for encode, value, old, kept in zip(
+                self.encoders, values, self._values(previous), previous_encoded, strict=True
+            )
+        )

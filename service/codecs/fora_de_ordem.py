@@ -12,7 +12,7 @@ from typing import Any
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.fora_de_ordem import data, rules
 from ordo.v1 import fora_de_ordem_pb2 as pb
-from service.codecs.base import EnumMap, StatePart, flatten, split
+from service.codecs.base import EnumMap, StateParts, flatten, split
 
 LANGUAGE = EnumMap(
     data.Language.PT_BR,
@@ -138,7 +138,7 @@ class ForaDeOrdemCodec:
     """Translates Fora de Ordem messages."""
 
     game_id = rules.GAME_ID
-    state_parts: tuple[StatePart, ...] = ()  # a state is serialized whole
+    state_parts: StateParts | None = None  # a state is serialized whole
 
     def decode_state(
         self, msg: pb.ForaDeOrdemState, rules_version: int, revision: int

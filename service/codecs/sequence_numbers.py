@@ -13,7 +13,7 @@ from engines.errors import InvalidStateError, MalformedActionError
 from engines.sequence_numbers import rules as game
 from engines.sequence_numbers import tables
 from ordo.v1 import sequence_numbers_pb2 as pb
-from service.codecs.base import EnumMap, StatePart, flatten, split
+from service.codecs.base import EnumMap, StateParts, flatten, split
 
 KIND = EnumMap(
     game.CardKind.EQUATION,
@@ -67,7 +67,7 @@ class SequenceNumbersCodec:
     """Translates Sequence Numbers messages."""
 
     game_id = game.GAME_ID
-    state_parts: tuple[StatePart, ...] = ()  # a state is serialized whole
+    state_parts: StateParts | None = None  # a state is serialized whole
 
     def decode_state(
         self, msg: pb.SequenceNumbersState, rules_version: int, revision: int

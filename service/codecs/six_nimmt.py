@@ -9,7 +9,7 @@ from typing import Any
 from engines import six_nimmt as game
 from engines.errors import InvalidStateError, MalformedActionError
 from ordo.v1 import six_nimmt_pb2 as pb
-from service.codecs.base import EnumMap, StatePart
+from service.codecs.base import EnumMap, StateParts
 
 #: Distinct option sets kept decoded; a server sees few, one per kind of game its callers play.
 DECODED_OPTIONS_KEPT = 256
@@ -143,26 +143,28 @@ class SixNimmtCodec:
     game_id = game.GAME_ID
     # In field number order: options 1, selections 4 … rng_state 14, then rows 15-16, hands
     # 17-18, taken 19-20.
-    state_parts: tuple[StatePart, ...] = (
-        ("options", _serialized_options),
-        *(
-            (name, _field_part(name))
-            for name in (
-                "selections",
-                "revealed",
-                "placed",
-                "penalties",
-                "zero_card_used_in_hand",
-                "hand_number",
-                "turn",
-                "deck",
-                "discarded",
-                "rng_state",
-            )
-        ),
-        ("rows", _groups_part("row_cards", "row_lengths")),
-        ("hands", _groups_part("hand_cards", "hand_lengths")),
-        ("taken", _groups_part("taken_cards", "taken_lengths")),
+    state_parts: StateParts | None = StateParts(
+        (
+            ("options", _serialized_options),
+            *(
+                (name, _field_part(name))
+                for name in (
+                    "selections",
+                    "revealed",
+                    "placed",
+                    "penalties",
+                    "zero_card_used_in_hand",
+                    "hand_number",
+                    "turn",
+                    "deck",
+                    "discarded",
+                    "rng_state",
+                )
+            ),
+            ("rows", _groups_part("row_cards", "row_lengths")),
+            ("hands", _groups_part("hand_cards", "hand_lengths")),
+            ("taken", _groups_part("taken_cards", "taken_lengths")),
+        )
     )
 
     def decode_state(self, msg: pb.SixNimmtState, rules_version: int, revision: int) -> game.State:

@@ -8,7 +8,7 @@ from engines import up_or_down as game
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.up_or_down.data import Colour, Length
 from ordo.v1 import up_or_down_pb2 as pb
-from service.codecs.base import EnumMap, StatePart, flatten, split
+from service.codecs.base import EnumMap, StateParts, flatten, split
 
 if TYPE_CHECKING:
     from engines.up_or_down.rules import Display
@@ -90,7 +90,7 @@ class UpOrDownCodec:
     """Translates Up or Down? messages."""
 
     game_id = game.GAME_ID
-    state_parts: tuple[StatePart, ...] = ()  # a state is serialized whole
+    state_parts: StateParts | None = None  # a state is serialized whole
 
     def decode_state(self, msg: pb.UpOrDownState, rules_version: int, revision: int) -> game.State:
         if not msg.HasField("options"):

@@ -31,7 +31,6 @@ from engines.six_nimmt import (
     TooLowRule,
 )
 from ordo.v1 import six_nimmt_pb2 as pb
-from service.codecs.base import serialize_parts
 from service.codecs.six_nimmt import CODEC
 
 OPTIONS = {
@@ -120,15 +119,15 @@ class TestStates:
         previous_parts: tuple[bytes, ...] = ()
         for state, _ in playout(OPTIONS[name], seats, seed=seats * 13):
             expected = CODEC.encode_state(state).SerializeToString()
-            assert b"".join(serialize_parts(CODEC.state_parts, state)) == expected
-            parts = serialize_parts(CODEC.state_parts, state, previous, previous_parts)
+            assert b"".join(CODEC.state_parts.serialize(state)) == expected
+            parts = CODEC.state_parts.serialize(state, previous, previous_parts)
             assert b"".join(parts) == expected
             previous, previous_parts = state, parts
 
     def test_the_parts_are_the_whole_state(self) -> None:
         """Every field of the engine state is a part, but the envelope's version and revision."""
         names = [field.name for field in fields(State)]
-        assert sorted(name for name, _ in CODEC.state_parts) == sorted(
+        assert sorted(CODEC.state_parts.fields) == sorted(
             set(names) - {"rules_version", "revision"}
         )
 

@@ -448,6 +448,13 @@ class TestGatheredLines:
         assert len(access_lines(stream)) == 1
         access.close()
 
+    def test_a_closed_stream_at_exit_is_no_error(self, stream: Recording) -> None:
+        """Lines left when the process exits after its stream was closed are dropped quietly."""
+        access = logs.AccessLog(flush_seconds=60)
+        access.call_finished(finished())
+        stream.close()
+        access._flush_at_exit()
+
     def test_close_writes_the_rest(self, stream: Recording) -> None:
         """Closing writes the gathered lines; lines after it are written one by one."""
         access = logs.AccessLog(flush_seconds=60)
