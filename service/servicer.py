@@ -18,7 +18,7 @@ import secrets
 import zlib
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
@@ -70,33 +70,43 @@ class Game:
     state_key: bytes  # the key of the game's field in GameState
 
 
-K = TypeVar("K")
-V = TypeVar("V")
+class Encodings:
+    """Encodings of engine values, kept per value and context, at most ``size`` of each kind
+    (all dropped when full, which keeps the memory of a worker flat).
 
-
-class Encodings(Generic[K, V]):
-    """Encodings kept by what they encode, at most ``size`` of them (all dropped when full).
-
-    Encoding is a pure function of an engine value (a frozen dataclass), so a kept encoding is
-    the one protobuf would make again; the bound keeps the memory of a worker flat.
+    Encoding is a pure function of an engine value (a frozen dataclass) and its context (the
+    game, the seat count), so a kept encoding is the one protobuf would make again. Engines
+    return the same objects for their frequent values (a status, a selection event), so a
+    value is looked up by identity first (the entry holds the value: its id is not reused while
+    kept), then by equality, which runs the dataclass's ``__hash__`` and ``__eq__``.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._kept: dict[K, V] = {}
+        self._by_value: dict[tuple[Any, Any], bytes] = {}
+        self._by_id: dict[int, tuple[Any, Any, bytes]] = {}
 
-    def get(self, key: K) -> V | None:
-        """The encoding kept for ``key``, or None."""
-        return self._kept.get(key)
+    def get(self, value: Any, context: Any = None) -> bytes | None:
+        """The encoding kept for ``value`` in ``context``, or None."""
+        seen = self._by_id.get(id(value))
+        if seen is not None and seen[0] is value and seen[1] == context:
+            return seen[2]
+        encoding = self._by_value.get((context, value))
+        if encoding is not None:
+            self._keep(self._by_id, id(value), (value, context, encoding))
+        return encoding
 
-    def put(self, key: K, encoding: V) -> None:
-        """Keep ``encoding`` for ``key``."""
-        if len(self._kept) >= self.size:
-            self._kept.clear()
-        self._kept[key] = encoding
+    def put(self, value: Any, context: Any, encoding: bytes) -> None:
+        """Keep ``encoding`` for ``value`` in ``context``."""
+        self._keep(self._by_value, (context, value), encoding)
+
+    def _keep(self, kept: dict[Any, Any], key: Any, entry: Any) -> None:
+        if len(kept) >= self.size:
+            kept.clear()
+        kept[key] = entry
 
     def __len__(self) -> int:
-        return len(self._kept)
+        return len(self._by_value)
 
 
 def _registered_games() -> dict[str, Game]:
@@ -159,8 +169,7 @@ class GameEngineServicer:
     def __init__(self, state_cache_size: int = DEFAULT_STATE_CACHE_SIZE) -> None:
         self.games = _registered_games()
         self.states = StateCache(state_cache_size)
-        self.encodings: Encodings[Any, bytes] = Encodings(ENCODINGS_KEPT)
-        self.events_seen: Encodings[int, tuple[Event, int, Game, bytes]] = Encodings(ENCODINGS_KEPT)
+        self.encodings = Encodings(ENCODINGS_KEPT)
         self._list_games = api.ListGamesResponse(
             games=[self._game_info(game) for game in self.games.values()]
         )
@@ -391,24 +400,14 @@ class GameEngineServicer:
             field = wire.length_delimited(
                 RESPONSE_STATUS_KEY, encode_status(status).SerializeToString()
             )
-            self.encodings.put(status, field)
+            self.encodings.put(status, None, field)
         return field
 
     def _event_field(self, game: Game, seats: int, event: Event) -> bytes:
-        """One entry of the ``events`` field of an ``ApplyActionResponse``.
-
-        Engines make their frequent events once and return the same objects, so an event is
-        looked up by identity first (the entry holds the event, so its id is not reused while
-        kept), then by value (hashing an event runs its dataclass ``__hash__``).
-        """
-        seen = self.events_seen.get(id(event))
-        if seen is not None and seen[0] is event and seen[1] == seats and seen[2] is game:
-            return seen[3]
-        key = (game.id, seats, event)
-        field = self.encodings.get(key)
-        if field is not None:
-            self.events_seen.put(id(event), (event, seats, game, field))
-        else:
+        """One entry of the ``events`` field of an ``ApplyActionResponse``."""
+        context = (game.id, seats)
+        field = self.encodings.get(event, context)
+        if field is None:
             public = event.audience is None
             message = common.Event(
                 visible_to_seats=range(seats) if public else event.audience,
@@ -416,7 +415,7 @@ class GameEngineServicer:
                 **{game.id: game.codec.encode_event(event.body)},
             )
             field = wire.length_delimited(RESPONSE_EVENTS_KEY, message.SerializeToString())
-            self.encodings.put(key, field)
+            self.encodings.put(event, context, field)
         return field
 
     @staticmethod

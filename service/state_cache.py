@@ -33,7 +33,7 @@ class StateCache:
 
     def put(self, key: bytes, game_id: str, state: Any, parts: Any = None) -> None:
         """Remember that ``key`` is the encoding of ``state``, and the encoding of its parts
-        when the codec serializes it in parts (``service.codecs.base.serialize_parts``)."""
+        when the codec serializes it in parts (``service.codecs.base.StateParts``)."""
         if not self.size:
             return
         with self._lock:

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engines import registry
+from engines.base import Status
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
@@ -195,9 +196,22 @@ class TestAssembledResponses:
 
     def test_the_kept_encodings_are_bounded(self) -> None:
         """When full, the kept encodings are dropped and kept again from the next one."""
-        encodings: Encodings[int, bytes] = Encodings(2)
-        for key in range(5):
-            encodings.put(key, bytes([key]))
+        encodings = Encodings(2)
+        for value in range(5):
+            encodings.put(value, None, bytes([value]))
             assert len(encodings) <= 2
         assert encodings.get(4) == b"\x04"
         assert encodings.get(0) is None
+
+    def test_kept_by_value_and_context(self) -> None:
+        """An equal value finds the encoding of the first (identity is only a shortcut), and
+        the same value in another context does not."""
+        encodings = Encodings(8)
+        first, equal = Status((1,), False, None), Status((1,), False, None)
+        assert first == equal
+        assert first is not equal
+        encodings.put(first, "four seats", b"a")
+        assert encodings.get(equal, "four seats") == b"a"
+        assert encodings.get(equal, "four seats") == b"a"  # now by identity
+        assert encodings.get(first, "two seats") is None
+        assert encodings.get(equal, "two seats") is None
