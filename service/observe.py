@@ -2,9 +2,10 @@
 
 The handler wrapper in ``service.server`` creates one ``CallRecord`` per call and hands it to
 every observer twice: when the call starts (method and request id known) and when it has
-finished. In between, the servicer fills in what only it knows (game, seat, engine time, the
-size of the new state). A record holds no part of a request or a state, only these fields, so
-an observer cannot leak hidden information (hands, decks, seeds) even by accident.
+finished, after its response has left. In between, the servicer fills in what only it knows
+(game, seat, engine time, the size of the new state). A record holds no part of a request or
+a state, only these fields, so an observer cannot leak hidden information (hands, decks,
+seeds) even by accident.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ class CallRecord:
 class Observer(Protocol):
     """Something that wants to know about every call.
 
-    The server calls the hooks inside the RPC, so they must be quick; an exception they raise is
+    The server calls ``call_started`` before the servicer, and ``call_finished`` on the call's
+    thread once the response has left (see ``service.server.CallThreadPool``): the caller does
+    not wait for it, but the thread does, so both must be quick. An exception they raise is
     logged and otherwise ignored: a broken observer never fails a call.
     """
 

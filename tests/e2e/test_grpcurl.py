@@ -82,6 +82,12 @@ class TestHealth:
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout)["status"] == "SERVING"
 
+    def test_workers_froze_their_start_up_objects(self, server: ServerProcess) -> None:
+        """Each worker keeps what it made at start-up out of the garbage collector's scans."""
+        serving = events(server.log, "serving")
+        assert serving
+        assert all(event["frozen_objects"] > 0 for event in serving)
+
 
 class TestCalls:
     """JSON calls through grpcurl play a game."""

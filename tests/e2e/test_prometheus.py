@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 2
 SCRAPE_WAIT_SECONDS = 60  # bound on waiting for a scrape after the last call
 SCRAPE_MARGIN_SECONDS = 0.1
+COUNT_WAIT_SECONDS = 10  # bound on waiting for a worker to count a call it has answered
 MAX_CHANNELS = 32  # connections opened, at most, until one reaches each worker
 GAME_SEEDS = (101, 202, 303)
 
@@ -159,7 +160,8 @@ def connect(bots: Bots, server: Server, channels: list[grpc.Channel], scratch: P
 
     SO_REUSEPORT hands each new connection to one worker; a channel of its own (not sharing the
     process-wide pool of connections) is a new connection. One call on it, and the worker whose
-    count grew is the one it reached.
+    count grew is the one it reached (a worker counts a call once its response has left, so
+    the count may grow a moment after the response arrives).
     """
     reached: set[int] = set()
     for _ in range(MAX_CHANNELS):
@@ -170,8 +172,14 @@ def connect(bots: Bots, server: Server, channels: list[grpc.Channel], scratch: P
         channels.append(channel)
         stub = rpc.GameEngineServiceStub(channel)
         bots.call("ListGames", api.ListGamesRequest(), stub)
-        after = handled_per_worker(server.metrics_dir, scratch)
-        (worker,) = [pid for pid, total in after.items() if total > before.get(pid, 0)]
+        deadline = time.monotonic() + COUNT_WAIT_SECONDS
+        while True:
+            after = handled_per_worker(server.metrics_dir, scratch)
+            grown = [pid for pid, total in after.items() if total > before.get(pid, 0)]
+            if grown or time.monotonic() > deadline:
+                break
+            time.sleep(POLL_SECONDS)
+        (worker,) = grown
         if worker not in reached:
             reached.add(worker)
             bots.stubs.append(stub)

@@ -2,31 +2,80 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import grpc
 import pytest
 
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
-from service.observe import Observer
-from service.server import create_server
+from service.observe import CallRecord, Observer
+from service.server import REQUEST_ID_KEY, create_server
 
 StartServer = Callable[[Sequence[Observer]], rpc.GameEngineServiceStub]
+SETTLE_SECONDS = 10.0
+
+
+class Settled:
+    """The last observer of a test server: knows which calls every observer has seen end.
+
+    The server tells its observers of a finished call after the response has left, so a test
+    that reads what they wrote (lines, samples) waits for them first.
+    """
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._changed = threading.Condition()
+
+    def call_started(self, call: CallRecord) -> None:
+        """Nothing: only the end of a call matters."""
+
+    def call_finished(self, call: CallRecord) -> None:
+        with self._changed:
+            self._seen.add(call.request_id)
+            self._changed.notify_all()
+
+    def wait(self, request_id: str) -> None:
+        """Return once the observers have seen the call ``request_id`` end."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: request_id in self._seen, SETTLE_SECONDS):
+                raise AssertionError(f"the observers never saw call {request_id} end")
+            self._seen.discard(request_id)
+
+
+class WaitForObservers(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    """Returns a call's outcome once the server's observers have seen it end (the server sends
+    the call's request id back in the trailing metadata)."""
+
+    def __init__(self, settled: Settled) -> None:
+        self.settled = settled
+
+    def intercept_unary_unary(
+        self, continuation: Callable[[Any, Any], Any], details: Any, request: Any
+    ) -> Any:
+        outcome = continuation(details, request)
+        request_id = dict(outcome.trailing_metadata() or ()).get(REQUEST_ID_KEY)
+        if request_id:  # none when gRPC refused the call before the handler
+            self.settled.wait(request_id)
+        return outcome
 
 
 @pytest.fixture
 def start_server() -> Iterator[StartServer]:
-    """Start servers on free loopback ports with the given observers; each returns a stub."""
+    """Start servers on free loopback ports with the given observers; each returns a stub
+    whose calls return once the observers have seen them end."""
     running: list[tuple[grpc.Server, grpc.Channel]] = []
 
     def start(observers: Sequence[Observer]) -> rpc.GameEngineServiceStub:
         settings = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0)
-        server, port, _health = create_server(settings, observers)
+        settled = Settled()
+        server, port, _health = create_server(settings, [*observers, settled])
         server.start()
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         running.append((server, channel))
-        return rpc.GameEngineServiceStub(channel)
+        return rpc.GameEngineServiceStub(grpc.intercept_channel(channel, WaitForObservers(settled)))
 
     yield start
     for server, channel in running:
