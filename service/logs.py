@@ -221,10 +221,11 @@ class AccessLog:
         """Write the lines of the gathered calls, in chunks of whole lines. The lock is held."""
         if not self._pending:
             return
+        pending, self._pending = self._pending, []  # lines a failing stream refuses are lost
         stamp = self._clock.format
         chunk: list[str] = []
         size = 0
-        for call, level_name, time_ns in self._pending:
+        for call, level_name, time_ns in pending:
             line = json_access_line(call, level_name, stamp(time_ns))
             if chunk and size + len(line) + 1 > self.CHUNK_BYTES:
                 sink.write("\n".join(chunk))  # the sink ends it with a newline
@@ -233,7 +234,6 @@ class AccessLog:
             chunk.append(line)
             size += len(line) + 1
         sink.write("\n".join(chunk))
-        self._pending.clear()
 
     def _start_flusher(self) -> None:
         with self._lock:
@@ -252,7 +252,9 @@ class AccessLog:
 
     def _flush_until_closed(self) -> None:
         while not self._closed.wait(self.flush_seconds):
-            self.flush()
+            # A stream that fails (closed, full disk) loses those lines; the flusher goes on.
+            with contextlib.suppress(ValueError, OSError):
+                self.flush()
 
 
 def latency_ms(call: CallRecord) -> float:

@@ -38,13 +38,16 @@ class Terminal(io.StringIO):
 
 
 class Recording(io.StringIO):
-    """A stream that keeps each piece written to it."""
+    """A stream that keeps each piece written to it, or refuses it while ``refusing``."""
 
     def __init__(self) -> None:
         super().__init__()
         self.writes: list[str] = []
+        self.refusing = False
 
     def write(self, text: str) -> int:
+        if self.refusing:
+            raise OSError("no space left on device")
         self.writes.append(text)
         return super().write(text)
 
@@ -454,6 +457,21 @@ class TestGatheredLines:
         access.call_finished(finished())
         stream.close()
         access._flush_at_exit()
+        access.close()  # nothing is left to write
+
+    def test_the_flusher_outlives_a_failing_stream(self, stream: Recording) -> None:
+        """Lines a failing stream refuses are lost, not kept; the flusher writes later ones."""
+        access = logs.AccessLog(flush_seconds=0.01)
+        stream.refusing = True
+        access.call_finished(CallRecord(method="ApplyAction", request_id="lost", game=GAME))
+        time.sleep(0.1)  # several flushes, all refused
+        stream.refusing = False
+        access.call_finished(CallRecord(method="ApplyAction", request_id="kept", game=GAME))
+        deadline = time.monotonic() + 10
+        while not stream.writes and time.monotonic() < deadline:
+            time.sleep(0.01)
+        access.close()
+        assert [line["request_id"] for line in access_lines(stream)] == ["kept"]
 
     def test_close_writes_the_rest(self, stream: Recording) -> None:
         """Closing writes the gathered lines; lines after it are written one by one."""
