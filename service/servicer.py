@@ -3,13 +3,14 @@
 Each method decodes only what it needs, calls the engine, and encodes the answer straight into
 its response message (a message passed to a constructor is copied; one filled in place is not).
 ``ApplyAction``, the call a game makes most, takes its request as it arrived and returns its
-response already serialized: the state's bytes key the state cache as they were sent, the new
-state is serialized once (in parts that the next action may reuse), and the status and event
-encodings, which repeat from call to call, are kept (``service.wire`` frames the parts). The time
-spent in the engine is added to the call record around each engine section. Errors are
-raised as ``RulesError``; ``service.server`` turns them into rich statuses in one place. Which
-game a request is about comes from the ``game`` oneof of its state or options (``WhichOneof``)
-and a registry lookup: no game is named here.
+response already serialized: the state's bytes key the state cache as they were sent, the
+bytes after them (the action) key the actions decoded before, the new state is serialized once
+(in parts that the next action may reuse), and the status and event encodings, which repeat
+from call to call, are kept (``service.wire`` frames the parts). The time spent in the engine
+is added to the call record around each engine section. Errors are raised as ``RulesError``;
+``service.server`` turns them into rich statuses in one place. Which game a request is about
+comes from the ``game`` oneof of its state or options (``WhichOneof``) and a registry lookup:
+no game is named here.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from service.state_cache import StateCache
 DEFAULT_POLICY = "heuristic"
 DEFAULT_STATE_CACHE_SIZE = 4096  # states per worker: a few KB each
 ENCODINGS_KEPT = 4096  # status and event encodings kept per worker, each a few bytes
+ACTIONS_KEPT = 4096  # decoded actions kept per worker, by their request bytes (a few each)
 
 _STATE_FIELDS = common.GameState.DESCRIPTOR.fields_by_name
 _RESPONSE_FIELDS = api.ApplyActionResponse.DESCRIPTOR.fields_by_name
@@ -58,6 +60,16 @@ REQUEST_STATE_KEY = wire.key(
 #: The methods that take their request as it arrived, unparsed: ``ApplyAction`` keys the state
 #: cache with the state's bytes as sent and parses only the rest when it knows the state.
 RAW_REQUESTS = frozenset({"ApplyAction"})
+
+
+@dataclass(frozen=True, slots=True)
+class KnownAction:
+    """An action decoded before, kept by the bytes of the request that followed its state (the
+    ``action`` field, nothing else): the same bytes decode to the same seat and action."""
+
+    seat: int
+    game: str
+    action: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,18 +146,6 @@ def _parse(message_type: Any, data: bytes) -> Any:
         ) from None
 
 
-def _split_state(raw: bytes) -> tuple[bytes | None, api.ApplyActionRequest]:
-    """An ``ApplyActionRequest`` as sent: its state's bytes (None when they do not open the
-    request, as protobuf writes them) and the request parsed without them."""
-    split = wire.leading_field(raw, REQUEST_STATE_KEY)
-    if split is not None:
-        state, rest = split
-        request: api.ApplyActionRequest = _parse(api.ApplyActionRequest, rest)
-        if not request.HasField("state"):  # else protobuf would merge both: parse it whole
-            return state, request
-    return None, _parse(api.ApplyActionRequest, raw)
-
-
 def encode_outcome(outcome: Outcome) -> common.Outcome:
     """The proto of an engine outcome."""
     return common.Outcome(
@@ -170,6 +170,7 @@ class GameEngineServicer:
         self.games = _registered_games()
         self.states = StateCache(state_cache_size)
         self.encodings = Encodings(ENCODINGS_KEPT)
+        self.actions: dict[bytes, KnownAction] = {}
         self._list_games = api.ListGamesResponse(
             games=[self._game_info(game) for game in self.games.values()]
         )
@@ -203,11 +204,12 @@ class GameEngineServicer:
     def ApplyAction(self, request: api.ApplyActionRequest | bytes, call: CallRecord) -> bytes:
         """Apply the action; the answer is the serialized ``ApplyActionResponse``. The request
         is a message, or its serialized bytes as they arrived (see ``RAW_REQUESTS``)."""
-        sent = None
         if isinstance(request, bytes):
-            sent, request = _split_state(request)
-        game, state, parts = self._decode_state_and_parts(request.state, call, sent)
-        seat, action = self._decode_action(game, request.action, call)
+            state_msg, sent, action_msg, rest = self._split_request(request)
+        else:
+            state_msg, sent, action_msg, rest = request.state, None, request.action, None
+        game, state, parts = self._decode_state_and_parts(state_msg, call, sent)
+        seat, action = self._decode_action(game, action_msg, call, rest)
         start = perf_counter()
         try:
             transition = game.engine.apply(state, seat, action)
@@ -311,21 +313,39 @@ class GameEngineServicer:
         game, state, _ = self._decode_state_and_parts(msg, call)
         return game, state
 
+    def _split_request(
+        self, raw: bytes
+    ) -> tuple[common.GameState | None, bytes | None, common.Action | KnownAction, bytes | None]:
+        """An ``ApplyActionRequest`` as sent: its state (parsed, or its bytes when they open the
+        request, as protobuf writes them), its action (a ``KnownAction`` when the bytes after
+        the state were decoded before, else the parsed message) and those bytes."""
+        split = wire.leading_field(raw, REQUEST_STATE_KEY)
+        if split is not None:
+            sent, rest = split
+            known = self.actions.get(rest)
+            if known is not None:
+                return None, sent, known, None
+            request: api.ApplyActionRequest = _parse(api.ApplyActionRequest, rest)
+            if not request.HasField("state"):  # else protobuf would merge both: parse it whole
+                return None, sent, request.action, rest
+        request = _parse(api.ApplyActionRequest, raw)
+        return request.state, None, request.action, None
+
     def _decode_state_and_parts(
-        self, msg: common.GameState, call: CallRecord, sent: bytes | None = None
+        self, msg: common.GameState | None, call: CallRecord, sent: bytes | None = None
     ) -> tuple[Game, Any, Any]:
         """The game and engine state of ``msg`` (or of ``sent``, its serialized bytes as they
         arrived, when ``msg`` was not parsed), and the encoding of its parts when this worker
         returned it (None otherwise)."""
         if self.states.size:
-            key = msg.SerializeToString() if sent is None else sent
+            key = sent if msg is None else msg.SerializeToString()
             known = self.states.get(key) if key else None
             if known is not None:  # a state this worker returned, sent back unchanged
                 game = self.games[known[0]]
                 call.game = game.id
                 return game, known[1], known[2]
-        if sent is not None:
-            msg = _parse(common.GameState, sent)
+        if msg is None:
+            msg = _parse(common.GameState, sent or b"")
         game_id = msg.WhichOneof("game")
         if game_id is None:
             raise RequestError("the request carries no game state", "STATE_NOT_SET")
@@ -344,16 +364,35 @@ class GameEngineServicer:
             call.engine_seconds += perf_counter() - start
         return game, state, None
 
-    def _decode_action(self, game: Game, msg: common.Action, call: CallRecord) -> tuple[int, Any]:
-        call.seat = msg.seat
-        action_game = msg.WhichOneof("game")
+    def _decode_action(
+        self,
+        game: Game,
+        msg: common.Action | KnownAction,
+        call: CallRecord,
+        rest: bytes | None = None,
+    ) -> tuple[int, Any]:
+        """The seat and engine action of ``msg``, an action message or a ``KnownAction``. When
+        ``rest`` (the bytes of the request after its state, which hold the action) is given,
+        the decoded action is kept by those bytes for the next request that sends them."""
+        action_game: str | None
+        if isinstance(msg, KnownAction):
+            seat, action_game, action = msg.seat, msg.game, msg.action
+        else:
+            seat, action_game, action = msg.seat, msg.WhichOneof("game"), None
+        call.seat = seat
         if action_game is None:
             raise MalformedActionError("the action has no move: set one field of Action.game")
         if action_game != game.id:
             raise MalformedActionError(
                 f"a {action_game} action cannot apply to a {game.id} state", "GAME_MISMATCH"
             )
-        return msg.seat, game.codec.decode_action(getattr(msg, action_game))
+        if action is None:
+            action = game.codec.decode_action(getattr(msg, action_game))
+            if rest is not None:
+                if len(self.actions) >= ACTIONS_KEPT:
+                    self.actions.clear()
+                self.actions[rest] = KnownAction(seat, action_game, action)
+        return seat, action
 
     def _fill_state(
         self, target: common.GameState, game: Game, state: Any, call: CallRecord

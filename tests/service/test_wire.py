@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 
 from engines import registry
 from engines.base import Status
+from engines.errors import MalformedActionError
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from service import servicer as servicer_module
 from service import wire
 from service.codecs import CODECS
 from service.errors import RequestError
@@ -130,26 +132,70 @@ class TestRequestsAsSent:
 
     @pytest.mark.parametrize("game", GAMES)
     def test_same_answers(self, game: str) -> None:
-        """Along a whole game, sent as bytes to one servicer (which knows the states it returned)
-        and as messages to another that knows none."""
-        driver = InProcess(game)
-        rng = Rng(3)
+        """Along a whole game, sent as bytes to one servicer (which knows the states it returned,
+        and, the second time, every action) and as messages to another that knows none."""
         raw, parsed = GameEngineServicer(), GameEngineServicer(state_cache_size=0)
-        seats = registry.get(game).info.min_seats
-        new = raw.NewGame(
-            api.NewGameRequest(seats=seats, seed=3, options=common.GameOptions(**{game: {}})),
+        for _ in range(2):
+            driver = InProcess(game)
+            rng = Rng(3)
+            seats = registry.get(game).info.min_seats
+            new = raw.NewGame(
+                api.NewGameRequest(seats=seats, seed=3, options=common.GameOptions(**{game: {}})),
+                CallRecord("NewGame"),
+            )
+            state, status = new.state, new.status
+            while not status.finished:
+                seat = rng.choice(list(status.seats_to_act))
+                request = api.ApplyActionRequest(
+                    state=state, action=rng.choice(driver.legal(state, seat))
+                )
+                data = raw.ApplyAction(request.SerializeToString(), CallRecord("ApplyAction"))
+                assert data == parsed.ApplyAction(request, CallRecord("ApplyAction"))
+                reply = api.ApplyActionResponse.FromString(data)
+                state, status = reply.state, reply.status
+        assert raw.actions
+
+    def test_a_kept_action_is_checked_against_the_state(self) -> None:
+        """The bytes of a 6 nimmt! action, kept after a 6 nimmt! state, still cannot apply to
+        another game's state."""
+        servicer = GameEngineServicer()
+        states = {
+            game: servicer.NewGame(
+                api.NewGameRequest(seats=2, seed=5, options=common.GameOptions(**{game: {}})),
+                CallRecord("NewGame"),
+            )
+            for game in ("six_nimmt", "up_or_down")
+        }
+        six = states["six_nimmt"]
+        action = common.Action(seat=six.status.seats_to_act[0])
+        action.six_nimmt.select_card = six.state.six_nimmt.hand_cards[0]
+        servicer.ApplyAction(
+            api.ApplyActionRequest(state=six.state, action=action).SerializeToString(),
+            CallRecord("ApplyAction"),
+        )
+        assert len(servicer.actions) == 1
+        other = api.ApplyActionRequest(state=states["up_or_down"].state, action=action)
+        with pytest.raises(MalformedActionError) as caught:
+            servicer.ApplyAction(other.SerializeToString(), CallRecord("ApplyAction"))
+        assert caught.value.reason == "GAME_MISMATCH"
+
+    def test_the_kept_actions_are_bounded(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """When full, the kept actions are dropped and kept again from the next one."""
+        monkeypatch.setattr(servicer_module, "ACTIONS_KEPT", 3)
+        servicer = GameEngineServicer()
+        new = servicer.NewGame(
+            api.NewGameRequest(seats=2, seed=5, options=common.GameOptions(six_nimmt={})),
             CallRecord("NewGame"),
         )
-        state, status = new.state, new.status
-        while not status.finished:
-            seat = rng.choice(list(status.seats_to_act))
-            request = api.ApplyActionRequest(
-                state=state, action=rng.choice(driver.legal(state, seat))
-            )
-            data = raw.ApplyAction(request.SerializeToString(), CallRecord("ApplyAction"))
-            assert data == parsed.ApplyAction(request, CallRecord("ApplyAction"))
-            reply = api.ApplyActionResponse.FromString(data)
-            state, status = reply.state, reply.status
+        seat = new.status.seats_to_act[0]
+        sizes = []
+        for card in new.state.six_nimmt.hand_cards[seat * 10 : seat * 10 + 5]:
+            action = common.Action(seat=seat)
+            action.six_nimmt.select_card = card
+            request = api.ApplyActionRequest(state=new.state, action=action)
+            servicer.ApplyAction(request.SerializeToString(), CallRecord("ApplyAction"))
+            sizes.append(len(servicer.actions))
+        assert sizes == [1, 2, 3, 1, 2]
 
     def test_a_state_sent_twice_is_merged(self) -> None:
         """A request holding the state field twice means what protobuf makes of it (the two
