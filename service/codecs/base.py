@@ -11,6 +11,7 @@ from operator import attrgetter
 from typing import Any, Protocol, TypeVar
 
 from engines.errors import InvalidOptionsError, InvalidStateError
+from service import wire
 
 T = TypeVar("T")
 
@@ -95,6 +96,50 @@ def split(items: Sequence[T], sizes: Sequence[int], name: str) -> tuple[tuple[T,
     if end != len(flat):
         raise InvalidStateError(f"the sizes of {name} add up to {end}, not its {len(flat)} items")
     return tuple(groups)
+
+
+def groups_part(message_type: Any, items: str, sizes: str) -> Callable[[Any], bytes]:
+    """The encoder of a state part that is a list of lists of integers, on the wire as the flat
+    items in the repeated field ``items`` and each list's size in ``sizes`` (see ``split``),
+    both of ``message_type``: the fields' encoding, as protobuf writes it.
+
+    Values and sizes from 0 to 127, the usual case (cards, hands), are one byte each: ``bytes``
+    writes each field's payload at once. Others are encoded by protobuf.
+    """
+    fields = message_type.DESCRIPTOR.fields_by_name
+    items_field, sizes_field = fields[items], fields[sizes]
+    if not items_field.number < sizes_field.number:
+        raise ValueError(f"{items} must come before {sizes} in field number order")
+    if not (items_field.is_packed and sizes_field.is_packed):
+        raise TypeError(f"{items} and {sizes} must be packed repeated integers")
+    items_key = wire.key(items_field.number, wire.LENGTH_DELIMITED)
+    sizes_key = wire.key(sizes_field.number, wire.LENGTH_DELIMITED)
+    varint = wire.varint
+
+    def by_protobuf(groups: Sequence[Sequence[int]]) -> bytes:
+        msg = message_type()
+        getattr(msg, items).extend(flatten(groups))
+        getattr(msg, sizes).extend(map(len, groups))
+        data: bytes = msg.SerializeToString()
+        return data
+
+    def encode(groups: Sequence[Sequence[int]]) -> bytes:
+        try:
+            flat, lengths = bytes(flatten(groups)), bytes(map(len, groups))
+            small = flat.isascii() and lengths.isascii()
+        except ValueError:  # a value below 0 or above 255
+            small = False
+        if not small:
+            return by_protobuf(groups)
+        if not lengths:
+            return b""
+        if not flat:
+            return sizes_key + varint(len(lengths)) + lengths
+        return b"".join(
+            (items_key, varint(len(flat)), flat, sizes_key, varint(len(lengths)), lengths)
+        )
+
+    return encode
 
 
 class StateParts:

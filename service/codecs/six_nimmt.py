@@ -9,7 +9,7 @@ from typing import Any
 from engines import six_nimmt as game
 from engines.errors import InvalidStateError, MalformedActionError
 from ordo.v1 import six_nimmt_pb2 as pb
-from service.codecs.base import EnumMap, StateParts
+from service.codecs.base import EnumMap, StateParts, groups_part
 
 #: Distinct option sets kept decoded; a server sees few, one per kind of game its callers play.
 DECODED_OPTIONS_KEPT = 256
@@ -125,18 +125,6 @@ def _field_part(name: str) -> Callable[[Any], bytes]:
     return encode
 
 
-def _groups_part(cards: str, lengths: str) -> Callable[[Any], bytes]:
-    """The encoder of a state part that is a list of lists: its flat cards and their lengths."""
-
-    def encode(groups: tuple[tuple[int, ...], ...]) -> bytes:
-        msg = pb.SixNimmtState()
-        getattr(msg, cards).extend(sum(groups, ()))
-        getattr(msg, lengths).extend(map(len, groups))
-        return msg.SerializeToString()
-
-    return encode
-
-
 class SixNimmtCodec:
     """Translates 6 nimmt! messages."""
 
@@ -161,9 +149,9 @@ class SixNimmtCodec:
                     "rng_state",
                 )
             ),
-            ("rows", _groups_part("row_cards", "row_lengths")),
-            ("hands", _groups_part("hand_cards", "hand_lengths")),
-            ("taken", _groups_part("taken_cards", "taken_lengths")),
+            ("rows", groups_part(pb.SixNimmtState, "row_cards", "row_lengths")),
+            ("hands", groups_part(pb.SixNimmtState, "hand_cards", "hand_lengths")),
+            ("taken", groups_part(pb.SixNimmtState, "taken_cards", "taken_lengths")),
         )
     )
 

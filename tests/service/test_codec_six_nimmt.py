@@ -7,6 +7,8 @@ from dataclasses import fields, replace
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engines.base import Event
 from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
@@ -31,6 +33,7 @@ from engines.six_nimmt import (
     TooLowRule,
 )
 from ordo.v1 import six_nimmt_pb2 as pb
+from service.codecs.base import groups_part
 from service.codecs.six_nimmt import CODEC
 
 OPTIONS = {
@@ -123,6 +126,25 @@ class TestStates:
             parts = CODEC.state_parts.serialize(state, previous, previous_parts)
             assert b"".join(parts) == expected
             previous, previous_parts = state, parts
+
+    @given(
+        st.lists(
+            st.lists(st.one_of(st.integers(0, 127), st.integers(0, 2**32 - 1)), max_size=140),
+            max_size=12,
+        ).map(lambda groups: tuple(map(tuple, groups)))
+    )
+    def test_groups_are_encoded_as_protobuf_encodes_them(
+        self, groups: tuple[tuple[int, ...], ...]
+    ) -> None:
+        """A list of lists in parts is its flat items and its sizes as protobuf writes them,
+        small values (one byte each) or large, a list longer than 127 items, empty lists or
+        none at all."""
+        msg = pb.SixNimmtState()
+        msg.hand_cards.extend(value for group in groups for value in group)
+        msg.hand_lengths.extend(map(len, groups))
+        assert groups_part(pb.SixNimmtState, "hand_cards", "hand_lengths")(groups) == (
+            msg.SerializeToString()
+        )
 
     def test_the_parts_are_the_whole_state(self) -> None:
         """Every field of the engine state is a part, but the envelope's version and revision."""
