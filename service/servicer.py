@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import secrets
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
@@ -217,14 +218,12 @@ class GameEngineServicer:
         finally:
             call.engine_seconds += perf_counter() - start
         call.game_finished = status.finished
-        seats = game.engine.seats(state)
-        event_field = self._event_field
         new_state = self._state_bytes(game, transition.state, call, state, parts)
         return b"".join(
             (
                 wire.length_delimited(RESPONSE_STATE_KEY, new_state),
                 self._status_field(status),
-                *[event_field(game, seats, event) for event in transition.events],
+                *self._event_fields(game, game.engine.seats(state), transition.events),
             )
         )
 
@@ -442,20 +441,24 @@ class GameEngineServicer:
             self.encodings.put(status, None, field)
         return field
 
-    def _event_field(self, game: Game, seats: int, event: Event) -> bytes:
-        """One entry of the ``events`` field of an ``ApplyActionResponse``."""
+    def _event_fields(self, game: Game, seats: int, events: Sequence[Event]) -> list[bytes]:
+        """The entries of the ``events`` field of an ``ApplyActionResponse``."""
         context = (game.id, seats)
-        field = self.encodings.get(event, context)
-        if field is None:
-            public = event.audience is None
-            message = common.Event(
-                visible_to_seats=range(seats) if public else event.audience,
-                public=public,
-                **{game.id: game.codec.encode_event(event.body)},
-            )
-            field = wire.length_delimited(RESPONSE_EVENTS_KEY, message.SerializeToString())
-            self.encodings.put(event, context, field)
-        return field
+        kept = self.encodings.get
+        fields = []
+        for event in events:
+            field = kept(event, context)
+            if field is None:
+                public = event.audience is None
+                message = common.Event(
+                    visible_to_seats=range(seats) if public else event.audience,
+                    public=public,
+                    **{game.id: game.codec.encode_event(event.body)},
+                )
+                field = wire.length_delimited(RESPONSE_EVENTS_KEY, message.SerializeToString())
+                self.encodings.put(event, context, field)
+            fields.append(field)
+        return fields
 
     @staticmethod
     def _game_info(game: Game) -> common.GameInfo:

@@ -165,10 +165,14 @@ class StateParts:
         ``previous_encoded`` (the encoding of ``previous``'s parts)."""
         values = self._values(state)
         if previous is None:
-            return tuple(encode(value) for encode, value in zip(self.encoders, values, strict=True))
-        return tuple(
-            kept if value is old else encode(value)
-            for encode, value, old, kept in zip(
-                self.encoders, values, self._values(previous), previous_encoded, strict=True
+            return tuple(
+                [encode(value) for encode, value in zip(self.encoders, values, strict=True)]
             )
+        return tuple(
+            [
+                kept if value is old else encode(value)
+                for encode, value, old, kept in zip(
+                    self.encoders, values, self._values(previous), previous_encoded, strict=True
+                )
+            ]
         )
