@@ -221,7 +221,9 @@ class GameEngineServicer:
         new_state = self._state_bytes(game, transition.state, call, state, parts)
         return b"".join(
             (
-                wire.length_delimited(RESPONSE_STATE_KEY, new_state),
+                RESPONSE_STATE_KEY,
+                wire.varint(len(new_state)),
+                new_state,
                 self._status_field(status),
                 *self._event_fields(game, game.engine.seats(state), transition.events),
             )
@@ -423,7 +425,9 @@ class GameEngineServicer:
             (
                 wire.uint_field(RULES_VERSION_KEY, state.rules_version),
                 wire.uint_field(REVISION_KEY, state.revision),
-                wire.length_delimited(game.state_key, payload),
+                game.state_key,
+                wire.varint(len(payload)),
+                payload,
             )
         )
         if self.states.size:
