@@ -46,6 +46,7 @@ DEFAULT_POLICY = "heuristic"
 DEFAULT_STATE_CACHE_SIZE = 4096  # states per worker: a few KB each
 ENCODINGS_KEPT = 4096  # status and event encodings kept per worker, each a few bytes
 ACTIONS_KEPT = 4096  # decoded actions kept per worker, by their request bytes (a few each)
+KEPT_ACTION_BYTES = 64  # longer action bytes are decoded every time, never kept
 
 _STATE_FIELDS = common.GameState.DESCRIPTOR.fields_by_name
 _RESPONSE_FIELDS = api.ApplyActionResponse.DESCRIPTOR.fields_by_name
@@ -374,7 +375,8 @@ class GameEngineServicer:
     ) -> tuple[int, Any]:
         """The seat and engine action of ``msg``, an action message or a ``KnownAction``. When
         ``rest`` (the bytes of the request after its state, which hold the action) is given,
-        the decoded action is kept by those bytes for the next request that sends them."""
+        the decoded action is kept by those bytes for the next request that sends them (unless
+        they are longer than an action needs: the memory they take stays small)."""
         action_game: str | None
         if isinstance(msg, KnownAction):
             seat, action_game, action = msg.seat, msg.game, msg.action
@@ -389,7 +391,7 @@ class GameEngineServicer:
             )
         if action is None:
             action = game.codec.decode_action(getattr(msg, action_game))
-            if rest is not None:
+            if rest is not None and len(rest) <= KEPT_ACTION_BYTES:
                 if len(self.actions) >= ACTIONS_KEPT:
                     self.actions.clear()
                 self.actions[rest] = KnownAction(seat, action_game, action)

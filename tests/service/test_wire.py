@@ -197,6 +197,23 @@ class TestRequestsAsSent:
             sizes.append(len(servicer.actions))
         assert sizes == [1, 2, 3, 1, 2]
 
+    def test_long_action_bytes_are_not_kept(self) -> None:
+        """Bytes after the state longer than an action needs (unknown fields, say) are decoded
+        but not kept: a caller cannot fill a worker's memory with them."""
+        servicer = GameEngineServicer()
+        new = servicer.NewGame(
+            api.NewGameRequest(seats=2, seed=5, options=common.GameOptions(six_nimmt={})),
+            CallRecord("NewGame"),
+        )
+        seat = new.status.seats_to_act[0]
+        action = common.Action(seat=seat)
+        action.six_nimmt.select_card = new.state.six_nimmt.hand_cards[seat * 10]
+        request = api.ApplyActionRequest(state=new.state, action=action).SerializeToString()
+        unknown = wire.key(99, wire.LENGTH_DELIMITED) + bytes([100]) + bytes(100)  # field 99
+        answer = servicer.ApplyAction(request + unknown, CallRecord("ApplyAction"))
+        assert answer == GameEngineServicer().ApplyAction(request, CallRecord("ApplyAction"))
+        assert not servicer.actions
+
     def test_a_state_sent_twice_is_merged(self) -> None:
         """A request holding the state field twice means what protobuf makes of it (the two
         merged), not the first one alone, even when the first is a state the worker knows."""
