@@ -225,7 +225,8 @@ class CallThreadPool(futures.ThreadPoolExecutor):
     """A worker's thread pool, whose tasks may leave work to run when they are done.
 
     gRPC runs each call as one task of its pool: the task calls the handler, then hands the
-    response and the status to the transport, which sends them before the task returns. What
+    response and the status to the transport, which sends them without waiting for the task to
+    end (``tests/service/test_call_pool.py`` holds a call's observers back to show it). What
     the caller need not wait for (the access line, the metrics) is left with ``after`` and runs
     on the same thread right after the task, so it costs the caller no latency; the thread takes
     its next call when that work is done, so under load it costs what it always did.
@@ -260,7 +261,7 @@ class CallThreadPool(futures.ThreadPoolExecutor):
             for work, call in left:
                 try:
                     work(call)
-                except Exception as error:  # the work's own failures are its to report
+                except Exception as error:  # stops neither the rest nor the thread
                     _log_error(log, "work after the call failed", error, method=call.method)
 
 
