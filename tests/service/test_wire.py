@@ -10,6 +10,7 @@ from engines import registry
 from engines.base import Status
 from engines.errors import MalformedActionError
 from engines.prng import Rng
+from engines.six_nimmt import HAND_SIZE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import servicer as servicer_module
@@ -127,6 +128,25 @@ def _served_playout(servicer: GameEngineServicer, game: str, seed: int) -> int:
     return actions
 
 
+def _new_game(
+    servicer: GameEngineServicer, game: str = "six_nimmt", seed: int = 5
+) -> api.NewGameResponse:
+    """A new two-seat game of ``game``."""
+    return servicer.NewGame(
+        api.NewGameRequest(seats=2, seed=seed, options=common.GameOptions(**{game: {}})),
+        CallRecord("NewGame"),
+    )
+
+
+def _select(new: api.NewGameResponse, index: int = 0) -> common.Action:
+    """In a new two-seat 6 nimmt! game, the first seat to act selects the ``index``-th card of
+    its hand."""
+    seat = new.status.seats_to_act[0]
+    action = common.Action(seat=seat)
+    action.six_nimmt.select_card = new.state.six_nimmt.hand_cards[seat * HAND_SIZE + index]
+    return action
+
+
 class TestRequestsAsSent:
     """ApplyAction given the request's bytes answers as given the parsed request."""
 
@@ -159,22 +179,14 @@ class TestRequestsAsSent:
         """The bytes of a 6 nimmt! action, kept after a 6 nimmt! state, still cannot apply to
         another game's state."""
         servicer = GameEngineServicer()
-        states = {
-            game: servicer.NewGame(
-                api.NewGameRequest(seats=2, seed=5, options=common.GameOptions(**{game: {}})),
-                CallRecord("NewGame"),
-            )
-            for game in ("six_nimmt", "up_or_down")
-        }
-        six = states["six_nimmt"]
-        action = common.Action(seat=six.status.seats_to_act[0])
-        action.six_nimmt.select_card = six.state.six_nimmt.hand_cards[0]
+        six = _new_game(servicer, "six_nimmt")
+        action = _select(six)
         servicer.ApplyAction(
             api.ApplyActionRequest(state=six.state, action=action).SerializeToString(),
             CallRecord("ApplyAction"),
         )
         assert len(servicer.actions) == 1
-        other = api.ApplyActionRequest(state=states["up_or_down"].state, action=action)
+        other = api.ApplyActionRequest(state=_new_game(servicer, "up_or_down").state, action=action)
         with pytest.raises(MalformedActionError) as caught:
             servicer.ApplyAction(other.SerializeToString(), CallRecord("ApplyAction"))
         assert caught.value.reason == "GAME_MISMATCH"
@@ -183,16 +195,10 @@ class TestRequestsAsSent:
         """When full, the kept actions are dropped and kept again from the next one."""
         monkeypatch.setattr(servicer_module, "ACTIONS_KEPT", 3)
         servicer = GameEngineServicer()
-        new = servicer.NewGame(
-            api.NewGameRequest(seats=2, seed=5, options=common.GameOptions(six_nimmt={})),
-            CallRecord("NewGame"),
-        )
-        seat = new.status.seats_to_act[0]
+        new = _new_game(servicer)
         sizes = []
-        for card in new.state.six_nimmt.hand_cards[seat * 10 : seat * 10 + 5]:
-            action = common.Action(seat=seat)
-            action.six_nimmt.select_card = card
-            request = api.ApplyActionRequest(state=new.state, action=action)
+        for card in range(5):
+            request = api.ApplyActionRequest(state=new.state, action=_select(new, card))
             servicer.ApplyAction(request.SerializeToString(), CallRecord("ApplyAction"))
             sizes.append(len(servicer.actions))
         assert sizes == [1, 2, 3, 1, 2]
@@ -201,14 +207,8 @@ class TestRequestsAsSent:
         """Bytes after the state longer than an action needs (unknown fields, say) are decoded
         but not kept: a caller cannot fill a worker's memory with them."""
         servicer = GameEngineServicer()
-        new = servicer.NewGame(
-            api.NewGameRequest(seats=2, seed=5, options=common.GameOptions(six_nimmt={})),
-            CallRecord("NewGame"),
-        )
-        seat = new.status.seats_to_act[0]
-        action = common.Action(seat=seat)
-        action.six_nimmt.select_card = new.state.six_nimmt.hand_cards[seat * 10]
-        request = api.ApplyActionRequest(state=new.state, action=action).SerializeToString()
+        new = _new_game(servicer)
+        request = api.ApplyActionRequest(state=new.state, action=_select(new)).SerializeToString()
         unknown = wire.key(99, wire.LENGTH_DELIMITED) + bytes([100]) + bytes(100)  # field 99
         answer = servicer.ApplyAction(request + unknown, CallRecord("ApplyAction"))
         assert answer == GameEngineServicer().ApplyAction(request, CallRecord("ApplyAction"))
@@ -218,14 +218,8 @@ class TestRequestsAsSent:
         """A request holding the state field twice means what protobuf makes of it (the two
         merged), not the first one alone, even when the first is a state the worker knows."""
         servicer = GameEngineServicer()
-        new = servicer.NewGame(
-            api.NewGameRequest(seats=2, seed=9, options=common.GameOptions(six_nimmt={})),
-            CallRecord("NewGame"),
-        )
-        seat = new.status.seats_to_act[0]
-        action = common.Action(seat=seat)
-        action.six_nimmt.select_card = new.state.six_nimmt.hand_cards[0]
-        first = api.ApplyActionRequest(state=new.state, action=action).SerializeToString()
+        new = _new_game(servicer, seed=9)
+        first = api.ApplyActionRequest(state=new.state, action=_select(new)).SerializeToString()
         tampered = common.GameState(revision=new.state.revision + 5)
         second = api.ApplyActionRequest(state=tampered).SerializeToString()
         data = servicer.ApplyAction(first + second, CallRecord("ApplyAction"))
