@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -16,6 +17,21 @@ from service.server import REQUEST_ID_KEY, create_server
 
 StartServer = Callable[[Sequence[Observer]], rpc.GameEngineServiceStub]
 SETTLE_SECONDS = 10.0
+
+
+def race(work: Callable[[int], None], threads: int) -> None:
+    """Run ``work(index)`` on ``threads`` threads at once, switching between them as often as
+    the interpreter can, and wait for all of them."""
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        running = [threading.Thread(target=work, args=(index,)) for index in range(threads)]
+        for thread in running:
+            thread.start()
+        for thread in running:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
 
 
 class Settled:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
-import sys
-import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -35,6 +33,7 @@ from service import metrics
 from service.metric_values import Batch, MappedValue
 from service.observe import CallRecord
 from service.server import SERVICE
+from tests.service.conftest import race
 
 T = TypeVar("T")
 
@@ -328,16 +327,7 @@ class TestThreads:
                     calls.inc()
                     seconds.observe(2.0)
 
-        switch = sys.getswitchinterval()
-        sys.setswitchinterval(1e-6)  # threads take turns as often as they can
-        try:
-            threads = [threading.Thread(target=work, args=(i,)) for i in range(self.THREADS)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-        finally:
-            sys.setswitchinterval(switch)
+        race(work, self.THREADS)
         each = self.THREADS // 2 * self.ROUNDS
         samples = {
             (sample.name, sample.labels.get("le", "")): sample.value

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import socket
-import sys
-import threading
 import urllib.request
 from pathlib import Path
 from typing import Any, NoReturn
@@ -25,7 +23,7 @@ from service.observe import CallRecord
 from service.server import SERVICE
 from service.servicer import GameEngineServicer
 from tests.service.bots import GAME, Bots, card_not_in_hand, no_state
-from tests.service.conftest import StartServer
+from tests.service.conftest import StartServer, race
 
 METHODS = [method.name for method in SERVICE.methods]
 GRPC_LABELS = {"grpc_service": metrics.SERVICE, "grpc_type": "unary"}
@@ -261,21 +259,12 @@ class TestThreads:
         )
         delta = Delta()
 
-        def work() -> None:
+        def work(index: int) -> None:
             for _ in range(self.CALLS):
                 observer.call_started(call)
                 observer.call_finished(call)
 
-        switch = sys.getswitchinterval()
-        sys.setswitchinterval(1e-6)  # threads take turns as often as they can
-        try:
-            threads = [threading.Thread(target=work) for _ in range(self.THREADS)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-        finally:
-            sys.setswitchinterval(switch)
+        race(work, self.THREADS)
         total = self.THREADS * self.CALLS
         labels = {**GRPC_LABELS, "grpc_method": "ApplyAction"}
         assert delta.of("grpc_server_started_total", **labels) == total
