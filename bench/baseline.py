@@ -50,7 +50,7 @@ def run_worker(host: str, port: int, threads: int) -> None:
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(SERVICE_NAME, {"ApplyAction": handler}),)
     )
-    server.add_registered_method_handlers(SERVICE_NAME, {"ApplyAction": handler})
+    server.add_registered_method_handlers(SERVICE_NAME, {"ApplyAction": handler})  # type: ignore[attr-defined]
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):

@@ -15,6 +15,11 @@ self-contained, so Ordo answers every one with the real next state while the bas
 both servers get the same requests, of the same sizes. The load generator sends them as raw bytes
 from several processes (the Python client costs about as much CPU per call as the server), with
 one connection per call in flight, in a closed loop at each concurrency for a bounded time.
+
+Each connection plays its own games, as a game server plays each of its tables: the steps of a
+game in order, a step sent once the answer to the one before is back, so each request carries the
+state its connection was last given. At least as many games are recorded as there are calls in
+flight, so no two connections play the same game.
 """
 
 from __future__ import annotations
@@ -72,7 +77,8 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         "baseline (python -m bench.baseline: the same shape, method path and message types,\n"
         "answering with the request's state unchanged). Load: recorded ApplyActionRequest bytes\n"
         f"of random playouts, the same for both, from up to {loaders} load processes with one\n"
-        f"connection per call in flight, closed loop. Each point: baseline, Ordo, Ordo, baseline,\n"
+        "connection per call in flight, closed loop, each connection playing its own games step\n"
+        f"by step. Each point: baseline, Ordo, Ordo, baseline,\n"
         f"each {settings.seconds / 2:g} s measured after {warmup:g} s of warm-up.\n"
         f"All of it on this machine's {cores()} cores: the load generator competes with the\n"
         "servers for them, so calls/s is a bound of this set-up, not of the server alone. CPU\n"
@@ -108,11 +114,12 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
             )
         )
         for game in chosen:
-            requests = record_requests(game, settings.recorded_games)
-            size = sum(map(len, requests)) / len(requests)
+            requests = record_requests(game, max(settings.recorded_games, *CONCURRENCIES))
+            count = sum(map(len, requests))
+            size = sum(len(request) for playout in requests for request in playout) / count
             print(
-                f"\n{game.id}: {game.seats} seats, {len(requests):,} recorded requests of "
-                f"{size:,.0f} bytes on average"
+                f"\n{game.id}: {game.seats} seats, {len(requests)} recorded games, {count:,} "
+                f"requests of {size:,.0f} bytes on average"
             )
             rows = []
             half = settings.seconds / 2
@@ -130,10 +137,10 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
                         print(f"  {name} at {concurrency}: {point.errors} errors: {point.error}")
             print(render_table(RPC_HEADERS, rows, left=2))
     print(
-        "\n'ordo' is the default server: consecutive recorded requests carry the state the\n"
-        "previous one produced, as a game server sends back what it got, so the worker's state\n"
-        "cache skips decoding and validating them when the same worker produced it. 'no cache'\n"
-        "is the same server with --state-cache-size 0: every state decoded and validated.\n"
+        "\n'ordo' is the default server. Each connection plays its own games step by step, as a\n"
+        "game server sends back the state it got, so the worker's state cache skips decoding\n"
+        "and validating them (a connection stays with one worker). 'no cache' is the same\n"
+        "server with --state-cache-size 0: every state decoded and validated.\n"
         "Target: ordo/base >= 0.80 with the default server. A Python load generator on the same\n"
         "cores narrows the gap (its own cost is the same for both servers); the cpu ratio is the\n"
         "server-side view."
@@ -141,12 +148,26 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
 
 
 # --------------------------------------------------------------------- requests
-def record_requests(game: Game, playouts: int) -> list[bytes]:
-    """Every step of ``playouts`` seeded random games, as serialized ``ApplyActionRequest``."""
+def record_requests(game: Game, playouts: int) -> list[list[bytes]]:
+    """Every step of ``playouts`` seeded random games, as serialized ``ApplyActionRequest``, a
+    list per game in the order of play."""
     return [
-        apply_request(game, step)
+        [apply_request(game, step) for step in random_playout(game, seed)]
         for seed in range(1, playouts + 1)
-        for step in random_playout(game, seed)
+    ]
+
+
+def slot_requests(playouts: Sequence[Sequence[bytes]], concurrency: int) -> list[list[bytes]]:
+    """What each of ``concurrency`` connections sends, in order: slot ``s`` plays the games
+    ``s``, ``s + concurrency`` … one after the other (a game of its own while there are at
+    least as many games as slots)."""
+    return [
+        [
+            request
+            for playout in playouts[slot % len(playouts) :: concurrency]
+            for request in playout
+        ]
+        for slot in range(concurrency)
     ]
 
 
@@ -364,18 +385,20 @@ class LoadPool:
     def measure(
         self,
         server: Server,
-        requests: Sequence[bytes],
+        playouts: Sequence[Sequence[bytes]],
         concurrency: int,
         warmup: float,
         seconds: float,
     ) -> Point:
-        """Drive ``server`` with ``concurrency`` calls in flight; measure after ``warmup``."""
+        """Drive ``server`` with ``concurrency`` calls in flight, each connection playing its
+        own recorded games (``slot_requests``); measure after ``warmup``."""
         count = min(concurrency, len(self.workers))
         active = self.workers[:count]
+        sequences = slot_requests(playouts, concurrency)
         first = 0
         for index, (_, conn) in enumerate(active):
             slots = concurrency // count + (index < concurrency % count)
-            conn.send(("connect", server.target, requests, slots, first, concurrency))
+            conn.send(("connect", server.target, sequences[first : first + slots]))
             first += slots
         for _, conn in active:
             reply = conn.recv()
@@ -410,9 +433,9 @@ def sleep_until(moment: float) -> None:
 def load_process(conn: Connection) -> None:
     """A load process: connect when told, then drive the server when told, until ``None``."""
     while (command := conn.recv()) is not None:
-        _, target, requests, slots, first, stride = command
+        _, target, sequences = command
         try:
-            driver = Driver(target, requests, slots, first, stride)
+            driver = Driver(target, sequences)
         except grpc.FutureTimeoutError:
             conn.send(f"no connection to {target} within {CONNECT_SECONDS} s")
             continue
@@ -423,17 +446,14 @@ def load_process(conn: Connection) -> None:
 
 class Driver:
     """Closed-loop callers: each slot has its own connection and one call in flight at a time,
-    sending the recorded requests from its own offset on; the next call is sent from the
-    completion callback, which keeps the client's own cost per call low."""
+    sending its own requests in order (from the first again after the last); the next call is
+    sent from the completion callback, which keeps the client's own cost per call low."""
 
-    def __init__(
-        self, target: str, requests: Sequence[bytes], slots: int, first: int, stride: int
-    ) -> None:
-        self.requests = requests
-        self.first, self.stride = first, stride
+    def __init__(self, target: str, sequences: Sequence[Sequence[bytes]]) -> None:
+        self.sequences = sequences
         self.channels = [
             grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
-            for _ in range(slots)
+            for _ in sequences
         ]
         for channel in self.channels:
             grpc.channel_ready_future(channel).result(timeout=CONNECT_SECONDS)
@@ -444,7 +464,7 @@ class Driver:
         self.latencies: list[float] = []
         self.errors = 0
         self.error = ""
-        self.live = slots
+        self.live = len(sequences)
         self.lock = threading.Lock()
         self.done = threading.Event()
         self.window = (0.0, 0.0)
@@ -454,7 +474,7 @@ class Driver:
         self.window = (window_start, window_end)
         sleep_until(start)
         for slot in range(len(self.calls)):
-            self.send(slot, self.first + slot)
+            self.send(slot, 0)
         sleep_until(window_start)
         cpu_before = time.process_time()
         sleep_until(window_end)
@@ -465,9 +485,10 @@ class Driver:
         return LoadResult(self.latencies, cpu_after - cpu_before, self.errors, self.error)
 
     def send(self, slot: int, index: int) -> None:
-        """Send the request ``index`` (modulo the count) on ``slot``'s connection."""
+        """Send ``slot``'s request ``index`` (modulo their count) on its connection."""
         sent = time.monotonic()
-        future: Any = self.calls[slot].future(self.requests[index % len(self.requests)])
+        requests = self.sequences[slot]
+        future: Any = self.calls[slot].future(requests[index % len(requests)])
         future.add_done_callback(lambda done: self.completed(done, slot, index, sent))
 
     def completed(self, future: Any, slot: int, index: int, sent: float) -> None:
@@ -482,7 +503,7 @@ class Driver:
             self.errors += 1
             self.error = self.error or f"{failure.code().name}: {failure.details()}"
         if failure is None and now < self.window[1]:
-            self.send(slot, index + self.stride)
+            self.send(slot, index + 1)
             return
         with self.lock:
             self.live -= 1
