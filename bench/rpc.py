@@ -58,7 +58,7 @@ TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp
 RPC_HEADERS = (
     "in flight", "server", "calls/s", "p50 ms", "p99 ms", "server CPU µs/call", "load CPU µs/call",
-    "ordo/base", "cpu ratio",
+    "ordo/base", "by halves", "cpu ratio",
 )  # fmt: skip
 
 
@@ -125,13 +125,16 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
             half = settings.seconds / 2
             for concurrency in CONCURRENCIES:
                 # ABBA: each server gets two halves, so drift in the machine's load evens out.
-                first = pool.measure(baseline, requests, concurrency, warmup, half)
-                real = pool.measure(ordo, requests, concurrency, warmup, half)
-                real = real.merge(pool.measure(ordo, requests, concurrency, warmup, half))
-                base = first.merge(pool.measure(baseline, requests, concurrency, warmup, half))
+                base_first = pool.measure(baseline, requests, concurrency, warmup, half)
+                real_first = pool.measure(ordo, requests, concurrency, warmup, half)
+                real_second = pool.measure(ordo, requests, concurrency, warmup, half)
+                base_second = pool.measure(baseline, requests, concurrency, warmup, half)
                 uncached = pool.measure(cold, requests, concurrency, warmup, half)
                 uncached = uncached.merge(pool.measure(cold, requests, concurrency, warmup, half))
-                rows.extend(result_rows(concurrency, base, real, uncached))
+                halves = (real_first.ratio(base_first), real_second.ratio(base_second))
+                base = base_first.merge(base_second)
+                real = real_first.merge(real_second)
+                rows.extend(result_rows(concurrency, base, real, uncached, halves))
                 for name, point in (("baseline", base), ("ordo", real), ("no cache", uncached)):
                     if point.errors:
                         print(f"  {name} at {concurrency}: {point.errors} errors: {point.error}")
@@ -141,9 +144,10 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         "game server sends back the state it got, so the worker's state cache skips decoding\n"
         "and validating them (a connection stays with one worker). 'no cache' is the same\n"
         "server with --state-cache-size 0: every state decoded and validated.\n"
-        "Target: ordo/base >= 0.80 with the default server. A Python load generator on the same\n"
-        "cores narrows the gap (its own cost is the same for both servers); the cpu ratio is the\n"
-        "server-side view."
+        "Target: ordo/base >= 0.80 with the default server. By halves: Ordo's ratio in each half\n"
+        "of the ABBA order, against the baseline's half next to it (how much it moves). A\n"
+        "Python load generator on the same cores narrows the gap (its own cost is the same for\n"
+        "both servers); the cpu ratio is the server-side view."
     )
 
 
@@ -314,6 +318,7 @@ class Point:
     latencies: list[float]  # seconds, of the calls completed in the window
     server_cpu: float  # seconds
     load_cpu: float  # seconds
+    load_calls: int  # the calls completed while the load's CPU time was measured
     errors: int
     error: str
 
@@ -325,6 +330,7 @@ class Point:
             latencies=self.latencies + other.latencies,
             server_cpu=self.server_cpu + other.server_cpu,
             load_cpu=self.load_cpu + other.load_cpu,
+            load_calls=self.load_calls + other.load_calls,
             errors=self.errors + other.errors,
             error=self.error or other.error,
         )
@@ -333,6 +339,10 @@ class Point:
     def rate(self) -> float:
         """Completed calls per second."""
         return self.calls / self.seconds
+
+    def ratio(self, base: Point) -> str:
+        """This point's rate over ``base``'s, as printed ("-" when ``base`` completed none)."""
+        return f"{self.rate / base.rate:.2f}" if base.calls else "-"
 
     def percentile(self, share: int) -> float:
         """A latency percentile, in milliseconds."""
@@ -344,6 +354,11 @@ class Point:
         """CPU µs per completed call."""
         return seconds / self.calls * 1e6 if self.calls else float("nan")
 
+    @property
+    def load_cpu_per_call(self) -> float:
+        """The load processes' CPU µs per call completed while it was measured."""
+        return self.load_cpu / self.load_calls * 1e6 if self.load_calls else float("nan")
+
 
 @dataclass(frozen=True, slots=True)
 class LoadResult:
@@ -351,6 +366,7 @@ class LoadResult:
 
     latencies: list[float]
     cpu_seconds: float
+    cpu_calls: int  # the calls completed between the two readings of the CPU time
     errors: int
     error: str
 
@@ -420,6 +436,7 @@ class LoadPool:
             latencies=latencies,
             server_cpu=cpu_after - cpu_before,
             load_cpu=sum(result.cpu_seconds for result in results),
+            load_calls=sum(result.cpu_calls for result in results),
             errors=sum(result.errors for result in results),
             error=next((result.error for result in results if result.error), ""),
         )
@@ -462,6 +479,7 @@ class Driver:
             for channel in self.channels
         ]
         self.latencies: list[float] = []
+        self.completions: list[float] = []  # when each call completed, in or out of the window
         self.errors = 0
         self.error = ""
         self.live = len(sequences)
@@ -475,14 +493,19 @@ class Driver:
         sleep_until(start)
         for slot in range(len(self.calls)):
             self.send(slot, 0)
+        # Under load this thread may wake well after the moment it slept until: the CPU time is
+        # divided by the calls completed between the moments it was read, not by the window's.
         sleep_until(window_start)
-        cpu_before = time.process_time()
+        cpu_before, since = time.process_time(), time.monotonic()
         sleep_until(window_end)
-        cpu_after = time.process_time()
+        cpu_after, until = time.process_time(), time.monotonic()
         self.done.wait(CONNECT_SECONDS)
         for channel in self.channels:
             channel.close()
-        return LoadResult(self.latencies, cpu_after - cpu_before, self.errors, self.error)
+        cpu_calls = sum(since <= moment < until for moment in self.completions)
+        return LoadResult(
+            self.latencies, cpu_after - cpu_before, cpu_calls, self.errors, self.error
+        )
 
     def send(self, slot: int, index: int) -> None:
         """Send ``slot``'s request ``index`` (modulo their count) on its connection."""
@@ -497,6 +520,8 @@ class Driver:
         now = time.monotonic()
         failure = future.exception()
         in_window = self.window[0] <= now < self.window[1]
+        if failure is None:
+            self.completions.append(now)
         if failure is None and in_window:
             self.latencies.append(now - sent)
         elif failure is not None:
@@ -513,9 +538,10 @@ class Driver:
 
 # --------------------------------------------------------------------- output
 def result_rows(
-    concurrency: int, base: Point, real: Point, uncached: Point
+    concurrency: int, base: Point, real: Point, uncached: Point, halves: Sequence[str]
 ) -> list[tuple[str, ...]]:
-    """The lines (baseline, Ordo, Ordo without its state cache) of one concurrency."""
+    """The lines (baseline, Ordo, Ordo without its state cache) of one concurrency; ``halves``
+    are Ordo's ratios in each half of the ABBA order, against the baseline's beside it."""
     base_cpu = base.cpu_per_call(base.server_cpu)
     real_cpu = real.cpu_per_call(real.server_cpu)
 
@@ -525,17 +551,17 @@ def result_rows(
             f"{point.percentile(50):.2f}",
             f"{point.percentile(99):.2f}",
             fmt_int(server_cpu),
-            fmt_int(point.cpu_per_call(point.load_cpu)),
+            fmt_int(point.load_cpu_per_call),
         )
 
-    def ratios(point: Point) -> tuple[str, str]:
+    def ratios(point: Point, by_halves: str) -> tuple[str, str, str]:
         cpu = point.cpu_per_call(point.server_cpu)
-        rate = f"{point.rate / base.rate:.2f}" if base.calls else "-"
-        return rate, (f"{base_cpu / cpu:.2f}" if base.calls and point.calls else "-")
+        cpu_ratio = f"{base_cpu / cpu:.2f}" if base.calls and point.calls else "-"
+        return point.ratio(base), by_halves, cpu_ratio
 
     uncached_cpu = uncached.cpu_per_call(uncached.server_cpu)
     return [
-        (str(concurrency), "baseline", *line(base, base_cpu), "", ""),
-        ("", "ordo", *line(real, real_cpu), *ratios(real)),
-        ("", "no cache", *line(uncached, uncached_cpu), *ratios(uncached)),
+        (str(concurrency), "baseline", *line(base, base_cpu), "", "", ""),
+        ("", "ordo", *line(real, real_cpu), *ratios(real, " ".join(halves))),
+        ("", "no cache", *line(uncached, uncached_cpu), *ratios(uncached, "")),
     ]
