@@ -98,6 +98,17 @@ def split(items: Sequence[T], sizes: Sequence[int], name: str) -> tuple[tuple[T,
     return tuple(groups)
 
 
+def field_part(message_type: Any, name: str) -> Callable[[Any], bytes]:
+    """The encoder of a state part that is one field ``name`` of ``message_type``, as protobuf
+    writes it (nothing for a default value)."""
+
+    def encode(value: Any) -> bytes:
+        data: bytes = message_type(**{name: value}).SerializeToString()
+        return data
+
+    return encode
+
+
 def groups_part(message_type: Any, items: str, sizes: str) -> Callable[[Any], bytes]:
     """The encoder of a state part that is a list of lists of integers, on the wire as the flat
     items in the repeated field ``items`` and each list's size in ``sizes`` (see ``split``),

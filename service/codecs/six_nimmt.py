@@ -9,7 +9,7 @@ from typing import Any
 from engines import six_nimmt as game
 from engines.errors import InvalidStateError, MalformedActionError
 from ordo.v1 import six_nimmt_pb2 as pb
-from service.codecs.base import EnumMap, StateParts, groups_part
+from service.codecs.base import EnumMap, StateParts, field_part, groups_part
 
 #: Distinct option sets kept decoded; a server sees few, one per kind of game its callers play.
 DECODED_OPTIONS_KEPT = 256
@@ -116,15 +116,6 @@ def _serialized_options(options: game.Options) -> bytes:
     return pb.SixNimmtState(options=_encoded_options(options)).SerializeToString()
 
 
-def _field_part(name: str) -> Callable[[Any], bytes]:
-    """The encoder of a state part that is one field of the message."""
-
-    def encode(value: Any) -> bytes:
-        return pb.SixNimmtState(**{name: value}).SerializeToString()
-
-    return encode
-
-
 class SixNimmtCodec:
     """Translates 6 nimmt! messages."""
 
@@ -135,7 +126,7 @@ class SixNimmtCodec:
         (
             ("options", _serialized_options),
             *(
-                (name, _field_part(name))
+                (name, field_part(pb.SixNimmtState, name))
                 for name in (
                     "selections",
                     "revealed",
