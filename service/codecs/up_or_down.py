@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engines import up_or_down as game
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.up_or_down.data import Colour, Length
 from ordo.v1 import up_or_down_pb2 as pb
-from service.codecs.base import EnumMap, StateParts, flatten, split
+from service.codecs.base import EnumMap, StateParts, field_part, flatten, groups_part, split
 
 if TYPE_CHECKING:
     from engines.up_or_down.rules import Display
@@ -69,6 +70,22 @@ def _encode_options(options: game.Options) -> pb.UpOrDownOptions:
     )
 
 
+@lru_cache(maxsize=len(Length) * len(game.DiscardScoring))
+def _serialized_options(options: game.Options) -> bytes:
+    """The options field of a serialized state, made once per option set."""
+    return pb.UpOrDownState(options=_encode_options(options)).SerializeToString()
+
+
+_display_rows = groups_part(pb.UpOrDownState, "row_cards", "row_sizes")
+_display_sizes = field_part(pb.UpOrDownState, "display_rows")
+
+
+def _serialized_displays(displays: tuple[Display, ...]) -> bytes:
+    """The displays' fields of a serialized state: every seat's rows in seat order, as a list of
+    lists (``row_cards``, ``row_sizes``), then the number of rows of each seat."""
+    return _display_rows(tuple(flatten(displays))) + _display_sizes(tuple(map(len, displays)))
+
+
 def _cards(groups: tuple[tuple[int, ...], ...]) -> list[pb.UpOrDownCards]:
     return [pb.UpOrDownCards(cards=cards) for cards in groups]
 
@@ -90,7 +107,22 @@ class UpOrDownCodec:
     """Translates Up or Down? messages."""
 
     game_id = game.GAME_ID
-    state_parts: StateParts | None = None  # a state is serialized whole
+    # In field number order: options 1, circle 2, abandoned_rows 6 … rng_state 9, then hands
+    # 10-11, displays 12-14, discards 15-16. A turn changes the circle, a hand, a display and
+    # a pile; the rest is reused from the state before.
+    state_parts: StateParts | None = StateParts(
+        (
+            ("options", _serialized_options),
+            ("circle", field_part(pb.UpOrDownState, "circle")),
+            ("abandoned", field_part(pb.UpOrDownState, "abandoned_rows")),
+            ("face_down", field_part(pb.UpOrDownState, "face_down")),
+            ("face_up", field_part(pb.UpOrDownState, "face_up")),
+            ("rng_state", field_part(pb.UpOrDownState, "rng_state")),
+            ("hands", groups_part(pb.UpOrDownState, "hand_cards", "hand_sizes")),
+            ("displays", _serialized_displays),
+            ("discards", groups_part(pb.UpOrDownState, "discard_cards", "discard_sizes")),
+        )
+    )
 
     def decode_state(self, msg: pb.UpOrDownState, rules_version: int, revision: int) -> game.State:
         if not msg.HasField("options"):

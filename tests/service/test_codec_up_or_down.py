@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
 from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
@@ -48,6 +50,33 @@ class TestState:
             decoded = _round_trip(state)
             assert decoded == state
             ENGINE.validate(decoded)
+
+    @pytest.mark.parametrize(
+        ("seats", "options"),
+        [
+            (2, Options()),
+            (3, Options(length=Length.LONG, discard_scoring=DiscardScoring.PER_ROW)),
+            (5, Options()),
+        ],
+    )
+    def test_serialized_in_parts(self, seats: int, options: Options) -> None:
+        """The parts of each state of a game, encoded afresh or reused from the state before
+        it, join into protobuf's serialization of the state."""
+        assert CODEC.state_parts is not None
+        previous: State | None = None
+        previous_parts: tuple[bytes, ...] = ()
+        for state in _states(seats, options):
+            expected = CODEC.encode_state(state).SerializeToString()
+            assert b"".join(CODEC.state_parts.serialize(state)) == expected
+            parts = CODEC.state_parts.serialize(state, previous, previous_parts)
+            assert b"".join(parts) == expected
+            previous, previous_parts = state, parts
+
+    def test_the_parts_are_the_whole_state(self) -> None:
+        """Every field of the engine state is a part, but the envelope's version and revision."""
+        assert CODEC.state_parts is not None
+        names = {field.name for field in fields(State)}
+        assert sorted(CODEC.state_parts.fields) == sorted(names - {"rules_version", "revision"})
 
     def test_state_without_options_rejected(self) -> None:
         """A state message must carry its options."""
