@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -35,6 +35,7 @@ from engines.six_nimmt import (
 from ordo.v1 import six_nimmt_pb2 as pb
 from service.codecs.base import groups_part
 from service.codecs.six_nimmt import CODEC
+from tests.service.state_parts import assert_parts_cover_the_state, assert_serialized_in_parts
 
 OPTIONS = {
     "default": Options(threshold=30),
@@ -118,14 +119,8 @@ class TestStates:
     def test_serialized_in_parts(self, name: str, seats: int) -> None:
         """The parts of each state of a playout, encoded afresh or reused from the state before
         it, join into protobuf's serialization of the state."""
-        previous: State | None = None
-        previous_parts: tuple[bytes, ...] = ()
-        for state, _ in playout(OPTIONS[name], seats, seed=seats * 13):
-            expected = CODEC.encode_state(state).SerializeToString()
-            assert b"".join(CODEC.state_parts.serialize(state)) == expected
-            parts = CODEC.state_parts.serialize(state, previous, previous_parts)
-            assert b"".join(parts) == expected
-            previous, previous_parts = state, parts
+        states = (state for state, _ in playout(OPTIONS[name], seats, seed=seats * 13))
+        assert_serialized_in_parts(CODEC, states)
 
     @given(
         st.lists(
@@ -148,10 +143,7 @@ class TestStates:
 
     def test_the_parts_are_the_whole_state(self) -> None:
         """Every field of the engine state is a part, but the envelope's version and revision."""
-        names = [field.name for field in fields(State)]
-        assert sorted(CODEC.state_parts.fields) == sorted(
-            set(names) - {"rules_version", "revision"}
-        )
+        assert_parts_cover_the_state(CODEC, State)
 
     def test_a_state_without_options_is_refused(self) -> None:
         """A state message without options is an inconsistent state."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import pytest
 
 from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
@@ -15,6 +13,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import up_or_down_pb2 as pb
 from service.codecs.up_or_down import CODEC
 from service.servicer import encode_status
+from tests.service.state_parts import assert_parts_cover_the_state, assert_serialized_in_parts
 
 SEED = 11
 
@@ -62,21 +61,11 @@ class TestState:
     def test_serialized_in_parts(self, seats: int, options: Options) -> None:
         """The parts of each state of a game, encoded afresh or reused from the state before
         it, join into protobuf's serialization of the state."""
-        assert CODEC.state_parts is not None
-        previous: State | None = None
-        previous_parts: tuple[bytes, ...] = ()
-        for state in _states(seats, options):
-            expected = CODEC.encode_state(state).SerializeToString()
-            assert b"".join(CODEC.state_parts.serialize(state)) == expected
-            parts = CODEC.state_parts.serialize(state, previous, previous_parts)
-            assert b"".join(parts) == expected
-            previous, previous_parts = state, parts
+        assert_serialized_in_parts(CODEC, _states(seats, options))
 
     def test_the_parts_are_the_whole_state(self) -> None:
         """Every field of the engine state is a part, but the envelope's version and revision."""
-        assert CODEC.state_parts is not None
-        names = {field.name for field in fields(State)}
-        assert sorted(CODEC.state_parts.fields) == sorted(names - {"rules_version", "revision"})
+        assert_parts_cover_the_state(CODEC, State)
 
     def test_state_without_options_rejected(self) -> None:
         """A state message must carry its options."""
