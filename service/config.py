@@ -9,6 +9,14 @@ from dataclasses import dataclass, fields
 
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
+CPU_AFFINITIES = ("auto", "pin", "none")
+
+
+def available_cpus() -> int:
+    """The number of CPUs this process may run on (its affinity mask, where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +28,9 @@ class Settings:
     metrics_port: int = 9464  # 0 turns the metrics endpoint off
     workers: int = 0  # worker processes; 0 means one per core
     threads: int = 4  # threads per worker
+    # auto: each worker on a CPU of its own when there are as many workers as CPUs to run on
+    # (see ``service.server.worker_cpu``); pin: always; none: the kernel places them.
+    cpu_affinity: str = "auto"
     grace_seconds: float = 10.0  # how long SIGTERM waits for in-flight calls
     log_level: str = "info"
     log_format: str = "auto"  # json when not on a terminal, console on a terminal
@@ -31,7 +42,7 @@ class Settings:
     @property
     def worker_count(self) -> int:
         """The number of worker processes to run."""
-        return self.workers or os.cpu_count() or 1
+        return self.workers or available_cpus()
 
 
 HELP = {
@@ -40,6 +51,8 @@ HELP = {
     "metrics_port": "Prometheus /metrics port (0 turns it off)",
     "workers": "worker processes, each a gRPC server on the same port (0: one per core)",
     "threads": "threads per worker",
+    "cpu_affinity": f"one of {', '.join(CPU_AFFINITIES)}: pin each worker to a CPU of its own "
+    "(auto: when there are as many workers as CPUs the server may run on)",
     "grace_seconds": "seconds SIGTERM waits for in-flight calls before exiting",
     "log_level": f"one of {', '.join(LOG_LEVELS)}",
     "log_format": f"one of {', '.join(LOG_FORMATS)} (auto: console on a terminal, else json)",
@@ -72,7 +85,11 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             default = kind(raw) if raw is not None else getattr(defaults, field.name)
         except ValueError:
             parser.error(f"{env_name(field.name)}={raw!r} is not a valid {kind.__name__}")
-        choices = {"log_level": LOG_LEVELS, "log_format": LOG_FORMATS}.get(field.name)
+        choices = {
+            "log_level": LOG_LEVELS,
+            "log_format": LOG_FORMATS,
+            "cpu_affinity": CPU_AFFINITIES,
+        }.get(field.name)
         parser.add_argument(
             "--" + field.name.replace("_", "-"),
             type=kind,
@@ -82,8 +99,12 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         )
     args = parser.parse_args(argv)
     settings = Settings(**{field.name: getattr(args, field.name) for field in fields(Settings)})
-    if settings.log_level not in LOG_LEVELS or settings.log_format not in LOG_FORMATS:
-        parser.error("log level or format out of range")
+    if (
+        settings.log_level not in LOG_LEVELS
+        or settings.log_format not in LOG_FORMATS
+        or settings.cpu_affinity not in CPU_AFFINITIES
+    ):
+        parser.error("log level, log format or CPU affinity out of range")
     if settings.worker_count > 1 and settings.port == 0:
         parser.error("port 0 needs --workers 1: workers share one fixed port")
     if (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.config import Settings, env_name, load
+from service.config import Settings, available_cpus, env_name, load
 
 
 class TestSettings:
@@ -26,8 +26,14 @@ class TestSettings:
         assert load(["--port", "7000"], {"ORDO_PORT": "6000"}).port == 7000
 
     def test_one_worker_per_core_by_default(self) -> None:
-        """workers 0 means one process per core."""
-        assert load([], {}).worker_count >= 1
+        """workers 0 means one process per CPU the server may run on."""
+        assert load([], {}).worker_count == available_cpus() >= 1
+
+    def test_cpu_affinity(self) -> None:
+        """Workers are pinned to CPUs when that is safe (auto), always, or never."""
+        assert load([], {}).cpu_affinity == "auto"
+        assert load(["--cpu-affinity", "none"], {}).cpu_affinity == "none"
+        assert load([], {"ORDO_CPU_AFFINITY": "pin"}).cpu_affinity == "pin"
 
     @pytest.mark.parametrize(
         ("argv", "environ"),
@@ -36,6 +42,8 @@ class TestSettings:
             ([], {"ORDO_PORT": "eighty"}),
             (["--port", "0"], {"ORDO_WORKERS": "2"}),
             (["--threads", "0"], {}),
+            (["--cpu-affinity", "always"], {}),
+            ([], {"ORDO_CPU_AFFINITY": "always"}),
         ],
     )
     def test_bad_settings_exit_with_usage(self, argv: list[str], environ: dict[str, str]) -> None:
