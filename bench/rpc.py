@@ -47,6 +47,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.common import Game, Settings, apply_request, cores, fmt_int, random_playout, section
 from bench.common import table as render_table
 from service.config import Settings as ServerSettings
+from service.server import worker_cpu
 
 PATH = "/ordo.v1.GameEngineService/ApplyAction"
 CONCURRENCIES = (1, 16, 64)  # calls in flight, in total over the load processes
@@ -62,6 +63,13 @@ RPC_HEADERS = (
 )  # fmt: skip
 
 
+def pinned(settings: ServerSettings) -> bool:
+    """Whether the server with ``settings`` pins its workers to CPUs on this machine."""
+    if not hasattr(os, "sched_getaffinity"):
+        return False
+    return worker_cpu(settings, 0, os.sched_getaffinity(0)) is not None
+
+
 def run(settings: Settings, chosen: Sequence[Game]) -> None:
     """Start both servers, drive each game's recorded requests through them, print the tables."""
     defaults = ServerSettings()
@@ -69,13 +77,20 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
     loaders = max(2, cores())
     warmup = 0.25 if settings.quick else 0.5
     shape = ["--host", HOST, "--workers", str(workers), "--threads", str(threads)]
+    # Ordo's default server, and the same with one thing off, each a line of its own.
+    variants = [("no cache", ["--state-cache-size", "0"])]
+    placement = "left to the kernel"
+    if pinned(defaults):
+        variants.append(("unpinned", ["--cpu-affinity", "none"]))
+        placement = "each pinned to a CPU"
     section("5. RPC: ApplyAction through gRPC, Ordo against a bare baseline")
     loads = " / ".join(f"{load:.1f}" for load in os.getloadavg())
     print(
         f"Servers: Ordo (python -m service, the default shape: {workers} worker processes with\n"
-        f"SO_REUSEPORT x {threads} threads each, access log on, metrics endpoint off) and the\n"
-        "baseline (python -m bench.baseline: the same shape, method path and message types,\n"
-        "answering with the request's state unchanged). Load: recorded ApplyActionRequest bytes\n"
+        f"SO_REUSEPORT x {threads} threads each, {placement}, access log on, metrics\n"
+        "endpoint off) and the baseline (python -m bench.baseline: worker processes and threads\n"
+        "as many, left to the kernel, the same method path and message types, answering with\n"
+        "the request's state unchanged). Load: recorded ApplyActionRequest bytes\n"
         f"of random playouts, the same for both, from up to {loaders} load processes with one\n"
         "connection per call in flight, closed loop, each connection playing its own games step\n"
         f"by step. Each point: baseline, Ordo, Ordo, baseline,\n"
@@ -105,14 +120,20 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
                 folder,
             )
         )
-        cold = stack.enter_context(
-            running_server(
-                "ordo-cold",
-                ["-m", "service", "--metrics-port", "0", "--state-cache-size", "0", *shape],
-                workers,
-                folder,
+        others = [
+            (
+                name,
+                stack.enter_context(
+                    running_server(
+                        "ordo-" + name.replace(" ", "-"),
+                        ["-m", "service", "--metrics-port", "0", *flags, *shape],
+                        workers,
+                        folder,
+                    )
+                ),
             )
-        )
+            for name, flags in variants
+        ]
         for game in chosen:
             requests = record_requests(game, max(settings.recorded_games, *CONCURRENCIES))
             count = sum(map(len, requests))
@@ -129,13 +150,20 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
                 real_first = pool.measure(ordo, requests, concurrency, warmup, half)
                 real_second = pool.measure(ordo, requests, concurrency, warmup, half)
                 base_second = pool.measure(baseline, requests, concurrency, warmup, half)
-                uncached = pool.measure(cold, requests, concurrency, warmup, half)
-                uncached = uncached.merge(pool.measure(cold, requests, concurrency, warmup, half))
+                measured = [
+                    (
+                        name,
+                        pool.measure(other, requests, concurrency, warmup, half).merge(
+                            pool.measure(other, requests, concurrency, warmup, half)
+                        ),
+                    )
+                    for name, other in others
+                ]
                 halves = (real_first.ratio(base_first), real_second.ratio(base_second))
                 base = base_first.merge(base_second)
                 real = real_first.merge(real_second)
-                rows.extend(result_rows(concurrency, base, real, uncached, halves))
-                for name, point in (("baseline", base), ("ordo", real), ("no cache", uncached)):
+                rows.extend(result_rows(concurrency, base, real, measured, halves))
+                for name, point in [("baseline", base), ("ordo", real), *measured]:
                     if point.errors:
                         print(f"  {name} at {concurrency}: {point.errors} errors: {point.error}")
             print(render_table(RPC_HEADERS, rows, left=2))
@@ -143,7 +171,8 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         "\n'ordo' is the default server. Each connection plays its own games step by step, as a\n"
         "game server sends back the state it got, so the worker's state cache skips decoding\n"
         "and validating them (a connection stays with one worker). 'no cache' is the same\n"
-        "server with --state-cache-size 0: every state decoded and validated.\n"
+        "server with --state-cache-size 0: every state decoded and validated. 'unpinned' (on a\n"
+        "machine where the default pins) is the same server with --cpu-affinity none.\n"
         "Target: ordo/base >= 0.80 with the default server. By halves: Ordo's ratio in each half\n"
         "of the ABBA order, against the baseline's half next to it (how much it moves). A\n"
         "Python load generator on the same cores narrows the gap (its own cost is the same for\n"
@@ -538,10 +567,15 @@ class Driver:
 
 # --------------------------------------------------------------------- output
 def result_rows(
-    concurrency: int, base: Point, real: Point, uncached: Point, halves: Sequence[str]
+    concurrency: int,
+    base: Point,
+    real: Point,
+    others: Sequence[tuple[str, Point]],
+    halves: Sequence[str],
 ) -> list[tuple[str, ...]]:
-    """The lines (baseline, Ordo, Ordo without its state cache) of one concurrency; ``halves``
-    are Ordo's ratios in each half of the ABBA order, against the baseline's beside it."""
+    """The lines (baseline, Ordo, then Ordo with one thing off, by name) of one concurrency;
+    ``halves`` are Ordo's ratios in each half of the ABBA order, against the baseline's beside
+    it."""
     base_cpu = base.cpu_per_call(base.server_cpu)
     real_cpu = real.cpu_per_call(real.server_cpu)
 
@@ -559,9 +593,11 @@ def result_rows(
         cpu_ratio = f"{base_cpu / cpu:.2f}" if base.calls and point.calls else "-"
         return point.ratio(base), by_halves, cpu_ratio
 
-    uncached_cpu = uncached.cpu_per_call(uncached.server_cpu)
     return [
         (str(concurrency), "baseline", *line(base, base_cpu), "", "", ""),
         ("", "ordo", *line(real, real_cpu), *ratios(real, " ".join(halves))),
-        ("", "no cache", *line(uncached, uncached_cpu), *ratios(uncached, "")),
+        *(
+            ("", name, *line(point, point.cpu_per_call(point.server_cpu)), *ratios(point, ""))
+            for name, point in others
+        ),
     ]
