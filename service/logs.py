@@ -12,6 +12,7 @@ import logging
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -296,3 +297,28 @@ def _middle(code: str, reason: str) -> str:
 @lru_cache(maxsize=FRAGMENTS_KEPT)
 def _tail(level: str) -> str:
     return f', "event": "{ACCESS_EVENT}", "level": "{level}", "timestamp": "'
+
+
+def error_fields(error: BaseException) -> dict[str, str]:
+    """What the log says about an unexpected error: its type and where it was raised.
+
+    The exception's message is left out on purpose: it may quote values taken from the request,
+    such as a card in a hand or the generator state. The stack lists files, lines and source
+    code, never the values of variables.
+    """
+    kind = type(error)
+    name = (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
+    return {
+        "error": name,
+        "stack": "".join(traceback.format_list(traceback.extract_tb(error.__traceback__))),
+    }
+
+
+def log_error(log: Any, event: str, error: BaseException, **fields: Any) -> None:
+    """Log an unexpected error; a failure to log (a closed stream) must not fail the call."""
+    with contextlib.suppress(Exception):
+        log.error(event, **fields, **error_fields(error))

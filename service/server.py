@@ -9,16 +9,12 @@ finish within the grace period and exits 0.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import multiprocessing
 import os
 import signal
-import threading
 import time
-import traceback
 from collections.abc import Callable, Collection, Sequence
-from concurrent import futures
 from random import getrandbits
 from types import FrameType
 from typing import Any
@@ -43,6 +39,7 @@ from service.errors import (
     with_trailing_metadata,
 )
 from service.observe import CallRecord, Observer
+from service.pool import After, CallThreadPool
 from service.servicer import RAW_REQUESTS, GameEngineServicer
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
@@ -66,34 +63,9 @@ def request_id_of(context: grpc.ServicerContext) -> str:
     return f"{getrandbits(REQUEST_ID_BITS):032x}"
 
 
-def error_fields(error: BaseException) -> dict[str, str]:
-    """What the log says about an unexpected error: its type and where it was raised.
-
-    The exception's message is left out on purpose: it may quote values taken from the request,
-    such as a card in a hand or the generator state. The stack lists files, lines and source
-    code, never the values of variables.
-    """
-    kind = type(error)
-    name = (
-        kind.__qualname__
-        if kind.__module__ == "builtins"
-        else f"{kind.__module__}.{kind.__qualname__}"
-    )
-    return {
-        "error": name,
-        "stack": "".join(traceback.format_list(traceback.extract_tb(error.__traceback__))),
-    }
-
-
-def _log_error(log: Any, event: str, error: BaseException, **fields: Any) -> None:
-    """Log an unexpected error; a failure to log (a closed stream) must not fail the call."""
-    with contextlib.suppress(Exception):
-        log.error(event, **fields, **error_fields(error))
-
-
 def _observer_failed(observer: Observer, call: CallRecord, error: Exception, log: Any) -> None:
     """Log the failure of an observer's hook (if logging works at all); the call goes on."""
-    _log_error(
+    logs.log_error(
         log,
         "observer failed",
         error,
@@ -157,7 +129,7 @@ def _handler(
             call.reason = error.reason
         except Exception as error:
             # Never the request, nor the exception's message: both may hold hidden state.
-            _log_error(
+            logs.log_error(
                 log,
                 "unexpected error",
                 error,
@@ -217,66 +189,21 @@ def rpc_handler(
     return grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer, observers))
 
 
-#: Leaves ``work(call)`` to run after the current call's response has left; False when it
-#: cannot, and the caller runs it at once.
-After = Callable[[Callable[[CallRecord], None], CallRecord], bool]
-
-
-class CallThreadPool(futures.ThreadPoolExecutor):
-    """A worker's thread pool, whose tasks may leave work to run when they are done.
-
-    gRPC runs each call as one task of its pool: the task calls the handler, then hands the
-    response and the status to the transport, which sends them without waiting for the task to
-    end (``tests/service/test_call_pool.py`` holds a call's observers back to show it). What
-    the caller need not wait for (the access line, the metrics) is left with ``after`` and runs
-    on the same thread right after the task, so it costs the caller no latency; the thread takes
-    its next call when that work is done, so under load it costs what it always did.
-    """
-
-    def __init__(self, max_workers: int, thread_name_prefix: str = "") -> None:
-        super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
-        self._local = threading.local()
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
-        """Schedule ``fn(*args, **kwargs)``, then the work it leaves, as one task."""
-        return super().submit(self._run, fn, args, kwargs)
-
-    def after(self, work: Callable[[CallRecord], None], call: CallRecord) -> bool:
-        """Leave ``work(call)`` to run once the current task is done; False outside a task."""
-        left: list[tuple[Callable[[CallRecord], None], CallRecord]] | None = getattr(
-            self._local, "left", None
-        )
-        if left is None:
-            return False
-        left.append((work, call))
-        return True
-
-    def _run(self, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
-        local = self._local
-        left: list[tuple[Callable[[CallRecord], None], CallRecord]] = []
-        local.left = left
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            local.left = None
-            for work, call in left:
-                try:
-                    work(call)
-                except Exception as error:  # stops neither the rest nor the thread
-                    _log_error(log, "work after the call failed", error, method=call.method)
-
-
 def create_server(
-    settings: Settings, observers: Sequence[Observer] = ()
+    settings: Settings, observers: Sequence[Observer] = (), pool: CallThreadPool | None = None
 ) -> tuple[grpc.Server, int, health.HealthServicer]:
-    """Build and bind (not start) a worker's server; returns it, its port and its health."""
+    """Build and bind (not start) a worker's server on ``pool`` (a new one of
+    ``settings.threads`` threads by default); returns it, its port and its health."""
     options = [
         ("grpc.so_reuseport", 1),
         ("grpc.max_receive_message_length", settings.max_request_bytes),
     ]
-    pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
+    if pool is None:
+        pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
     server = grpc.server(
-        pool, options=options, maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None
+        pool,  # type: ignore[arg-type]  # any executor will do; gRPC only calls submit
+        options=options,
+        maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
     servicer = GameEngineServicer(settings.state_cache_size)
     handlers = method_handlers(servicer, observers, pool.after)
@@ -356,7 +283,8 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     logs.configure(settings.log_level, settings.log_format)
     cpu = _pin_worker(settings, index)
     observers = worker_observers(settings)
-    server, port, health_servicer = create_server(settings, observers)
+    pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
+    server, port, health_servicer = create_server(settings, observers, pool)
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,
     # which would otherwise stall a call for tens of milliseconds now and then.
@@ -381,6 +309,7 @@ def run_worker(settings: Settings, index: int = 0) -> None:
         frozen_objects=gc.get_freeze_count(),
     )
     server.wait_for_termination()
+    pool.shutdown(wait=True)  # the work left by the last calls is done
     for observer in observers:
         if isinstance(observer, logs.AccessLog):
             observer.close()

@@ -1,9 +1,12 @@
-"""The worker's thread pool runs the observers' end-of-call hooks after the response has left."""
+"""The worker's thread pool: the observers' end-of-call hooks run after the response has left,
+the most recently idle thread takes the next task, and it is an executor like any other."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from concurrent import futures
 
 import grpc
 import pytest
@@ -12,7 +15,8 @@ from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
 from service.observe import CallRecord
-from service.server import CallThreadPool, create_server, method_handlers
+from service.pool import CallThreadPool
+from service.server import create_server, method_handlers
 from service.servicer import GameEngineServicer
 
 WAIT_SECONDS = 10.0
@@ -68,6 +72,135 @@ class TestAfter:
         pool.submit(task).result(WAIT_SECONDS)
         assert pool.submit(lambda: "still serving").result(WAIT_SECONDS) == "still serving"
         assert ran == ["second"]
+
+
+def thread_name() -> str:
+    return threading.current_thread().name
+
+
+def wait_until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+class TestThreads:
+    """Which thread runs a task, and how many there are."""
+
+    def test_the_most_recently_idle_thread_takes_the_next_task(self) -> None:
+        """Once several threads have started, tasks one at a time all run on one of them: the
+        last one to go idle (a queue would wake each in turn)."""
+        pool = CallThreadPool(max_workers=4)
+        try:
+            gate = threading.Event()
+            started = [pool.submit(gate.wait, WAIT_SECONDS) for _ in range(4)]
+            wait_until(lambda: len(pool) == 4)
+            gate.set()
+            futures.wait(started, WAIT_SECONDS)
+            wait_until(lambda: len(pool._idle) == 4)
+            last_idle = pool._idle[-1]
+            names = [pool.submit(thread_name).result(WAIT_SECONDS) for _ in range(20)]
+            assert len(set(names)) == 1
+            assert pool._idle[-1] is last_idle
+        finally:
+            pool.shutdown()
+
+    def test_at_most_max_workers_threads_and_the_rest_wait_in_order(self) -> None:
+        """Tasks beyond the threads wait, and are taken in the order they came."""
+        pool = CallThreadPool(max_workers=2)
+        try:
+            gate = threading.Event()
+            order: list[int] = []
+            blocked = [pool.submit(gate.wait, WAIT_SECONDS) for _ in range(2)]
+            queued = [pool.submit(order.append, index) for index in range(6)]
+            assert len(pool) == 2
+            assert not any(future.done() for future in queued)
+            gate.set()
+            futures.wait([*blocked, *queued], WAIT_SECONDS)
+            assert all(future.result() is None for future in queued)
+            assert len(pool) == 2
+            assert sorted(order) == list(range(6))
+        finally:
+            pool.shutdown()
+
+    def test_one_thread_runs_the_waiting_tasks_in_order(self) -> None:
+        pool = CallThreadPool(max_workers=1)
+        try:
+            gate = threading.Event()
+            order: list[int] = []
+            pool.submit(gate.wait, WAIT_SECONDS)
+            queued = [pool.submit(order.append, index) for index in range(5)]
+            gate.set()
+            futures.wait(queued, WAIT_SECONDS)
+            assert order == list(range(5))
+        finally:
+            pool.shutdown()
+
+    def test_an_idle_thread_ends_and_a_new_one_starts_when_needed(self) -> None:
+        pool = CallThreadPool(max_workers=2)
+        pool.IDLE_SECONDS = 0.05
+        try:
+            assert pool.submit(thread_name).result(WAIT_SECONDS)
+            wait_until(lambda: len(pool) == 0)
+            assert pool.submit(lambda: "again").result(WAIT_SECONDS) == "again"
+        finally:
+            pool.shutdown()
+
+    def test_a_failing_task_fails_its_future_only(self) -> None:
+        pool = CallThreadPool(max_workers=1)
+        try:
+            failed = pool.submit(lambda: 1 / 0)
+            assert isinstance(failed.exception(WAIT_SECONDS), ZeroDivisionError)
+            assert pool.submit(lambda: "next").result(WAIT_SECONDS) == "next"
+        finally:
+            pool.shutdown()
+
+    def test_max_workers_must_be_positive(self) -> None:
+        with pytest.raises(ValueError, match="at least 1"):
+            CallThreadPool(max_workers=0)
+
+
+class TestShutdown:
+    """shutdown as for any executor."""
+
+    def test_waits_for_the_tasks_given_and_ends_every_thread(self) -> None:
+        pool = CallThreadPool(max_workers=2)
+        done: list[int] = []
+        for index in range(6):
+            pool.submit(lambda index=index: (time.sleep(0.01), done.append(index)))
+        pool.shutdown(wait=True)
+        assert sorted(done) == list(range(6))
+        assert len(pool) == 0
+
+    def test_ends_idle_threads(self) -> None:
+        pool = CallThreadPool(max_workers=3)
+        futures.wait([pool.submit(time.sleep, 0.01) for _ in range(3)], WAIT_SECONDS)
+        threads = [
+            thread for thread in threading.enumerate() if thread.name.startswith(pool._prefix)
+        ]
+        assert threads
+        pool.shutdown(wait=True)
+        assert not any(thread.is_alive() for thread in threads)
+
+    def test_refuses_new_tasks(self) -> None:
+        pool = CallThreadPool(max_workers=1)
+        pool.shutdown()
+        with pytest.raises(RuntimeError, match="after shutdown"):
+            pool.submit(thread_name)
+
+    def test_cancel_futures_cancels_the_tasks_not_started(self) -> None:
+        pool = CallThreadPool(max_workers=1)
+        gate = threading.Event()
+        running = pool.submit(gate.wait, WAIT_SECONDS)
+        queued = [pool.submit(thread_name) for _ in range(3)]
+        wait_until(lambda: len(pool._queue) == 3)  # the first task is running
+        stopper = threading.Thread(target=pool.shutdown, kwargs={"cancel_futures": True})
+        stopper.start()
+        wait_until(lambda: all(future.cancelled() for future in queued))
+        gate.set()
+        stopper.join(WAIT_SECONDS)
+        assert running.result(WAIT_SECONDS) is True
 
 
 class Blocking:
