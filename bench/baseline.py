@@ -5,15 +5,21 @@ It has Ordo's server shape (worker processes bound to one port with SO_REUSEPORT
 ``grpc.server`` with the same thread count) and speaks the same messages on the same method path
 (``/ordo.v1.GameEngineService/ApplyAction``: parse an ``ApplyActionRequest``, build and serialize
 an ``ApplyActionResponse``), so the ratio Ordo / baseline measures what our own work per call
-costs. Health (``grpc.health.v1``) answers SERVING like Ordo's. SIGTERM stops it.
+costs, less what Ordo's server does that a bare one does not: by default the baseline's workers
+are placed by the kernel and its threads are a ``ThreadPoolExecutor``, where Ordo pins its
+workers to CPUs (``--cpu-affinity``) and runs calls on the most recently idle thread
+(``service.pool``). Its own ``--cpu-affinity`` pins its workers as Ordo's does, to show what
+that alone is worth to a bare server.
+Health (``grpc.health.v1``) answers SERVING like Ordo's. SIGTERM stops it.
 
-    python -m bench.baseline --port P --workers W --threads T
+    python -m bench.baseline --port P --workers W --threads T [--cpu-affinity none|auto|pin]
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import signal
 from collections.abc import Sequence
 from concurrent import futures
@@ -23,6 +29,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from ordo.v1 import engine_service_pb2 as api
+from service.config import CPU_AFFINITIES, Settings
+from service.server import pin_to, worker_cpu
 
 SERVICE_NAME = "ordo.v1.GameEngineService"
 GRACE_SECONDS = 2.0
@@ -35,8 +43,10 @@ def apply_action(
     return api.ApplyActionResponse(state=request.state)
 
 
-def run_worker(host: str, port: int, threads: int) -> None:
-    """Serve one worker until SIGTERM."""
+def run_worker(host: str, port: int, threads: int, cpu: int | None = None) -> None:
+    """Serve one worker until SIGTERM, on ``cpu`` alone when given."""
+    if cpu is not None:
+        pin_to(cpu)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=threads),
         options=[("grpc.so_reuseport", 1)],
@@ -74,11 +84,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--cpu-affinity", choices=CPU_AFFINITIES, default="none")
     args = parser.parse_args(argv)
+    placement = Settings(workers=args.workers, cpu_affinity=args.cpu_affinity)
+    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
     context = multiprocessing.get_context("spawn")
     workers = [
-        context.Process(target=run_worker, args=(args.host, args.port, args.threads))
-        for _ in range(args.workers)
+        context.Process(
+            target=run_worker,
+            args=(args.host, args.port, args.threads, worker_cpu(placement, index, allowed)),
+        )
+        for index in range(args.workers)
     ]
     for process in workers:
         process.start()

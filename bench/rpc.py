@@ -63,6 +63,9 @@ RPC_HEADERS = (
 )  # fmt: skip
 
 
+PINNED_BASE = "pinned base"  # the baseline with its workers pinned to CPUs, as Ordo's are
+
+
 def pinned(settings: ServerSettings) -> bool:
     """Whether the server with ``settings`` pins its workers to CPUs on this machine."""
     if not hasattr(os, "sched_getaffinity"):
@@ -77,11 +80,13 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
     loaders = max(2, cores())
     warmup = 0.25 if settings.quick else 0.5
     shape = ["--host", HOST, "--workers", str(workers), "--threads", str(threads)]
-    # Ordo's default server, and the same with one thing off, each a line of its own.
-    variants = [("no cache", ["--state-cache-size", "0"])]
+    # Ordo's default server with one thing off, and the baseline pinned as Ordo is: a line each.
+    ordo_args = ["-m", "service", "--metrics-port", "0"]
+    variants = [("no cache", [*ordo_args, "--state-cache-size", "0"])]
     placement = "left to the kernel"
     if pinned(defaults):
-        variants.append(("unpinned", ["--cpu-affinity", "none"]))
+        variants.append(("unpinned", [*ordo_args, "--cpu-affinity", "none"]))
+        variants.append((PINNED_BASE, ["-m", "bench.baseline", "--cpu-affinity", "auto"]))
         placement = "each pinned to a CPU"
     section("5. RPC: ApplyAction through gRPC, Ordo against a bare baseline")
     loads = " / ".join(f"{load:.1f}" for load in os.getloadavg())
@@ -115,7 +120,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         ordo = stack.enter_context(
             running_server(
                 "ordo",
-                ["-m", "service", "--metrics-port", "0", *shape],
+                [*ordo_args, *shape],
                 workers,
                 folder,
             )
@@ -124,15 +129,10 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
             (
                 name,
                 stack.enter_context(
-                    running_server(
-                        "ordo-" + name.replace(" ", "-"),
-                        ["-m", "service", "--metrics-port", "0", *flags, *shape],
-                        workers,
-                        folder,
-                    )
+                    running_server(name.replace(" ", "-"), [*args, *shape], workers, folder)
                 ),
             )
-            for name, flags in variants
+            for name, args in variants
         ]
         for game in chosen:
             requests = record_requests(game, max(settings.recorded_games, *CONCURRENCIES))
@@ -143,6 +143,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
                 f"requests of {size:,.0f} bytes on average"
             )
             rows = []
+            against_pinned = []
             half = settings.seconds / 2
             for concurrency in CONCURRENCIES:
                 # ABBA: each server gets two halves, so drift in the machine's load evens out.
@@ -163,16 +164,25 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
                 base = base_first.merge(base_second)
                 real = real_first.merge(real_second)
                 rows.extend(result_rows(concurrency, base, real, measured, halves))
+                against_pinned += [
+                    f"{real.ratio(point)} at {concurrency}"
+                    for name, point in measured
+                    if name == PINNED_BASE
+                ]
                 for name, point in [("baseline", base), ("ordo", real), *measured]:
                     if point.errors:
                         print(f"  {name} at {concurrency}: {point.errors} errors: {point.error}")
             print(render_table(RPC_HEADERS, rows, left=2))
+            if against_pinned:
+                print(f"  ordo / {PINNED_BASE}: {', '.join(against_pinned)} in flight")
     print(
         "\n'ordo' is the default server. Each connection plays its own games step by step, as a\n"
         "game server sends back the state it got, so the worker's state cache skips decoding\n"
         "and validating them (a connection stays with one worker). 'no cache' is the same\n"
-        "server with --state-cache-size 0: every state decoded and validated. 'unpinned' (on a\n"
-        "machine where the default pins) is the same server with --cpu-affinity none.\n"
+        "server with --state-cache-size 0: every state decoded and validated. On a machine where\n"
+        "the default pins its workers to CPUs, 'unpinned' is Ordo with --cpu-affinity none, and\n"
+        f"'{PINNED_BASE}' the baseline pinned as Ordo is (its ordo/base column: what pinning\n"
+        "gives the bare server).\n"
         "Target: ordo/base >= 0.80 with the default server. By halves: Ordo's ratio in each half\n"
         "of the ABBA order, against the baseline's half next to it (how much it moves). A\n"
         "Python load generator on the same cores narrows the gap (its own cost is the same for\n"
