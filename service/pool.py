@@ -121,8 +121,8 @@ class CallThreadPool(futures.Executor):
         thread = threading.Thread(
             target=self._work, name=f"{self._prefix}_{self._started}", daemon=True
         )
+        thread.start()  # it waits for the lock held here, so it is in the set before it runs
         self._threads.add(thread)
-        thread.start()
 
     def _work(self) -> None:
         """A thread's loop: the waiting tasks first, else wait to be handed one."""
