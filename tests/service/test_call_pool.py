@@ -3,6 +3,7 @@ the most recently idle thread takes the next task, and it is an executor like an
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,13 +21,6 @@ from service.server import create_server, method_handlers
 from service.servicer import GameEngineServicer
 
 WAIT_SECONDS = 10.0
-
-
-@pytest.fixture
-def pool() -> Iterator[CallThreadPool]:
-    pool = CallThreadPool(max_workers=2)
-    yield pool
-    pool.shutdown()
 
 
 class TestAfter:
@@ -74,6 +68,21 @@ class TestAfter:
         assert ran == ["second"]
 
 
+@contextlib.contextmanager
+def running_pool(max_workers: int) -> Iterator[CallThreadPool]:
+    pool = CallThreadPool(max_workers=max_workers)
+    try:
+        yield pool
+    finally:
+        pool.shutdown()
+
+
+@pytest.fixture
+def pool() -> Iterator[CallThreadPool]:
+    with running_pool(2) as pool:
+        yield pool
+
+
 def thread_name() -> str:
     return threading.current_thread().name
 
@@ -91,8 +100,7 @@ class TestThreads:
     def test_the_most_recently_idle_thread_takes_the_next_task(self) -> None:
         """Once several threads have started, tasks one at a time all run on one of them: the
         last one to go idle (a queue would wake each in turn)."""
-        pool = CallThreadPool(max_workers=4)
-        try:
+        with running_pool(4) as pool:
             gate = threading.Event()
             started = [pool.submit(gate.wait, WAIT_SECONDS) for _ in range(4)]
             wait_until(lambda: len(pool) == 4)
@@ -103,13 +111,10 @@ class TestThreads:
             names = [pool.submit(thread_name).result(WAIT_SECONDS) for _ in range(20)]
             assert len(set(names)) == 1
             assert pool._idle[-1] is last_idle
-        finally:
-            pool.shutdown()
 
-    def test_at_most_max_workers_threads_and_the_rest_wait_in_order(self) -> None:
-        """Tasks beyond the threads wait, and are taken in the order they came."""
-        pool = CallThreadPool(max_workers=2)
-        try:
+    def test_at_most_max_workers_threads_and_the_rest_wait(self) -> None:
+        """Tasks beyond the threads wait for one, and all of them run."""
+        with running_pool(2) as pool:
             gate = threading.Event()
             order: list[int] = []
             blocked = [pool.submit(gate.wait, WAIT_SECONDS) for _ in range(2)]
@@ -121,12 +126,9 @@ class TestThreads:
             assert all(future.result() is None for future in queued)
             assert len(pool) == 2
             assert sorted(order) == list(range(6))
-        finally:
-            pool.shutdown()
 
     def test_one_thread_runs_the_waiting_tasks_in_order(self) -> None:
-        pool = CallThreadPool(max_workers=1)
-        try:
+        with running_pool(1) as pool:
             gate = threading.Event()
             order: list[int] = []
             pool.submit(gate.wait, WAIT_SECONDS)
@@ -134,27 +136,19 @@ class TestThreads:
             gate.set()
             futures.wait(queued, WAIT_SECONDS)
             assert order == list(range(5))
-        finally:
-            pool.shutdown()
 
     def test_an_idle_thread_ends_and_a_new_one_starts_when_needed(self) -> None:
-        pool = CallThreadPool(max_workers=2)
-        pool.IDLE_SECONDS = 0.05
-        try:
+        with running_pool(2) as pool:
+            pool.IDLE_SECONDS = 0.05
             assert pool.submit(thread_name).result(WAIT_SECONDS)
             wait_until(lambda: len(pool) == 0)
             assert pool.submit(lambda: "again").result(WAIT_SECONDS) == "again"
-        finally:
-            pool.shutdown()
 
     def test_a_failing_task_fails_its_future_only(self) -> None:
-        pool = CallThreadPool(max_workers=1)
-        try:
+        with running_pool(1) as pool:
             failed = pool.submit(lambda: 1 / 0)
             assert isinstance(failed.exception(WAIT_SECONDS), ZeroDivisionError)
             assert pool.submit(lambda: "next").result(WAIT_SECONDS) == "next"
-        finally:
-            pool.shutdown()
 
     def test_max_workers_must_be_positive(self) -> None:
         with pytest.raises(ValueError, match="at least 1"):
