@@ -583,9 +583,9 @@ def result_rows(
     others: Sequence[tuple[str, Point]],
     halves: Sequence[str],
 ) -> list[tuple[str, ...]]:
-    """The lines (baseline, Ordo, then Ordo with one thing off, by name) of one concurrency;
-    ``halves`` are Ordo's ratios in each half of the ABBA order, against the baseline's beside
-    it."""
+    """The lines (baseline, Ordo, then the other servers by name, each against the baseline) of
+    one concurrency; ``halves`` are Ordo's ratios in each half of the ABBA order, against the
+    baseline's beside it."""
     base_cpu = base.cpu_per_call(base.server_cpu)
     real_cpu = real.cpu_per_call(real.server_cpu)
 
