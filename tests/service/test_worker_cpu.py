@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import errno
+import os
+
 import pytest
 
+from service import server
 from service.config import Settings
 from service.server import worker_cpu
 
@@ -39,3 +43,24 @@ class TestWorkerCpu:
     def test_no_cpus_known(self) -> None:
         """An empty set (nothing known about the machine) pins nobody."""
         assert worker_cpu(Settings(workers=1, cpu_affinity="pin"), 0, set()) is None
+
+
+class TestPinWorker:
+    """A worker that cannot be pinned serves all the same."""
+
+    @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+    def test_refused_pinning_leaves_the_worker_unpinned(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def refuse(cpu: int) -> None:
+            raise OSError(errno.EINVAL, "Invalid argument")
+
+        monkeypatch.setattr(server, "pin_to", refuse)
+        assert server._pin_worker(Settings(workers=1, cpu_affinity="pin"), 0) is None
+
+    def test_unpinned_worker_is_not_touched(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        def fail(cpu: int) -> None:
+            raise AssertionError("pinned")
+
+        monkeypatch.setattr(server, "pin_to", fail)
+        assert server._pin_worker(Settings(workers=1, cpu_affinity="none"), 0) is None
