@@ -2,17 +2,15 @@
 request's state unchanged.
 
 It has Ordo's server shape (worker processes bound to one port with SO_REUSEPORT, each a sync
-``grpc.server`` with the same thread count) and speaks the same messages on the same method path
+``grpc.server`` with the same thread count, pinned to CPUs as Ordo's ``--cpu-affinity`` pins
+them) and speaks the same messages on the same method path
 (``/ordo.v1.GameEngineService/ApplyAction``: parse an ``ApplyActionRequest``, build and serialize
-an ``ApplyActionResponse``), so the ratio Ordo / baseline measures what our own work per call
-costs, less what Ordo's server does that a bare one does not: by default the baseline's workers
-are placed by the kernel and its threads are a ``ThreadPoolExecutor``, where Ordo pins its
-workers to CPUs (``--cpu-affinity``) and runs calls on the most recently idle thread
-(``service.pool``). Its own ``--cpu-affinity`` pins its workers as Ordo's does, to show what
-that alone is worth to a bare server.
+an ``ApplyActionResponse``), so the ratio Ordo / baseline measures what our own code costs per
+call: Ordo's work in the handler, and its thread pool (``service.pool``) against the plain
+``ThreadPoolExecutor`` here.
 Health (``grpc.health.v1``) answers SERVING like Ordo's. SIGTERM stops it.
 
-    python -m bench.baseline --port P --workers W --threads T [--cpu-affinity none|auto|pin]
+    python -m bench.baseline --port P --workers W --threads T [--cpu-affinity auto|pin|none]
 """
 
 from __future__ import annotations
@@ -84,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--cpu-affinity", choices=CPU_AFFINITIES, default="none")
+    parser.add_argument("--cpu-affinity", choices=CPU_AFFINITIES, default="auto")
     args = parser.parse_args(argv)
     placement = Settings(workers=args.workers, cpu_affinity=args.cpu_affinity)
     allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()

@@ -2,7 +2,7 @@
 
 Both servers run as subprocesses on free loopback ports, with the same shape (the default
 server's worker processes bound with SO_REUSEPORT, each a sync ``grpc.server`` with the default
-thread count):
+thread count, pinned to CPUs where the default server pins them):
 
 - Ordo: ``python -m service --port P --metrics-port 0 --workers W --threads T``, access log on
   (to a file), metrics endpoint off;
@@ -63,7 +63,7 @@ RPC_HEADERS = (
 )  # fmt: skip
 
 
-PINNED_BASE = "pinned base"  # the baseline with its workers pinned to CPUs, as Ordo's are
+UNPINNED_BASE = "unpinned base"  # the baseline with its workers left to the kernel
 
 
 def pinned(settings: ServerSettings) -> bool:
@@ -80,26 +80,27 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
     loaders = max(2, cores())
     warmup = 0.25 if settings.quick else 0.5
     shape = ["--host", HOST, "--workers", str(workers), "--threads", str(threads)]
-    # Ordo's default server with one thing off, and the baseline pinned as Ordo is: a line each.
+    # Both servers in the default shape; then Ordo with its state cache off, and both servers
+    # with their workers left to the kernel where the default pins them: a line each.
     ordo_args = ["-m", "service", "--metrics-port", "0"]
+    base_args = ["-m", "bench.baseline"]
     variants = [("no cache", [*ordo_args, "--state-cache-size", "0"])]
     placement = "left to the kernel"
     if pinned(defaults):
         variants.append(("unpinned", [*ordo_args, "--cpu-affinity", "none"]))
-        variants.append((PINNED_BASE, ["-m", "bench.baseline", "--cpu-affinity", "auto"]))
+        variants.append((UNPINNED_BASE, [*base_args, "--cpu-affinity", "none"]))
         placement = "each pinned to a CPU"
     section("5. RPC: ApplyAction through gRPC, Ordo against a bare baseline")
     loads = " / ".join(f"{load:.1f}" for load in os.getloadavg())
     print(
         f"Servers: Ordo (python -m service, the default shape: {workers} worker processes with\n"
         f"SO_REUSEPORT x {threads} threads each, {placement}, access log on, metrics\n"
-        "endpoint off) and the baseline (python -m bench.baseline: worker processes and threads\n"
-        "as many, left to the kernel, the same method path and message types, answering with\n"
-        "the request's state unchanged). Load: recorded ApplyActionRequest bytes\n"
-        f"of random playouts, the same for both, from up to {loaders} load processes with one\n"
-        "connection per call in flight, closed loop, each connection playing its own games step\n"
-        f"by step. Each point: baseline, Ordo, Ordo, baseline,\n"
-        f"each {settings.seconds / 2:g} s measured after {warmup:g} s of warm-up.\n"
+        "endpoint off) and the baseline (python -m bench.baseline: the same shape, method path\n"
+        "and message types, answering with the request's state unchanged). Load: recorded\n"
+        "ApplyActionRequest bytes of random playouts, the same for both, from up to\n"
+        f"{loaders} load processes with one connection per call in flight, closed loop, each\n"
+        "connection playing its own games step by step. Each point: baseline, Ordo, Ordo,\n"
+        f"baseline, each {settings.seconds / 2:g} s measured after {warmup:g} s of warm-up.\n"
         f"All of it on this machine's {cores()} cores: the load generator competes with the\n"
         "servers for them, so calls/s is a bound of this set-up, not of the server alone. CPU\n"
         "µs/call: server processes' CPU time (user + system) per completed call over the\n"
@@ -112,7 +113,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         baseline = stack.enter_context(
             running_server(
                 "baseline",
-                ["-m", "bench.baseline", *shape],
+                [*base_args, *shape],
                 workers,
                 folder,
             )
@@ -143,7 +144,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
                 f"requests of {size:,.0f} bytes on average"
             )
             rows = []
-            against_pinned = []
+            against_unpinned = []
             half = settings.seconds / 2
             for concurrency in CONCURRENCIES:
                 # ABBA: each server gets two halves, so drift in the machine's load evens out.
@@ -164,25 +165,24 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
                 base = base_first.merge(base_second)
                 real = real_first.merge(real_second)
                 rows.extend(result_rows(concurrency, base, real, measured, halves))
-                against_pinned += [
+                against_unpinned += [
                     f"{real.ratio(point)} at {concurrency}"
                     for name, point in measured
-                    if name == PINNED_BASE
+                    if name == UNPINNED_BASE
                 ]
                 for name, point in [("baseline", base), ("ordo", real), *measured]:
                     if point.errors:
                         print(f"  {name} at {concurrency}: {point.errors} errors: {point.error}")
             print(render_table(RPC_HEADERS, rows, left=2))
-            if against_pinned:
-                print(f"  ordo / {PINNED_BASE}: {', '.join(against_pinned)} in flight")
+            if against_unpinned:
+                print(f"  ordo / {UNPINNED_BASE}: {', '.join(against_unpinned)} in flight")
     print(
         "\n'ordo' is the default server. Each connection plays its own games step by step, as a\n"
         "game server sends back the state it got, so the worker's state cache skips decoding\n"
         "and validating them (a connection stays with one worker). 'no cache' is the same\n"
         "server with --state-cache-size 0: every state decoded and validated. On a machine where\n"
-        "the default pins its workers to CPUs, 'unpinned' is Ordo with --cpu-affinity none, and\n"
-        f"'{PINNED_BASE}' the baseline pinned as Ordo is (its ordo/base column: what pinning\n"
-        "gives the bare server).\n"
+        "the default pins its workers to CPUs, 'unpinned' and 'unpinned base' are Ordo and the\n"
+        "baseline with --cpu-affinity none, their workers left to the kernel.\n"
         "Target: ordo/base >= 0.80 with the default server. By halves: Ordo's ratio in each half\n"
         "of the ABBA order, against the baseline's half next to it (how much it moves). A\n"
         "Python load generator on the same cores narrows the gap (its own cost is the same for\n"
