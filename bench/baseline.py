@@ -3,11 +3,10 @@ request's state unchanged.
 
 It has Ordo's server shape (worker processes bound to one port with SO_REUSEPORT, each a sync
 ``grpc.server`` with the same thread count, pinned to CPUs as Ordo's ``--cpu-affinity`` pins
-them) and speaks the same messages on the same method path
-(``/ordo.v1.GameEngineService/ApplyAction``: parse an ``ApplyActionRequest``, build and serialize
-an ``ApplyActionResponse``), so the ratio Ordo / baseline measures what our own code costs per
-call: Ordo's work in the handler, and its thread pool (``service.pool``) against the plain
-``ThreadPoolExecutor`` here.
+them) and speaks the same messages on the same method path (``/ordo.v1.GameEngineService/
+ApplyAction``: parse an ``ApplyActionRequest``, build and serialize an ``ApplyActionResponse``),
+so the ratio Ordo / baseline measures what our own code costs per call: Ordo's work in the
+handler, and its thread pool (``service.pool``) against the plain ``ThreadPoolExecutor`` here.
 Health (``grpc.health.v1``) answers SERVING like Ordo's. SIGTERM stops it.
 
     python -m bench.baseline --port P --workers W --threads T [--cpu-affinity auto|pin|none]
