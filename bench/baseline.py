@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
 import signal
 from collections.abc import Sequence
 from concurrent import futures
@@ -26,7 +25,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from ordo.v1 import engine_service_pb2 as api
-from service.config import CPU_AFFINITIES, Settings
+from service.config import CPU_AFFINITIES, Settings, allowed_cpus
 from service.server import pin_to, worker_cpu
 
 SERVICE_NAME = "ordo.v1.GameEngineService"
@@ -84,12 +83,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--cpu-affinity", choices=CPU_AFFINITIES, default="auto")
     args = parser.parse_args(argv)
     placement = Settings(workers=args.workers, cpu_affinity=args.cpu_affinity)
-    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
     context = multiprocessing.get_context("spawn")
     workers = [
         context.Process(
             target=run_worker,
-            args=(args.host, args.port, args.threads, worker_cpu(placement, index, allowed)),
+            args=(args.host, args.port, args.threads, worker_cpu(placement, index, allowed_cpus())),
         )
         for index in range(args.workers)
     ]

@@ -26,6 +26,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.codecs import CODECS
 from service.codecs.base import Codec
+from service.config import available_cpus
 
 Engine = GameEngine[Any, Any, Any, Any]
 
@@ -192,21 +193,13 @@ def section(title: str) -> None:
     print("=" * len(title))
 
 
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
 def header(settings: Settings, chosen: Sequence[Game]) -> str:
     """What was measured where: machine, versions, games and run length."""
     loads = " / ".join(f"{load:.1f}" for load in os.getloadavg())
     lines = [
         f"Ordo benchmarks, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
         + (" (--quick)" if settings.quick else ""),
-        f"machine:  {cores()} cores ({os.cpu_count()} online), {platform.machine()}, "
+        f"machine:  {available_cpus()} cores ({os.cpu_count()} online), {platform.machine()}, "
         f"{platform.system()} {platform.release()}",
         f"          load average {loads} at start: a shared machine, other work competes",
         f"python:   {platform.python_implementation()} {sys.version.split()[0]}; "

@@ -44,9 +44,10 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bench.common import Game, Settings, apply_request, cores, fmt_int, random_playout, section
+from bench.common import Game, Settings, apply_request, fmt_int, random_playout, section
 from bench.common import table as render_table
 from service.config import Settings as ServerSettings
+from service.config import allowed_cpus, available_cpus
 from service.server import worker_cpu
 
 PATH = "/ordo.v1.GameEngineService/ApplyAction"
@@ -68,16 +69,15 @@ UNPINNED_BASE = "unpinned base"  # the baseline with its workers left to the ker
 
 def pinned(settings: ServerSettings) -> bool:
     """Whether the server with ``settings`` pins its workers to CPUs on this machine."""
-    if not hasattr(os, "sched_getaffinity"):
-        return False
-    return worker_cpu(settings, 0, os.sched_getaffinity(0)) is not None
+    return worker_cpu(settings, 0, allowed_cpus()) is not None
 
 
 def run(settings: Settings, chosen: Sequence[Game]) -> None:
     """Start both servers, drive each game's recorded requests through them, print the tables."""
     defaults = ServerSettings()
     workers, threads = defaults.worker_count, defaults.threads
-    loaders = max(2, cores())
+    cores = available_cpus()
+    loaders = max(2, cores)
     warmup = 0.25 if settings.quick else 0.5
     shape = ["--host", HOST, "--workers", str(workers), "--threads", str(threads)]
     # Both servers in the default shape; then Ordo with its state cache off, and both servers
@@ -101,7 +101,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         f"{loaders} load processes with one connection per call in flight, closed loop, each\n"
         "connection playing its own games step by step. Each point: baseline, Ordo, Ordo,\n"
         f"baseline, each {settings.seconds / 2:g} s measured after {warmup:g} s of warm-up.\n"
-        f"All of it on this machine's {cores()} cores: the load generator competes with the\n"
+        f"All of it on this machine's {cores} cores: the load generator competes with the\n"
         "servers for them, so calls/s is a bound of this set-up, not of the server alone. CPU\n"
         "µs/call: server processes' CPU time (user + system) per completed call over the\n"
         "measured window; cpu ratio = baseline / Ordo server CPU per call, the ratio if the load\n"

@@ -12,11 +12,16 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 CPU_AFFINITIES = ("auto", "pin", "none")
 
 
-def available_cpus() -> int:
-    """The number of CPUs this process may run on (its affinity mask, where the system has one)."""
+def allowed_cpus() -> frozenset[int]:
+    """The CPUs this process may run on, its affinity mask; empty where the system has none."""
     if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
+        return frozenset(os.sched_getaffinity(0))
+    return frozenset()
+
+
+def available_cpus() -> int:
+    """The number of CPUs this process may run on (all of the machine's where it cannot tell)."""
+    return len(allowed_cpus()) or os.cpu_count() or 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,8 @@ from service.observe import CallRecord
 After = Callable[[Callable[[CallRecord], None], CallRecord], bool]
 
 Task = tuple["futures.Future[Any]", Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+#: The work a task left, each piece with its call.
+Left = list[tuple[Callable[[CallRecord], None], CallRecord]]
 
 log = structlog.get_logger("ordo.server")
 
@@ -86,9 +88,7 @@ class CallThreadPool(futures.Executor):
 
     def after(self, work: Callable[[CallRecord], None], call: CallRecord) -> bool:
         """Leave ``work(call)`` to run once the current task is done; False outside a task."""
-        left: list[tuple[Callable[[CallRecord], None], CallRecord]] | None = getattr(
-            self._local, "left", None
-        )
+        left: Left | None = getattr(self._local, "left", None)
         if left is None:
             return False
         left.append((work, call))
@@ -155,7 +155,7 @@ class CallThreadPool(futures.Executor):
         future, fn, args, kwargs = task
         if not future.set_running_or_notify_cancel():
             return
-        left: list[tuple[Callable[[CallRecord], None], CallRecord]] = []
+        left: Left = []
         self._local.left = left
         try:
             result = fn(*args, **kwargs)
@@ -169,7 +169,7 @@ class CallThreadPool(futures.Executor):
             future.set_result(result)
 
     @staticmethod
-    def _run_left(left: list[tuple[Callable[[CallRecord], None], CallRecord]]) -> None:
+    def _run_left(left: Left) -> None:
         for work, call in left:
             try:
                 work(call)

@@ -29,7 +29,7 @@ from grpc_reflection.v1alpha import reflection
 from engines.errors import RulesError
 from ordo.v1 import engine_service_pb2 as api
 from service import logs
-from service.config import Settings
+from service.config import Settings, allowed_cpus
 from service.errors import (
     INTERNAL_REASON,
     RequestError,
@@ -266,9 +266,7 @@ def pin_to(cpu: int) -> None:
 
 def _pin_worker(settings: Settings, index: int) -> int | None:
     """Pin this worker as ``worker_cpu`` says; the CPU, or None (also where pinning fails)."""
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    cpu = worker_cpu(settings, index, os.sched_getaffinity(0))
+    cpu = worker_cpu(settings, index, allowed_cpus())
     if cpu is not None:
         try:
             pin_to(cpu)
