@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from enum import Enum
+from functools import lru_cache
 from itertools import chain
 from operator import attrgetter
 from typing import Any, Protocol, TypeVar
+
+from google.protobuf.descriptor import FieldDescriptor
 
 from engines.errors import InvalidOptionsError, InvalidStateError
 from service import wire
@@ -98,13 +101,100 @@ def split(items: Sequence[T], sizes: Sequence[int], name: str) -> tuple[tuple[T,
     return tuple(groups)
 
 
+#: The integer field types that protobuf writes as plain varints, and the values each holds.
+_VARINT_RANGES = {
+    FieldDescriptor.TYPE_INT32: range(-(2**31), 2**31),
+    FieldDescriptor.TYPE_INT64: range(-(2**63), 2**63),
+    FieldDescriptor.TYPE_UINT32: range(2**32),
+    FieldDescriptor.TYPE_UINT64: range(2**64),
+}
+_WORD = 2**64  # a negative int32 or int64 is written as its two's complement on 64 bits
+_TRUE = b"\x01"
+
+
+@lru_cache(maxsize=1024)
+def _varint_of(value: int) -> bytes:
+    """The varint protobuf writes for ``value`` in an integer field (kept: the values of a
+    state's packed fields beyond 0-127, a signed field's -1 above all, repeat)."""
+    return wire.varint(value % _WORD)
+
+
 def field_part(message_type: Any, name: str) -> Callable[[Any], bytes]:
     """The encoder of a state part that is one field ``name`` of ``message_type``, as protobuf
-    writes it (nothing for a default value)."""
+    writes it (nothing for a default value).
 
-    def encode(value: Any) -> bytes:
+    An integer field (``int32``, ``int64``, ``uint32``, ``uint64``; single or packed) and a
+    single ``bool`` are written here: a message built only to be serialized costs several
+    times the bytes. A value out of the field's range or of another type, and any other field,
+    is left to protobuf, which refuses what it cannot write; only a ``bool`` among the items of
+    a packed field is taken here for the integer it is.
+    """
+    field = message_type.DESCRIPTOR.fields_by_name[name]
+
+    def by_protobuf(value: Any) -> bytes:
         data: bytes = message_type(**{name: value}).SerializeToString()
         return data
+
+    if field.has_presence or (field.is_repeated and not field.is_packed):
+        return by_protobuf
+    if field.type == FieldDescriptor.TYPE_BOOL and not field.is_repeated:
+        return _bool_part(wire.key(field.number, wire.VARINT), by_protobuf)
+    values = _VARINT_RANGES.get(field.type)
+    if values is None:
+        return by_protobuf
+    if field.is_repeated:
+        return _packed_part(wire.key(field.number, wire.LENGTH_DELIMITED), values, by_protobuf)
+    return _integer_part(wire.key(field.number, wire.VARINT), values, by_protobuf)
+
+
+def _packed_part(
+    field_key: bytes, values: range, by_protobuf: Callable[[Any], bytes]
+) -> Callable[[Sequence[int]], bytes]:
+    """The encoder of a packed integer field holding ``values``: items from 0 to 127 (cards,
+    seats, counts) are a byte each, which ``bytes`` writes at once."""
+    varint = wire.varint
+
+    def encode(items: Sequence[int]) -> bytes:
+        if not items:
+            return b""
+        try:
+            payload = bytes(items)
+            small = payload.isascii()
+        except (ValueError, TypeError):  # below 0 or above 255, or not integers
+            small = False
+        if not small:
+            if not all(type(item) is int and item in values for item in items):
+                return by_protobuf(items)
+            payload = b"".join(map(_varint_of, items))
+        return field_key + varint(len(payload)) + payload
+
+    return encode
+
+
+def _integer_part(
+    field_key: bytes, values: range, by_protobuf: Callable[[Any], bytes]
+) -> Callable[[int], bytes]:
+    """The encoder of a single integer field holding ``values``; 0 is not written."""
+    varint = wire.varint
+
+    def encode(value: int) -> bytes:
+        if type(value) is not int or value not in values:
+            return by_protobuf(value)
+        return field_key + varint(value % _WORD) if value else b""
+
+    return encode
+
+
+def _bool_part(field_key: bytes, by_protobuf: Callable[[Any], bytes]) -> Callable[[bool], bytes]:
+    """The encoder of a single ``bool`` field; false is not written."""
+    true = field_key + _TRUE
+
+    def encode(value: bool) -> bytes:
+        if value is True:
+            return true
+        if value is False:
+            return b""
+        return by_protobuf(value)
 
     return encode
 
