@@ -55,6 +55,12 @@ class Settings:
         return 4 if self.quick else 16
 
     @property
+    def rounds(self) -> int:
+        """Rounds per RPC point: each server measured once a round, in turn (see
+        ``bench.rpc.measure_rounds``)."""
+        return 2 if self.quick else 4
+
+    @property
     def call_seconds(self) -> float:
         """Time spent on each table of per-call timings (validate, codec …), per game."""
         return self.seconds

@@ -60,7 +60,7 @@ TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp
 RPC_HEADERS = (
     "in flight", "server", "calls/s", "p50 ms", "p99 ms", "server CPU µs/call", "load CPU µs/call",
-    "ordo/base", "by halves", "cpu ratio",
+    "x/base", "rounds", "cpu ratio",
 )  # fmt: skip
 
 
@@ -99,8 +99,9 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         "and message types, answering with the request's state unchanged). Load: recorded\n"
         "ApplyActionRequest bytes of random playouts, the same for both, from up to\n"
         f"{loaders} load processes with one connection per call in flight, closed loop, each\n"
-        "connection playing its own games step by step. Each point: baseline, Ordo, Ordo,\n"
-        f"baseline, each {settings.seconds / 2:g} s measured after {warmup:g} s of warm-up.\n"
+        f"connection playing its own games step by step. Each point: {settings.rounds} rounds,\n"
+        "each measuring every server in turn (in the opposite order in the next round) for\n"
+        f"{settings.seconds / settings.rounds:g} s after {warmup:g} s of warm-up.\n"
         f"All of it on this machine's {cores} cores: the load generator competes with the\n"
         "servers for them, so calls/s is a bound of this set-up, not of the server alone. CPU\n"
         "µs/call: server processes' CPU time (user + system) per completed call over the\n"
@@ -127,14 +128,13 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
             )
         )
         others = [
-            (
-                name,
-                stack.enter_context(
-                    running_server(name.replace(" ", "-"), [*args, *shape], workers, folder)
-                ),
+            stack.enter_context(
+                running_server(name.replace(" ", "-"), [*args, *shape], workers, folder)
             )
             for name, args in variants
         ]
+        servers = [baseline, ordo, *others]
+        names = ["baseline", "ordo", *(name for name, _ in variants)]
         for game in chosen:
             requests = record_requests(game, max(settings.recorded_games, *CONCURRENCIES))
             count = sum(map(len, requests))
@@ -145,32 +145,18 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
             )
             rows = []
             against_unpinned = []
-            half = settings.seconds / 2
             for concurrency in CONCURRENCIES:
-                # ABBA: each server gets two halves, so drift in the machine's load evens out.
-                base_first = pool.measure(baseline, requests, concurrency, warmup, half)
-                real_first = pool.measure(ordo, requests, concurrency, warmup, half)
-                real_second = pool.measure(ordo, requests, concurrency, warmup, half)
-                base_second = pool.measure(baseline, requests, concurrency, warmup, half)
-                measured = [
-                    (
-                        name,
-                        pool.measure(other, requests, concurrency, warmup, half).merge(
-                            pool.measure(other, requests, concurrency, warmup, half)
-                        ),
-                    )
-                    for name, other in others
-                ]
-                halves = (real_first.ratio(base_first), real_second.ratio(base_second))
-                base = base_first.merge(base_second)
-                real = real_first.merge(real_second)
-                rows.extend(result_rows(concurrency, base, real, measured, halves))
+                rounds = measure_rounds(
+                    pool, servers, requests, concurrency, warmup, settings.seconds, settings.rounds
+                )
+                rows.extend(result_rows(concurrency, rounds, names))
                 against_unpinned += [
-                    f"{real.ratio(point)} at {concurrency}"
-                    for name, point in measured
+                    f"{round_ratio(rounds[1], points)[0]:.2f} at {concurrency}"
+                    for name, points in zip(names, rounds, strict=True)
                     if name == UNPINNED_BASE
                 ]
-                for name, point in [("baseline", base), ("ordo", real), *measured]:
+                for name, points in zip(names, rounds, strict=True):
+                    point = merge(points)
                     if point.errors:
                         print(f"  {name} at {concurrency}: {point.errors} errors: {point.error}")
             print(render_table(RPC_HEADERS, rows, left=2))
@@ -183,10 +169,11 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         "server with --state-cache-size 0: every state decoded and validated. On a machine where\n"
         "the default pins its workers to CPUs, 'unpinned' and 'unpinned base' are Ordo and the\n"
         "baseline with --cpu-affinity none, their workers left to the kernel.\n"
-        "Target: ordo/base >= 0.80 with the default server. By halves: Ordo's ratio in each half\n"
-        "of the ABBA order, against the baseline's half next to it (how much it moves). A\n"
-        "Python load generator on the same cores narrows the gap (its own cost is the same for\n"
-        "both servers); the cpu ratio is the server-side view."
+        "Target: ordo/base >= 0.80 with the default server. x/base is the median over the\n"
+        "rounds of the server's calls/s against the baseline's in the same round; rounds: the\n"
+        "lowest and highest of those ratios (how much a point moves on this machine). A Python\n"
+        "load generator on the same cores narrows the gap (its own cost is the same for both\n"
+        "servers); the cpu ratio is the server-side view, over all rounds."
     )
 
 
@@ -212,6 +199,47 @@ def slot_requests(playouts: Sequence[Sequence[bytes]], concurrency: int) -> list
         ]
         for slot in range(concurrency)
     ]
+
+
+def measure_rounds(
+    pool: LoadPool,
+    servers: Sequence[Server],
+    playouts: Sequence[Sequence[bytes]],
+    concurrency: int,
+    warmup: float,
+    seconds: float,
+    rounds: int,
+) -> list[list[Point]]:
+    """Each server's point in each of ``rounds`` rounds (``seconds`` in all per server): a round
+    measures every server in turn, the next one in the opposite order, so that servers next to
+    each other in the list run close in time and a drift of the machine's load evens out."""
+    points: list[list[Point]] = [[] for _ in servers]
+    for number in range(rounds):
+        order = range(len(servers)) if number % 2 == 0 else range(len(servers) - 1, -1, -1)
+        for index in order:
+            points[index].append(
+                pool.measure(servers[index], playouts, concurrency, warmup, seconds / rounds)
+            )
+    return points
+
+
+def round_ratio(points: Sequence[Point], base: Sequence[Point]) -> tuple[float, float, float]:
+    """The median, lowest and highest ratio of a server's calls/s to the baseline's in the same
+    round (NaN where the baseline completed no call). The median of the rounds is not moved by
+    one round that a burst of the machine's other work slowed down."""
+    ratios = [
+        point.rate / other.rate if other.calls else float("nan")
+        for point, other in zip(points, base, strict=True)
+    ]
+    return statistics.median(ratios), min(ratios), max(ratios)
+
+
+def merge(points: Sequence[Point]) -> Point:
+    """The points of one server at one concurrency, as one."""
+    merged = points[0]
+    for point in points[1:]:
+        merged = merged.merge(point)
+    return merged
 
 
 # --------------------------------------------------------------------- servers
@@ -378,10 +406,6 @@ class Point:
     def rate(self) -> float:
         """Completed calls per second."""
         return self.calls / self.seconds
-
-    def ratio(self, base: Point) -> str:
-        """This point's rate over ``base``'s, as printed ("-" when ``base`` completed none)."""
-        return f"{self.rate / base.rate:.2f}" if base.calls else "-"
 
     def percentile(self, share: int) -> float:
         """A latency percentile, in milliseconds."""
@@ -577,37 +601,30 @@ class Driver:
 
 # --------------------------------------------------------------------- output
 def result_rows(
-    concurrency: int,
-    base: Point,
-    real: Point,
-    others: Sequence[tuple[str, Point]],
-    halves: Sequence[str],
+    concurrency: int, rounds: Sequence[Sequence[Point]], names: Sequence[str]
 ) -> list[tuple[str, ...]]:
-    """The lines (baseline, Ordo, then the other servers by name, each against the baseline) of
-    one concurrency; ``halves`` are Ordo's ratios in each half of the ABBA order, against the
-    baseline's beside it."""
+    """The lines of one concurrency: the baseline (``rounds[0]``, its point in each round), then
+    each other server by name, with its calls/s against the baseline's round by round."""
+    merged = [merge(points) for points in rounds]
+    base = merged[0]
     base_cpu = base.cpu_per_call(base.server_cpu)
-    real_cpu = real.cpu_per_call(real.server_cpu)
-
-    def line(point: Point, server_cpu: float) -> tuple[str, ...]:
-        return (
-            fmt_int(point.rate),
-            f"{point.percentile(50):.2f}",
-            f"{point.percentile(99):.2f}",
-            fmt_int(server_cpu),
-            fmt_int(point.load_cpu_per_call),
+    lines: list[tuple[str, ...]] = []
+    for index, (name, points, point) in enumerate(zip(names, rounds, merged, strict=True)):
+        server_cpu = point.cpu_per_call(point.server_cpu)
+        ratios: tuple[str, ...] = ("", "", "")
+        if index:
+            median, low, high = round_ratio(points, rounds[0])
+            ratios = (f"{median:.2f}", f"{low:.2f}-{high:.2f}", f"{base_cpu / server_cpu:.2f}")
+        lines.append(
+            (
+                str(concurrency) if not index else "",
+                name,
+                fmt_int(point.rate),
+                f"{point.percentile(50):.2f}",
+                f"{point.percentile(99):.2f}",
+                fmt_int(server_cpu),
+                fmt_int(point.load_cpu_per_call),
+                *ratios,
+            )
         )
-
-    def ratios(point: Point, by_halves: str) -> tuple[str, str, str]:
-        cpu = point.cpu_per_call(point.server_cpu)
-        cpu_ratio = f"{base_cpu / cpu:.2f}" if base.calls and point.calls else "-"
-        return point.ratio(base), by_halves, cpu_ratio
-
-    return [
-        (str(concurrency), "baseline", *line(base, base_cpu), "", "", ""),
-        ("", "ordo", *line(real, real_cpu), *ratios(real, " ".join(halves))),
-        *(
-            ("", name, *line(point, point.cpu_per_call(point.server_cpu)), *ratios(point, ""))
-            for name, point in others
-        ),
-    ]
+    return lines
