@@ -55,7 +55,7 @@ class Settings:
         return 4 if self.quick else 16
 
     @property
-    def rounds(self) -> int:
+    def rpc_rounds(self) -> int:
         """Rounds per RPC point: each server measured once a round, in turn (see
         ``bench.rpc.measure_rounds``)."""
         return 2 if self.quick else 4

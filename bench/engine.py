@@ -5,7 +5,8 @@
 2. What the server does to a state on every call: ``validate``, and the codec round trip of a
    mid-game state (parse + decode + validate in, encode + serialize out).
 3. The whole ``ApplyAction`` handler in-process, part by part, to show where our own time per call
-   goes (the server adds gRPC's own cost per call on top of it).
+   goes (the server adds gRPC's own cost per call on top of it); then the handler, and the
+   baseline server's, after their thread slept, as a server's does between one caller's calls.
 4. The heuristic bot against random bots: seat 0 heuristic, the other seats random, over seeded
    games, beside a control where every seat is random; in the game's own score unit.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -23,6 +25,7 @@ from typing import Any, NoReturn, cast
 
 import grpc
 
+from bench import baseline
 from bench.common import (
     ROUNDS,
     Game,
@@ -50,6 +53,7 @@ from service.servicer import GameEngineServicer, encode_status
 TARGETS: dict[str, int] = {"six_nimmt": 30_000}
 DEFAULT_TARGET = 20_000
 APPLY_PATH = "/ordo.v1.GameEngineService/ApplyAction"
+IDLE_GAPS = (0.0, 0.0002, 0.0005, 0.002)  # seconds a handler's thread sleeps before each call
 
 
 def run(settings: Settings, chosen: Sequence[Game]) -> None:
@@ -272,6 +276,52 @@ def handler_parts(
     )  # fmt: skip
     print(table(headers, rows))
     print(f"Observers alone, call_started + call_finished of an ApplyAction, µs per call: {hooks}")
+    after_idle_table(settings, chosen, samples, bare)
+
+
+def after_idle_table(
+    settings: Settings, chosen: Sequence[Game], samples: dict[str, list[Step]], handler: Handler
+) -> None:
+    """The handler's CPU time per call when its thread has slept before each call, as a server's
+    does between the calls of one caller, beside the baseline server's handler."""
+    gaps = ", ".join(f"{gap * 1e3:g} ms" for gap in IDLE_GAPS)
+    print(
+        "\nThe same handler when its thread sleeps before each call, the median µs of CPU per\n"
+        f"call ({gaps} of sleep). A server waiting for its next call leaves the core\n"
+        "to other work (other processes, other virtual machines), which takes over its caches.\n"
+        "'baseline' is the RPC benchmark's echo handler (parse the request, build and serialize\n"
+        "the response with the state unchanged) on the same requests."
+    )
+    calls = 100 if settings.quick else 400
+    rows = []
+    for game in chosen:
+        raw = [apply_request(game, step) for step in samples[game.id]]
+        for name, handle in ((game.id, handler), ("  baseline", _echo)):
+            for request in raw:  # each state one the handler returned, as in the table above
+                handle(request)
+            rows.append((name, *(fmt_us(after_idle(handle, raw, gap, calls)) for gap in IDLE_GAPS)))
+    print(table(("handler", *(f"slept {gap * 1e3:g} ms" for gap in IDLE_GAPS)), rows))
+
+
+def after_idle(handle: Handler, requests: Sequence[bytes], gap: float, calls: int) -> float:
+    """The median CPU time of ``handle`` on ``requests`` in turn, sleeping ``gap`` seconds before
+    each call, in µs (the median: a call that an interrupt or another thread delayed does not
+    count for more than one)."""
+    clock = time.thread_time
+    times = []
+    for index in range(calls):
+        if gap:
+            time.sleep(gap)
+        start = clock()
+        handle(requests[index % len(requests)])
+        times.append(clock() - start)
+    return statistics.median(times) * 1e6
+
+
+def _echo(raw: bytes) -> object:
+    """The baseline server's ``ApplyAction`` with its request parsing and response serializing."""
+    request = api.ApplyActionRequest.FromString(raw)
+    return baseline.apply_action(request, cast("grpc.ServicerContext", None)).SerializeToString()
 
 
 def observer_hooks(observers: Sequence[Any], game: str, seconds: float) -> str:

@@ -79,6 +79,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
     cores = available_cpus()
     loaders = max(2, cores)
     warmup = 0.25 if settings.quick else 0.5
+    round_count = settings.rpc_rounds
     shape = ["--host", HOST, "--workers", str(workers), "--threads", str(threads)]
     # Both servers in the default shape; then Ordo with its state cache off, and both servers
     # with their workers left to the kernel where the default pins them: a line each.
@@ -99,9 +100,9 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         "and message types, answering with the request's state unchanged). Load: recorded\n"
         "ApplyActionRequest bytes of random playouts, the same for both, from up to\n"
         f"{loaders} load processes with one connection per call in flight, closed loop, each\n"
-        f"connection playing its own games step by step. Each point: {settings.rounds} rounds,\n"
+        f"connection playing its own games step by step. Each point: {round_count} rounds,\n"
         "each measuring every server in turn (in the opposite order in the next round) for\n"
-        f"{settings.seconds / settings.rounds:g} s after {warmup:g} s of warm-up.\n"
+        f"{settings.seconds / round_count:g} s after {warmup:g} s of warm-up.\n"
         f"All of it on this machine's {cores} cores: the load generator competes with the\n"
         "servers for them, so calls/s is a bound of this set-up, not of the server alone. CPU\n"
         "µs/call: server processes' CPU time (user + system) per completed call over the\n"
@@ -147,7 +148,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
             against_unpinned = []
             for concurrency in CONCURRENCIES:
                 rounds = measure_rounds(
-                    pool, servers, requests, concurrency, warmup, settings.seconds, settings.rounds
+                    pool, servers, requests, concurrency, warmup, settings.seconds, round_count
                 )
                 rows.extend(result_rows(concurrency, rounds, names))
                 against_unpinned += [
