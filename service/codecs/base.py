@@ -150,11 +150,13 @@ def field_part(message_type: Any, name: str) -> Callable[[Any], bytes]:
 def _packed_part(
     field_key: bytes, values: range, by_protobuf: Callable[[Any], bytes]
 ) -> Callable[[Sequence[int]], bytes]:
-    """The encoder of a packed integer field holding ``values``: items from 0 to 127 (cards,
-    seats, counts) are a byte each, which ``bytes`` writes at once."""
+    """The encoder of a packed integer field holding ``values``, given as a tuple or a list:
+    items from 0 to 127 (cards, seats, counts) are a byte each, which ``bytes`` writes at once."""
     varint = wire.varint
 
     def encode(items: Sequence[int]) -> bytes:
+        if type(items) is not tuple and type(items) is not list:
+            return by_protobuf(items)  # bytes(5) would be five zeros
         if not items:
             return b""
         try:

@@ -100,7 +100,7 @@ def test_a_value_of_another_type_is_refused_as_protobuf_refuses_it() -> None:
     for value in (1.5, "3", None, [1], True):
         expected = protobuf_or_error(Probe, "single_uint32_9", value)
         assert encoded_or_error("single_uint32_9", Probe, value) == expected
-    for items in ((1.5,), ("3",), (None,), ((1,),), (1, 2**32)):
+    for items in ((1.5,), ("3",), (None,), ((1,),), (1, 2**32), 5, "abc", b"\x01", range(3)):
         expected = protobuf_or_error(Probe, "repeated_int32_3", items)
         assert encoded_or_error("repeated_int32_3", Probe, items) == expected
 
