@@ -7,13 +7,17 @@ Cards travel as ids in states and actions; views and events describe them in ful
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.sequence_numbers import rules as game
 from engines.sequence_numbers import tables
 from ordo.v1 import sequence_numbers_pb2 as pb
-from service.codecs.base import EnumMap, StateParts, flatten, split
+from service.codecs.base import EnumMap, StateParts, field_part, flatten, groups_part, split
+
+OPTION_SETS_KEPT = 64  # serialized option sets (a handful of team counts)
+SEQUENCE_LISTS_KEPT = 1024  # serialized lists of completed sequences: a game has a few at once
 
 KIND = EnumMap(
     game.CardKind.EQUATION,
@@ -63,11 +67,37 @@ def _pile(cards: tuple[int, ...]) -> pb.SequenceNumbersDiscardPile:
     return pb.SequenceNumbersDiscardPile(cards=cards, top=CARDS[cards[-1]])
 
 
+@lru_cache(maxsize=OPTION_SETS_KEPT)
+def _serialized_options(options: game.Options) -> bytes:
+    """The options field of a serialized state, made once per option set."""
+    return pb.SequenceNumbersState(options=_encode_options(options)).SerializeToString()
+
+
+@lru_cache(maxsize=SEQUENCE_LISTS_KEPT)
+def _serialized_sequences(sequences: tuple[game.Sequence, ...]) -> bytes:
+    """The sequences field of a serialized state: it changes only when a sequence is completed."""
+    return pb.SequenceNumbersState(sequences=_sequences(sequences)).SerializeToString()
+
+
 class SequenceNumbersCodec:
     """Translates Sequence Numbers messages."""
 
     game_id = game.GAME_ID
-    state_parts: StateParts | None = None  # a state is serialized whole
+    # In field number order: options 1, chips 2, sequences 3, deck 6 … rng_state 9, then hands
+    # 10-11 and discards 12-13.
+    state_parts: StateParts | None = StateParts(
+        (
+            ("options", _serialized_options),
+            ("chips", field_part(pb.SequenceNumbersState, "chips")),
+            ("sequences", _serialized_sequences),
+            *(
+                (name, field_part(pb.SequenceNumbersState, name))
+                for name in ("deck", "turn", "exchanged", "rng_state")
+            ),
+            ("hands", groups_part(pb.SequenceNumbersState, "hand_cards", "hand_sizes")),
+            ("discards", groups_part(pb.SequenceNumbersState, "discard_cards", "discard_sizes")),
+        )
+    )
 
     def decode_state(
         self, msg: pb.SequenceNumbersState, rules_version: int, revision: int

@@ -22,6 +22,7 @@ from engines.sequence_numbers.rules import (
 from ordo.v1 import sequence_numbers_pb2 as pb
 from service.codecs import CODECS
 from service.codecs.sequence_numbers import CODEC
+from tests.service.state_parts import assert_parts_cover_the_state, assert_serialized_in_parts
 
 SEEDS = (1, 2, 3)
 
@@ -58,6 +59,16 @@ class TestStates:
         """state → proto → bytes → proto → state gives an equal state."""
         for state, _ in playout(seats, seed):
             assert round_trip(state) == state
+
+    @pytest.mark.parametrize("seats", [2, 3, 4, 6])
+    def test_serialized_in_parts(self, seats: int) -> None:
+        """The parts of each state of a game, encoded afresh or reused from the state before
+        it, join into protobuf's serialization of the state."""
+        assert_serialized_in_parts(CODEC, (state for state, _ in playout(seats, SEEDS[0])))
+
+    def test_the_parts_are_the_whole_state(self) -> None:
+        """Every field of the engine state is a part, but the envelope's version and revision."""
+        assert_parts_cover_the_state(CODEC, State)
 
     def test_a_state_without_options_is_refused(self) -> None:
         """The options are required in a state."""
