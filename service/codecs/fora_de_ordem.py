@@ -138,7 +138,9 @@ class ForaDeOrdemCodec:
     """Translates Fora de Ordem messages."""
 
     game_id = rules.GAME_ID
-    state_parts: StateParts | None = None  # a state is serialized whole
+    # A state is serialized whole: its questions go to field 2 or, named by bank id, to the
+    # last field 18, depending on its options' language, which one part cannot see.
+    state_parts: StateParts | None = None
 
     def decode_state(
         self, msg: pb.ForaDeOrdemState, rules_version: int, revision: int
