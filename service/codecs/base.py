@@ -23,8 +23,9 @@ flatten = chain.from_iterable
 
 
 #: One part of a serialized state: an engine state's field and the encoding of the message
-#: fields it becomes (``encode_state`` of a state holding only that value, serialized).
-StatePart = tuple[str, Callable[[Any], bytes]]
+#: fields it becomes (``encode_state`` of a state holding only that value, serialized). A part
+#: that several fields decide names them all, and its encoder takes their values in that order.
+StatePart = tuple[str | tuple[str, ...], Callable[..., bytes]]
 
 
 class Codec(Protocol):
@@ -246,20 +247,29 @@ def groups_part(message_type: Any, items: str, sizes: str) -> Callable[[Any], by
 
 
 class StateParts:
-    """A state message in parts, one per engine state field, in field number order: the
-    concatenation of the parts' encodings is the serialized message.
+    """A state message in parts, in field number order: the concatenation of the parts'
+    encodings is the serialized message. A part is most often one engine state field; one that
+    depends on several (where a field goes may depend on another) names them all.
 
     An action changes a few fields of a state; the engine's new state holds the very objects of
-    the old one in the others. ``serialize`` takes the encoding of such a part from the old
-    state's instead of encoding it again.
+    the old one in the others. ``serialize`` takes the encoding of a part whose fields all hold
+    the same objects from the old state's instead of encoding it again.
     """
 
     def __init__(self, parts: Sequence[StatePart]) -> None:
         if len(parts) < 2:
             raise ValueError("a state in parts has two parts or more")
-        self.fields = tuple(field for field, _ in parts)
+        groups = [(field,) if isinstance(field, str) else tuple(field) for field, _ in parts]
+        #: Every engine field that a part reads, each once, in order.
+        self.fields = tuple(dict.fromkeys(name for group in groups for name in group))
         self.encoders = tuple(encode for _, encode in parts)
-        self._values = attrgetter(*self.fields)
+        self._single = all(len(group) == 1 for group in groups)
+        names = [name for group in groups for name in group]
+        self._values = attrgetter(*names)
+        ends = [len(group) for group in groups]
+        for index in range(1, len(ends)):
+            ends[index] += ends[index - 1]
+        self._spans = tuple(zip([0, *ends[:-1]], ends, strict=True))
 
     def serialize(
         self, state: Any, previous: Any = None, previous_encoded: Sequence[bytes] = ()
@@ -267,6 +277,8 @@ class StateParts:
         """The encoding of each part of ``state``, those ``previous`` shares taken from
         ``previous_encoded`` (the encoding of ``previous``'s parts)."""
         values = self._values(state)
+        if not self._single:
+            return self._serialize_groups(values, previous, previous_encoded)
         if previous is None:
             return tuple(
                 [encode(value) for encode, value in zip(self.encoders, values, strict=True)]
@@ -276,6 +288,28 @@ class StateParts:
                 kept if value is old else encode(value)
                 for encode, value, old, kept in zip(
                     self.encoders, values, self._values(previous), previous_encoded, strict=True
+                )
+            ]
+        )
+
+    def _serialize_groups(
+        self, values: Sequence[Any], previous: Any, previous_encoded: Sequence[bytes]
+    ) -> tuple[bytes, ...]:
+        """``serialize`` where some part reads several fields."""
+        spans, encoders = self._spans, self.encoders
+        if previous is None:
+            return tuple(
+                [
+                    encode(*values[start:end])
+                    for (start, end), encode in zip(spans, encoders, strict=True)
+                ]
+            )
+        same = [value is old for value, old in zip(values, self._values(previous), strict=True)]
+        return tuple(
+            [
+                kept if all(same[start:end]) else encode(*values[start:end])
+                for (start, end), encode, kept in zip(
+                    spans, encoders, previous_encoded, strict=True
                 )
             ]
         )

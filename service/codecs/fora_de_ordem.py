@@ -7,12 +7,15 @@ id (the bank of the options' language holds their texts and ranks); otherwise th
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.fora_de_ordem import data, rules
 from ordo.v1 import fora_de_ordem_pb2 as pb
-from service.codecs.base import EnumMap, StateParts, flatten, split
+from service.codecs.base import EnumMap, StateParts, field_part, flatten, groups_part, split
+
+OPTION_SETS_KEPT = 256  # serialized option sets (custom questions make each game's its own)
 
 LANGUAGE = EnumMap(
     data.Language.PT_BR,
@@ -134,13 +137,53 @@ def _piles(groups: tuple[tuple[int, ...], ...]) -> list[pb.ForaDeOrdemCards]:
     return [pb.ForaDeOrdemCards(cards=_faces(cards)) for cards in groups]
 
 
+@lru_cache(maxsize=OPTION_SETS_KEPT)
+def _serialized_options(options: rules.Options) -> bytes:
+    """The options field of a serialized state, made once per option set."""
+    return pb.ForaDeOrdemState(options=_encode_options(options)).SerializeToString()
+
+
+def _full_questions(questions: tuple[data.Question, ...], options: rules.Options) -> bytes:
+    """The questions field of a serialized state: empty when the bank names them all."""
+    if _bank_ids(questions, BANK_BY_ID[options.language]):
+        return b""
+    return pb.ForaDeOrdemState(
+        questions=[_encode_question(question) for question in questions]
+    ).SerializeToString()
+
+
+def _bank_question_ids(questions: tuple[data.Question, ...], options: rules.Options) -> bytes:
+    """The bank_question_ids field of a serialized state: empty unless the bank names them all."""
+    bank_ids = _bank_ids(questions, BANK_BY_ID[options.language])
+    return pb.ForaDeOrdemState(bank_question_ids=bank_ids).SerializeToString()
+
+
 class ForaDeOrdemCodec:
     """Translates Fora de Ordem messages."""
 
     game_id = rules.GAME_ID
-    # A state is serialized whole: its questions go to field 2 or, named by bank id, to the
-    # last field 18, depending on its options' language, which one part cannot see.
-    state_parts: StateParts | None = None
+    # In field number order: options 1, questions 2, rounds_played 3, discarded 8, rng_state 9,
+    # hands 10-11 … score piles 16-17, bank_question_ids 18. The questions go to field 2, or by
+    # their ids to field 18 when the bank of the options' language holds them all: both parts
+    # read the questions and the options.
+    state_parts: StateParts | None = StateParts(
+        (
+            ("options", _serialized_options),
+            (("questions", "options"), _full_questions),
+            *(
+                (name, field_part(pb.ForaDeOrdemState, name))
+                for name in ("rounds_played", "discarded", "rng_state")
+            ),
+            ("hands", groups_part(pb.ForaDeOrdemState, "hand_cards", "hand_sizes")),
+            ("decks", groups_part(pb.ForaDeOrdemState, "deck_cards", "deck_sizes")),
+            ("sides", groups_part(pb.ForaDeOrdemState, "side_cards", "side_sizes")),
+            (
+                "score_piles",
+                groups_part(pb.ForaDeOrdemState, "score_pile_cards", "score_pile_sizes"),
+            ),
+            (("questions", "options"), _bank_question_ids),
+        )
+    )
 
     def decode_state(
         self, msg: pb.ForaDeOrdemState, rules_version: int, revision: int

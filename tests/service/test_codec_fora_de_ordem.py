@@ -11,14 +11,17 @@ from engines.fora_de_ordem import ENGINE, Options, data, rules
 from engines.prng import Rng
 from ordo.v1 import fora_de_ordem_pb2 as pb
 from service.codecs.fora_de_ordem import CODEC
+from tests.service.state_parts import assert_parts_cover_the_state, assert_serialized_in_parts
 
 SEED = 4242
 RANKS = (1, 2, 3, 4, 5)  # a valid ranking of a question's five items
 
 
-def _playout(seats: int) -> list[tuple[rules.State, tuple[rules.Play, ...]]]:
+def _playout(
+    seats: int, options: Options | None = None
+) -> list[tuple[rules.State, tuple[rules.Play, ...]]]:
     """Every state of a random game with the legal actions of the seat to act."""
-    state = ENGINE.new_game(seats, SEED, Options())
+    state = ENGINE.new_game(seats, SEED, options or Options())
     rng = Rng(seats)
     steps = []
     while to_act := ENGINE.seats_to_act(state):
@@ -64,6 +67,53 @@ class TestStates:
             CODEC.decode_state(msg, rules.RULES_VERSION, 0)
 
 
+CUSTOM = tuple(
+    data.Question(f"c{n}", f"category {n}", ("a", "b", "c", "d", "e"), (1, 2, 3, 4, 5))
+    for n in range(rules.DEFAULT_ROUNDS)
+)
+
+
+class TestStateParts:
+    """States are serialized in parts, as protobuf serializes them whole."""
+
+    @pytest.mark.parametrize(
+        "options",
+        [
+            Options(language=data.Language.PT_BR),
+            Options(language=data.Language.EN),
+            Options(custom_questions=CUSTOM),
+        ],
+        ids=["bank pt-BR", "bank en", "custom questions"],
+    )
+    @pytest.mark.parametrize("seats", [2, 6])
+    def test_serialized_in_parts(self, seats: int, options: Options) -> None:
+        """The parts of each state of a game, encoded afresh or reused from the state before
+        it, join into protobuf's serialization of the state: the questions by bank id at the
+        end, or in full after the options."""
+        assert_serialized_in_parts(CODEC, (state for state, _ in _playout(seats, options)))
+
+    def test_a_bank_question_with_other_ranks_is_serialized_in_full(self) -> None:
+        """Questions the bank does not hold exactly go in full, in parts as whole."""
+        state = ENGINE.new_game(2, SEED, Options())
+        first = dataclasses.replace(state.questions[0], ranks=(5, 4, 3, 2, 1))
+        assert_serialized_in_parts(
+            CODEC, [state, dataclasses.replace(state, questions=(first, *state.questions[1:]))]
+        )
+
+    def test_the_questions_follow_the_language_of_the_options(self) -> None:
+        """The same questions under another language's options are no longer the bank's: the
+        parts that read both are encoded again."""
+        state = ENGINE.new_game(2, SEED, Options(language=data.Language.EN))
+        other = dataclasses.replace(
+            state, options=dataclasses.replace(state.options, language=data.Language.PT_BR)
+        )
+        assert_serialized_in_parts(CODEC, [state, other])
+
+    def test_the_parts_are_the_whole_state(self) -> None:
+        """Every field of the engine state is a part, but the envelope's version and revision."""
+        assert_parts_cover_the_state(CODEC, rules.State)
+
+
 class TestQuestions:
     """A state names bank questions by id and carries any other question in full."""
 
@@ -76,11 +126,7 @@ class TestQuestions:
 
     def test_custom_questions_travel_in_full(self) -> None:
         """A custom question keeps its texts and ranks in the state and decodes back."""
-        custom = tuple(
-            data.Question(f"c{n}", f"category {n}", ("a", "b", "c", "d", "e"), (1, 2, 3, 4, 5))
-            for n in range(rules.DEFAULT_ROUNDS)
-        )
-        state = ENGINE.new_game(2, SEED, Options(custom_questions=custom))
+        state = ENGINE.new_game(2, SEED, Options(custom_questions=CUSTOM))
         msg = _wire(CODEC.encode_state(state))
         assert not msg.bank_question_ids
         assert all(question.category and question.items for question in msg.questions)
