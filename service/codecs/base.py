@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from enum import Enum
 from functools import lru_cache
-from itertools import chain
+from itertools import accumulate, chain
 from operator import attrgetter
 from typing import Any, Protocol, TypeVar
 
@@ -266,10 +266,8 @@ class StateParts:
         self._single = all(len(group) == 1 for group in groups)
         names = [name for group in groups for name in group]
         self._values = attrgetter(*names)
-        ends = [len(group) for group in groups]
-        for index in range(1, len(ends)):
-            ends[index] += ends[index - 1]
-        self._spans = tuple(zip([0, *ends[:-1]], ends, strict=True))
+        ends = list(accumulate(map(len, groups)))
+        self._spans = tuple(zip([0, *ends[:-1]], ends, strict=True))  # each part's values
 
     def serialize(
         self, state: Any, previous: Any = None, previous_encoded: Sequence[bytes] = ()
