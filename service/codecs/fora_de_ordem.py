@@ -15,7 +15,7 @@ from engines.fora_de_ordem import data, rules
 from ordo.v1 import fora_de_ordem_pb2 as pb
 from service.codecs.base import EnumMap, StateParts, field_part, flatten, groups_part, split
 
-OPTION_SETS_KEPT = 256  # serialized option sets (custom questions make each game's its own)
+OPTION_SETS_KEPT = 64  # serialized option sets of states: a language, a round count, a seat
 
 LANGUAGE = EnumMap(
     data.Language.PT_BR,
