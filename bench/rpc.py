@@ -37,6 +37,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import reduce
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -157,9 +158,9 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
                     if name == UNPINNED_BASE
                 ]
                 for name, points in zip(names, rounds, strict=True):
-                    point = merge(points)
-                    if point.errors:
-                        print(f"  {name} at {concurrency}: {point.errors} errors: {point.error}")
+                    if errors := sum(point.errors for point in points):
+                        error = next(point.error for point in points if point.error)
+                        print(f"  {name} at {concurrency}: {errors} errors: {error}")
             print(render_table(RPC_HEADERS, rows, left=2))
             if against_unpinned:
                 print(f"  ordo / {UNPINNED_BASE}: {', '.join(against_unpinned)} in flight")
@@ -237,10 +238,7 @@ def round_ratio(points: Sequence[Point], base: Sequence[Point]) -> tuple[float, 
 
 def merge(points: Sequence[Point]) -> Point:
     """The points of one server at one concurrency, as one."""
-    merged = points[0]
-    for point in points[1:]:
-        merged = merged.merge(point)
-    return merged
+    return reduce(Point.merge, points)
 
 
 # --------------------------------------------------------------------- servers
