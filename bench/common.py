@@ -57,8 +57,12 @@ class Settings:
     @property
     def rpc_rounds(self) -> int:
         """Rounds per RPC point: each server measured once a round, in turn (see
-        ``bench.rpc.measure_rounds``)."""
-        return 2 if self.quick else 4
+        ``bench.rpc.measure_rounds``), for about a second a round, at least 4 (2 with
+        ``--quick``). A longer point gives more rounds, not longer ones: the median ratio
+        settles as rounds are added, while a longer round only averages more of the
+        machine's bursts of other work into it."""
+        least = 2 if self.quick else 4
+        return max(least, round(self.seconds))
 
     @property
     def call_seconds(self) -> float:

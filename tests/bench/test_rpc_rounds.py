@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import pytest
+
+from bench.common import Settings
 from bench.rpc import Point, measure_rounds, result_rows, round_ratio
 
 
@@ -68,3 +71,14 @@ def test_rows_give_each_server_against_the_baseline_round_by_round() -> None:
     assert rows[1][-3:-1] == ("0.85", "0.80-0.90")
     assert rows[2][-3:-1] == ("0.75", "0.50-1.00")
     assert rows[1][2] == "625"  # calls/s over all rounds: 1,250 calls in 2 s
+
+
+@pytest.mark.parametrize(
+    ("quick", "seconds", "rounds"),
+    [(True, 1.0, 2), (False, 4.0, 4), (False, 2.0, 4), (False, 8.0, 8), (False, 12.4, 12)],
+)
+def test_a_round_lasts_about_a_second_and_there_are_at_least_a_few(
+    quick: bool, seconds: float, rounds: int
+) -> None:
+    settings = Settings(quick=quick, games=(), seconds=seconds)
+    assert settings.rpc_rounds == rounds
