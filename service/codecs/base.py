@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from enum import Enum
 from functools import lru_cache
-from itertools import accumulate, chain
-from operator import attrgetter
+from itertools import accumulate, chain, compress
+from operator import attrgetter, is_not
 from typing import Any, Protocol, TypeVar
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -264,6 +264,7 @@ class StateParts:
         self.fields = tuple(dict.fromkeys(name for group in groups for name in group))
         self.encoders = tuple(encode for _, encode in parts)
         self._single = all(len(group) == 1 for group in groups)
+        self._indexes = range(len(parts))
         names = [name for group in groups for name in group]
         self._values = attrgetter(*names)
         ends = list(accumulate(map(len, groups)))
@@ -281,14 +282,12 @@ class StateParts:
             return tuple(
                 [encode(value) for encode, value in zip(self.encoders, values, strict=True)]
             )
-        return tuple(
-            [
-                kept if value is old else encode(value)
-                for encode, value, old, kept in zip(
-                    self.encoders, values, self._values(previous), previous_encoded, strict=True
-                )
-            ]
-        )
+        # An action changes a few fields: the comparison runs in C, the loop over those only.
+        parts = list(previous_encoded)
+        encoders = self.encoders
+        for index in compress(self._indexes, map(is_not, values, self._values(previous))):
+            parts[index] = encoders[index](values[index])
+        return tuple(parts)
 
     def _serialize_groups(
         self, values: Sequence[Any], previous: Any, previous_encoded: Sequence[bytes]
