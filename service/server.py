@@ -38,7 +38,7 @@ from service.errors import (
     status_of,
     with_trailing_metadata,
 )
-from service.observe import CallRecord, Observer
+from service.observe import CallRecord, Observer, Recorder
 from service.pool import After, CallThreadPool
 from service.servicer import RAW_REQUESTS, GameEngineServicer
 
@@ -75,11 +75,28 @@ def _observer_failed(observer: Observer, call: CallRecord, error: Exception, log
     )
 
 
+def recorder(observers: Sequence[Observer], delay_seconds: float = 0.0) -> Recorder:
+    """The recorder of a server's finished calls, which logs the failures of ``observers``."""
+    log = structlog.get_logger("ordo.server")
+
+    def failed(observer: Observer, calls: Sequence[CallRecord], error: Exception) -> None:
+        logs.log_error(
+            log,
+            "observer failed",
+            error,
+            observer=type(observer).__qualname__,
+            calls=len(calls),
+            request_id=calls[0].request_id if calls else None,
+        )
+
+    return Recorder(observers, delay_seconds, failed)
+
+
 def _handler(
     name: str,
     request_type: Any,
     method: Callable[[Any, CallRecord], Any],
-    observers: Sequence[Observer],
+    recorder: Recorder,
     log: Any,
     after: After | None = None,
 ) -> Callable[[bytes, grpc.ServicerContext], Any]:
@@ -89,18 +106,13 @@ def _handler(
     reason like any other bad argument, not a transport error; a method named in
     ``RAW_REQUESTS`` gets the bytes and parses them itself. The request id goes back in the
     trailing metadata, which leaves with the status: sending it at the start would cost a
-    message of its own. The observers hear of the finished call through ``after`` (see
+    message of its own. The finished call goes to the ``recorder`` through ``after`` (see
     ``CallThreadPool``), once the response has left, or at once without it.
     """
 
     raw_request = name in RAW_REQUESTS
-
-    def finished(call: CallRecord) -> None:
-        for observer in observers:
-            try:
-                observer.call_finished(call)
-            except Exception as error:
-                _observer_failed(observer, call, error, log)
+    observers = recorder.observers
+    record = recorder.record
 
     def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
         call = CallRecord(method=name, request_bytes=len(raw), request_id=request_id_of(context))
@@ -141,8 +153,9 @@ def _handler(
             status = internal_status()
             call.code, call.reason = "INTERNAL", INTERNAL_REASON
         call.seconds = time.perf_counter() - call.started
-        if after is None or not after(finished, call):
-            finished(call)
+        call.ended_ns = time.time_ns()
+        if after is None or not after(record, call):
+            record(call)
         if status is not None:
             context.abort_with_status(with_trailing_metadata(status, request_id))
         context.set_trailing_metadata(request_id)
@@ -163,10 +176,11 @@ def serializer(response_type: Any) -> Callable[[Any], bytes]:
 
 
 def method_handlers(
-    servicer: GameEngineServicer, observers: Sequence[Observer] = (), after: After | None = None
+    servicer: GameEngineServicer, recorder: Recorder, after: After | None = None
 ) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
     """The handler of every method of the service, by method name, built from its descriptor;
-    ``after`` (a ``CallThreadPool``'s) runs the observers once the response has left."""
+    ``after`` (a ``CallThreadPool``'s) hands the finished call to ``recorder`` once the
+    response has left."""
     log = structlog.get_logger("ordo.server")  # per server: it keeps the set-up of its first use
     handlers = {}
     for method in SERVICE.methods:
@@ -174,7 +188,7 @@ def method_handlers(
         response_type = message_factory.GetMessageClass(method.output_type)
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
             _handler(
-                method.name, request_type, getattr(servicer, method.name), observers, log, after
+                method.name, request_type, getattr(servicer, method.name), recorder, log, after
             ),
             request_deserializer=None,
             response_serializer=serializer(response_type),
@@ -183,17 +197,22 @@ def method_handlers(
 
 
 def rpc_handler(
-    servicer: GameEngineServicer, observers: Sequence[Observer] = ()
+    servicer: GameEngineServicer, observers: Sequence[Observer] | Recorder = ()
 ) -> grpc.GenericRpcHandler[Any, Any]:
-    """The generic handler of every method of the service."""
-    return grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer, observers))
+    """The generic handler of every method of the service; the finished calls go to
+    ``observers``, each at once, or through the given ``Recorder``."""
+    calls = observers if isinstance(observers, Recorder) else recorder(observers)
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer, calls))
 
 
 def create_server(
-    settings: Settings, observers: Sequence[Observer] = (), pool: CallThreadPool | None = None
+    settings: Settings,
+    observers: Sequence[Observer] | Recorder = (),
+    pool: CallThreadPool | None = None,
 ) -> tuple[grpc.Server, int, health.HealthServicer]:
     """Build and bind (not start) a worker's server on ``pool`` (a new one of
-    ``settings.threads`` threads by default); returns it, its port and its health."""
+    ``settings.threads`` threads by default); returns it, its port and its health. The finished
+    calls go to ``observers``, each at once, or through the given ``Recorder``."""
     options = [
         ("grpc.so_reuseport", 1),
         ("grpc.max_receive_message_length", settings.max_request_bytes),
@@ -206,7 +225,8 @@ def create_server(
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
     servicer = GameEngineServicer(settings.state_cache_size)
-    handlers = method_handlers(servicer, observers, pool.after)
+    calls = observers if isinstance(observers, Recorder) else recorder(observers)
+    handlers = method_handlers(servicer, calls, pool.after)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
@@ -228,10 +248,7 @@ def worker_observers(settings: Settings) -> list[Observer]:
     """The observers of a worker process: the access log and the metrics."""
     from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
 
-    return [
-        logs.AccessLog(settings.access_log_flush_ms / MILLISECONDS_PER_SECOND),
-        metrics.Metrics(method.name for method in SERVICE.methods),
-    ]
+    return [logs.AccessLog(), metrics.Metrics(method.name for method in SERVICE.methods)]
 
 
 def worker_cpu(settings: Settings, index: int, allowed: Collection[int]) -> int | None:
@@ -280,9 +297,9 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     """Serve until SIGTERM or SIGINT, then drain within the grace period and return."""
     logs.configure(settings.log_level, settings.log_format)
     cpu = _pin_worker(settings, index)
-    observers = worker_observers(settings)
+    calls = recorder(worker_observers(settings), settings.record_delay_ms / MILLISECONDS_PER_SECOND)
     pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
-    server, port, health_servicer = create_server(settings, observers, pool)
+    server, port, health_servicer = create_server(settings, calls, pool)
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,
     # which would otherwise stall a call for tens of milliseconds now and then.
@@ -308,9 +325,7 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     )
     server.wait_for_termination()
     pool.shutdown(wait=True)  # the work left by the last calls is done
-    for observer in observers:
-        if isinstance(observer, logs.AccessLog):
-            observer.close()
+    calls.close()  # the last calls recorded
     log.info("stopped", worker=index)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
 
 import grpc
@@ -17,7 +17,7 @@ from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
 from service.observe import CallRecord
 from service.pool import CallThreadPool
-from service.server import create_server, method_handlers
+from service.server import create_server, method_handlers, recorder
 from service.servicer import GameEngineServicer
 
 WAIT_SECONDS = 10.0
@@ -207,7 +207,7 @@ class Blocking:
     def call_started(self, call: CallRecord) -> None:
         """Nothing at the start."""
 
-    def call_finished(self, call: CallRecord) -> None:
+    def calls_finished(self, calls: Sequence[CallRecord]) -> None:
         self.release.wait(WAIT_SECONDS)
         self.finished.set()
 
@@ -237,7 +237,7 @@ class TestServer:
         """Handlers built without ``after`` (called in-process) tell the observers at once."""
         blocking = Blocking()
         blocking.release.set()
-        handlers = method_handlers(GameEngineServicer(), [blocking])
+        handlers = method_handlers(GameEngineServicer(), recorder([blocking]))
         behavior = handlers["ListGames"].unary_unary
 
         class Context:
