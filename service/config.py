@@ -61,8 +61,8 @@ HELP = {
     "grace_seconds": "seconds SIGTERM waits for in-flight calls before exiting",
     "log_level": f"one of {', '.join(LOG_LEVELS)}",
     "log_format": f"one of {', '.join(LOG_FORMATS)} (auto: console on a terminal, else json)",
-    "record_delay_ms": "finished calls are recorded together (access lines, metrics) at most "
-    "this many milliseconds after the call, or once 32 have finished (0: each call at once)",
+    "record_delay_ms": "a busy worker records finished calls together (access lines, metrics) "
+    "at most this many milliseconds after the call, or once 32 have finished (0: each at once)",
     "max_request_bytes": "largest request accepted, in bytes",
     "max_concurrent_rpcs": "calls at once per worker before RESOURCE_EXHAUSTED (0: no limit)",
     "state_cache_size": "states a worker remembers having returned, so that a state sent back "

@@ -42,10 +42,10 @@ class Observer(Protocol):
     """Something that wants to know about every call.
 
     The server calls ``call_started`` before the servicer, and ``calls_finished`` with calls
-    that have finished, in the order they finished, once their responses have left (see
-    ``Recorder``): the caller does not wait for either, but a thread of the server does, so both
-    must be quick. An exception they raise is logged and otherwise ignored: a broken observer
-    never fails a call.
+    that have finished, in the order they were recorded, once their responses have left (see
+    ``Recorder``): the caller does not wait for that one, but a thread of the server does, so
+    both must be quick. An exception they raise is logged and otherwise ignored: a broken
+    observer never fails a call.
     """
 
     def call_started(self, call: CallRecord) -> None:
@@ -61,26 +61,35 @@ ObserverFailed = Callable[[Observer, Sequence[CallRecord], Exception], None]
 
 
 class Recorder:
-    """Hands finished calls to the observers, gathered: once ``BATCH_CALLS`` have gathered, at
-    once for a call that failed on the server's side (INTERNAL), and otherwise at most
-    ``delay_seconds`` after the first of them (a thread of its own hands over what waits). With
-    no delay, each call is handed over on its own at once.
+    """Hands finished calls to the observers, gathered while the server is busy: once
+    ``BATCH_CALLS`` have gathered, at once for a call that failed on the server's side
+    (INTERNAL), and otherwise at most ``delay_seconds`` after the first of them (a thread of its
+    own hands over what waits). A call that finds the server with nothing else to do (``busy``
+    says so) is handed over at once, with those that wait; with no delay, each call is handed
+    over on its own at once.
 
     The observers' work per call is the same either way, but done for many calls in a row it
     finds the code and the data it needs in the core's caches, and takes each lock once: in a
-    busy server a call left to the observers on its own cost about as much again. The price is
-    that the access lines and the counts of a call appear up to ``delay_seconds`` after it
-    (``close`` hands over what is left). Batches reach the observers one at a time, in order.
+    busy server a call left to the observers on its own cost about as much again. In a server
+    with time to spare between calls, the work of one call fits in the gap before the next,
+    where a batch would hold the next call up. The price is that the access lines and the counts
+    of a call appear up to ``delay_seconds`` after it (``close`` hands over what is left).
+    Batches reach the observers one at a time, in order.
     """
 
     BATCH_CALLS = 32
 
     def __init__(
-        self, observers: Sequence[Observer], delay_seconds: float, failed: ObserverFailed
+        self,
+        observers: Sequence[Observer],
+        delay_seconds: float,
+        failed: ObserverFailed,
+        busy: Callable[[], bool] = lambda: True,
     ) -> None:
         self.observers = tuple(observers)
         self.delay_seconds = delay_seconds
         self._failed = failed
+        self._busy = busy
         self._lock = threading.Lock()  # guards the calls waiting
         self._handing = threading.Lock()  # one batch at a time reaches the observers
         self._waiting: list[CallRecord] = []
@@ -94,7 +103,7 @@ class Recorder:
             return
         with self._lock:
             self._waiting.append(call)
-            if len(self._waiting) < self.BATCH_CALLS and call.code != "INTERNAL":
+            if len(self._waiting) < self.BATCH_CALLS and call.code != "INTERNAL" and self._busy():
                 if self._flusher is None:
                     self._start_flusher()
                 return

@@ -75,8 +75,13 @@ def _observer_failed(observer: Observer, call: CallRecord, error: Exception, log
     )
 
 
-def recorder(observers: Sequence[Observer], delay_seconds: float = 0.0) -> Recorder:
-    """The recorder of a server's finished calls, which logs the failures of ``observers``."""
+def recorder(
+    observers: Sequence[Observer],
+    delay_seconds: float = 0.0,
+    busy: Callable[[], bool] = lambda: True,
+) -> Recorder:
+    """The recorder of a server's finished calls, which logs the failures of ``observers``;
+    ``busy`` tells whether the server has other calls in hand (``CallThreadPool.busy``)."""
     log = structlog.get_logger("ordo.server")
 
     def failed(observer: Observer, calls: Sequence[CallRecord], error: Exception) -> None:
@@ -89,14 +94,19 @@ def recorder(observers: Sequence[Observer], delay_seconds: float = 0.0) -> Recor
             request_id=calls[0].request_id if calls else None,
         )
 
-    return Recorder(observers, delay_seconds, failed)
+    return Recorder(observers, delay_seconds, failed, busy)
+
+
+def _recording(observers: Sequence[Observer] | Recorder) -> Recorder:
+    """The given recorder, or one that hands each finished call to ``observers`` at once."""
+    return observers if isinstance(observers, Recorder) else recorder(observers)
 
 
 def _handler(
     name: str,
     request_type: Any,
     method: Callable[[Any, CallRecord], Any],
-    recorder: Recorder,
+    recording: Recorder,
     log: Any,
     after: After | None = None,
 ) -> Callable[[bytes, grpc.ServicerContext], Any]:
@@ -106,13 +116,13 @@ def _handler(
     reason like any other bad argument, not a transport error; a method named in
     ``RAW_REQUESTS`` gets the bytes and parses them itself. The request id goes back in the
     trailing metadata, which leaves with the status: sending it at the start would cost a
-    message of its own. The finished call goes to the ``recorder`` through ``after`` (see
+    message of its own. The finished call goes to ``recording`` through ``after`` (see
     ``CallThreadPool``), once the response has left, or at once without it.
     """
 
     raw_request = name in RAW_REQUESTS
-    observers = recorder.observers
-    record = recorder.record
+    observers = recording.observers
+    record = recording.record
 
     def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
         call = CallRecord(method=name, request_bytes=len(raw), request_id=request_id_of(context))
@@ -176,10 +186,10 @@ def serializer(response_type: Any) -> Callable[[Any], bytes]:
 
 
 def method_handlers(
-    servicer: GameEngineServicer, recorder: Recorder, after: After | None = None
+    servicer: GameEngineServicer, recording: Recorder, after: After | None = None
 ) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
     """The handler of every method of the service, by method name, built from its descriptor;
-    ``after`` (a ``CallThreadPool``'s) hands the finished call to ``recorder`` once the
+    ``after`` (a ``CallThreadPool``'s) hands the finished call to ``recording`` once the
     response has left."""
     log = structlog.get_logger("ordo.server")  # per server: it keeps the set-up of its first use
     handlers = {}
@@ -188,7 +198,7 @@ def method_handlers(
         response_type = message_factory.GetMessageClass(method.output_type)
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
             _handler(
-                method.name, request_type, getattr(servicer, method.name), recorder, log, after
+                method.name, request_type, getattr(servicer, method.name), recording, log, after
             ),
             request_deserializer=None,
             response_serializer=serializer(response_type),
@@ -201,8 +211,9 @@ def rpc_handler(
 ) -> grpc.GenericRpcHandler[Any, Any]:
     """The generic handler of every method of the service; the finished calls go to
     ``observers``, each at once, or through the given ``Recorder``."""
-    calls = observers if isinstance(observers, Recorder) else recorder(observers)
-    return grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer, calls))
+    return grpc.method_handlers_generic_handler(
+        SERVICE_NAME, method_handlers(servicer, _recording(observers))
+    )
 
 
 def create_server(
@@ -225,8 +236,7 @@ def create_server(
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
     servicer = GameEngineServicer(settings.state_cache_size)
-    calls = observers if isinstance(observers, Recorder) else recorder(observers)
-    handlers = method_handlers(servicer, calls, pool.after)
+    handlers = method_handlers(servicer, _recording(observers), pool.after)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
@@ -297,8 +307,10 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     """Serve until SIGTERM or SIGINT, then drain within the grace period and return."""
     logs.configure(settings.log_level, settings.log_format)
     cpu = _pin_worker(settings, index)
-    calls = recorder(worker_observers(settings), settings.record_delay_ms / MILLISECONDS_PER_SECOND)
     pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
+    calls = recorder(
+        worker_observers(settings), settings.record_delay_ms / MILLISECONDS_PER_SECOND, pool.busy
+    )
     server, port, health_servicer = create_server(settings, calls, pool)
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,

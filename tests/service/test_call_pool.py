@@ -212,6 +212,29 @@ class Blocking:
         self.finished.set()
 
 
+class TestBusy:
+    """``busy`` tells a task whether the pool has another task in hand."""
+
+    def test_alone_it_is_not_busy(self, pool: CallThreadPool) -> None:
+        pool.submit(lambda: None).result(WAIT_SECONDS)  # an idle thread besides the next one
+        assert pool.submit(pool.busy).result(WAIT_SECONDS) is False
+
+    def test_another_task_running_makes_it_busy(self, pool: CallThreadPool) -> None:
+        running, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            running.set()
+            release.wait(WAIT_SECONDS)
+
+        held = pool.submit(hold)
+        assert running.wait(WAIT_SECONDS)
+        try:
+            assert pool.submit(pool.busy).result(WAIT_SECONDS) is True
+        finally:
+            release.set()
+        held.result(WAIT_SECONDS)
+
+
 class TestServer:
     """In a server, the caller has its response before the observers hear of the end."""
 

@@ -73,6 +73,21 @@ def test_a_full_batch_is_handed_over_at_once_and_whole() -> None:
     assert seen.batches == [ids[:-1], ids[-1:]]
 
 
+def test_a_server_with_nothing_else_to_do_hands_over_at_once() -> None:
+    """A call that finds the server idle goes at once, with those that waited for a batch."""
+    busy = [True]
+    seen = Seen()
+    recorder = Recorder([seen], 60.0, no_failure, busy=lambda: busy[0])
+    recorder.record(call("a"))
+    recorder.record(call("b"))
+    assert seen.batches == []
+    busy[0] = False
+    recorder.record(call("c"))
+    recorder.record(call("d"))
+    assert seen.batches == [["a", "b", "c"], ["d"]]
+    recorder.close()
+
+
 def test_a_server_side_failure_takes_the_calls_before_it_along() -> None:
     seen = Seen()
     recorder = Recorder([seen], 60.0, no_failure)
