@@ -107,32 +107,35 @@ class Recorder:
                 if self._flusher is None:
                     self._start_flusher()
                 return
-            # Taken under the handing lock before the waiting list is let go: batches are
-            # handed over in the order they were taken.
-            self._handing.acquire()
-            batch, self._waiting = self._waiting, []
-        try:
-            self._deliver(batch)
-        finally:
-            self._handing.release()
+            batch = self._take()
+        self._hand_over_taken(batch)
 
     def flush(self) -> None:
         """Hand over the calls waiting."""
         with self._lock:
             if not self._waiting:
                 return
-            self._handing.acquire()
-            batch, self._waiting = self._waiting, []
-        try:
-            self._deliver(batch)
-        finally:
-            self._handing.release()
+            batch = self._take()
+        self._hand_over_taken(batch)
 
     def close(self) -> None:
         """Hand over what is left and stop the thread; later calls are handed over at once."""
         self.delay_seconds = 0.0
         self._closed.set()
         self.flush()
+
+    def _take(self) -> list[CallRecord]:
+        """The calls waiting, for ``_hand_over_taken``. The lock is held: the handing lock is
+        taken before it is let go, so batches are handed over in the order they were taken."""
+        self._handing.acquire()
+        batch, self._waiting = self._waiting, []
+        return batch
+
+    def _hand_over_taken(self, batch: Sequence[CallRecord]) -> None:
+        try:
+            self._deliver(batch)
+        finally:
+            self._handing.release()
 
     def _hand_over(self, batch: Sequence[CallRecord]) -> None:
         with self._handing:
