@@ -44,7 +44,7 @@ from engines.base import Status, Transition
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.observe import CallRecord, Recorder
+from service.observe import CallRecord
 from service.servicer import GameEngineServicer, encode_status
 
 #: Actions per second each game's engine should reach on one core. 6 nimmt! has its own target
@@ -194,9 +194,9 @@ class _Context:
 
 
 @contextlib.contextmanager
-def _quiet_observers() -> Iterator[Recorder]:
-    """The server's observers (access log, metrics) behind a recorder as a worker has, logging
-    to /dev/null, metrics to a temp folder removed afterwards."""
+def _quiet_observers() -> Iterator[list[Any]]:
+    """The server's observers (access log, metrics), logging to /dev/null, metrics to a temp
+    folder removed afterwards."""
     from service import logs  # noqa: PLC0415 - only this measurement needs them
 
     with (
@@ -207,14 +207,15 @@ def _quiet_observers() -> Iterator[Recorder]:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
         logs.configure("info", "json", stream=devnull)
         from service.config import Settings as ServerSettings  # noqa: PLC0415
-        from service.server import recorder, worker_observers  # noqa: PLC0415
+        from service.server import worker_observers  # noqa: PLC0415
 
-        defaults = ServerSettings()
-        calls = recorder(worker_observers(defaults), defaults.record_delay_ms / 1_000)
+        observers = worker_observers(ServerSettings())
         try:
-            yield calls
+            yield observers
         finally:
-            calls.close()  # before /dev/null closes
+            for observer in observers:
+                if isinstance(observer, logs.AccessLog):
+                    observer.close()  # before /dev/null closes
             if previous is None:
                 del os.environ["PROMETHEUS_MULTIPROC_DIR"]
             else:
@@ -224,9 +225,9 @@ def _quiet_observers() -> Iterator[Recorder]:
 Handler = Callable[[bytes], object]
 
 
-def _apply_handlers(observers: Recorder | Sequence[Any]) -> tuple[Handler, Handler]:
+def _apply_handlers(observers: Sequence[Any]) -> tuple[Handler, Handler]:
     """The server's real ``ApplyAction`` handler with its response serializer, without and with
-    the observers (a recorder of them, as a worker has, or each call handed to them at once)."""
+    the observers."""
     from service.server import rpc_handler  # noqa: PLC0415
 
     context = cast("grpc.ServicerContext", _Context())
@@ -259,25 +260,22 @@ def handler_parts(
         "requests sent in turn, so that (as from a game server) each state is one the handler\n"
         "returned: it reuses what it knows (the decoded state, the parts of the state an action\n"
         "left unchanged, status and event encodings). +observers = with the access log (JSON to\n"
-        "/dev/null) and the metrics, as served: the calls recorded in batches. gRPC's own cost\n"
-        "per call comes on top (see the RPC benchmark)."
+        "/dev/null) and the metrics, as served. gRPC's own cost per call comes on top (see the\n"
+        "RPC benchmark)."
     )
-    with _quiet_observers() as calls:
-        bare, observed = _apply_handlers(calls)
+    with _quiet_observers() as observers:
+        bare, observed = _apply_handlers(observers)
         rows = [
             handler_row(game, samples[game.id], bare, observed, settings.call_seconds)
             for game in chosen
         ]
-        hooks = observer_hooks(calls.observers, chosen[0].id, settings.call_seconds)
+        hooks = observer_hooks(observers, chosen[0].id, settings.call_seconds)
     headers = (
         "game", "parse", "decode", "validate", "apply", "events", "encode", "serialize", "sum",
         "handler", "+observers",
     )  # fmt: skip
     print(table(headers, rows))
-    print(
-        "Observers alone, call_started + calls_finished of an ApplyAction on its own, µs per "
-        f"call: {hooks}"
-    )
+    print(f"Observers alone, call_started + call_finished of an ApplyAction, µs per call: {hooks}")
     after_idle_table(settings, chosen, samples, bare)
 
 
@@ -336,7 +334,7 @@ def observer_hooks(observers: Sequence[Any], game: str, seconds: float) -> str:
     def hooks(observer: Any) -> Callable[[CallRecord], None]:
         def both(call: CallRecord) -> None:
             observer.call_started(call)
-            observer.calls_finished((call,))
+            observer.call_finished(call)
 
         return both
 

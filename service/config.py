@@ -39,7 +39,7 @@ class Settings:
     grace_seconds: float = 10.0  # how long SIGTERM waits for in-flight calls
     log_level: str = "info"
     log_format: str = "auto"  # json when not on a terminal, console on a terminal
-    record_delay_ms: int = 100  # finished calls are recorded together, at most this late
+    access_log_flush_ms: int = 100  # access lines are written together, at most this late
     max_request_bytes: int = 1 << 20
     max_concurrent_rpcs: int = 0  # per worker; 0 means no limit
     state_cache_size: int = 4096  # states a worker remembers having returned; 0 turns it off
@@ -61,8 +61,8 @@ HELP = {
     "grace_seconds": "seconds SIGTERM waits for in-flight calls before exiting",
     "log_level": f"one of {', '.join(LOG_LEVELS)}",
     "log_format": f"one of {', '.join(LOG_FORMATS)} (auto: console on a terminal, else json)",
-    "record_delay_ms": "a busy worker records finished calls together (access lines, metrics) "
-    "at most this many milliseconds after the call, or once 32 have finished (0: each at once)",
+    "access_log_flush_ms": "JSON access lines are gathered and written together at most this "
+    "many milliseconds after the call (0: each line at once)",
     "max_request_bytes": "largest request accepted, in bytes",
     "max_concurrent_rpcs": "calls at once per worker before RESOURCE_EXHAUSTED (0: no limit)",
     "state_cache_size": "states a worker remembers having returned, so that a state sent back "
@@ -117,10 +117,10 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         or settings.max_request_bytes < 1
         or settings.grace_seconds < 0
         or settings.state_cache_size < 0
-        or settings.record_delay_ms < 0
+        or settings.access_log_flush_ms < 0
     ):
         parser.error(
             "threads and max request bytes must be positive, the grace period, the state "
-            "cache size and the record delay >= 0"
+            "cache size and the access log's flush delay >= 0"
         )
     return settings

@@ -13,7 +13,7 @@ import atexit
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +136,7 @@ CODE_NAMES = {
 # values only (the reason is set on refused calls), so there are few such keys.
 FinishedKey = tuple[str, str, str, str, bool, bool, bool]
 
-# The amounts a finished call observes, in the order ``Metrics.calls_finished`` passes them.
+# The amounts a finished call observes, in the order ``Metrics.call_finished`` passes them.
 SECONDS_AMOUNT, REQUEST_BYTES_AMOUNT, ENGINE_SECONDS_AMOUNT, STATE_BYTES_AMOUNT = range(4)
 
 
@@ -197,24 +197,22 @@ class Metrics:
             batch = self._started[call.method] = _started_batch(call.method)
         batch.apply()
 
-    def calls_finished(self, calls: Sequence[CallRecord]) -> None:
-        """Count each call as handled, with its latency and sizes, and its game metrics."""
-        batches = self._finished
-        for call in calls:
-            state_bytes = call.state_bytes
-            key = (
-                call.method,
-                call.code,
-                call.game,
-                call.reason,
-                state_bytes is None,
-                call.game_started,
-                call.game_finished,
-            )
-            batch = batches.get(key)
-            if batch is None:
-                batch = batches[key] = _finished_batch(key)
-            batch.apply((call.seconds, call.request_bytes, call.engine_seconds, state_bytes or 0))
+    def call_finished(self, call: CallRecord) -> None:
+        """Count the call as handled, with its latency and sizes, and its game metrics."""
+        state_bytes = call.state_bytes
+        key = (
+            call.method,
+            call.code,
+            call.game,
+            call.reason,
+            state_bytes is None,
+            call.game_started,
+            call.game_finished,
+        )
+        batch = self._finished.get(key)
+        if batch is None:
+            batch = self._finished[key] = _finished_batch(key)
+        batch.apply((call.seconds, call.request_bytes, call.engine_seconds, state_bytes or 0))
 
 
 def start_http_server(port: int, host: str = "0.0.0.0") -> Any:

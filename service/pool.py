@@ -94,11 +94,6 @@ class CallThreadPool(futures.Executor):
         left.append((work, call))
         return True
 
-    def busy(self) -> bool:
-        """Whether a task other than the caller's waits or runs. Read without the lock, as a
-        hint: a thread about to go idle or to take a task may be counted either way."""
-        return bool(self._queue) or len(self._idle) < len(self._threads) - 1
-
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Take no more tasks; the threads end once the tasks already given are done (those
         not started yet are cancelled with ``cancel_futures``). ``wait`` joins them."""

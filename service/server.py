@@ -38,7 +38,7 @@ from service.errors import (
     status_of,
     with_trailing_metadata,
 )
-from service.observe import CallRecord, Observer, Recorder
+from service.observe import CallRecord, Observer
 from service.pool import After, CallThreadPool
 from service.servicer import RAW_REQUESTS, GameEngineServicer
 
@@ -75,38 +75,11 @@ def _observer_failed(observer: Observer, call: CallRecord, error: Exception, log
     )
 
 
-def recorder(
-    observers: Sequence[Observer],
-    delay_seconds: float = 0.0,
-    busy: Callable[[], bool] = lambda: True,
-) -> Recorder:
-    """The recorder of a server's finished calls, which logs the failures of ``observers``;
-    ``busy`` tells whether the server has other calls in hand (``CallThreadPool.busy``)."""
-    log = structlog.get_logger("ordo.server")
-
-    def failed(observer: Observer, calls: Sequence[CallRecord], error: Exception) -> None:
-        logs.log_error(
-            log,
-            "observer failed",
-            error,
-            observer=type(observer).__qualname__,
-            calls=len(calls),
-            request_id=calls[0].request_id if calls else None,
-        )
-
-    return Recorder(observers, delay_seconds, failed, busy)
-
-
-def _recording(observers: Sequence[Observer] | Recorder) -> Recorder:
-    """The given recorder, or one that hands each finished call to ``observers`` at once."""
-    return observers if isinstance(observers, Recorder) else recorder(observers)
-
-
 def _handler(
     name: str,
     request_type: Any,
     method: Callable[[Any, CallRecord], Any],
-    recording: Recorder,
+    observers: Sequence[Observer],
     log: Any,
     after: After | None = None,
 ) -> Callable[[bytes, grpc.ServicerContext], Any]:
@@ -116,13 +89,18 @@ def _handler(
     reason like any other bad argument, not a transport error; a method named in
     ``RAW_REQUESTS`` gets the bytes and parses them itself. The request id goes back in the
     trailing metadata, which leaves with the status: sending it at the start would cost a
-    message of its own. The finished call goes to ``recording`` through ``after`` (see
+    message of its own. The observers hear of the finished call through ``after`` (see
     ``CallThreadPool``), once the response has left, or at once without it.
     """
 
     raw_request = name in RAW_REQUESTS
-    observers = recording.observers
-    record = recording.record
+
+    def finished(call: CallRecord) -> None:
+        for observer in observers:
+            try:
+                observer.call_finished(call)
+            except Exception as error:
+                _observer_failed(observer, call, error, log)
 
     def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
         call = CallRecord(method=name, request_bytes=len(raw), request_id=request_id_of(context))
@@ -163,9 +141,8 @@ def _handler(
             status = internal_status()
             call.code, call.reason = "INTERNAL", INTERNAL_REASON
         call.seconds = time.perf_counter() - call.started
-        call.ended_ns = time.time_ns()
-        if after is None or not after(record, call):
-            record(call)
+        if after is None or not after(finished, call):
+            finished(call)
         if status is not None:
             context.abort_with_status(with_trailing_metadata(status, request_id))
         context.set_trailing_metadata(request_id)
@@ -186,11 +163,10 @@ def serializer(response_type: Any) -> Callable[[Any], bytes]:
 
 
 def method_handlers(
-    servicer: GameEngineServicer, recording: Recorder, after: After | None = None
+    servicer: GameEngineServicer, observers: Sequence[Observer] = (), after: After | None = None
 ) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
     """The handler of every method of the service, by method name, built from its descriptor;
-    ``after`` (a ``CallThreadPool``'s) hands the finished call to ``recording`` once the
-    response has left."""
+    ``after`` (a ``CallThreadPool``'s) runs the observers once the response has left."""
     log = structlog.get_logger("ordo.server")  # per server: it keeps the set-up of its first use
     handlers = {}
     for method in SERVICE.methods:
@@ -198,7 +174,7 @@ def method_handlers(
         response_type = message_factory.GetMessageClass(method.output_type)
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
             _handler(
-                method.name, request_type, getattr(servicer, method.name), recording, log, after
+                method.name, request_type, getattr(servicer, method.name), observers, log, after
             ),
             request_deserializer=None,
             response_serializer=serializer(response_type),
@@ -207,23 +183,17 @@ def method_handlers(
 
 
 def rpc_handler(
-    servicer: GameEngineServicer, observers: Sequence[Observer] | Recorder = ()
+    servicer: GameEngineServicer, observers: Sequence[Observer] = ()
 ) -> grpc.GenericRpcHandler[Any, Any]:
-    """The generic handler of every method of the service; the finished calls go to
-    ``observers``, each at once, or through the given ``Recorder``."""
-    return grpc.method_handlers_generic_handler(
-        SERVICE_NAME, method_handlers(servicer, _recording(observers))
-    )
+    """The generic handler of every method of the service."""
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer, observers))
 
 
 def create_server(
-    settings: Settings,
-    observers: Sequence[Observer] | Recorder = (),
-    pool: CallThreadPool | None = None,
+    settings: Settings, observers: Sequence[Observer] = (), pool: CallThreadPool | None = None
 ) -> tuple[grpc.Server, int, health.HealthServicer]:
     """Build and bind (not start) a worker's server on ``pool`` (a new one of
-    ``settings.threads`` threads by default); returns it, its port and its health. The finished
-    calls go to ``observers``, each at once, or through the given ``Recorder``."""
+    ``settings.threads`` threads by default); returns it, its port and its health."""
     options = [
         ("grpc.so_reuseport", 1),
         ("grpc.max_receive_message_length", settings.max_request_bytes),
@@ -236,7 +206,7 @@ def create_server(
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
     servicer = GameEngineServicer(settings.state_cache_size)
-    handlers = method_handlers(servicer, _recording(observers), pool.after)
+    handlers = method_handlers(servicer, observers, pool.after)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
@@ -258,7 +228,10 @@ def worker_observers(settings: Settings) -> list[Observer]:
     """The observers of a worker process: the access log and the metrics."""
     from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
 
-    return [logs.AccessLog(), metrics.Metrics(method.name for method in SERVICE.methods)]
+    return [
+        logs.AccessLog(settings.access_log_flush_ms / MILLISECONDS_PER_SECOND),
+        metrics.Metrics(method.name for method in SERVICE.methods),
+    ]
 
 
 def worker_cpu(settings: Settings, index: int, allowed: Collection[int]) -> int | None:
@@ -307,11 +280,9 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     """Serve until SIGTERM or SIGINT, then drain within the grace period and return."""
     logs.configure(settings.log_level, settings.log_format)
     cpu = _pin_worker(settings, index)
+    observers = worker_observers(settings)
     pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
-    calls = recorder(
-        worker_observers(settings), settings.record_delay_ms / MILLISECONDS_PER_SECOND, pool.busy
-    )
-    server, port, health_servicer = create_server(settings, calls, pool)
+    server, port, health_servicer = create_server(settings, observers, pool)
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,
     # which would otherwise stall a call for tens of milliseconds now and then.
@@ -337,7 +308,9 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     )
     server.wait_for_termination()
     pool.shutdown(wait=True)  # the work left by the last calls is done
-    calls.close()  # the last calls recorded
+    for observer in observers:
+        if isinstance(observer, logs.AccessLog):
+            observer.close()
     log.info("stopped", worker=index)
 
 

@@ -48,9 +48,9 @@ class Settled:
     def call_started(self, call: CallRecord) -> None:
         """Nothing: only the end of a call matters."""
 
-    def calls_finished(self, calls: Sequence[CallRecord]) -> None:
+    def call_finished(self, call: CallRecord) -> None:
         with self._changed:
-            self._seen.update(call.request_id for call in calls)
+            self._seen.add(call.request_id)
             self._changed.notify_all()
 
     def wait(self, request_id: str) -> None:

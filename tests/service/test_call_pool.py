@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent import futures
 
 import grpc
@@ -17,7 +17,7 @@ from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
 from service.observe import CallRecord
 from service.pool import CallThreadPool
-from service.server import create_server, method_handlers, recorder
+from service.server import create_server, method_handlers
 from service.servicer import GameEngineServicer
 
 WAIT_SECONDS = 10.0
@@ -207,32 +207,9 @@ class Blocking:
     def call_started(self, call: CallRecord) -> None:
         """Nothing at the start."""
 
-    def calls_finished(self, calls: Sequence[CallRecord]) -> None:
+    def call_finished(self, call: CallRecord) -> None:
         self.release.wait(WAIT_SECONDS)
         self.finished.set()
-
-
-class TestBusy:
-    """``busy`` tells a task whether the pool has another task in hand."""
-
-    def test_alone_it_is_not_busy(self, pool: CallThreadPool) -> None:
-        pool.submit(lambda: None).result(WAIT_SECONDS)  # an idle thread besides the next one
-        assert pool.submit(pool.busy).result(WAIT_SECONDS) is False
-
-    def test_another_task_running_makes_it_busy(self, pool: CallThreadPool) -> None:
-        running, release = threading.Event(), threading.Event()
-
-        def hold() -> None:
-            running.set()
-            release.wait(WAIT_SECONDS)
-
-        held = pool.submit(hold)
-        assert running.wait(WAIT_SECONDS)
-        try:
-            assert pool.submit(pool.busy).result(WAIT_SECONDS) is True
-        finally:
-            release.set()
-        held.result(WAIT_SECONDS)
 
 
 class TestServer:
@@ -260,7 +237,7 @@ class TestServer:
         """Handlers built without ``after`` (called in-process) tell the observers at once."""
         blocking = Blocking()
         blocking.release.set()
-        handlers = method_handlers(GameEngineServicer(), recorder([blocking]))
+        handlers = method_handlers(GameEngineServicer(), [blocking])
         behavior = handlers["ListGames"].unary_unary
 
         class Context:

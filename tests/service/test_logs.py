@@ -7,7 +7,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 import grpc
@@ -16,7 +16,7 @@ import structlog
 
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service import config, logs, server
+from service import config, logs
 from service.observe import CallRecord
 from service.servicer import GameEngineServicer
 from tests.service.bots import GAME, Bots, card_not_in_hand, hand
@@ -269,8 +269,8 @@ class Exploding:
     def call_started(self, call: CallRecord) -> None:
         raise ValueError(call.method.upper())
 
-    def calls_finished(self, calls: Sequence[CallRecord]) -> None:
-        raise ValueError(calls[0].method.upper())
+    def call_finished(self, call: CallRecord) -> None:
+        raise ValueError(call.method.upper())
 
 
 class TestObserverFailure:
@@ -319,7 +319,7 @@ class TestConfigure:
         """The json format writes one JSON object per line."""
         buffer = io.StringIO()
         logs.configure("info", "json", buffer)
-        logs.AccessLog().calls_finished([finished()])
+        logs.AccessLog().call_finished(finished())
         (line,) = lines(buffer)
         assert line["event"] == "rpc"
         assert line["latency_ms"] == 2.0
@@ -328,7 +328,7 @@ class TestConfigure:
         """The console format writes readable key=value lines, uncoloured off a terminal."""
         buffer = io.StringIO()
         logs.configure("info", "console", buffer)
-        logs.AccessLog().calls_finished([finished()])
+        logs.AccessLog().call_finished(finished())
         text = buffer.getvalue()
         assert text.count("\n") == 1
         assert "rpc" in text
@@ -342,14 +342,14 @@ class TestConfigure:
         """Auto writes JSON when the stream is not a terminal."""
         buffer = io.StringIO()
         logs.configure("info", "auto", buffer)
-        logs.AccessLog().calls_finished([finished()])
+        logs.AccessLog().call_finished(finished())
         assert lines(buffer)[0]["method"] == "NewGame"
 
     def test_auto_on_a_terminal_is_console(self) -> None:
         """Auto writes coloured console lines on a terminal."""
         terminal = Terminal()
         logs.configure("info", "auto", terminal)
-        logs.AccessLog().calls_finished([finished()])
+        logs.AccessLog().call_finished(finished())
         assert ANSI_ESCAPE in terminal.getvalue()
         assert not terminal.getvalue().lstrip().startswith("{")
 
@@ -357,7 +357,9 @@ class TestConfigure:
         """At level warning, ordinary access lines are dropped and server failures kept."""
         buffer = io.StringIO()
         logs.configure("warning", "json", buffer)
-        logs.AccessLog().calls_finished([finished(), finished("INTERNAL")])
+        access = logs.AccessLog()
+        access.call_finished(finished())
+        access.call_finished(finished("INTERNAL"))
         assert [line["code"] for line in lines(buffer)] == ["INTERNAL"]
 
     @pytest.mark.parametrize("fmt", ["json", "console"])
@@ -367,7 +369,7 @@ class TestConfigure:
         logs.configure("info", fmt, stream)
         access = logs.AccessLog()
         for code in ("OK", "INTERNAL"):
-            access.calls_finished([finished(code)])
+            access.call_finished(finished(code))
         logging.getLogger("grpc").warning("from the standard library")
         assert len(stream.writes) == 3
         assert all(text.count("\n") == 1 and text.endswith("\n") for text in stream.writes)
@@ -383,9 +385,8 @@ class TestConfigure:
         assert (line["logger"], line["level"]) == ("grpc._server", "warning")
 
 
-class TestRecordedTogether:
-    """Behind a recorder with a delay, the access lines of the calls handed over together are
-    written together, in whole lines, in order."""
+class TestGatheredLines:
+    """With a flush delay, access lines are written together, in whole lines, in order."""
 
     @pytest.fixture
     def stream(self) -> Iterator[Recording]:
@@ -409,20 +410,22 @@ class TestRecordedTogether:
 
     def test_written_together_on_flush(self, stream: Recording) -> None:
         """Nothing is written before the delay; then every line at once, in call order."""
-        recorder = server.recorder([logs.AccessLog()], delay_seconds=60)
+        access = logs.AccessLog(flush_seconds=60)
         for call in self.calls(5):
-            recorder.record(call)
+            access.call_finished(call)
         assert stream.writes == []
-        recorder.flush()
+        access.flush()
         assert len(stream.writes) == 1
         assert [line["request_id"] for line in lines(stream)] == [f"call-{i}" for i in range(5)]
-        recorder.close()
+        access.close()
 
     def test_chunks_of_whole_lines(self, stream: Recording) -> None:
         """Many calls are written in batches, in chunks of at most CHUNK_BYTES, each of whole
         lines, so that no write to a shared pipe is split."""
-        many = self.calls(200)
-        logs.AccessLog().calls_finished(many)
+        access = logs.AccessLog(flush_seconds=60)
+        for call in self.calls(200):
+            access.call_finished(call)
+        access.close()
         assert len(stream.writes) > 1
         for text in stream.writes:
             assert len(text.encode()) <= logs.AccessLog.CHUNK_BYTES
@@ -430,60 +433,53 @@ class TestRecordedTogether:
             assert all(json.loads(line)["event"] == "rpc" for line in text.splitlines())
         assert [line["request_id"] for line in lines(stream)] == [f"call-{i}" for i in range(200)]
 
-    def test_stamped_with_the_end_of_the_call(self, stream: Recording) -> None:
-        """A line written later carries the time its call ended."""
-        call = finished()
-        call.ended_ns = 1_735_732_800_000_001_000  # 2025-01-01T12:00:00.000001Z
-        logs.AccessLog().calls_finished([call])
-        assert access_lines(stream)[0]["timestamp"] == "2025-01-01T12:00:00.000001Z"
-
     def test_a_warning_goes_out_at_once(self, stream: Recording) -> None:
         """A server-side failure is written at once, after the lines gathered before it."""
-        recorder = server.recorder([logs.AccessLog()], delay_seconds=60)
-        recorder.record(finished())
-        recorder.record(finished("INTERNAL"))
+        access = logs.AccessLog(flush_seconds=60)
+        access.call_finished(finished())
+        access.call_finished(finished("INTERNAL"))
         assert [line["level"] for line in lines(stream)] == ["info", "warning"]
-        recorder.close()
+        access.close()
 
     def test_written_within_the_delay(self, stream: Recording) -> None:
-        """A lone line is written by the recorder's thread soon after its call."""
-        recorder = server.recorder([logs.AccessLog()], delay_seconds=0.02)
-        recorder.record(finished())
+        """A lone line is written by the flusher soon after its call."""
+        access = logs.AccessLog(flush_seconds=0.02)
+        access.call_finished(finished())
         deadline = time.monotonic() + 10
         while not stream.writes and time.monotonic() < deadline:
             time.sleep(0.01)
         assert len(access_lines(stream)) == 1
-        recorder.close()
+        access.close()
 
     def test_a_closed_stream_at_exit_is_no_error(self, stream: Recording) -> None:
         """Lines left when the process exits after its stream was closed are dropped quietly."""
-        recorder = server.recorder([logs.AccessLog()], delay_seconds=60)
-        recorder.record(finished())
+        access = logs.AccessLog(flush_seconds=60)
+        access.call_finished(finished())
         stream.close()
-        recorder.flush()  # as at exit
-        recorder.close()  # nothing is left to write
+        access._flush_at_exit()
+        access.close()  # nothing is left to write
 
-    def test_the_thread_outlives_a_failing_stream(self, stream: Recording) -> None:
-        """Lines a failing stream refuses are lost, not kept; the thread writes later ones."""
-        recorder = server.recorder([logs.AccessLog()], delay_seconds=0.01)
+    def test_the_flusher_outlives_a_failing_stream(self, stream: Recording) -> None:
+        """Lines a failing stream refuses are lost, not kept; the flusher writes later ones."""
+        access = logs.AccessLog(flush_seconds=0.01)
         stream.refusing = True
-        recorder.record(CallRecord(method="ApplyAction", request_id="lost", game=GAME))
+        access.call_finished(CallRecord(method="ApplyAction", request_id="lost", game=GAME))
         time.sleep(0.1)  # several flushes, all refused
         stream.refusing = False
-        recorder.record(CallRecord(method="ApplyAction", request_id="kept", game=GAME))
+        access.call_finished(CallRecord(method="ApplyAction", request_id="kept", game=GAME))
         deadline = time.monotonic() + 10
         while not stream.writes and time.monotonic() < deadline:
             time.sleep(0.01)
-        recorder.close()
+        access.close()
         assert [line["request_id"] for line in access_lines(stream)] == ["kept"]
 
     def test_close_writes_the_rest(self, stream: Recording) -> None:
         """Closing writes the gathered lines; lines after it are written one by one."""
-        recorder = server.recorder([logs.AccessLog()], delay_seconds=60)
-        recorder.record(finished())
-        recorder.close()
+        access = logs.AccessLog(flush_seconds=60)
+        access.call_finished(finished())
+        access.close()
         assert len(access_lines(stream)) == 1
-        recorder.record(finished())
+        access.call_finished(finished())
         assert len(access_lines(stream)) == 2
 
 
@@ -525,7 +521,7 @@ class TestJsonAccessLine:
 
     def test_timestamp(self, log_output: io.StringIO) -> None:
         """The timestamp is ISO 8601 in UTC to the microsecond, like every other line's."""
-        logs.AccessLog().calls_finished([finished()])
+        logs.AccessLog().call_finished(finished())
         (line,) = access_lines(log_output)
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", line["timestamp"])
 
@@ -550,15 +546,15 @@ class TestSettings:
         settings = config.load([], environ={})
         assert (settings.log_format, settings.log_level) == ("auto", "info")
 
-    def test_record_delay(self, capsys: pytest.CaptureFixture[str]) -> None:
-        """The delay of the recorder is a setting: 100 ms by default, 0 records each call at
-        once, a negative one is refused."""
-        assert config.load([], environ={}).record_delay_ms == 100
-        assert config.load([], {"ORDO_RECORD_DELAY_MS": "0"}).record_delay_ms == 0
-        assert config.load(["--record-delay-ms", "5"], environ={}).record_delay_ms == 5
+    def test_access_log_flush_delay(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The flush delay of the access log is a setting: 100 ms by default, 0 writes each
+        line at once, a negative one is refused."""
+        assert config.load([], environ={}).access_log_flush_ms == 100
+        assert config.load([], {"ORDO_ACCESS_LOG_FLUSH_MS": "0"}).access_log_flush_ms == 0
+        assert config.load(["--access-log-flush-ms", "5"], environ={}).access_log_flush_ms == 5
         with pytest.raises(SystemExit):
-            config.load(["--record-delay-ms", "-1"], environ={})
-        assert "record delay" in capsys.readouterr().err
+            config.load(["--access-log-flush-ms", "-1"], environ={})
+        assert "flush delay" in capsys.readouterr().err
 
     @pytest.mark.parametrize("argv", [["--log-format", "xml"], ["--log-level", "loud"]])
     def test_unknown_values_are_refused(

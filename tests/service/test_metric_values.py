@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -147,10 +147,6 @@ class PlainMetrics:
     def call_started(self, call: CallRecord) -> None:
         metrics.GRPC_STARTED.labels(metrics.SERVICE, call.method, metrics.UNARY).inc()
 
-    def calls_finished(self, calls: Sequence[CallRecord]) -> None:
-        for call in calls:
-            self.call_finished(call)
-
     def call_finished(self, call: CallRecord) -> None:
         method, code, game = call.method, call.code, call.game
         grpc_labels = (metrics.SERVICE, method, metrics.UNARY)
@@ -211,7 +207,7 @@ def record_calls(batched: bool) -> list[list[str]]:
     for call in calls():
         observer.call_started(call)
         seen.append(exposition())
-        observer.calls_finished((call,))
+        observer.call_finished(call)
         seen.append(exposition())
     return seen
 

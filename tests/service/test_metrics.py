@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import socket
 import urllib.request
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -118,7 +117,7 @@ class TestGrpcServerMetrics:
                     )
                 )
 
-            def calls_finished(self, calls: Sequence[CallRecord]) -> None:
+            def call_finished(self, call: CallRecord) -> None:
                 """Nothing to check at the end."""
 
         started_labels = {**GRPC_LABELS, "grpc_method": "ListGames"}
@@ -263,7 +262,7 @@ class TestThreads:
         def work(index: int) -> None:
             for _ in range(self.CALLS):
                 observer.call_started(call)
-                observer.calls_finished((call,))
+                observer.call_finished(call)
 
         race(work, self.THREADS)
         total = self.THREADS * self.CALLS
