@@ -14,6 +14,7 @@ VARINT = 0  # wire types
 LENGTH_DELIMITED = 2
 _SEVEN_BITS = 0x7F
 _MORE = 0x80
+_TWO_BYTES = _MORE << 7  # the values below this are varints of two bytes at most
 _VARINT_BITS = 64  # a varint longer than this is malformed
 _SMALL = tuple(bytes((value,)) for value in range(_MORE))  # the one-byte varints
 
@@ -22,6 +23,8 @@ def varint(value: int) -> bytes:
     """The base-128 varint of a non-negative integer."""
     if value < _MORE:
         return _SMALL[value]
+    if value < _TWO_BYTES:  # the length of a state, most often
+        return bytes((value & _SEVEN_BITS | _MORE, value >> 7))
     out = bytearray()
     while value >= _MORE:
         out.append(value & _SEVEN_BITS | _MORE)
@@ -57,9 +60,26 @@ def leading_field(data: bytes, field_key: bytes) -> tuple[bytes, bytes] | None:
     """
     if not data.startswith(field_key):
         return None
+    position = len(field_key)
+    size = len(data)
+    # A length below 16384 (a state's, most often) is one or two bytes: read without the loop.
+    if position < size and data[position] < _MORE:
+        length, position = data[position], position + 1
+    elif position + 1 < size and data[position + 1] < _MORE:
+        length = data[position] & _SEVEN_BITS | data[position + 1] << 7
+        position += 2
+    else:
+        return _leading_field_loop(data, position)
+    end = position + length
+    if end > size:
+        return None
+    return data[position:end], data[end:]
+
+
+def _leading_field_loop(data: bytes, position: int) -> tuple[bytes, bytes] | None:
+    """``leading_field`` past the key, for a length of any size (or a message cut short)."""
     length = 0
     shift = 0
-    position = len(field_key)
     while position < len(data) and shift < _VARINT_BITS:
         byte = data[position]
         position += 1

@@ -68,6 +68,17 @@ class TestFraming:
         assert wire.leading_field(b"\x0a" + b"\xff" * 11, field_key) is None  # no end to it
         assert wire.leading_field(b"\x0a\x00", field_key) == (b"", b"")
 
+    @given(st.integers(min_value=0, max_value=40_000), st.binary(max_size=8))
+    def test_leading_field_of_any_length(self, length: int, rest: bytes) -> None:
+        """Lengths of one, two and three bytes; the message cut anywhere in the field."""
+        field_key = wire.key(1, wire.LENGTH_DELIMITED)
+        payload = bytes(range(256)) * (length // 256) + bytes(range(length % 256))
+        data = field_key + wire.varint(length) + payload + rest
+        assert wire.leading_field(data, field_key) == (payload, rest)
+        for end in {1, 2, 3, len(data) - len(rest) - 1}:
+            if 0 < end < len(data) - len(rest):
+                assert wire.leading_field(data[:end], field_key) is None
+
     def test_an_empty_sub_message_is_present(self) -> None:
         """A set sub-message field is written even when the sub-message is empty."""
         assert wire.length_delimited(wire.key(3, wire.LENGTH_DELIMITED), b"") == (
