@@ -70,7 +70,8 @@ class TestFraming:
 
     @given(st.integers(min_value=0, max_value=40_000), st.binary(max_size=8))
     def test_leading_field_of_any_length(self, length: int, rest: bytes) -> None:
-        """Lengths of one, two and three bytes; the message cut anywhere in the field."""
+        """Lengths of one, two and three bytes; the message cut inside the length, or one byte
+        short of the payload's end, is None."""
         field_key = wire.key(1, wire.LENGTH_DELIMITED)
         payload = bytes(range(256)) * (length // 256) + bytes(range(length % 256))
         data = field_key + wire.varint(length) + payload + rest
