@@ -161,6 +161,43 @@ class TestMutatedRequests:
         assert code in ACCEPTED
         assert code == grpc.StatusCode.OK or reason
 
+    @FUZZ
+    @given(
+        game=st.sampled_from(GAMES),
+        method=st.sampled_from(("ApplyAction", "GetView", "ListLegalActions", "SuggestAction")),
+        data=st.data(),
+    )
+    def test_lists_of_numbers_grown_or_shrunk(
+        self,
+        channel: grpc.Channel,
+        samples: dict[str, dict[str, bytes]],
+        game: str,
+        method: str,
+        data: st.DataObject,
+    ) -> None:
+        """A state with items added to or removed from its lists (cards, chips, sizes…) is
+        applied correctly or refused: lengths that disagree never crash a worker."""
+        request_type = {
+            "ApplyAction": api.ApplyActionRequest,
+            "GetView": api.GetViewRequest,
+            "ListLegalActions": api.ListLegalActionsRequest,
+            "SuggestAction": api.SuggestActionRequest,
+        }[method]
+        request = request_type.FromString(samples[game][method])
+        lists = list(_number_lists(getattr(request.state, game)))
+        for _ in range(data.draw(st.integers(1, 3))):
+            message, field = data.draw(st.sampled_from(lists))
+            items = getattr(message, field.name)
+            if items and data.draw(st.booleans()):
+                del items[data.draw(st.integers(0, len(items) - 1))]
+            else:
+                items.extend(
+                    [data.draw(_values_for(field))] * data.draw(st.sampled_from((1, 2, 300)))
+                )
+        code, reason = raw_call(channel, method, request.SerializeToString())
+        assert code in ACCEPTED
+        assert code == grpc.StatusCode.OK or reason
+
     def test_server_still_serves_after_the_fuzzing(self, channel: grpc.Channel) -> None:
         """After every bad request above, the same server answers normally."""
         assert_still_serving(channel)
@@ -244,6 +281,19 @@ def _number_slots(message: Any) -> Any:
                     yield message, field, index
             else:
                 yield message, field, None
+
+
+def _number_lists(message: Any) -> Any:
+    """Every repeated integer field of a message, recursively, empty or not: (message, field)."""
+    for field in message.DESCRIPTOR.fields:
+        if field.message_type is not None:
+            if field.is_repeated:
+                for item in getattr(message, field.name):
+                    yield from _number_lists(item)
+            elif message.HasField(field.name):
+                yield from _number_lists(getattr(message, field.name))
+        elif field.cpp_type in _INT_RANGES and field.is_repeated:
+            yield message, field
 
 
 _INT_RANGES = {
