@@ -24,6 +24,13 @@ METHODS = tuple(
 )
 GAMES = sorted(registry.ENGINES)
 ACCEPTED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT}
+# The methods whose request holds a state, and their request messages.
+STATE_REQUESTS: dict[str, Any] = {
+    "ApplyAction": api.ApplyActionRequest,
+    "GetView": api.GetViewRequest,
+    "ListLegalActions": api.ListLegalActionsRequest,
+    "SuggestAction": api.SuggestActionRequest,
+}
 FUZZ = settings(
     max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -125,75 +132,31 @@ class TestMutatedRequests:
         assert code in ACCEPTED
         assert code == grpc.StatusCode.OK or reason
 
+    @pytest.mark.parametrize("edit", ["numbers", "lists"])
     @FUZZ
     @given(
         game=st.sampled_from(GAMES),
-        method=st.sampled_from(("ApplyAction", "GetView", "ListLegalActions", "SuggestAction")),
+        method=st.sampled_from(sorted(STATE_REQUESTS)),
         data=st.data(),
     )
-    def test_state_fields_set_to_random_values(
+    def test_tampered_state(
         self,
         channel: grpc.Channel,
         samples: dict[str, dict[str, bytes]],
+        edit: str,
         game: str,
         method: str,
         data: st.DataObject,
     ) -> None:
-        """A state whose numbers are changed (tampered) is applied correctly or refused."""
-        request_type = {
-            "ApplyAction": api.ApplyActionRequest,
-            "GetView": api.GetViewRequest,
-            "ListLegalActions": api.ListLegalActionsRequest,
-            "SuggestAction": api.SuggestActionRequest,
-        }[method]
-        request = request_type.FromString(samples[game][method])
-        numbers = list(_number_slots(getattr(request.state, game)))
+        """A state whose numbers are changed, or whose lists of numbers (cards, chips, sizes…)
+        are grown or shrunk, is applied correctly or refused: it never crashes a worker."""
+        request = STATE_REQUESTS[method].FromString(samples[game][method])
+        fields = list(_integer_fields(getattr(request.state, game)))
         for _ in range(data.draw(st.integers(1, 4))):
-            if not numbers:
-                break
-            message, field, index = data.draw(st.sampled_from(numbers))
-            value = data.draw(_values_for(field))
-            if index is None:
-                setattr(message, field.name, value)
-            elif index < len(getattr(message, field.name)):
-                getattr(message, field.name)[index] = value
-        code, reason = raw_call(channel, method, request.SerializeToString())
-        assert code in ACCEPTED
-        assert code == grpc.StatusCode.OK or reason
-
-    @FUZZ
-    @given(
-        game=st.sampled_from(GAMES),
-        method=st.sampled_from(("ApplyAction", "GetView", "ListLegalActions", "SuggestAction")),
-        data=st.data(),
-    )
-    def test_lists_of_numbers_grown_or_shrunk(
-        self,
-        channel: grpc.Channel,
-        samples: dict[str, dict[str, bytes]],
-        game: str,
-        method: str,
-        data: st.DataObject,
-    ) -> None:
-        """A state with items added to or removed from its lists (cards, chips, sizes…) is
-        applied correctly or refused: lengths that disagree never crash a worker."""
-        request_type = {
-            "ApplyAction": api.ApplyActionRequest,
-            "GetView": api.GetViewRequest,
-            "ListLegalActions": api.ListLegalActionsRequest,
-            "SuggestAction": api.SuggestActionRequest,
-        }[method]
-        request = request_type.FromString(samples[game][method])
-        lists = list(_number_lists(getattr(request.state, game)))
-        for _ in range(data.draw(st.integers(1, 3))):
-            message, field = data.draw(st.sampled_from(lists))
-            items = getattr(message, field.name)
-            if items and data.draw(st.booleans()):
-                del items[data.draw(st.integers(0, len(items) - 1))]
+            if edit == "numbers":
+                _change_a_number(fields, data)
             else:
-                items.extend(
-                    [data.draw(_values_for(field))] * data.draw(st.sampled_from((1, 2, 300)))
-                )
+                _resize_a_list(fields, data)
         code, reason = raw_call(channel, method, request.SerializeToString())
         assert code in ACCEPTED
         assert code == grpc.StatusCode.OK or reason
@@ -266,34 +229,45 @@ class TestMissingParts:
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "GAME_MISMATCH")
 
 
-def _number_slots(message: Any) -> Any:
-    """Every integer (or list element) of a message, recursively: (message, field, index)."""
+def _integer_fields(message: Any) -> Any:
+    """Every integer field of a message, single or repeated, recursively: (message, field)."""
     for field in message.DESCRIPTOR.fields:
         if field.message_type is not None:
             if field.is_repeated:
                 for item in getattr(message, field.name):
-                    yield from _number_slots(item)
+                    yield from _integer_fields(item)
             elif message.HasField(field.name):
-                yield from _number_slots(getattr(message, field.name))
+                yield from _integer_fields(getattr(message, field.name))
         elif field.cpp_type in _INT_RANGES:
-            if field.is_repeated:
-                for index in range(len(getattr(message, field.name))):
-                    yield message, field, index
-            else:
-                yield message, field, None
-
-
-def _number_lists(message: Any) -> Any:
-    """Every repeated integer field of a message, recursively, empty or not: (message, field)."""
-    for field in message.DESCRIPTOR.fields:
-        if field.message_type is not None:
-            if field.is_repeated:
-                for item in getattr(message, field.name):
-                    yield from _number_lists(item)
-            elif message.HasField(field.name):
-                yield from _number_lists(getattr(message, field.name))
-        elif field.cpp_type in _INT_RANGES and field.is_repeated:
             yield message, field
+
+
+def _change_a_number(fields: list[tuple[Any, Any]], data: st.DataObject) -> None:
+    """Set one integer (a single field or an item of a list) to another value of its type."""
+    slots = [
+        (message, field, index)
+        for message, field in fields
+        for index in (range(len(getattr(message, field.name))) if field.is_repeated else [None])
+    ]
+    if not slots:
+        return
+    message, field, index = data.draw(st.sampled_from(slots))
+    value = data.draw(_values_for(field))
+    if index is None:
+        setattr(message, field.name, value)
+    else:
+        getattr(message, field.name)[index] = value
+
+
+def _resize_a_list(fields: list[tuple[Any, Any]], data: st.DataObject) -> None:
+    """Remove an item from a repeated integer field, or add 1, 2 or 300 of one value to it."""
+    lists = [(message, field) for message, field in fields if field.is_repeated]
+    message, field = data.draw(st.sampled_from(lists))
+    items = getattr(message, field.name)
+    if items and data.draw(st.booleans()):
+        del items[data.draw(st.integers(0, len(items) - 1))]
+    else:
+        items.extend([data.draw(_values_for(field))] * data.draw(st.sampled_from((1, 2, 300))))
 
 
 _INT_RANGES = {
