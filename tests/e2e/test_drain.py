@@ -1,0 +1,122 @@
+"""End to end: SIGTERM while calls are in flight.
+
+Every call that reached the service (its access line is in the log) is finished and answered OK:
+the drain cuts none off. A call that had not reached it is refused, as `UNAVAILABLE`, or as
+`CANCELLED` when gRPC still held it unclaimed as the worker stopped listening (it cancels those).
+No call fails in any other way, and the server exits 0.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.server import REQUEST_ID_KEY
+from tests.e2e.server_process import ServerProcess, events, running_server
+
+pytestmark = pytest.mark.e2e
+
+CALLERS = 24  # callers, each with a call in flight all the time: a queue at one pool thread
+LOAD_SECONDS = 0.5  # of load before the signal
+AFTER_SECONDS = 0.5  # of load once the server has exited
+REFUSED_PAUSE_SECONDS = 0.01  # between a caller's calls once the server refuses them
+OK = grpc.StatusCode.OK
+REFUSED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED}  # never reached the service
+
+
+class Outcome:
+    """What a caller saw of one call: its request id, when it was sent and ended
+    (``time.monotonic()``) and its status code."""
+
+    __slots__ = ("code", "ended", "request_id", "sent")
+
+    def __init__(self, request_id: str, sent: float, ended: float, code: grpc.StatusCode) -> None:
+        self.request_id, self.sent, self.ended, self.code = request_id, sent, ended, code
+
+
+def apply_request(server: ServerProcess) -> bytes:
+    """A valid ApplyAction request: a legal first move of a new 6 nimmt! game."""
+    with grpc.insecure_channel(server.target) as channel:
+        stub = rpc.GameEngineServiceStub(channel)
+        new = stub.NewGame(
+            api.NewGameRequest(seats=4, seed=7, options=common.GameOptions(six_nimmt={})),
+            timeout=10,
+        )
+        seat = new.status.seats_to_act[0]
+        legal = stub.ListLegalActions(
+            api.ListLegalActionsRequest(state=new.state, seat=seat), timeout=10
+        )
+    return api.ApplyActionRequest(state=new.state, action=legal.actions[0]).SerializeToString()
+
+
+def load(server: ServerProcess, request: bytes, stop: threading.Event) -> list[Outcome]:
+    """Send ``request`` again and again from ``CALLERS`` threads, each call with a request id of
+    its own, until ``stop``; every call's outcome."""
+    outcomes: list[Outcome] = []
+
+    def caller(index: int) -> None:
+        # A channel of its own per caller, and no retries: each call is one attempt.
+        options = [("grpc.enable_retries", 0), ("grpc.use_local_subchannel_pool", 1)]
+        with grpc.insecure_channel(server.target, options=options) as channel:
+            call = channel.unary_unary("/ordo.v1.GameEngineService/ApplyAction")
+            count = 0
+            while not stop.is_set():
+                count += 1
+                request_id = f"drain-{index}-{count}"
+                sent = time.monotonic()
+                try:
+                    call(request, timeout=30, metadata=((REQUEST_ID_KEY, request_id),))
+                    code = OK
+                except grpc.RpcError as error:
+                    code = error.code()
+                outcomes.append(Outcome(request_id, sent, time.monotonic(), code))
+                if code is not OK:
+                    time.sleep(REFUSED_PAUSE_SECONDS)
+
+    callers = [threading.Thread(target=caller, args=(index,)) for index in range(CALLERS)]
+    for thread in callers:
+        thread.start()
+    for thread in callers:
+        thread.join()
+    return outcomes
+
+
+def test_sigterm_under_load_finishes_every_call_that_reached_the_service(tmp_path: Path) -> None:
+    """Calls that reached the service end OK, those in flight at the signal included; the others
+    are refused; the server exits 0 once drained."""
+    # One worker with one pool thread: the callers' calls queue in it, in flight at the signal.
+    with running_server(tmp_path, workers=1, threads="1", grace_seconds="20") as server:
+        request = apply_request(server)
+        stop = threading.Event()
+        outcomes: list[Outcome] = []
+        loader = threading.Thread(target=lambda: outcomes.extend(load(server, request, stop)))
+        loader.start()
+        time.sleep(LOAD_SECONDS)
+        signalled = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        exit_code = server.process.wait(timeout=30)
+        exited = time.monotonic()
+        time.sleep(AFTER_SECONDS)
+        stop.set()
+        loader.join()
+
+    assert exit_code == 0
+    assert events(server.log, "draining")
+    assert events(server.log, "stopped")
+    served = {line["request_id"]: line["code"] for line in events(server.log, "rpc")}
+    reached = [outcome for outcome in outcomes if outcome.request_id in served]
+    assert {served[outcome.request_id] for outcome in reached} == {"OK"}
+    assert {outcome.code for outcome in reached} == {OK}  # none cut off by the drain
+    assert any(outcome.sent < signalled < outcome.ended for outcome in reached)  # drained
+    refused = {outcome.code for outcome in outcomes if outcome.request_id not in served}
+    assert refused <= REFUSED, f"calls that never reached the service ended with {refused}"
+    after_exit = {outcome.code for outcome in outcomes if outcome.sent > exited}
+    assert after_exit == {grpc.StatusCode.UNAVAILABLE}
