@@ -11,6 +11,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -32,14 +33,15 @@ OK = grpc.StatusCode.OK
 REFUSED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED}  # never reached the service
 
 
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What a caller saw of one call: its request id, when it was sent and ended
     (``time.monotonic()``) and its status code."""
 
-    __slots__ = ("code", "ended", "request_id", "sent")
-
-    def __init__(self, request_id: str, sent: float, ended: float, code: grpc.StatusCode) -> None:
-        self.request_id, self.sent, self.ended, self.code = request_id, sent, ended, code
+    request_id: str
+    sent: float
+    ended: float
+    code: grpc.StatusCode
 
 
 def apply_request(server: ServerProcess) -> bytes:
