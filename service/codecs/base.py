@@ -120,6 +120,11 @@ def _varint_of(value: int) -> bytes:
     return wire.varint(value % _WORD)
 
 
+#: The varint of every value from -1 to 127, each at its value + 1.
+_SMALL_SIGNED = [_varint_of(value) for value in range(-1, 128)]
+_PLUS_ONE = (1).__add__
+
+
 def field_part(message_type: Any, name: str) -> Callable[[Any], bytes]:
     """The encoder of a state part that is one field ``name`` of ``message_type``, as protobuf
     writes it (nothing for a default value).
@@ -151,9 +156,15 @@ def field_part(message_type: Any, name: str) -> Callable[[Any], bytes]:
 def _packed_part(
     field_key: bytes, values: range, by_protobuf: Callable[[Any], bytes]
 ) -> Callable[[Sequence[int]], bytes]:
-    """The encoder of a packed integer field holding ``values``, given as a tuple or a list:
-    items from 0 to 127 (cards, seats, counts) are a byte each, which ``bytes`` writes at once."""
+    """The encoder of a packed integer field holding ``values``, given as a tuple or a list.
+
+    Items from 0 to 127 (cards, seats, counts) are a byte each, which ``bytes`` writes at once.
+    A signed field's items from -1 (no card, no seat: ten bytes) to 127 are looked up in
+    ``_SMALL_SIGNED`` at their value + 1, where anything but an integer (or a ``bool``) fails:
+    ``int.__add__`` answers NotImplemented, which is no index. Other items go one by one.
+    """
     varint = wire.varint
+    signed = values.start < 0
 
     def encode(items: Sequence[int]) -> bytes:
         if type(items) is not tuple and type(items) is not list:
@@ -161,11 +172,16 @@ def _packed_part(
         if not items:
             return b""
         try:
-            payload = bytes(items)
-            small = payload.isascii()
-        except (ValueError, TypeError):  # below 0 or above 255, or not integers
-            small = False
-        if not small:
+            lowest = min(items) if signed else 0
+            if lowest == -1:
+                payload = b"".join(map(_SMALL_SIGNED.__getitem__, map(_PLUS_ONE, items)))
+            elif lowest >= 0:
+                payload = bytes(items)
+                if not payload.isascii():
+                    raise ValueError("an item above 127")
+            else:
+                raise ValueError("an item below -1")
+        except (ValueError, TypeError, IndexError):  # not integers, or out of the usual values
             if not all(type(item) is int and item in values for item in items):
                 return by_protobuf(items)
             payload = b"".join(map(_varint_of, items))
