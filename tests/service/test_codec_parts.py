@@ -100,7 +100,11 @@ def test_a_value_of_another_type_is_refused_as_protobuf_refuses_it() -> None:
     for value in (1.5, "3", None, [1], True):
         expected = protobuf_or_error(Probe, "single_uint32_9", value)
         assert encoded_or_error("single_uint32_9", Probe, value) == expected
-    for items in ((1.5,), ("3",), (None,), ((1,),), (1, 2**32), 5, "abc", b"\x01", range(3)):
+    for items in (
+        *((1.5,), ("3",), (None,), ((1,),), (1, 2**32), 5, "abc", b"\x01", range(3)),
+        # Beside a -1, the lowest item of a usual signed field.
+        *((-1, 1.5), (-1, 2.0), (-1.0, 3), (-1, "3"), (-1, None), (-1, (1,)), (-1, 2**32)),
+    ):
         expected = protobuf_or_error(Probe, "repeated_int32_3", items)
         assert encoded_or_error("repeated_int32_3", Probe, items) == expected
 
@@ -135,3 +139,10 @@ def test_the_usual_values_of_a_packed_field_are_one_byte_each() -> None:
     """Cards, seats and counts: one byte each after the key and the length."""
     encode = field_part(NoMessages, "repeated_uint32_11")
     assert encode((0, 7, 127)) == b"\x5a\x03\x00\x07\x7f"  # key (11 << 3 | 2), length, items
+
+
+def test_the_usual_values_of_a_signed_packed_field_are_written_without_a_message() -> None:
+    """-1 (no card, no seat) beside items from 0 to 127, or beside an item beyond them."""
+    encode = field_part(NoMessages, "repeated_int32_3")
+    for items in ((-1,), (-1, 0, 5, 127), (5, -1, 3, -1), (-1, 128, 300), (-2, -1, 7)):
+        assert encode(items) == Probe(repeated_int32_3=items).SerializeToString()
