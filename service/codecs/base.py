@@ -171,17 +171,18 @@ def _packed_part(
             return by_protobuf(items)  # bytes(5) would be five zeros
         if not items:
             return b""
+        small = False
         try:
             lowest = min(items) if signed else 0
             if lowest == -1:
                 payload = b"".join(map(_SMALL_SIGNED.__getitem__, map(_PLUS_ONE, items)))
+                small = True
             elif lowest >= 0:
                 payload = bytes(items)
-                if not payload.isascii():
-                    raise ValueError("an item above 127")
-            else:
-                raise ValueError("an item below -1")
+                small = payload.isascii()
         except (ValueError, TypeError, IndexError):  # not integers, or out of the usual values
+            pass
+        if not small:
             if not all(type(item) is int and item in values for item in items):
                 return by_protobuf(items)
             payload = b"".join(map(_varint_of, items))
