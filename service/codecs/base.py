@@ -4,6 +4,7 @@ are handled once, in ``service.servicer``."""
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 from enum import Enum
 from functools import lru_cache
@@ -109,6 +110,12 @@ _VARINT_RANGES = {
     FieldDescriptor.TYPE_UINT32: range(2**32),
     FieldDescriptor.TYPE_UINT64: range(2**64),
 }
+#: The integer field types that protobuf writes as zigzag varints (0, -1, 1, -2 … as 0, 1, 2,
+#: 3 …), and the values each holds.
+_ZIGZAG_RANGES = {
+    FieldDescriptor.TYPE_SINT32: range(-(2**31), 2**31),
+    FieldDescriptor.TYPE_SINT64: range(-(2**63), 2**63),
+}
 _WORD = 2**64  # a negative int32 or int64 is written as its two's complement on 64 bits
 _TRUE = b"\x01"
 
@@ -125,15 +132,40 @@ _SMALL_SIGNED = [_varint_of(value) for value in range(-1, 128)]
 _PLUS_ONE = (1).__add__
 
 
+def _zigzag(value: int) -> int:
+    """The zigzag number of ``value``, as ``sint32`` and ``sint64`` fields write it."""
+    return value << 1 if value >= 0 else ~value << 1 | 1
+
+
+@lru_cache(maxsize=1024)
+def _zigzag_varint_of(value: int) -> bytes:
+    """The varint protobuf writes for ``value`` in a ``sint32`` or ``sint64`` field."""
+    return wire.varint(_zigzag(value))
+
+
+#: At the byte of each signed char, its value's zigzag varint when that is one byte (the values
+#: from -64 to 63), else 128, which is not ASCII: such items go the long way.
+_ZIGZAG_BYTES = bytes(
+    _zigzag(byte if byte < 128 else byte - 256) if byte < 64 or byte >= 192 else 128
+    for byte in range(256)
+)
+
+
+@lru_cache(maxsize=64)
+def _signed_chars(count: int) -> Callable[..., bytes]:
+    """Packs ``count`` integers from -128 to 127 as signed chars; refuses other values."""
+    return struct.Struct(f"<{count}b").pack
+
+
 def field_part(message_type: Any, name: str) -> Callable[[Any], bytes]:
     """The encoder of a state part that is one field ``name`` of ``message_type``, as protobuf
     writes it (nothing for a default value).
 
-    An integer field (``int32``, ``int64``, ``uint32``, ``uint64``; single or packed) and a
-    single ``bool`` are written here: a message built only to be serialized costs several
-    times the bytes. A value out of the field's range or of another type, and any other field,
-    is left to protobuf, which refuses what it cannot write; only a ``bool`` among the items of
-    a packed field is taken here for the integer it is.
+    An integer field (``int32``, ``int64``, ``uint32``, ``uint64``, ``sint32``, ``sint64``;
+    single or packed) and a single ``bool`` are written here: a message built only to be
+    serialized costs several times the bytes. A value out of the field's range or of another
+    type, and any other field, is left to protobuf, which refuses what it cannot write; only a
+    ``bool`` among the items of a packed field is taken here for the integer it is.
     """
     field = message_type.DESCRIPTOR.fields_by_name[name]
 
@@ -145,6 +177,12 @@ def field_part(message_type: Any, name: str) -> Callable[[Any], bytes]:
         return by_protobuf
     if field.type == FieldDescriptor.TYPE_BOOL and not field.is_repeated:
         return _bool_part(wire.key(field.number, wire.VARINT), by_protobuf)
+    zigzag = _ZIGZAG_RANGES.get(field.type)
+    if zigzag is not None:
+        if field.is_repeated:
+            key = wire.key(field.number, wire.LENGTH_DELIMITED)
+            return _zigzag_packed_part(key, zigzag, by_protobuf)
+        return _zigzag_integer_part(wire.key(field.number, wire.VARINT), zigzag, by_protobuf)
     values = _VARINT_RANGES.get(field.type)
     if values is None:
         return by_protobuf
@@ -201,6 +239,48 @@ def _integer_part(
         if type(value) is not int or value not in values:
             return by_protobuf(value)
         return field_key + varint(value % _WORD) if value else b""
+
+    return encode
+
+
+def _zigzag_packed_part(
+    field_key: bytes, values: range, by_protobuf: Callable[[Any], bytes]
+) -> Callable[[Sequence[int]], bytes]:
+    """The encoder of a packed ``sint32`` or ``sint64`` field holding ``values``, given as a
+    tuple or a list: items from -64 to 63 (a team, or -1 for none) are a byte each, packed as
+    signed chars by ``struct`` (which refuses anything but integers) and translated to their
+    zigzag varints at once."""
+    varint = wire.varint
+
+    def encode(items: Sequence[int]) -> bytes:
+        if type(items) is not tuple and type(items) is not list:
+            return by_protobuf(items)
+        if not items:
+            return b""
+        try:
+            payload = _signed_chars(len(items))(*items).translate(_ZIGZAG_BYTES)
+            small = payload.isascii()
+        except struct.error:  # out of the usual values, or not integers
+            small = False
+        if not small:
+            if not all(type(item) is int and item in values for item in items):
+                return by_protobuf(items)
+            payload = b"".join(map(_zigzag_varint_of, items))
+        return field_key + varint(len(payload)) + payload
+
+    return encode
+
+
+def _zigzag_integer_part(
+    field_key: bytes, values: range, by_protobuf: Callable[[Any], bytes]
+) -> Callable[[int], bytes]:
+    """The encoder of a single ``sint32`` or ``sint64`` field holding ``values``; 0 is not
+    written."""
+
+    def encode(value: int) -> bytes:
+        if type(value) is not int or value not in values:
+            return by_protobuf(value)
+        return field_key + _zigzag_varint_of(value) if value else b""
 
     return encode
 

@@ -18,6 +18,8 @@ INTEGER_TYPES = {
     FieldDescriptor.TYPE_INT64: "int64",
     FieldDescriptor.TYPE_UINT32: "uint32",
     FieldDescriptor.TYPE_UINT64: "uint64",
+    FieldDescriptor.TYPE_SINT32: "sint32",
+    FieldDescriptor.TYPE_SINT64: "sint64",
     FieldDescriptor.TYPE_BOOL: "bool",
 }
 
@@ -105,8 +107,9 @@ def test_a_value_of_another_type_is_refused_as_protobuf_refuses_it() -> None:
         # Beside a -1, the lowest item of a usual signed field.
         *((-1, 1.5), (-1, 2.0), (-1.0, 3), (-1, "3"), (-1, None), (-1, (1,)), (-1, 2**32)),
     ):
-        expected = protobuf_or_error(Probe, "repeated_int32_3", items)
-        assert encoded_or_error("repeated_int32_3", Probe, items) == expected
+        for name in ("repeated_int32_3", "repeated_sint32_19"):
+            expected = protobuf_or_error(Probe, name, items)
+            assert encoded_or_error(name, Probe, items) == expected
 
 
 class NoMessages:
@@ -118,13 +121,22 @@ class NoMessages:
         raise AssertionError(f"a message was built for {fields}")
 
 
+SIGNED_TYPES = {
+    FieldDescriptor.TYPE_INT32,
+    FieldDescriptor.TYPE_INT64,
+    FieldDescriptor.TYPE_SINT32,
+    FieldDescriptor.TYPE_SINT64,
+}
+
+
 def in_range(name: str) -> Any:
-    """Values in the field's range: true for a bool, else from 0 to 300 (and -1 if signed)."""
+    """Values in the field's range: true for a bool, else from 0 to 300 (and from -1 to -300 if
+    signed)."""
     field = Probe.DESCRIPTOR.fields_by_name[name]
     if field.type == FieldDescriptor.TYPE_BOOL:
         return True
-    signed = field.type in (FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64)
-    items = (0, 5, 127, 128, 300, *((-1,) if signed else ()))
+    signed = field.type in SIGNED_TYPES
+    items = (0, 5, 127, 128, 300, *((-1, -64, -65, -300) if signed else ()))
     return items if field.is_repeated else items[-1]
 
 
@@ -146,3 +158,11 @@ def test_the_usual_values_of_a_signed_packed_field_are_written_without_a_message
     encode = field_part(NoMessages, "repeated_int32_3")
     for items in ((-1,), (-1, 0, 5, 127), (5, -1, 3, -1), (-1, 128, 300), (-2, -1, 7)):
         assert encode(items) == Probe(repeated_int32_3=items).SerializeToString()
+
+
+def test_the_usual_values_of_a_zigzag_packed_field_are_one_byte_each() -> None:
+    """A team on each cell or -1 for none: from -64 to 63, a byte each, as protobuf writes them."""
+    encode = field_part(NoMessages, "repeated_sint32_19")
+    for items in ((-1, 0, 1, 2), (-64, 63), (-1,) * 100, (-65, 64, -1), (0,)):
+        assert encode(items) == Probe(repeated_sint32_19=items).SerializeToString()
+    assert encode((-1, 0, 1, -64, 63)) == b"\x9a\x01\x05\x01\x00\x02\x7f\x7e"
