@@ -202,31 +202,38 @@ def _packed_part(
     ``int.__add__`` answers NotImplemented, which is no index. Other items go one by one.
     """
     varint = wire.varint
-    signed = values.start < 0
+
+    def one_by_one(items: Sequence[int]) -> bytes:
+        if not all(type(item) is int and item in values for item in items):
+            return by_protobuf(items)
+        payload = b"".join(map(_varint_of, items))
+        return field_key + varint(len(payload)) + payload
 
     def encode(items: Sequence[int]) -> bytes:
         if type(items) is not tuple and type(items) is not list:
             return by_protobuf(items)  # bytes(5) would be five zeros
         if not items:
             return b""
-        small = False
         try:
-            lowest = min(items) if signed else 0
-            if lowest == -1:
-                payload = b"".join(map(_SMALL_SIGNED.__getitem__, map(_PLUS_ONE, items)))
-                small = True
-            elif lowest >= 0:
-                payload = bytes(items)
-                small = payload.isascii()
-        except (ValueError, TypeError, IndexError):  # not integers, or out of the usual values
-            pass
-        if not small:
-            if not all(type(item) is int and item in values for item in items):
-                return by_protobuf(items)
-            payload = b"".join(map(_varint_of, items))
+            payload = bytes(items)
+        except (ValueError, TypeError):  # below 0 or above 255, or not integers
+            return one_by_one(items)
+        if not payload.isascii():
+            return one_by_one(items)
         return field_key + varint(len(payload)) + payload
 
-    return encode
+    def encode_signed(items: Sequence[int]) -> bytes:
+        if type(items) is not tuple and type(items) is not list:
+            return by_protobuf(items)
+        try:
+            if not items or min(items) != -1:
+                return encode(items)
+            payload = b"".join(map(_SMALL_SIGNED.__getitem__, map(_PLUS_ONE, items)))
+        except (TypeError, IndexError):  # not integers, or above 127
+            return one_by_one(items)
+        return field_key + varint(len(payload)) + payload
+
+    return encode_signed if values.start < 0 else encode
 
 
 def _integer_part(
