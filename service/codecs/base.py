@@ -191,6 +191,25 @@ def field_part(message_type: Any, name: str) -> Callable[[Any], bytes]:
     return _integer_part(wire.key(field.number, wire.VARINT), values, by_protobuf)
 
 
+def _one_by_one(
+    field_key: bytes,
+    values: range,
+    varint_of: Callable[[int], bytes],
+    by_protobuf: Callable[[Any], bytes],
+) -> Callable[[Sequence[int]], bytes]:
+    """The long way of a packed integer field's encoder: each item's varint (``varint_of``) when
+    every item is an integer in ``values``, else protobuf's bytes or error."""
+    varint = wire.varint
+
+    def encode(items: Sequence[int]) -> bytes:
+        if not all(type(item) is int and item in values for item in items):
+            return by_protobuf(items)
+        payload = b"".join(map(varint_of, items))
+        return field_key + varint(len(payload)) + payload
+
+    return encode
+
+
 def _packed_part(
     field_key: bytes, values: range, by_protobuf: Callable[[Any], bytes]
 ) -> Callable[[Sequence[int]], bytes]:
@@ -202,12 +221,7 @@ def _packed_part(
     ``int.__add__`` answers NotImplemented, which is no index. Other items go one by one.
     """
     varint = wire.varint
-
-    def one_by_one(items: Sequence[int]) -> bytes:
-        if not all(type(item) is int and item in values for item in items):
-            return by_protobuf(items)
-        payload = b"".join(map(_varint_of, items))
-        return field_key + varint(len(payload)) + payload
+    one_by_one = _one_by_one(field_key, values, _varint_of, by_protobuf)
 
     def encode(items: Sequence[int]) -> bytes:
         if type(items) is not tuple and type(items) is not list:
@@ -226,8 +240,12 @@ def _packed_part(
         if type(items) is not tuple and type(items) is not list:
             return by_protobuf(items)
         try:
-            if not items or min(items) != -1:
-                return encode(items)
+            lowest = min(items) if items else 0
+        except TypeError:  # items that do not compare
+            return one_by_one(items)
+        if lowest != -1:
+            return encode(items)  # as an unsigned field's, unless an item is below 0
+        try:
             payload = b"".join(map(_SMALL_SIGNED.__getitem__, map(_PLUS_ONE, items)))
         except (TypeError, IndexError):  # not integers, or above 127
             return one_by_one(items)
@@ -258,6 +276,7 @@ def _zigzag_packed_part(
     signed chars by ``struct`` (which refuses anything but integers) and translated to their
     zigzag varints at once."""
     varint = wire.varint
+    one_by_one = _one_by_one(field_key, values, _zigzag_varint_of, by_protobuf)
 
     def encode(items: Sequence[int]) -> bytes:
         if type(items) is not tuple and type(items) is not list:
@@ -266,13 +285,10 @@ def _zigzag_packed_part(
             return b""
         try:
             payload = _signed_chars(len(items))(*items).translate(_ZIGZAG_BYTES)
-            small = payload.isascii()
         except struct.error:  # out of the usual values, or not integers
-            small = False
-        if not small:
-            if not all(type(item) is int and item in values for item in items):
-                return by_protobuf(items)
-            payload = b"".join(map(_zigzag_varint_of, items))
+            return one_by_one(items)
+        if not payload.isascii():
+            return one_by_one(items)
         return field_key + varint(len(payload)) + payload
 
     return encode
