@@ -389,6 +389,8 @@ class StateParts:
         self._values = attrgetter(*names)
         ends = list(accumulate(map(len, groups)))
         self._spans = tuple(zip([0, *ends[:-1]], ends, strict=True))  # each part's values
+        #: The part of each value, in the order of ``_values``.
+        self._owners = tuple(index for index, group in enumerate(groups) for _ in group)
 
     def serialize(
         self, state: Any, previous: Any = None, previous_encoded: Sequence[bytes] = ()
@@ -421,12 +423,11 @@ class StateParts:
                     for (start, end), encode in zip(spans, encoders, strict=True)
                 ]
             )
-        same = [value is old for value, old in zip(values, self._values(previous), strict=True)]
-        return tuple(
-            [
-                kept if all(same[start:end]) else encode(*values[start:end])
-                for (start, end), encode, kept in zip(
-                    spans, encoders, previous_encoded, strict=True
-                )
-            ]
-        )
+        # As in ``serialize``: the comparison runs in C, the loop over the changed parts only,
+        # each once however many of its values changed.
+        parts = list(previous_encoded)
+        changed = compress(self._owners, map(is_not, values, self._values(previous)))
+        for index in dict.fromkeys(changed):
+            start, end = spans[index]
+            parts[index] = encoders[index](*values[start:end])
+        return tuple(parts)
