@@ -85,14 +85,16 @@ class Game:
 
 
 class Encodings:
-    """Encodings of engine values, kept per value and context, at most ``size`` of each kind
-    (all dropped when full, which keeps the memory of a worker flat).
+    """Encodings of engine values, kept per value and context, at most ``size`` of them (all
+    dropped when full, which keeps the memory of a worker flat).
 
     Encoding is a pure function of an engine value (a frozen dataclass) and its context (the
     game, the seat count), so a kept encoding is the one protobuf would make again. Engines
     return the same objects for their frequent values (a status, a selection event), so a
     value is looked up by identity first (the entry holds the value: its id is not reused while
-    kept), then by equality, which runs the dataclass's ``__hash__`` and ``__eq__``.
+    kept), then by equality, which runs the dataclass's ``__hash__`` and ``__eq__``. A value
+    enters both when its encoding is kept: one found by equality is most often a new object
+    made by the action, never seen again, and is not kept by identity.
     """
 
     def __init__(self, size: int) -> None:
@@ -105,19 +107,15 @@ class Encodings:
         seen = self._by_id.get(id(value))
         if seen is not None and seen[0] is value and seen[1] == context:
             return seen[2]
-        encoding = self._by_value.get((context, value))
-        if encoding is not None:
-            self._keep(self._by_id, id(value), (value, context, encoding))
-        return encoding
+        return self._by_value.get((context, value))
 
     def put(self, value: Any, context: Any, encoding: bytes) -> None:
         """Keep ``encoding`` for ``value`` in ``context``."""
-        self._keep(self._by_value, (context, value), encoding)
-
-    def _keep(self, kept: dict[Any, Any], key: Any, entry: Any) -> None:
-        if len(kept) >= self.size:
-            kept.clear()
-        kept[key] = entry
+        if len(self._by_value) >= self.size:
+            self._by_value.clear()
+            self._by_id.clear()
+        self._by_value[(context, value)] = encoding
+        self._by_id[id(value)] = (value, context, encoding)
 
     def __len__(self) -> int:
         return len(self._by_value)

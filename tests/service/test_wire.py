@@ -280,7 +280,20 @@ class TestAssembledResponses:
         assert first == equal
         assert first is not equal
         encodings.put(first, "four seats", b"a")
-        assert encodings.get(equal, "four seats") == b"a"
-        assert encodings.get(equal, "four seats") == b"a"  # now by identity
+        assert encodings.get(first, "four seats") == b"a"  # by identity
+        assert encodings.get(equal, "four seats") == b"a"  # by equality
         assert encodings.get(first, "two seats") is None
         assert encodings.get(equal, "two seats") is None
+        encodings.put(equal, "two seats", b"b")  # the same value, kept in another context
+        assert encodings.get(first, "four seats") == b"a"
+        assert encodings.get(equal, "two seats") == b"b"
+        assert encodings.get(first, "two seats") == b"b"
+
+    def test_a_value_kept_by_identity_goes_when_full(self) -> None:
+        """Dropping the kept encodings drops those kept by identity as well."""
+        encodings = Encodings(1)
+        first = Status((1,), False, None)
+        encodings.put(first, None, b"a")
+        encodings.put(Status((2,), False, None), None, b"b")
+        assert encodings.get(first) is None
+        assert len(encodings) == 1
