@@ -50,6 +50,7 @@ KEPT_ACTION_BYTES = 64  # longer action bytes are decoded every time, never kept
 
 _STATE_FIELDS = common.GameState.DESCRIPTOR.fields_by_name
 _RESPONSE_FIELDS = api.ApplyActionResponse.DESCRIPTOR.fields_by_name
+_EVENT_FIELDS = common.Event.DESCRIPTOR.fields_by_name
 RULES_VERSION_KEY = wire.key(_STATE_FIELDS["rules_version"].number, wire.VARINT)
 REVISION_KEY = wire.key(_STATE_FIELDS["revision"].number, wire.VARINT)
 RESPONSE_STATE_KEY = wire.key(_RESPONSE_FIELDS["state"].number, wire.LENGTH_DELIMITED)
@@ -82,6 +83,7 @@ class Game:
     engine: GameEngine[Any, Any, Any, Any]
     codec: Codec
     state_key: bytes  # the key of the game's field in GameState
+    event_key: bytes  # the key of the game's field in Event
 
 
 class Encodings:
@@ -131,6 +133,7 @@ def _registered_games() -> dict[str, Game]:
             registry.ENGINES[gid],
             CODECS[gid],
             wire.key(_STATE_FIELDS[gid].number, wire.LENGTH_DELIMITED),
+            wire.key(_EVENT_FIELDS[gid].number, wire.LENGTH_DELIMITED),
         )
         for gid in sorted(registry.ENGINES)
     }
@@ -170,6 +173,7 @@ class GameEngineServicer:
         self.games = _registered_games()
         self.states = StateCache(state_cache_size)
         self.encodings = Encodings(ENCODINGS_KEPT)
+        self._audiences: dict[tuple[int, tuple[int, ...] | None], bytes] = {}
         self.actions: dict[bytes, KnownAction] = {}
         self._list_games = api.ListGamesResponse(
             games=[self._game_info(game) for game in self.games.values()]
@@ -446,22 +450,45 @@ class GameEngineServicer:
         return field
 
     def _event_fields(self, game: Game, seats: int, events: Sequence[Event]) -> list[bytes]:
-        """The entries of the ``events`` field of an ``ApplyActionResponse``."""
+        """The entries of the ``events`` field of an ``ApplyActionResponse``.
+
+        Most events an action makes are new values, so an event's encoding is put together
+        from the game's event message, serialized alone, and the fields before it (the
+        audience), which take few values: building the ``Event`` message would copy the game's
+        event into it.
+        """
         context = (game.id, seats)
         kept = self.encodings.get
         fields = []
         for event in events:
             field = kept(event, context)
             if field is None:
-                public = event.audience is None
-                message = common.Event(
-                    visible_to_seats=range(seats) if public else event.audience,
-                    public=public,
-                    **{game.id: game.codec.encode_event(event.body)},
+                body = game.codec.encode_event(event.body).SerializeToString()
+                message = b"".join(
+                    (
+                        self._audience_fields(seats, event.audience),
+                        game.event_key,
+                        wire.varint(len(body)),
+                        body,
+                    )
                 )
-                field = wire.length_delimited(RESPONSE_EVENTS_KEY, message.SerializeToString())
+                field = wire.length_delimited(RESPONSE_EVENTS_KEY, message)
                 self.encodings.put(event, context, field)
             fields.append(field)
+        return fields
+
+    def _audience_fields(self, seats: int, audience: tuple[int, ...] | None) -> bytes:
+        """The ``visible_to_seats`` and ``public`` fields of an ``Event`` (the fields before its
+        ``game``), kept per seat count and audience."""
+        fields = self._audiences.get((seats, audience))
+        if fields is None:
+            public = audience is None
+            fields = common.Event(
+                visible_to_seats=range(seats) if public else audience, public=public
+            ).SerializeToString()
+            if len(self._audiences) >= ENCODINGS_KEPT:
+                self._audiences.clear()
+            self._audiences[seats, audience] = fields
         return fields
 
     @staticmethod

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engines import registry
-from engines.base import Status
+from engines.base import Event, Status
 from engines.errors import MalformedActionError
 from engines.prng import Rng
 from engines.six_nimmt import HAND_SIZE
@@ -297,3 +297,25 @@ class TestAssembledResponses:
         encodings.put(Status((2,), False, None), None, b"b")
         assert encodings.get(first) is None
         assert len(encodings) == 1
+
+    @pytest.mark.parametrize("game", GAMES)
+    @pytest.mark.parametrize("audience", [None, (), (0,), (2,), (0, 3), (1, 2, 3)])
+    def test_an_event_for_any_audience(self, game: str, audience: tuple[int, ...] | None) -> None:
+        """An event's entry, put together from its audience and its game's event, is protobuf's
+        encoding of the whole ``Event``, for everyone, no one, one seat or several."""
+        servicer = GameEngineServicer()
+        engine = registry.get(game)
+        state = engine.new_game(4, 7, engine.default_options())
+        seat = engine.status(state).seats_to_act[0]
+        transition = engine.apply(state, seat, engine.legal_actions(state, seat)[0])
+        body = transition.events[0].body
+        seats = 4
+        expected = common.Event(
+            visible_to_seats=range(seats) if audience is None else audience,
+            public=audience is None,
+            **{game: CODECS[game].encode_event(body)},
+        )
+        event = Event(body, audience)
+        for _ in range(2):  # made, then kept
+            (entry,) = servicer._event_fields(servicer.games[game], seats, [event])
+            assert entry == api.ApplyActionResponse(events=[expected]).SerializeToString()
