@@ -11,6 +11,7 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from itertools import chain, compress
 
 from engines.base import Event
@@ -353,6 +354,14 @@ PRIVATE_DRAWS: tuple[tuple[Event, ...], ...] = tuple(
     for seat in range(MAX_SEATS)
 )
 
+PLACEMENTS_KEPT = 4096  # chip placements shared, of the few thousand a board allows
+
+
+@lru_cache(maxsize=PLACEMENTS_KEPT)
+def _placed_event(seat: int, team: int, card: int, cell: int) -> Event:
+    """A chip placed: an event of nearly every turn, built once per value and shared."""
+    return Event(ChipPlaced(seat, team, card, cell))
+
 
 # --------------------------------------------------------------------- setup
 def resolve_teams(seats: int, options: Options) -> int:
@@ -610,7 +619,7 @@ def _play(state: State, seat: int, card: int, cell: int) -> tuple[State, tuple[E
         if occupant != NO_CHIP:
             raise IllegalActionError(f"{cell_text(cell)} already holds a chip", "CELL_OCCUPIED")
         chips = (*chips[:cell], team, *chips[cell + 1 :])
-        events.append(Event(ChipPlaced(seat, team, card, cell)))
+        events.append(_placed_event(seat, team, card, cell))
         found = new_sequences(chips, team, cell, sequences)
         if found:
             sequences = (*sequences, *found)

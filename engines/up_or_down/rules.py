@@ -177,6 +177,14 @@ class GameScored:
     scores: tuple[int, ...]
 
 
+# A face-down draw is an event for the drawing seat alone, one of a few hundred values: each is
+# built once and shared, as most turns end with one.
+PRIVATE_DRAWS: tuple[tuple[Event, ...], ...] = tuple(
+    tuple(Event(CardDrawn(seat, card), (seat,)) for card in range(HIGHEST_CARD + 1))
+    for seat in range(MAX_SEATS)
+)
+
+
 # Which piles a turn may draw from: both, one of them, or none when both are empty.
 DRAW_CHOICES: tuple[tuple[Draw, ...], ...] = (
     (Draw.FACE_UP, Draw.FACE_DOWN),
@@ -427,7 +435,7 @@ def play(state: State, seat: int, turn: Turn) -> tuple[State, tuple[Event, ...]]
         face_up[0] if face_up else NO_CARD,
     )
     if face_down_draw:
-        events: tuple[Event, ...] = (Event(played), Event(CardDrawn(seat, drawn), (seat,)))
+        events: tuple[Event, ...] = (Event(played), PRIVATE_DRAWS[seat][drawn])
     else:
         events = (Event(played),)
     if is_finished(new_state):
