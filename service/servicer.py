@@ -87,40 +87,36 @@ class Game:
 
 
 class Encodings:
-    """Encodings of engine values, kept per value and context, at most ``size`` of them (all
+    """Encodings of engine values, kept per object and context, at most ``size`` of them (all
     dropped when full, which keeps the memory of a worker flat).
 
     Encoding is a pure function of an engine value (a frozen dataclass) and its context (the
     game, the seat count), so a kept encoding is the one protobuf would make again. Engines
-    return the same objects for their frequent values (a status, a selection event), so a
-    value is looked up by identity first (the entry holds the value: its id is not reused while
-    kept), then by equality, which runs the dataclass's ``__hash__`` and ``__eq__``. A value
-    enters both when its encoding is kept: one found by equality is most often a new object
-    made by the action, never seen again, and is not kept by identity.
+    return the same objects for the values that recur (a status, a selection, a draw), so a
+    value is looked up by identity: the entry holds the value, so its id is not reused while
+    kept. Looking values up by equality would hash every new event an action makes (a turn
+    with its cards), twice when it is new, to find an equal one now and then.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._by_value: dict[tuple[Any, Any], bytes] = {}
-        self._by_id: dict[int, tuple[Any, Any, bytes]] = {}
+        self._kept: dict[tuple[int, Any], tuple[Any, bytes]] = {}
 
     def get(self, value: Any, context: Any = None) -> bytes | None:
-        """The encoding kept for ``value`` in ``context``, or None."""
-        seen = self._by_id.get(id(value))
-        if seen is not None and seen[0] is value and seen[1] == context:
-            return seen[2]
-        return self._by_value.get((context, value))
+        """The encoding kept for ``value`` (this very object) in ``context``, or None."""
+        seen = self._kept.get((id(value), context))
+        if seen is not None and seen[0] is value:
+            return seen[1]
+        return None
 
     def put(self, value: Any, context: Any, encoding: bytes) -> None:
         """Keep ``encoding`` for ``value`` in ``context``."""
-        if len(self._by_value) >= self.size:
-            self._by_value.clear()
-            self._by_id.clear()
-        self._by_value[(context, value)] = encoding
-        self._by_id[id(value)] = (value, context, encoding)
+        if len(self._kept) >= self.size:
+            self._kept.clear()
+        self._kept[id(value), context] = (value, encoding)
 
     def __len__(self) -> int:
-        return len(self._by_value)
+        return len(self._kept)
 
 
 def _registered_games() -> dict[str, Game]:

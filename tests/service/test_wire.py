@@ -255,13 +255,14 @@ class TestAssembledResponses:
     @pytest.mark.parametrize("game", GAMES)
     def test_byte_identical_to_protobuf(self, game: str) -> None:
         """Every answer of a whole game, with the statuses and events encoded afresh, and again
-        with all of them kept from the first time."""
+        with the encodings kept from the first time: those of the values the engines share
+        (statuses, frequent events) are used again."""
         servicer = GameEngineServicer()
         assert _served_playout(servicer, game, seed=11) > 0
         kept = len(servicer.encodings)
         assert kept > 0
         _served_playout(servicer, game, seed=11)
-        assert len(servicer.encodings) == kept  # the second game encoded nothing new
+        assert len(servicer.encodings) - kept < kept  # the second game encoded fewer
 
     def test_the_kept_encodings_are_bounded(self) -> None:
         """When full, the kept encodings are dropped and kept again from the next one."""
@@ -272,31 +273,28 @@ class TestAssembledResponses:
         assert encodings.get(4) == b"\x04"
         assert encodings.get(0) is None
 
-    def test_kept_by_value_and_context(self) -> None:
-        """An equal value finds the encoding of the first (identity is only a shortcut), and
-        the same value in another context does not."""
+    def test_kept_per_object_and_context(self) -> None:
+        """A value finds the encoding kept for it in its context; an equal value (another
+        object) and the same value in another context do not."""
         encodings = Encodings(8)
         first, equal = Status((1,), False, None), Status((1,), False, None)
         assert first == equal
         assert first is not equal
         encodings.put(first, "four seats", b"a")
-        assert encodings.get(first, "four seats") == b"a"  # by identity
-        assert encodings.get(equal, "four seats") == b"a"  # by equality
-        assert encodings.get(first, "two seats") is None
-        assert encodings.get(equal, "two seats") is None
-        encodings.put(equal, "two seats", b"b")  # the same value, kept in another context
         assert encodings.get(first, "four seats") == b"a"
-        assert encodings.get(equal, "two seats") == b"b"
+        assert encodings.get(equal, "four seats") is None
+        assert encodings.get(first, "two seats") is None
+        encodings.put(first, "two seats", b"b")  # the same value, kept in another context
+        assert encodings.get(first, "four seats") == b"a"
         assert encodings.get(first, "two seats") == b"b"
 
-    def test_a_value_kept_by_identity_goes_when_full(self) -> None:
-        """Dropping the kept encodings drops those kept by identity as well."""
-        encodings = Encodings(1)
-        first = Status((1,), False, None)
-        encodings.put(first, None, b"a")
-        encodings.put(Status((2,), False, None), None, b"b")
-        assert encodings.get(first) is None
-        assert len(encodings) == 1
+    def test_only_the_object_kept_finds_its_encoding(self) -> None:
+        """An encoding is found by the object it was kept for alone, even once the caller has
+        let go of that object, whose id a new object may then take."""
+        encodings = Encodings(8)
+        encodings.put(Status((1,), False, None), None, b"a")
+        for _ in range(100):
+            assert encodings.get(Status((2,), False, None)) is None
 
     @pytest.mark.parametrize("game", GAMES)
     @pytest.mark.parametrize("audience", [None, (), (0,), (2,), (0, 3), (1, 2, 3)])
