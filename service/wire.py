@@ -10,27 +10,43 @@ check these helpers against protobuf's own serialization.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 VARINT = 0  # wire types
 LENGTH_DELIMITED = 2
 _SEVEN_BITS = 0x7F
 _MORE = 0x80
 _TWO_BYTES = _MORE << 7  # the values below this are varints of two bytes at most
 _VARINT_BITS = 64  # a varint longer than this is malformed
-_SMALL = tuple(bytes((value,)) for value in range(_MORE))  # the one-byte varints
 
 
-def varint(value: int) -> bytes:
-    """The base-128 varint of a non-negative integer."""
-    if value < _MORE:
-        return _SMALL[value]
-    if value < _TWO_BYTES:  # the length of a state, most often
-        return bytes((value & _SEVEN_BITS | _MORE, value >> 7))
+def _encode_varint(value: int) -> bytes:
+    """The base-128 varint of a non-negative integer, worked out."""
     out = bytearray()
     while value >= _MORE:
         out.append(value & _SEVEN_BITS | _MORE)
         value >>= 7
-    out.append(value)
+    out.append(value)  # refuses a negative number, as a float
     return bytes(out)
+
+
+class _Varints(dict[int, bytes]):
+    """The varints of the integers below ``_TWO_BYTES`` (lengths, counts, small numbers: most
+    of the varints a response needs), each worked out at its first use and kept; the others
+    (a generator's state, a large revision) are worked out every time."""
+
+    __slots__ = ()
+
+    def __missing__(self, value: int) -> bytes:
+        encoded = _encode_varint(value)
+        if type(value) is int and value < _TWO_BYTES:
+            self[value] = encoded
+        return encoded
+
+
+#: The base-128 varint of a non-negative integer. A lookup, which runs in C without a Python
+#: call for a kept varint: a response is put together from a dozen or more of them.
+varint: Callable[[int], bytes] = _Varints().__getitem__
 
 
 def key(field: int, wire_type: int) -> bytes:

@@ -37,6 +37,20 @@ class TestFraming:
         if value:
             assert encoded == field_key + wire.varint(value)
 
+    @pytest.mark.parametrize("value", [0, 1, 127, 128, 16383, 16384, 2**63])
+    def test_varint_kept_or_not(self, value: int) -> None:
+        """The varints kept (below 16384) and those worked out each time, asked twice."""
+        expected = common.GameState(revision=value).SerializeToString()[1:] or b"\x00"
+        assert wire.varint(value) == expected
+        assert wire.varint(value) == expected
+
+    @pytest.mark.parametrize("value", [-1, 1.5, "1"])
+    def test_a_varint_of_anything_else_is_refused(self, value: object) -> None:
+        """A negative number, a float or a string has no varint: asking is a programming
+        error, raised at once rather than written as some other number."""
+        with pytest.raises((ValueError, TypeError)):
+            wire.varint(value)  # type: ignore[arg-type]
+
     def test_zero_is_left_out(self) -> None:
         """proto3 writes no default value."""
         assert common.GameState(rules_version=0).SerializeToString() == b""
