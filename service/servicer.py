@@ -5,12 +5,12 @@ its response message (a message passed to a constructor is copied; one filled in
 ``ApplyAction``, the call a game makes most, takes its request as it arrived and returns its
 response already serialized: the state's bytes key the state cache as they were sent, the
 bytes after them (the action) key the actions decoded before, the new state is serialized once
-(in parts that the next action may reuse), and the status and event encodings, which repeat
-from call to call, are kept (``service.wire`` frames the parts). The time spent in the engine
-is added to the call record around each engine section. Errors are raised as ``RulesError``;
-``service.server`` turns them into rich statuses in one place. Which game a request is about
-comes from the ``game`` oneof of its state or options (``WhichOneof``) and a registry lookup:
-no game is named here.
+(in parts that the next action may reuse), and the encodings of the statuses and events the
+engines share, which recur from call to call, are kept (``service.wire`` frames the parts). The
+time spent in the engine is added to the call record around each engine section. Errors are
+raised as ``RulesError``; ``service.server`` turns them into rich statuses in one place. Which
+game a request is about comes from the ``game`` oneof of its state or options (``WhichOneof``)
+and a registry lookup: no game is named here.
 """
 
 from __future__ import annotations
