@@ -87,36 +87,47 @@ class Game:
 
 
 class Encodings:
-    """Encodings of engine values, kept per object and context, at most ``size`` of them (all
-    dropped when full, which keeps the memory of a worker flat).
+    """Encodings of engine values, kept per object and context, at most ``size`` new ones and
+    ``size`` asked for again (each table dropped when full, which keeps the memory of a worker
+    flat).
 
     Encoding is a pure function of an engine value (a frozen dataclass) and its context (the
     game, the seat count), so a kept encoding is the one protobuf would make again. Engines
     return the same objects for the values that recur (a status, a selection, a draw), so a
-    value is looked up by identity: the entry holds the value, so its id is not reused while
+    value is looked up by identity: an entry holds its value, so its id is not reused while
     kept. Looking values up by equality would hash every new event an action makes (a turn
-    with its cards), twice when it is new, to find an equal one now and then.
+    with its cards), twice when it is new, to find an equal one now and then. Most values are
+    asked for once, so an encoding moves to the table of those asked for again on its second
+    use: the new ones, which fill their table call after call, never push those out.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._kept: dict[tuple[int, Any], tuple[Any, bytes]] = {}
+        self._again: dict[tuple[int, Any], tuple[Any, bytes]] = {}
+        self._new: dict[tuple[int, Any], tuple[Any, bytes]] = {}
 
     def get(self, value: Any, context: Any = None) -> bytes | None:
         """The encoding kept for ``value`` (this very object) in ``context``, or None."""
-        seen = self._kept.get((id(value), context))
-        if seen is not None and seen[0] is value:
-            return seen[1]
-        return None
+        key = (id(value), context)
+        seen = self._again.get(key)
+        if seen is None:
+            seen = self._new.pop(key, None)
+            if seen is None:
+                return None
+            self._keep(self._again, key, seen)
+        return seen[1] if seen[0] is value else None
 
     def put(self, value: Any, context: Any, encoding: bytes) -> None:
         """Keep ``encoding`` for ``value`` in ``context``."""
-        if len(self._kept) >= self.size:
-            self._kept.clear()
-        self._kept[id(value), context] = (value, encoding)
+        self._keep(self._new, (id(value), context), (value, encoding))
+
+    def _keep(self, table: dict[tuple[int, Any], tuple[Any, bytes]], key: Any, entry: Any) -> None:
+        if len(table) >= self.size:
+            table.clear()
+        table[key] = entry
 
     def __len__(self) -> int:
-        return len(self._kept)
+        return len(self._again) + len(self._new)
 
 
 def _registered_games() -> dict[str, Game]:

@@ -279,13 +279,33 @@ class TestAssembledResponses:
         assert len(servicer.encodings) - kept < kept  # the second game encoded fewer
 
     def test_the_kept_encodings_are_bounded(self) -> None:
-        """When full, the kept encodings are dropped and kept again from the next one."""
+        """When full, the new encodings are dropped and kept again from the next one; so are
+        those asked for again."""
         encodings = Encodings(2)
-        for value in range(5):
-            encodings.put(value, None, bytes([value]))
+        values = [Status((seat,), False, None) for seat in range(5)]
+        for value in values:
+            encodings.put(value, None, bytes(value.seats_to_act))
             assert len(encodings) <= 2
-        assert encodings.get(4) == b"\x04"
-        assert encodings.get(0) is None
+        assert encodings.get(values[4]) == b"\x04"
+        assert encodings.get(values[0]) is None
+        for value in values:
+            encodings.put(value, None, bytes(value.seats_to_act))
+            assert encodings.get(value) == bytes(value.seats_to_act)  # now asked for again
+            assert len(encodings) <= 4
+        assert encodings.get(values[4]) == b"\x04"
+        assert encodings.get(values[0]) is None
+
+    def test_new_encodings_do_not_push_out_those_asked_for_again(self) -> None:
+        """A value asked for a second time stays kept however many new values follow it, as a
+        shared status does among the new events of every action."""
+        encodings = Encodings(4)
+        shared = Status((1,), False, None)
+        encodings.put(shared, None, b"s")
+        assert encodings.get(shared) == b"s"
+        for seat in range(100):
+            new = Status((seat,), False, None)
+            encodings.put(new, None, b"n")
+            assert encodings.get(shared) == b"s"
 
     def test_kept_per_object_and_context(self) -> None:
         """A value finds the encoding kept for it in its context; an equal value (another
