@@ -26,7 +26,7 @@ def _encode_varint(value: int) -> bytes:
     while value >= _MORE:
         out.append(value & _SEVEN_BITS | _MORE)
         value >>= 7
-    out.append(value)  # refuses a negative number, as a float
+    out.append(value)  # refuses a negative number, and a float
     return bytes(out)
 
 
