@@ -348,6 +348,6 @@ class TestAssembledResponses:
             **{game: CODECS[game].encode_event(body)},
         )
         event = Event(body, audience)
-        for _ in range(2):  # made, then kept
+        for _ in range(3):  # made, found among the new ones, then among those asked again
             (entry,) = servicer._event_fields(servicer.games[game], seats, [event])
             assert entry == api.ApplyActionResponse(events=[expected]).SerializeToString()
