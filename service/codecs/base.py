@@ -120,11 +120,15 @@ _WORD = 2**64  # a negative int32 or int64 is written as its two's complement on
 _TRUE = b"\x01"
 
 
-@lru_cache(maxsize=1024)
-def _varint_of(value: int) -> bytes:
-    """The varint protobuf writes for ``value`` in an integer field (kept: the values of a
-    state's packed fields beyond 0-127, a signed field's -1 above all, repeat)."""
+def _word_varint(value: int) -> bytes:
+    """The varint protobuf writes for ``value`` in an ``int``/``uint`` field (a negative one as
+    its two's complement on 64 bits)."""
     return wire.varint(value % _WORD)
+
+
+#: ``_word_varint``, kept for the values that repeat: the items of a state's packed fields
+#: beyond 0-127, a signed field's -1 above all.
+_varint_of = lru_cache(maxsize=1024)(_word_varint)
 
 
 #: The varint of every value from -1 to 127, each at its value + 1.
@@ -182,13 +186,15 @@ def field_part(message_type: Any, name: str) -> Callable[[Any], bytes]:
         if field.is_repeated:
             key = wire.key(field.number, wire.LENGTH_DELIMITED)
             return _zigzag_packed_part(key, zigzag, by_protobuf)
-        return _zigzag_integer_part(wire.key(field.number, wire.VARINT), zigzag, by_protobuf)
+        key = wire.key(field.number, wire.VARINT)
+        return _integer_part(key, zigzag, _zigzag_varint_of, by_protobuf)
     values = _VARINT_RANGES.get(field.type)
     if values is None:
         return by_protobuf
     if field.is_repeated:
         return _packed_part(wire.key(field.number, wire.LENGTH_DELIMITED), values, by_protobuf)
-    return _integer_part(wire.key(field.number, wire.VARINT), values, by_protobuf)
+    varint_of = wire.varint if values.start >= 0 else _word_varint  # no negative to turn
+    return _integer_part(wire.key(field.number, wire.VARINT), values, varint_of, by_protobuf)
 
 
 def _one_by_one(
@@ -255,15 +261,18 @@ def _packed_part(
 
 
 def _integer_part(
-    field_key: bytes, values: range, by_protobuf: Callable[[Any], bytes]
+    field_key: bytes,
+    values: range,
+    varint_of: Callable[[int], bytes],
+    by_protobuf: Callable[[Any], bytes],
 ) -> Callable[[int], bytes]:
-    """The encoder of a single integer field holding ``values``; 0 is not written."""
-    varint = wire.varint
+    """The encoder of a single integer field holding ``values``, written by ``varint_of`` (plain
+    or zigzag); 0 is not written."""
 
     def encode(value: int) -> bytes:
         if type(value) is not int or value not in values:
             return by_protobuf(value)
-        return field_key + varint(value % _WORD) if value else b""
+        return field_key + varint_of(value) if value else b""
 
     return encode
 
@@ -290,20 +299,6 @@ def _zigzag_packed_part(
         if not payload.isascii():
             return one_by_one(items)
         return field_key + varint(len(payload)) + payload
-
-    return encode
-
-
-def _zigzag_integer_part(
-    field_key: bytes, values: range, by_protobuf: Callable[[Any], bytes]
-) -> Callable[[int], bytes]:
-    """The encoder of a single ``sint32`` or ``sint64`` field holding ``values``; 0 is not
-    written."""
-
-    def encode(value: int) -> bytes:
-        if type(value) is not int or value not in values:
-            return by_protobuf(value)
-        return field_key + _zigzag_varint_of(value) if value else b""
 
     return encode
 
