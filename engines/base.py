@@ -103,7 +103,9 @@ class Outcome:
     """The result of a finished game."""
 
     scores: tuple[int, ...]  # one per seat, in the game's own unit
-    winners: tuple[int, ...]  # ascending; every member of a winning team; empty for a draw
+    # Ascending; every member of a winning team; all seats tied for the win; empty when the
+    # game ends without a winner (a draw).
+    winners: tuple[int, ...]
     lower_is_better: bool
     termination: str  # a stable UPPER_SNAKE word, e.g. PENALTY_THRESHOLD
 
@@ -239,9 +241,12 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
         new_state, events = self._apply(state, seat, action)
         return Transition(new_state, events)
 
-    @abstractmethod
     def view(self, state: S, viewer: Viewer) -> V:
-        """Return what ``viewer`` (a seat, or ``None`` for a spectator) may see of ``state``."""
+        """Return what ``viewer`` (a seat, or ``None`` for a spectator) may see of ``state``;
+        raises ``InvalidSeatError`` for a seat the game does not have."""
+        if viewer is not None:
+            self.check_seat(state, viewer)
+        return self._view(state, viewer)
 
     @abstractmethod
     def redeal(self, state: S, seat: int, rng: Rng) -> S:
@@ -305,6 +310,10 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
     @abstractmethod
     def _apply(self, state: S, seat: int, action: A) -> tuple[S, tuple[Event, ...]]:
         """Apply an action of a seat that is to act; the new state's revision is one more."""
+
+    @abstractmethod
+    def _view(self, state: S, viewer: Viewer) -> V:
+        """Redact a state for a seat of the game (already checked) or a spectator (``None``)."""
 
     @abstractmethod
     def _heuristic(self, state: S, seat: int, rng: Rng) -> A:

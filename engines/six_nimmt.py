@@ -365,29 +365,6 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
             termination=state.options.end.value,
         )
 
-    def view(self, state: State, viewer: Viewer) -> View:
-        if viewer is not None:
-            self.check_seat(state, viewer)
-        seats = len(state.hands)
-        return View(
-            options=state.options,
-            rows=state.rows,
-            hand=state.hands[viewer] if viewer is not None else (),
-            selected=tuple(card != NO_SELECTION for card in state.selections),
-            revealed=state.selections if state.revealed else (NO_SELECTION,) * seats,
-            own_selection=state.selections[viewer] if viewer is not None else NO_SELECTION,
-            penalties=state.penalties,
-            taken=state.taken,
-            zero_card_available=tuple(
-                state.options.zero_card and used == 0 for used in state.zero_card_used_in_hand
-            ),
-            hand_number=state.hand_number,
-            turn=state.turn,
-            hand_sizes=tuple(
-                len(hand) + _holds_zero_card(state, seat) for seat, hand in enumerate(state.hands)
-            ),
-        )
-
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
         """Re-deal the other seats' hands, their pending selections and the deck. A pending
         selection of a seat whose zero card is unused becomes the zero card with the chance a
@@ -425,6 +402,27 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
         )
 
     # ----------------------------------------------------------------- hooks
+    def _view(self, state: State, viewer: Viewer) -> View:
+        seats = len(state.hands)
+        return View(
+            options=state.options,
+            rows=state.rows,
+            hand=state.hands[viewer] if viewer is not None else (),
+            selected=tuple(card != NO_SELECTION for card in state.selections),
+            revealed=state.selections if state.revealed else (NO_SELECTION,) * seats,
+            own_selection=state.selections[viewer] if viewer is not None else NO_SELECTION,
+            penalties=state.penalties,
+            taken=state.taken,
+            zero_card_available=tuple(
+                state.options.zero_card and used == 0 for used in state.zero_card_used_in_hand
+            ),
+            hand_number=state.hand_number,
+            turn=state.turn,
+            hand_sizes=tuple(
+                len(hand) + _holds_zero_card(state, seat) for seat, hand in enumerate(state.hands)
+            ),
+        )
+
     def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
         _check_options(options)
         rows, hands, deck = _deal(options, seats, rng)

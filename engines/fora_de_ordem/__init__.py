@@ -115,14 +115,14 @@ class ForaDeOrdem(GameEngine[State, Action, Options, View]):
     def outcome(self, state: State) -> Outcome | None:
         return rules.outcome(state)
 
-    def view(self, state: State, viewer: Viewer) -> View:
-        return rules.view(state, viewer)
-
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
         self.check_seat(state, seat)
         return rules.redeal(state, seat, rng)
 
     # ----------------------------------------------------------------- hooks
+    def _view(self, state: State, viewer: Viewer) -> View:
+        return rules.view(state, viewer)
+
     def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
         return rules.deal(seats, rng, options)
 

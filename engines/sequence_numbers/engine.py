@@ -57,21 +57,6 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
             termination=TERMINATION_TURN_LIMIT if winner is None else TERMINATION_SEQUENCES,
         )
 
-    def view(self, state: State, viewer: Viewer) -> View:
-        return View(
-            options=state.options,
-            numbers=rules.NUMBERS,
-            chips=state.chips,
-            sequences=state.sequences,
-            hand=state.hands[viewer] if viewer is not None else (),
-            hand_sizes=tuple(len(hand) for hand in state.hands),
-            discards=state.discards,
-            deck_size=len(state.deck),
-            turn=state.turn,
-            exchanged=state.exchanged,
-            sequences_to_win=rules.sequences_to_win(len(state.hands)),
-        )
-
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
         self.check_seat(state, seat)
         others = [s for s in range(len(state.hands)) if s != seat]
@@ -99,6 +84,21 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
         )
 
     # ----------------------------------------------------------------- hooks
+    def _view(self, state: State, viewer: Viewer) -> View:
+        return View(
+            options=state.options,
+            numbers=rules.NUMBERS,
+            chips=state.chips,
+            sequences=state.sequences,
+            hand=state.hands[viewer] if viewer is not None else (),
+            hand_sizes=tuple(len(hand) for hand in state.hands),
+            discards=state.discards,
+            deck_size=len(state.deck),
+            turn=state.turn,
+            exchanged=state.exchanged,
+            sequences_to_win=rules.sequences_to_win(len(state.hands)),
+        )
+
     def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
         return rules.deal(seats, rules.resolve_teams(seats, options), rng)
 

@@ -75,14 +75,14 @@ class UpOrDown(GameEngine[State, Turn, Options, View]):
             termination=TERMINATION,
         )
 
-    def view(self, state: State, viewer: Viewer) -> View:
-        return rules.view(state, viewer)
-
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
         self.check_seat(state, seat)
         return rules.redeal(state, seat, rng)
 
     # ----------------------------------------------------------------- hooks
+    def _view(self, state: State, viewer: Viewer) -> View:
+        return rules.view(state, viewer)
+
     def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
         rules.check_options(options)
         return rules.deal(seats, rng, options)

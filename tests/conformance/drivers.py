@@ -140,9 +140,13 @@ class InProcess(Codecs):
 
     def view(self, state: common.GameState, seat: int | None) -> common.GameView:
         engine_state = self._state(state)
+        try:
+            view = self.engine.view(engine_state, seat)
+        except RulesError as error:
+            raise RefusedError(error.reason) from None
         return common.GameView(
             status=encode_status(self.engine.status(engine_state)),
-            **{self.game_id: self.codec.encode_view(self.engine.view(engine_state, seat))},
+            **{self.game_id: self.codec.encode_view(view)},
         )
 
     def suggest(self, state: common.GameState, seat: int, policy: str) -> common.Action:

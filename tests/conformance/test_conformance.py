@@ -283,6 +283,27 @@ class TestViews:
                 assert varint not in view
                 assert view == key(driver.view(state, seat))
 
+    @pytest.mark.parametrize("game", GAMES)
+    def test_a_seat_the_game_does_not_have_sees_nothing(self, make_driver: Any, game: str) -> None:
+        """A view for a seat past the last is refused with INVALID_SEAT."""
+        driver = make_driver(game)
+        seats = seat_counts(game)[0]
+        state = driver.new_game(seats, 6)
+        for seat in (seats, seats + 7):
+            with pytest.raises(RefusedError) as refused:
+                driver.view(state, seat)
+            assert refused.value.reason == "INVALID_SEAT"
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_a_negative_viewer_sees_nothing(self, game: str) -> None:
+        """The engine refuses a negative viewer (the wire cannot send one): it would index the
+        hands from the end and show the last seat's."""
+        driver = InProcess(game)
+        state = driver.new_game(seat_counts(game)[0], 6)
+        with pytest.raises(RefusedError) as refused:
+            driver.view(state, -1)
+        assert refused.value.reason == "INVALID_SEAT"
+
 
 class TestCorruptedStates:
     """States the rules could not have produced are refused with a reason."""

@@ -334,7 +334,10 @@ class Outcome(_message.Message):
 
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The winning seats, ascending; every member of a winning team; empty for a draw."""
+        """The winning seats, ascending; every member of a winning team. Seats tied for the win all
+        win (all of them when every seat ties); empty when the game ends without a winner (a
+        Sequence Numbers draw).
+        """
 
     def __init__(
         self,
