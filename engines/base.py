@@ -147,7 +147,7 @@ class OptionInfo:
 
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """What a game is: id, title, seat range, options and bot policies."""
+    """What a game is: id, title, seat counts, options and bot policies."""
 
     id: str
     title: str
@@ -156,6 +156,21 @@ class GameInfo:
     simultaneous: bool
     rules_version: int
     options: tuple[OptionInfo, ...]
+    # Every seat count a game may have, ascending: every count from min_seats to max_seats
+    # unless a game lists fewer (its ``_new_game`` refuses the others, with its reason).
+    seat_counts: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.seat_counts:
+            object.__setattr__(
+                self, "seat_counts", tuple(range(self.min_seats, self.max_seats + 1))
+            )
+        counts = self.seat_counts
+        if list(counts) != sorted(set(counts)) or (counts[0], counts[-1]) != (
+            self.min_seats,
+            self.max_seats,
+        ):
+            raise ValueError(f"{self.id}: seat counts {counts} do not run from min to max seats")
 
 
 Policy = Callable[[S, int, Rng], A]

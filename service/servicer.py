@@ -506,6 +506,7 @@ class GameEngineServicer:
             title=info.title,
             min_seats=info.min_seats,
             max_seats=info.max_seats,
+            seat_counts=info.seat_counts,
             simultaneous=info.simultaneous,
             rules_version=info.rules_version,
             options=[

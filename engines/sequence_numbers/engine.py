@@ -19,6 +19,7 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
         title="Sequence Numbers",
         min_seats=rules.MIN_SEATS,
         max_seats=rules.MAX_SEATS,
+        seat_counts=tuple(sorted(rules.TEAM_CHOICES)),
         simultaneous=False,
         rules_version=rules.RULES_VERSION,
         options=(

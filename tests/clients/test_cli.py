@@ -52,6 +52,7 @@ class TestGames:
         """Each game shows its id, title, seat range, turn kind and policies."""
         assert "six_nimmt: 6 nimmt!" in games.stdout
         assert "seats: 2-10" in games.stdout
+        assert "seats: 2, 3, 4, 6" in games.stdout  # Sequence Numbers: no 5 seats
         assert "simultaneous turns: yes" in games.stdout
         assert "policies: heuristic, random" in games.stdout
 

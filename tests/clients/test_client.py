@@ -51,6 +51,8 @@ class TestCalls:
         games = {game.id: game for game in client.list_games().games}
         assert games[GAME].min_seats == 2
         assert games[GAME].max_seats == 10
+        assert list(games[GAME].seat_counts) == list(range(2, 11))
+        assert list(games["sequence_numbers"].seat_counts) == [2, 3, 4, 6]
         assert "heuristic" in games[GAME].policies
 
     def test_new_game_by_id(self, dealt: api.NewGameResponse) -> None:

@@ -97,7 +97,11 @@ class InProcess(Codecs):
         return engine_state
 
     def new_game(self, seats: int, seed: int) -> common.GameState:
-        return self.to_message(self.engine.new_game(seats, seed, self.engine.default_options()))
+        try:
+            state = self.engine.new_game(seats, seed, self.engine.default_options())
+        except RulesError as error:
+            raise RefusedError(error.reason) from None
+        return self.to_message(state)
 
     def status(self, state: common.GameState) -> common.GameStatus:
         return encode_status(self.engine.status(self._state(state)))

@@ -118,6 +118,33 @@ def _set_number(message: Any, path: tuple[str, ...], value: int) -> None:
     setattr(message, path[-1], min(value, limit))
 
 
+class TestSeats:
+    """A game is dealt for exactly the seat counts it lists."""
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_new_game_takes_exactly_the_listed_seat_counts(
+        self, make_driver: Any, game: str
+    ) -> None:
+        """NewGame deals every listed count and refuses every other one with
+        INVALID_SEAT_COUNT, including the gaps between the fewest and the most."""
+        driver = make_driver(game)
+        info = registry.get(game).info
+        for seats in range(info.max_seats + 3):
+            if seats in info.seat_counts:
+                assert len(driver.view(driver.new_game(seats, 3), None).status.seats_to_act) >= 1
+            else:
+                with pytest.raises(RefusedError) as refused:
+                    driver.new_game(seats, 3)
+                assert refused.value.reason == "INVALID_SEAT_COUNT", seats
+
+    def test_seat_counts_run_from_the_fewest_to_the_most(self) -> None:
+        """Every game's seat counts start at its min_seats and end at its max_seats."""
+        for game in GAMES:
+            info = registry.get(game).info
+            assert (info.seat_counts[0], info.seat_counts[-1]) == (info.min_seats, info.max_seats)
+        assert registry.get("sequence_numbers").info.seat_counts == (2, 3, 4, 6)
+
+
 class TestPlayouts:
     """Random legal playouts: who acts, what is legal, and that every game ends."""
 

@@ -103,7 +103,7 @@ def print_games(client: Client, out: TextIO) -> None:
         if index:
             print(file=out)
         print(f"{game.id}: {game.title}", file=out)
-        print(f"  seats: {game.min_seats}-{game.max_seats}", file=out)
+        print(f"  seats: {seat_counts(game)}", file=out)
         print(f"  simultaneous turns: {'yes' if game.simultaneous else 'no'}", file=out)
         print(f"  policies: {', '.join(game.policies)}", file=out)
         if not game.options:
@@ -116,6 +116,15 @@ def print_games(client: Client, out: TextIO) -> None:
             )
             print(f"    {option.name} = {option.default_value}{allowed}", file=out)
             print(f"      {option.description}", file=out)
+
+
+def seat_counts(game: common.GameInfo) -> str:
+    """A game's seat counts for people: a range (``2-10``), or the counts themselves when some
+    between the fewest and the most are not played (``2, 3, 4, 6``)."""
+    counts = list(game.seat_counts)
+    if not counts or counts == list(range(game.min_seats, game.max_seats + 1)):
+        return f"{game.min_seats}-{game.max_seats}"
+    return ", ".join(map(str, counts))
 
 
 def set_language(options: Message, language: str) -> bool:

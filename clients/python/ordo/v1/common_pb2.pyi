@@ -397,6 +397,7 @@ class GameInfo(_message.Message):
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     POLICIES_FIELD_NUMBER: _builtins.int
+    SEAT_COUNTS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """The game id, e.g. "six_nimmt"; also the field name in the oneofs."""
     title: _builtins.str
@@ -417,6 +418,12 @@ class GameInfo(_message.Message):
     def policies(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The bot policies SuggestAction accepts for this game."""
 
+    @_builtins.property
+    def seat_counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Every seat count NewGame accepts, ascending: all from min_seats to max_seats, or fewer when
+        a count between them cannot be played (Sequence Numbers: 2, 3, 4 and 6, not 5).
+        """
+
     def __init__(
         self,
         *,
@@ -428,10 +435,11 @@ class GameInfo(_message.Message):
         rules_version: _builtins.int = ...,
         options: _abc.Iterable[Global___OptionInfo] | None = ...,
         policies: _abc.Iterable[_builtins.str] | None = ...,
+        seat_counts: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "max_seats", b"max_seats", "min_seats", b"min_seats", "options", b"options", "policies", b"policies", "rules_version", b"rules_version", "simultaneous", b"simultaneous", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "max_seats", b"max_seats", "min_seats", b"min_seats", "options", b"options", "policies", b"policies", "rules_version", b"rules_version", "seat_counts", b"seat_counts", "simultaneous", b"simultaneous", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
