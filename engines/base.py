@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from engines.errors import (
     GAME_FINISHED,
     NOT_SEATS_TURN,
+    QUOTED_CHARACTERS,
     IllegalActionError,
     InvalidSeatError,
     InvalidSeatsError,
     InvalidStateError,
     UnknownPolicyError,
     UnsupportedRulesVersionError,
+    quoted,
 )
 from engines.prng import Rng
 
@@ -281,9 +283,9 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
         chooser = self.policies.get(policy)
         if chooser is None:
             raise UnknownPolicyError(
-                f"no bot policy {policy!r} for {self.info.id}; "
+                f"no bot policy {quoted(policy)} for {self.info.id}; "
                 f"choose one of {', '.join(sorted(self.policies))}",
-                policy=policy,
+                policy=policy[:QUOTED_CHARACTERS],
             )
         self._check_turn(state, seat)
         return chooser(state, seat, rng)

@@ -10,6 +10,17 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+QUOTED_CHARACTERS = 40  # the most of a caller's text an error quotes
+
+
+def quoted(text: str, limit: int = QUOTED_CHARACTERS) -> str:
+    """``text`` quoted for an error message, cut to ``limit`` characters. A caller's text may
+    be of any length, and the message goes back in the status's trailing metadata, whose size
+    clients cap."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
 
 class RulesError(Exception):
     """A request the rules cannot accept; ``reason`` is stable, the message is for people."""

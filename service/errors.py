@@ -1,7 +1,10 @@
 """The one table that maps errors to gRPC status codes, and the rich status built from them.
 
 Every error leaves the server as a ``google.rpc.Status`` with exactly one ``ErrorInfo`` whose
-``reason`` is stable and whose ``domain`` is ``ordo``.
+``reason`` is stable and whose ``domain`` is ``ordo``. The status travels in the trailing
+metadata (the message twice: as ``grpc-message`` and inside the details), whose size clients
+cap at 16 KiB by default: the message and the metadata values are cut to a length that keeps a
+status well below that, whatever text of the caller's an error quotes.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from engines.errors import RulesError
 
 DOMAIN = "ordo"
 INTERNAL_REASON = "INTERNAL"
+MAX_MESSAGE_CHARACTERS = 1_000
+MAX_METADATA_CHARACTERS = 200  # per value of the ErrorInfo's metadata
 
 
 class RequestError(RulesError):
@@ -62,11 +67,22 @@ def rich_status(
     code: grpc.StatusCode, message: str, reason: str, metadata: dict[str, str]
 ) -> grpc.Status:
     """Build the status with exactly one ``ErrorInfo``, ready for ``context.abort_with_status``."""
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+    info = error_details_pb2.ErrorInfo(
+        reason=reason,
+        domain=DOMAIN,
+        metadata={key: cut(value, MAX_METADATA_CHARACTERS) for key, value in metadata.items()},
+    )
     detail = any_pb2.Any()
     detail.Pack(info)
-    proto = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    proto = status_pb2.Status(
+        code=code.value[0], message=cut(message, MAX_MESSAGE_CHARACTERS), details=[detail]
+    )
     return rpc_status.to_status(proto)
+
+
+def cut(text: str, limit: int) -> str:
+    """``text``, or its first characters and an ellipsis, ``limit`` characters in all."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def status_of(error: RulesError) -> grpc.Status:

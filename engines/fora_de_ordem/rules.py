@@ -13,6 +13,7 @@ from engines.errors import (
     InvalidOptionsError,
     InvalidStateError,
     MalformedActionError,
+    quoted,
 )
 from engines.fora_de_ordem.data import (
     BANK,
@@ -618,4 +619,4 @@ def _conservation_problem(located: list[int], total: int) -> str:
 
 
 def _question_name(question: Question) -> str:
-    return f"id {question.id!r}" if question.id else f"category {question.category!r}"
+    return f"id {quoted(question.id)}" if question.id else f"category {quoted(question.category)}"

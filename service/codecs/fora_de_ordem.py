@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from engines.errors import InvalidStateError, MalformedActionError
+from engines.errors import InvalidStateError, MalformedActionError, quoted
 from engines.fora_de_ordem import data, rules
 from ordo.v1 import fora_de_ordem_pb2 as pb
 from service.codecs.base import EnumMap, StateParts, field_part, flatten, groups_part, split
@@ -103,7 +103,9 @@ def _questions(
     try:
         return tuple(bank[question_id] for question_id in msg.bank_question_ids)
     except KeyError as error:
-        raise InvalidStateError(f"question {error.args[0]!r} is not in the built-in bank") from None
+        raise InvalidStateError(
+            f"question {quoted(error.args[0])} is not in the built-in bank"
+        ) from None
 
 
 def _bank_ids(questions: tuple[data.Question, ...], bank: dict[str, data.Question]) -> list[str]:

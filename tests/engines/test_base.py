@@ -1,4 +1,5 @@
-"""The shared engine helpers: ``slot_init`` builds the same frozen values, only faster."""
+"""The shared engine helpers: ``slot_init`` builds the same frozen values, only faster; ``quoted``
+cuts a caller's text in an error message."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from engines.base import slot_init
+from engines.errors import QUOTED_CHARACTERS, quoted
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,3 +91,16 @@ class TestSlotInit:
         for cls in (WithDefault, WithoutSlots, WithPostInit):
             with pytest.raises(TypeError, match="not a slotted dataclass of required fields"):
                 slot_init(cls)
+
+
+class TestQuoted:
+    """A caller's text quoted in an error message."""
+
+    def test_short_text_is_quoted_whole(self) -> None:
+        """Text up to the limit is quoted as it is."""
+        assert quoted("heuristic") == "'heuristic'"
+
+    def test_long_text_is_cut_and_its_length_told(self) -> None:
+        """Longer text keeps its first characters and says how long it was."""
+        text = quoted("x" * 50_000)
+        assert text == f"{'x' * QUOTED_CHARACTERS!r}… (50,000 characters)"

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2, status_pb2
 
 from engines.errors import IllegalActionError, InvalidStateError, RulesError
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
-from service.errors import RequestError, status_code_of
+from service.errors import RequestError, status_code_of, status_of
 from service.servicer import GameEngineServicer
 from tests.conformance.drivers import reason_of
 
 SIX = common.GameOptions(six_nimmt={})
+DETAILS_KEY = "grpc-status-details-bin"
 
 
 @pytest.fixture
@@ -47,6 +50,30 @@ class TestStatusTable:
     def test_every_rules_error_is_invalid_argument(self, error: RulesError) -> None:
         """Illegal actions, bad states and bad requests are the caller's argument."""
         assert status_code_of(error) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+class TestStatusSize:
+    """However long an error's text, its status fits the trailing metadata clients accept."""
+
+    def test_long_message_and_metadata_are_cut(self) -> None:
+        """A message and a metadata value of 100,000 characters are cut, the reason kept."""
+        error = RulesError("\u00e9" * 100_000, "SOME_REASON", policy="\u00e9" * 100_000)
+        status = status_of(error)
+        # On the wire: grpc-message percent-encoded, the binary details in base64.
+        size = len(quote(status.details.encode()))
+        size += sum(len(key) + len(value) * 4 // 3 for key, value in status.trailing_metadata)
+        assert size < 12 * 1024
+        details = status_pb2.Status.FromString(dict(status.trailing_metadata)[DETAILS_KEY])
+        info = error_details_pb2.ErrorInfo()
+        assert details.details[0].Unpack(info)
+        assert info.reason == "SOME_REASON"
+        assert info.metadata["policy"].endswith("\u2026")
+        assert details.message.endswith("\u2026")
+
+    def test_short_text_is_kept_whole(self) -> None:
+        """A message and metadata of ordinary length go out as they are."""
+        status = status_of(RulesError("seat 9 does not exist", "INVALID_SEAT", seat="9"))
+        assert status.details == "seat 9 does not exist"
 
 
 class TestRichStatus:

@@ -229,6 +229,37 @@ class TestMissingParts:
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "GAME_MISMATCH")
 
 
+class TestLongText:
+    """A caller's text of any length that an error quotes still comes back as a rich status
+    (clients refuse trailing metadata over 16 KiB by default)."""
+
+    LONG = "\u00e9" * 20_000  # 40 KB of UTF-8, more again once percent-encoded
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_long_unknown_policy(
+        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]], game: str
+    ) -> None:
+        """A policy name of 20,000 characters gets UNKNOWN_POLICY, not a transport error."""
+        request = api.SuggestActionRequest.FromString(samples[game]["SuggestAction"])
+        request.policy = self.LONG
+        code, reason = raw_call(channel, "SuggestAction", request.SerializeToString())
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_POLICY")
+
+    def test_long_custom_question(self, channel: grpc.Channel) -> None:
+        """A custom question whose category is 20,000 characters gets INVALID_CUSTOM_QUESTION."""
+        question = common.GameOptions(
+            fora_de_ordem={
+                "rounds": 1,
+                "custom_questions": [
+                    {"category": self.LONG, "items": list("abcde"), "ranks": [1, 2, 3, 4, 5]}
+                ],
+            }
+        )
+        request = api.NewGameRequest(seats=3, options=question)
+        code, reason = raw_call(channel, "NewGame", request.SerializeToString())
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_CUSTOM_QUESTION")
+
+
 def _integer_fields(message: Any) -> Any:
     """Every integer field of a message, single or repeated, recursively: (message, field)."""
     for field in message.DESCRIPTOR.fields:
