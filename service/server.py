@@ -13,6 +13,7 @@ import gc
 import multiprocessing
 import os
 import signal
+import socket
 import time
 from collections.abc import Callable, Collection, Sequence
 from random import getrandbits
@@ -49,6 +50,7 @@ MAX_REQUEST_ID_LENGTH = 128  # a longer id sent by a caller is cut to this many 
 REQUEST_ID_BITS = 128  # a request id made here: 128 random bits, written as 32 hex digits
 MILLISECONDS_PER_SECOND = 1_000
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
+EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
 
 log = structlog.get_logger("ordo.server")
 
@@ -314,13 +316,49 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     log.info("stopped", worker=index)
 
 
+def port_taken(host: str, port: int) -> str | None:
+    """Why ``port`` on ``host`` is taken, or None when nothing listens on it.
+
+    The workers bind with SO_REUSEPORT, which lets any process of the same user share a port
+    that is already served: a second server (an old build, a stray copy) would quietly take a
+    share of the connections. A socket without it cannot bind a port that a listener holds, so
+    binding one first tells (connections of an earlier run that linger do not count).
+    """
+    try:
+        addresses = socket.getaddrinfo(
+            host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror as error:
+        return f"cannot resolve {host}: {error.strerror}"
+    for family, kind, protocol, _name, address in addresses:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as error:
+                return f"{address[0]} port {port}: {error.strerror}"
+    return None
+
+
 def serve(settings: Settings) -> int:
-    """Run the worker processes and the metrics endpoint until SIGTERM; returns the exit code."""
+    """Run the worker processes and the metrics endpoint until SIGTERM; returns the exit code
+    (``EXIT_CANNOT_START`` at once when a port is taken)."""
     from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
 
     logs.configure(settings.log_level, settings.log_format)
+    if settings.port and (taken := port_taken(settings.host, settings.port)):
+        log.error("cannot listen", port=settings.port, error=taken)
+        return EXIT_CANNOT_START
     metrics.prepare_multiprocess_dir()  # samples of an earlier run must not count
-    metrics_server = metrics.start_http_server(settings.metrics_port, settings.host)
+    try:
+        metrics_server = metrics.start_http_server(settings.metrics_port, settings.host)
+    except OSError as error:
+        log.error(
+            "cannot serve metrics",
+            metrics_port=settings.metrics_port,
+            error=str(error),
+        )
+        return EXIT_CANNOT_START
     count = settings.worker_count
     if count == 1 and settings.port == 0:
         run_worker(settings)

@@ -91,12 +91,9 @@ class ServerProcess:
         return self.process.wait(timeout=STOP_SECONDS)
 
 
-@contextmanager
-def running_server(scratch: Path, workers: int = 2, **settings: str) -> Iterator[ServerProcess]:
-    """Run ``python -m service`` with ``ORDO_*`` settings; yield once every worker serves."""
-    metrics_dir = scratch / "metrics"
-    log = scratch / "server.log"
-    port, metrics_port = free_port(), free_port()
+def server_env(metrics_dir: Path, **settings: str) -> dict[str, str]:
+    """This environment without its ``ORDO_*`` settings, with the given ones instead: the
+    server on loopback, logging JSON, its metrics files in ``metrics_dir``."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -106,12 +103,28 @@ def running_server(scratch: Path, workers: int = 2, **settings: str) -> Iterator
         {
             "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
             "ORDO_HOST": HOST,
-            "ORDO_PORT": str(port),
-            "ORDO_METRICS_PORT": str(metrics_port),
-            "ORDO_WORKERS": str(workers),
             "ORDO_LOG_FORMAT": "json",
             **{f"ORDO_{name.upper()}": value for name, value in settings.items()},
         }
+    )
+    return env
+
+
+@contextmanager
+def running_server(
+    scratch: Path, workers: int = 2, port: int | None = None, **settings: str
+) -> Iterator[ServerProcess]:
+    """Run ``python -m service`` with ``ORDO_*`` settings, on ``port`` or a free one; yield once
+    every worker serves."""
+    metrics_dir = scratch / "metrics"
+    log = scratch / "server.log"
+    port, metrics_port = port or free_port(), free_port()
+    env = server_env(
+        metrics_dir,
+        port=str(port),
+        metrics_port=str(metrics_port),
+        workers=str(workers),
+        **settings,
     )
     with log.open("wb") as output:
         process = subprocess.Popen(

@@ -1,0 +1,103 @@
+"""A server refuses to start on a port that is already served, instead of sharing it, and starts
+on a port where connections of an earlier run linger."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from grpc_health.v1 import health_pb2
+
+from tests.e2e.server_process import (
+    HOST,
+    ROOT,
+    START_SECONDS,
+    events,
+    free_port,
+    health_status,
+    running_server,
+    server_env,
+)
+
+EXIT_CANNOT_START = 1
+
+
+def start_alone(scratch: Path, **settings: str) -> tuple[int, str, list[dict[str, Any]]]:
+    """Run a server with ``settings`` until it exits by itself: exit code, output, log lines."""
+    done = subprocess.run(
+        [sys.executable, "-m", "service"],
+        cwd=ROOT,
+        env=server_env(scratch / "metrics-alone", **settings),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=START_SECONDS,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    return done.returncode, output, lines
+
+
+class TestTakenPorts:
+    """A port in use is an error at start-up, with the reason in the log and no traceback."""
+
+    def test_a_served_port_is_not_shared(self, tmp_path: Path) -> None:
+        """A second server on the port of a running one exits 1 and takes none of its calls."""
+        with running_server(tmp_path, workers=2) as first:
+            code, output, lines = start_alone(
+                tmp_path, port=str(first.port), metrics_port="0", workers="1"
+            )
+            assert code == EXIT_CANNOT_START, output
+            refused = [line for line in lines if line["event"] == "cannot listen"]
+            assert [line["port"] for line in refused] == [first.port], output
+            assert "Traceback" not in output
+            assert not any(line["event"] == "serving" for line in lines)
+            assert health_status(first.port) == health_pb2.HealthCheckResponse.SERVING
+            assert len(events(first.log, "serving")) == 2
+
+    def test_a_taken_metrics_port(self, tmp_path: Path) -> None:
+        """A metrics port another process listens on stops the start-up with exit code 1."""
+        with socket.socket() as holder:
+            holder.bind((HOST, 0))
+            holder.listen()
+            metrics_port = holder.getsockname()[1]
+            code, output, lines = start_alone(
+                tmp_path, port=str(free_port()), metrics_port=str(metrics_port), workers="1"
+            )
+        assert code == EXIT_CANNOT_START, output
+        refused = [line for line in lines if line["event"] == "cannot serve metrics"]
+        assert [line["metrics_port"] for line in refused] == [metrics_port], output
+        assert "Traceback" not in output
+
+
+class TestRestart:
+    """Connections of an earlier run that linger on the port do not keep a server from it."""
+
+    def test_a_port_with_a_lingering_connection(self, tmp_path: Path) -> None:
+        """A connection closed by the listening side stays in TIME_WAIT on its port for a
+        minute, as a stopped server's do; a server starts on that port all the same."""
+        with socket.socket() as listener:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind((HOST, 0))
+            listener.listen()
+            port = listener.getsockname()[1]
+            with socket.create_connection((HOST, port)) as client:
+                accepted, _ = listener.accept()
+                accepted.close()  # the listening side closes first: its end lingers
+                client.recv(1)
+        assert lingering(port), "no connection lingers on the port"
+        with running_server(tmp_path, workers=2, port=port) as server:
+            assert health_status(server.port) == health_pb2.HealthCheckResponse.SERVING
+
+
+def lingering(port: int) -> bool:
+    """Whether a connection on loopback ``port`` is in TIME_WAIT (Linux's /proc/net/tcp)."""
+    time_wait = "06"
+    local = f"0100007F:{port:04X}"
+    lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return any(line.split()[1] == local and line.split()[3] == time_wait for line in lines)
