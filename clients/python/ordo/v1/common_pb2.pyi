@@ -460,10 +460,14 @@ class OptionInfo(_message.Message):
     description: _builtins.str
     """What the option does."""
     default_value: _builtins.str
-    """The value used when the option is unset, as text."""
+    """The value used when the option is unset, as text (an enum value by its name without the
+    enum's prefix: "CHOOSE_ROW" for SIX_NIMMT_TOO_LOW_RULE_CHOOSE_ROW).
+    """
     @_builtins.property
     def allowed_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The accepted values as text, for options with a fixed set of values; empty otherwise."""
+        """The accepted values as text, for options with a fixed set of values (enum values named as
+        in default_value); empty otherwise.
+        """
 
     def __init__(
         self,
