@@ -40,6 +40,25 @@ def demo(server_address: str) -> subprocess.CompletedProcess[str]:
     return ordo("--target", server_address, "demo", GAME, "--seats", "4", "--seed", "3")
 
 
+class TestPipes:
+    """The output may go to a reader that stops early."""
+
+    def test_a_reader_that_stops_early(self, server_address: str) -> None:
+        """``ordo demo … | head -1``: the demo stops quietly when its reader has gone."""
+        command = ["--target", server_address, "demo", GAME, "--seats", "10", "--seed", "3"]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ordo.cli", *command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stdout is not None
+        assert process.stderr is not None
+        assert process.stdout.readline()
+        process.stdout.close()
+        assert process.wait(timeout=RUN_SECONDS) == 0
+        assert process.stderr.read() == b""
+
+
 class TestGames:
     """``ordo games`` lists every game with its seats, policies and options."""
 

@@ -95,6 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OrdoError as error:
         print(f"ordo: server error: {error}", file=sys.stderr)
         return EXIT_SERVER_ERROR
+    except BrokenPipeError:
+        # The reader has had enough (``ordo demo … | head``): stop quietly. Python flushes
+        # stdout again at exit; pointed at /dev/null, that flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 def print_games(client: Client, out: TextIO) -> None:
