@@ -216,8 +216,13 @@ def check_options(options: Options, seats: int) -> None:
             f"{len(custom)} custom questions are too few for {options.rounds} rounds",
             option="custom_questions",
         )
-    for number, question in enumerate(custom, start=1):
+    first_numbers: dict[str, int] = {}  # the number of the first question with each id
+    named = custom_question_ids(custom)
+    for number, (question, name) in enumerate(zip(custom, named, strict=True), start=1):
         problem = question_problem(question)
+        first = first_numbers.setdefault(name.id, number)
+        if problem is None and first != number:
+            problem = f"question {first} has the same id (ids name the questions in views)"
         if problem is not None:
             raise InvalidOptionsError(
                 f"custom question {number} ({_question_name(question)}): {problem}",

@@ -284,6 +284,19 @@ class TestOptions:
         assert problem in caught.value.message
         assert caught.value.metadata == {"option": "custom_questions", "question": "4"}
 
+    @pytest.mark.parametrize("given_id", ["filler-1", "custom-2"])
+    def test_two_custom_questions_with_one_id_are_refused(self, given_id: str) -> None:
+        """Ids name the questions in views: two cards may not share one, given or made."""
+        second = dataclasses.replace(FILLER[1], id="")  # named custom-2
+        fourth = dataclasses.replace(FILLER[3], id=given_id)
+        custom = (FILLER[0], second, INSTRUMENTS, fourth, FILLER[2], FILLER[4])
+        with pytest.raises(InvalidOptionsError) as caught:
+            ENGINE.new_game(2, SEED, Options(custom_questions=custom))
+        assert caught.value.reason == "INVALID_CUSTOM_QUESTION"
+        assert f"custom question 4 (id '{given_id}')" in caught.value.message
+        assert "has the same id" in caught.value.message
+        assert caught.value.metadata == {"option": "custom_questions", "question": "4"}
+
     def test_ties_share_the_best_rank_and_hold_the_tied_places(self) -> None:
         """Ranks 1, 2, 2, 4, 5 give both tied items the rank set {2, 3}: a valid card."""
         tied = dataclasses.replace(FILLER[0], ranks=(1, 2, 2, 4, 5))

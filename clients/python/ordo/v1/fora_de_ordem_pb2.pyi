@@ -133,7 +133,8 @@ class ForaDeOrdemQuestion(_message.Message):
     RANKS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """A short identifier of the card (e.g. "q017" for the built-in bank). Custom cards without one
-    are named "custom-N" (N from 1, in the order supplied).
+    are named "custom-N" (N from 1, in the order supplied); no two custom cards may end up with
+    the same id.
     """
     category: _builtins.str
     """The category that orders the items, e.g. "instruments with the most strings"."""
