@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from ordo import Client, OrdoError
-from ordo.client import REQUEST_ID_KEY, game_options
+from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE, game_options
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
@@ -230,7 +230,8 @@ def _closed_port() -> int:
 
 
 class TestRetries:
-    """UNAVAILABLE, and nothing else, is retried a bounded number of times."""
+    """UNAVAILABLE (and CANCELLED when asked), nothing else, is retried a bounded number of
+    times."""
 
     def test_retries_unavailable_until_success(self, fake: FakeServer) -> None:
         """Two UNAVAILABLE answers then success: three attempts, no error."""
@@ -270,6 +271,30 @@ class TestRetries:
         assert caught.value.code is code
         assert caught.value.reason == ""
         assert len(fake.calls) == 1
+
+    def test_cancelled_is_retried_when_asked(self, fake: FakeServer) -> None:
+        """With CANCELLED among the retry codes, a cancelled call is sent again."""
+        fake.failures = [grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE]
+        codes = RETRYABLE | ALSO_RETRYABLE
+        with Client(fake.address, retries=3, backoff=0.001, retry_codes=codes) as ordo:
+            ordo.list_games()
+        assert len(fake.calls) == 3
+
+    def test_cancelled_is_not_retried_by_default(self, fake: FakeServer) -> None:
+        """By default only UNAVAILABLE is retried: CANCELLED is raised after one attempt."""
+        fake.failures = [grpc.StatusCode.CANCELLED]
+        with (
+            Client(fake.address, retries=3, backoff=0.001) as ordo,
+            pytest.raises(OrdoError) as caught,
+        ):
+            ordo.list_games()
+        assert caught.value.code is grpc.StatusCode.CANCELLED
+        assert len(fake.calls) == 1
+
+    def test_codes_a_server_answered_cannot_be_retried(self) -> None:
+        """Asking to retry INVALID_ARGUMENT (an answer that would come again) is refused."""
+        with pytest.raises(ValueError, match="retry_codes"):
+            Client(retry_codes={grpc.StatusCode.INVALID_ARGUMENT})
 
     def test_backoff_doubles_up_to_its_cap(
         self, fake: FakeServer, monkeypatch: pytest.MonkeyPatch

@@ -5,8 +5,9 @@ game state and knows no game. What it adds to a bare stub:
 
 - ``OrdoError``, the single exception of every failed call, carrying the status code and the
   stable ``reason`` of the server's ``google.rpc.ErrorInfo``;
-- retries of calls that failed with UNAVAILABLE (and only those), with exponential backoff and
-  full jitter, within the call's deadline — safe because every RPC is pure, ApplyAction included;
+- retries of calls that failed with UNAVAILABLE (and only those, unless the caller names more
+  codes), with exponential backoff and full jitter, within the call's deadline — safe because
+  every RPC is pure, ApplyAction included;
 - an ``x-request-id`` on every call (the caller's, or a fresh one), the same for all attempts;
 - several connections on demand (``channels=N``), used round-robin (call by call, attempt by
   attempt), so that one client reaches every worker of a server whose workers share a port with
@@ -19,7 +20,7 @@ import itertools
 import random
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from types import TracebackType
 from typing import Self, TypeVar
 
@@ -32,11 +33,14 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as api_grpc
 
-__all__ = ["DEFAULT_TARGET", "REQUEST_ID_KEY", "Client", "OrdoError"]
+__all__ = ["ALSO_RETRYABLE", "DEFAULT_TARGET", "REQUEST_ID_KEY", "RETRYABLE", "Client", "OrdoError"]
 
 DEFAULT_TARGET = "localhost:50051"
 REQUEST_ID_KEY = "x-request-id"
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})  # the server was not reached: try again
+# What a call may also be retried on: a worker that stops cancels the calls gRPC had received
+# but not yet handed to it, and this client never cancels a call of its own.
+ALSO_RETRYABLE = frozenset({grpc.StatusCode.CANCELLED})
 GAME_FIELD = "game"  # the oneof of GameOptions whose field names are the game ids
 
 Request = TypeVar("Request", bound=Message)
@@ -94,10 +98,13 @@ class Client:
     """A connection to an Ordo server; use it as a context manager or call ``close()``.
 
     ``timeout`` is each call's deadline in seconds, retries included; ``retries`` is how many
-    times a call that failed with UNAVAILABLE is tried again (so at most ``retries + 1``
-    attempts); ``channels`` is the number of distinct connections to open; ``metadata`` is sent
-    with every call. ``backoff`` is the first retry's largest pause in seconds, doubled at each
-    retry up to ``max_backoff``; each pause is drawn uniformly below that bound (full jitter).
+    times a call that failed with one of the ``retry_codes`` is tried again (so at most
+    ``retries + 1`` attempts). The retry codes are UNAVAILABLE alone by default; add CANCELLED
+    (``RETRYABLE | ALSO_RETRYABLE``) to resend the few calls a server's worker cancels as it
+    stops, which no worker has served. ``channels`` is the number of distinct connections to
+    open; ``metadata`` is sent with every call. ``backoff`` is the first retry's largest pause
+    in seconds, doubled at each retry up to ``max_backoff``; each pause is drawn uniformly below
+    that bound (full jitter).
     """
 
     def __init__(
@@ -110,14 +117,21 @@ class Client:
         metadata: Sequence[tuple[str, str]] = (),
         backoff: float = 0.05,
         max_backoff: float = 2.0,
+        retry_codes: Collection[grpc.StatusCode] = RETRYABLE,
     ) -> None:
         if channels < 1:
             raise ValueError(f"channels must be at least 1, not {channels}")
+        if not set(retry_codes) <= RETRYABLE | ALSO_RETRYABLE:
+            raise ValueError(
+                "retry_codes may hold only UNAVAILABLE and CANCELLED: other codes come from "
+                "calls a server has answered, and would fail again"
+            )
         if retries < 0 or timeout <= 0 or backoff < 0 or max_backoff < backoff:
             raise ValueError("need retries >= 0, timeout > 0 and 0 <= backoff <= max_backoff")
         self.target = target
         self.timeout = timeout
         self.retries = retries
+        self.retry_codes = frozenset(retry_codes)
         self.metadata = tuple(metadata)
         self.backoff = backoff
         self.max_backoff = max_backoff
@@ -256,7 +270,7 @@ class Client:
         timeout: float | None,
         request_id: str | None,
     ) -> Response:
-        """Send one request, retrying UNAVAILABLE within the deadline.
+        """Send one request, retrying the retry codes within the deadline.
 
         Each attempt takes the next channel, so a retry may reach another server worker.
         """
@@ -272,7 +286,7 @@ class Client:
                 return method(stub)(request, timeout=max(remaining, 0.0), metadata=metadata)
             except grpc.RpcError as error:
                 failure = OrdoError.from_rpc_error(error)
-            if failure.code not in RETRYABLE or attempt >= self.retries:
+            if failure.code not in self.retry_codes or attempt >= self.retries:
                 raise failure
             pause = self._random.uniform(0.0, min(self.max_backoff, self.backoff * 2**attempt))
             if time.monotonic() + pause >= deadline:
