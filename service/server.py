@@ -340,6 +340,12 @@ def port_taken(host: str, port: int) -> str | None:
     return None
 
 
+def stop_code(exitcode: int) -> int:
+    """The exit code a worker's exit gives the server once stopping: a worker that SIGTERM
+    ended before it set its handler (while it started) had nothing to drain."""
+    return 0 if exitcode == -signal.SIGTERM else abs(exitcode)
+
+
 def serve(settings: Settings) -> int:
     """Run the worker processes and the metrics endpoint until SIGTERM; returns the exit code
     (``EXIT_CANNOT_START`` at once when a port is taken)."""
@@ -365,13 +371,18 @@ def serve(settings: Settings) -> int:
         return 0
     context = multiprocessing.get_context("spawn")
     stopping = False
+    workers: list[multiprocessing.process.BaseProcess] = []
 
-    def start(index: int) -> multiprocessing.process.BaseProcess:
+    def start(index: int) -> None:
+        """Start worker ``index`` (again, when it died)."""
         process = context.Process(target=run_worker, args=(settings, index), name=f"worker-{index}")
         process.start()
-        return process
-
-    workers = [start(index) for index in range(count)]
+        if index < len(workers):
+            workers[index] = process
+        else:
+            workers.append(process)
+        if stopping:  # the stop came as it started, and may have missed it
+            process.terminate()
 
     def stop(signum: int, frame: FrameType | None) -> None:
         nonlocal stopping
@@ -382,21 +393,28 @@ def serve(settings: Settings) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    for index in range(count):
+        if not stopping:
+            start(index)
     log.info("started", workers=count, port=settings.port, metrics_port=settings.metrics_port)
     exit_code = 0
+    died: set[int] = set()  # the workers that died before the stop and were not started again
     while True:
         for index, process in enumerate(workers):
             process.join(timeout=0.2)
-            if process.exitcode is None:
+            if process.exitcode is None or index in died:
                 continue
             if stopping:
-                exit_code = max(exit_code, abs(process.exitcode))
+                exit_code = max(exit_code, stop_code(process.exitcode))
                 continue
             log.error("worker died; starting it again", worker=index, exitcode=process.exitcode)
             if process.pid is not None:
                 metrics.worker_exited(process.pid)
             time.sleep(RESTART_DELAY_SECONDS)
-            workers[index] = start(index)
+            if stopping:  # the stop came during the pause: not a worker to start again
+                died.add(index)
+                continue
+            start(index)
         if stopping and all(process.exitcode is not None for process in workers):
             break
     if metrics_server is not None:

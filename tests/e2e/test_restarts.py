@@ -1,0 +1,102 @@
+"""The parent process supervises its workers: one that dies is started again, unless the server is
+stopping, and a stop at any moment of the start-up or of a restart ends the server cleanly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from grpc_health.v1 import health_pb2
+
+from tests.e2e.server_process import (
+    POLL_SECONDS,
+    ROOT,
+    START_SECONDS,
+    STOP_SECONDS,
+    events,
+    free_port,
+    health_status,
+    read_log,
+    running_server,
+    server_env,
+)
+
+RESTART_DELAY_SECONDS = 1.0  # service.server's pause before a dead worker is started again
+
+
+def wait_for(log: Path, event: str, count: int) -> list[dict[str, object]]:
+    """The log's ``event`` lines once there are ``count`` of them."""
+    deadline = time.monotonic() + START_SECONDS
+    while len(found := events(log, event)) < count:
+        assert time.monotonic() < deadline, f"no {count} {event!r} lines:\n{read_log(log)}"
+        time.sleep(POLL_SECONDS)
+    return found
+
+
+def worker_pid(line: dict[str, object]) -> int:
+    """The pid of the worker a ``serving`` line is about."""
+    pid = line["pid"]
+    assert isinstance(pid, int)
+    return pid
+
+
+class TestRestarts:
+    """A worker killed under a running server is replaced; a stop meanwhile ends it all."""
+
+    def test_a_dead_worker_is_started_again(self, tmp_path: Path) -> None:
+        """A worker killed with SIGKILL is started again, and the server still drains to 0."""
+        with running_server(tmp_path, workers=2) as server:
+            first = events(server.log, "serving")
+            os.kill(worker_pid(first[0]), signal.SIGKILL)
+            serving = wait_for(server.log, "serving", 3)
+            assert serving[2]["worker"] == first[0]["worker"]
+            assert worker_pid(serving[2]) not in {worker_pid(line) for line in first}
+            assert events(server.log, "worker died; starting it again")
+            assert health_status(server.port) == health_pb2.HealthCheckResponse.SERVING
+            assert server.stop() == 0
+
+    def test_a_stop_during_the_restart_pause(self, tmp_path: Path) -> None:
+        """SIGTERM while a dead worker waits to be started again: no worker is started, and
+        the server exits 0 within the drain's bound."""
+        with running_server(tmp_path, workers=2) as server:
+            first = events(server.log, "serving")
+            os.kill(worker_pid(first[0]), signal.SIGKILL)
+            wait_for(server.log, "worker died; starting it again", 1)
+            time.sleep(RESTART_DELAY_SECONDS / 4)
+            assert server.stop() == 0
+            time.sleep(RESTART_DELAY_SECONDS)
+            assert len(events(server.log, "serving")) == 2
+            assert health_status(server.port) is None
+
+
+class TestStopWhileStarting:
+    """SIGTERM before the workers serve: they stop before they set their own handler."""
+
+    def test_a_stop_before_the_workers_serve(self, tmp_path: Path) -> None:
+        """The parent has started its workers, which are still loading: exit 0, no one left."""
+        log, port = tmp_path / "server.log", free_port()
+        env = server_env(tmp_path / "metrics", port=str(port), metrics_port="0", workers="2")
+        with log.open("wb") as output:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "service"],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+            )
+        try:
+            wait_for(log, "started", 1)
+            assert not events(log, "serving"), "the workers served before the stop was sent"
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=STOP_SECONDS) == 0, read_log(log)
+            time.sleep(RESTART_DELAY_SECONDS)
+            assert health_status(port) is None
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
