@@ -197,11 +197,20 @@ class TestExitCodes:
         assert "unknown game 'chess'; the server runs " in run.stderr
         assert "six_nimmt" in run.stderr
 
-    def test_server_error_prints_reason(self, server_address: str) -> None:
-        """A seat count the server refuses exits 1 with the code and the reason."""
-        run = ordo("--target", server_address, "demo", GAME, "--seats", "1")
-        assert run.returncode == 1
-        assert "INVALID_ARGUMENT INVALID_SEAT_COUNT" in run.stderr
+    @pytest.mark.parametrize(
+        ("game", "seats", "message"),
+        [
+            (GAME, "1", "six_nimmt takes 2-10 seats, not 1"),
+            ("sequence_numbers", "5", "sequence_numbers takes 2, 3, 4, 6 seats, not 5"),
+        ],
+    )
+    def test_a_seat_count_the_game_does_not_take(
+        self, server_address: str, game: str, seats: str, message: str
+    ) -> None:
+        """A seat count outside the game's (as ListGames gives them) is a usage error."""
+        run = ordo("--target", server_address, "demo", game, "--seats", seats)
+        assert run.returncode == 2
+        assert message in run.stderr
 
     def test_unreachable_server(self) -> None:
         """No server at the target exits 1 with UNAVAILABLE."""

@@ -31,7 +31,7 @@ TARGET_ENV = "ORDO_TARGET"
 LANGUAGE_FIELD = "language"  # the options field that picks a game's language, when it has one
 LANGUAGES = ("en", "pt_br")
 POLICIES = ("heuristic", "random")
-DEFAULT_MAX_TURNS = 1000
+DEFAULT_MAX_TURNS = 10_000  # more than any game takes with its default options
 SEED_LIMIT = 1 << 64  # seeds are uint64
 EXIT_OK, EXIT_SERVER_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -158,6 +158,9 @@ def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"unknown game {args.game!r}; the server runs {', '.join(games)}")
     if args.policy not in info.policies:
         raise UsageError(f"{info.id} has no policy {args.policy!r}: {', '.join(info.policies)}")
+    counts = info.seat_counts or range(info.min_seats, info.max_seats + 1)
+    if args.seats not in counts:
+        raise UsageError(f"{info.id} takes {seat_counts(info)} seats, not {args.seats}")
     options = game_options(info.id)
     if args.lang is not None and not set_language(getattr(options, info.id), args.lang):
         print(f"ordo: {info.id} has no language option; --lang ignored", file=sys.stderr)
