@@ -350,6 +350,17 @@ class TestMetadata:
             ordo.list_games()
         assert len({call.metadata[REQUEST_ID_KEY] for call in fake.calls}) == 1
 
+    def test_a_failed_call_tells_its_request_id(self, fake: FakeServer) -> None:
+        """The error carries the request id its attempts were sent with, given or made."""
+        fake.failures = [grpc.StatusCode.INTERNAL] * 2
+        with Client(fake.address) as ordo:
+            with pytest.raises(OrdoError) as given:
+                ordo.list_games(request_id="match-42-move-7")
+            with pytest.raises(OrdoError) as made:
+                ordo.list_games()
+        assert given.value.request_id == "match-42-move-7"
+        assert made.value.request_id == fake.calls[1].metadata[REQUEST_ID_KEY]
+
     def test_client_metadata_is_sent(self, fake: FakeServer) -> None:
         """The constructor's metadata goes with every call."""
         with Client(fake.address, metadata=[("x-tenant", "blue")]) as ordo:

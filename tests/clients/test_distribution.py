@@ -89,6 +89,18 @@ class TestWheel:
             (entry_points,) = (n for n in archive.namelist() if n.endswith("entry_points.txt"))
             assert "ordo = ordo.cli:main" in archive.read(entry_points).decode()
 
+    def test_typing_extra(self, wheel: Path) -> None:
+        """``ordo-client[typing]`` brings the stubs a type checker needs for grpc and protobuf."""
+        with zipfile.ZipFile(wheel) as archive:
+            (metadata,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+            lines = archive.read(metadata).decode().splitlines()
+        assert "Provides-Extra: typing" in lines
+        extras = {line for line in lines if line.endswith('extra == "typing"')}
+        assert {line.split(">=")[0] for line in extras} == {
+            "Requires-Dist: types-protobuf",
+            "Requires-Dist: grpc-stubs",
+        }
+
     def test_imports_in_isolation(self, wheel: Path) -> None:
         """With only the wheel and the installed libraries on the path, the client imports."""
         libraries = sysconfig.get_paths()["purelib"]  # grpcio, protobuf, grpcio-status

@@ -54,7 +54,8 @@ class OrdoError(Exception):
     """A failed call: its status code and the stable reason and metadata of its ``ErrorInfo``.
 
     ``reason`` is empty when the failure did not come from Ordo's rules (an unreachable server,
-    an expired deadline); ``message`` is for people.
+    an expired deadline); ``message`` is for people. ``request_id`` is the ``x-request-id`` the
+    call was sent with (every attempt), which the server's access log and error lines carry.
     """
 
     def __init__(
@@ -63,12 +64,14 @@ class OrdoError(Exception):
         reason: str,
         message: str,
         metadata: Mapping[str, str] | None = None,
+        request_id: str = "",
     ) -> None:
         super().__init__(code, reason, message)
         self.code = code
         self.reason = reason
         self.message = message
         self.metadata: dict[str, str] = dict(metadata or {})
+        self.request_id = request_id
 
     def __str__(self) -> str:
         head = f"{self.code.name} {self.reason}" if self.reason else self.code.name
@@ -276,7 +279,8 @@ class Client:
         """
         if self._closed:
             raise ValueError("the client is closed")
-        metadata = ((REQUEST_ID_KEY, request_id or uuid.uuid4().hex), *self.metadata)
+        request_id = request_id or uuid.uuid4().hex
+        metadata = ((REQUEST_ID_KEY, request_id), *self.metadata)
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         attempt = 0
         while True:
@@ -286,6 +290,7 @@ class Client:
                 return method(stub)(request, timeout=max(remaining, 0.0), metadata=metadata)
             except grpc.RpcError as error:
                 failure = OrdoError.from_rpc_error(error)
+                failure.request_id = request_id
             if failure.code not in self.retry_codes or attempt >= self.retries:
                 raise failure
             pause = self._random.uniform(0.0, min(self.max_backoff, self.backoff * 2**attempt))
