@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 STATUSES_KEPT = 1024  # statuses of games in progress, one per set of seats to act (10 seats)
+MAX_REVISION = 2**64 - 1  # revisions are 64-bit: a state at the last one can take no action
 
 #: A viewer is a seat number, or ``None`` for a spectator.
 Viewer = int | None
@@ -218,8 +219,8 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
                 state_version=str(state.rules_version),
                 server_version=str(self.info.rules_version),
             )
-        if state.revision < 0:
-            raise InvalidStateError("the revision is negative")
+        if not 0 <= state.revision < MAX_REVISION:
+            raise InvalidStateError(f"the revision is out of range (0..{MAX_REVISION - 1})")
         self._validate(state)
 
     @abstractmethod

@@ -61,6 +61,7 @@ RULES_VERSION = 1
 GAME_ID = "six_nimmt"
 MIN_SEATS, MAX_SEATS = 2, 10
 HIGHEST_CARD = 104  # cards 1..104
+MAX_HAND_NUMBER = 2**32 - 1  # hand numbers are 32-bit: a state at the last one deals no more
 HAND_SIZE = 10  # cards dealt to each seat; a hand lasts this many turns
 ROW_COUNT = 4  # rows on the table, each started by one card
 ROW_LIMIT = 5  # Rule 3: the 6th card takes the row
@@ -781,7 +782,7 @@ def _validate(state: State) -> None:
     if not 0 <= state.rng_state <= MASK64:
         raise InvalidStateError("the generator state is not a 64-bit value")
     hand_number, turn, revealed = state.hand_number, state.turn, state.revealed
-    if hand_number < 1 or not 0 <= turn <= HAND_SIZE:
+    if not 1 <= hand_number < MAX_HAND_NUMBER or not 0 <= turn <= HAND_SIZE:
         raise InvalidStateError("hand number or turn out of range")
     if len(state.rows) != ROW_COUNT:
         raise InvalidStateError(f"there must be {ROW_COUNT} rows")
@@ -849,14 +850,18 @@ def _validate(state: State) -> None:
     if len(located) != highest or set(located) != _cards_up_to(highest):
         raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
     # Totals, now that every taken card is known to be a card of the set. The total at the
-    # start of this hand: nothing before the first hand, and under PENALTY_THRESHOLD below the
-    # threshold, or the game would have ended after that hand.
+    # start of this hand: nothing before the first hand, under PENALTY_THRESHOLD below the
+    # threshold, or the game would have ended after that hand, and at most every bullhead of
+    # the set in each hand before this one.
+    most_before = (hand_number - 1) * sum(BULLHEADS[1 : highest + 1])
     for seat, (total, taken) in enumerate(zip(state.penalties, state.taken, strict=True)):
         before_hand = total - sum(map(BULLHEADS.__getitem__, taken))
         if before_hand < 0:
             raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
-        if hand_number == 1 and before_hand:
-            raise InvalidStateError(f"seat {seat}'s total is not what it took in the first hand")
+        if before_hand > most_before:
+            raise InvalidStateError(
+                f"seat {seat}'s total is more than the bullheads of the hands before this one"
+            )
         if threshold is not None and before_hand >= threshold:
             raise InvalidStateError("a hand was dealt after a total reached the threshold")
     if revealed:

@@ -206,11 +206,7 @@ def check_options(options: Options, seats: int) -> None:
     custom = options.custom_questions
     if not custom:
         return
-    if len(custom) > MAX_CUSTOM_QUESTIONS:
-        raise InvalidOptionsError(
-            f"at most {MAX_CUSTOM_QUESTIONS} custom questions, not {len(custom)}",
-            option="custom_questions",
-        )
+    check_custom_question_count(len(custom))
     if len(custom) < options.rounds:
         raise InvalidOptionsError(
             f"{len(custom)} custom questions are too few for {options.rounds} rounds",
@@ -230,6 +226,15 @@ def check_options(options: Options, seats: int) -> None:
                 option="custom_questions",
                 question=str(number),
             )
+
+
+def check_custom_question_count(count: int) -> None:
+    """Raise ``InvalidOptionsError`` for more custom questions than a game may carry."""
+    if count > MAX_CUSTOM_QUESTIONS:
+        raise InvalidOptionsError(
+            f"at most {MAX_CUSTOM_QUESTIONS} custom questions, not {count:,}",
+            option="custom_questions",
+        )
 
 
 def custom_question_ids(questions: tuple[Question, ...]) -> tuple[Question, ...]:

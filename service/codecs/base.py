@@ -5,7 +5,7 @@ are handled once, in ``service.servicer``."""
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from enum import Enum
 from functools import lru_cache
 from itertools import accumulate, chain, compress
@@ -86,12 +86,30 @@ class EnumMap:
         return self.to_proto[member]
 
 
+MAX_LISTS = 64  # the most lists a list of lists in a state holds: seats and rows are far fewer
+
+
+def at_most(entries: Sized, most: int, name: str) -> None:
+    """Refuse a repeated field of more than ``most`` entries before any is decoded.
+
+    A request is bounded in bytes, not in entries, and an empty entry takes a byte or two: a
+    field of a million entries, each made into a Python value before validation counts them,
+    would keep a worker busy for seconds.
+    """
+    if len(entries) > most:
+        raise InvalidStateError(
+            f"{name}: {len(entries):,} entries, more than a state holds (at most {most})"
+        )
+
+
 def split(items: Sequence[T], sizes: Sequence[int], name: str) -> tuple[tuple[T, ...], ...]:
     """Cut ``items`` into consecutive groups of ``sizes`` items: a list of lists travels as its
     flat items and the size of each list, which costs far less than one message per list.
 
-    Raises ``InvalidStateError`` unless the sizes add up to the items.
+    Raises ``InvalidStateError`` unless the sizes add up to the items, or for more sizes than
+    ``MAX_LISTS``.
     """
+    at_most(sizes, MAX_LISTS, name)
     flat = tuple(items)
     groups = []
     end = 0

@@ -13,7 +13,15 @@ from typing import Any
 from engines.errors import InvalidStateError, MalformedActionError, quoted
 from engines.fora_de_ordem import data, rules
 from ordo.v1 import fora_de_ordem_pb2 as pb
-from service.codecs.base import EnumMap, StateParts, field_part, flatten, groups_part, split
+from service.codecs.base import (
+    EnumMap,
+    StateParts,
+    at_most,
+    field_part,
+    flatten,
+    groups_part,
+    split,
+)
 
 OPTION_SETS_KEPT = 64  # serialized option sets of states: a language, a round count, a seat
 
@@ -96,6 +104,8 @@ def _questions(
     msg: pb.ForaDeOrdemState, bank: dict[str, data.Question]
 ) -> tuple[data.Question, ...]:
     """The round questions of a state: named by their bank ids, or carried in full."""
+    at_most(msg.questions, rules.MAX_ROUNDS, "questions")
+    at_most(msg.bank_question_ids, rules.MAX_ROUNDS, "bank question ids")
     if not msg.bank_question_ids:
         return tuple(_question(question) for question in msg.questions)
     if msg.questions:
@@ -192,6 +202,7 @@ class ForaDeOrdemCodec:
     ) -> rules.State:
         if not msg.HasField("options"):
             raise InvalidStateError("the state has no options")
+        at_most(msg.options.custom_questions, rules.MAX_CUSTOM_QUESTIONS, "custom questions")
         options = _options(msg.options, EnumMap.decode_state)
         bank = BANK_BY_ID[options.language]
         return rules.State(
@@ -236,6 +247,8 @@ class ForaDeOrdemCodec:
         return pb.ForaDeOrdemAction(play=pb.ForaDeOrdemPlay(card=action.card, side=action.side))
 
     def decode_options(self, msg: pb.ForaDeOrdemOptions) -> rules.Options:
+        # Counted before the questions are decoded, each into a Python value.
+        rules.check_custom_question_count(len(msg.custom_questions))
         return _options(msg, EnumMap.decode_option)
 
     def encode_view(self, view: rules.View) -> pb.ForaDeOrdemView:

@@ -14,7 +14,15 @@ from engines.errors import InvalidStateError, MalformedActionError
 from engines.sequence_numbers import rules as game
 from engines.sequence_numbers import tables
 from ordo.v1 import sequence_numbers_pb2 as pb
-from service.codecs.base import EnumMap, StateParts, field_part, flatten, groups_part, split
+from service.codecs.base import (
+    EnumMap,
+    StateParts,
+    at_most,
+    field_part,
+    flatten,
+    groups_part,
+    split,
+)
 
 OPTION_SETS_KEPT = 64  # serialized option sets (a handful of team counts)
 SEQUENCE_LISTS_KEPT = 1024  # serialized lists of completed sequences: a game has a few at once
@@ -104,6 +112,8 @@ class SequenceNumbersCodec:
     ) -> game.State:
         if not msg.HasField("options"):
             raise InvalidStateError("the state has no options")
+        # Sequences share at most one cell: no more than the board's five-in-a-line windows.
+        at_most(msg.sequences, len(game.WINDOWS), "sequences")
         return game.State(
             rules_version=rules_version,
             revision=revision,

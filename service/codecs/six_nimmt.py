@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from engines import six_nimmt as game
 from engines.errors import InvalidStateError, MalformedActionError
 from ordo.v1 import six_nimmt_pb2 as pb
-from service.codecs.base import EnumMap, StateParts, field_part, groups_part
+from service.codecs.base import MAX_LISTS, EnumMap, StateParts, at_most, field_part, groups_part
 
 #: Distinct option sets kept decoded; a server sees few, one per kind of game its callers play.
 DECODED_OPTIONS_KEPT = 256
@@ -90,9 +90,10 @@ def _cards(groups: tuple[tuple[int, ...], ...]) -> list[pb.SixNimmtCards]:
     return [pb.SixNimmtCards(cards=cards) for cards in groups]
 
 
-def _split(cards: Sequence[int], lengths: Iterable[int], name: str) -> tuple[tuple[int, ...], ...]:
+def _split(cards: Sequence[int], lengths: Sequence[int], name: str) -> tuple[tuple[int, ...], ...]:
     """Cut a flat list of cards into groups of the given lengths; the lengths must add up to the
     number of cards."""
+    at_most(lengths, MAX_LISTS, f"{name} lengths")
     cards = tuple(cards)
     groups = []
     start = 0

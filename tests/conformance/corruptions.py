@@ -42,6 +42,10 @@ SIX_NIMMT: dict[str, Corruption] = {
     ),
     "revealed_before_all_selected": lambda s: replace(s, revealed=True),
     "wrong_seat_count_of_penalties": lambda s: replace(s, penalties=s.penalties[1:]),
+    "penalty_above_the_hands_before": lambda s: replace(
+        s, penalties=(s.penalties[0] + 2**32 - 2, *s.penalties[1:])
+    ),
+    "hand_number_at_its_limit": lambda s: replace(s, hand_number=2**32 - 1),
 }
 
 SEQUENCE_NUMBERS: dict[str, Corruption] = {

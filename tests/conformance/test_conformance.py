@@ -350,6 +350,16 @@ class TestCorruptedStates:
             driver.view(state, None)
         assert refused.value.reason == "UNSUPPORTED_RULES_VERSION"
 
+    @pytest.mark.parametrize("game", GAMES)
+    def test_the_last_revision_is_refused(self, make_driver: Any, game: str) -> None:
+        """Revisions are 64-bit: a state at the last one could not count another action."""
+        driver = make_driver(game)
+        state = driver.new_game(seat_counts(game)[0], 5)
+        state.revision = 2**64 - 1
+        with pytest.raises(RefusedError) as refused:
+            driver.view(state, None)
+        assert refused.value.reason == "INVALID_STATE"
+
     @pytest.mark.parametrize(
         ("game", "name"),
         [(game, name) for game in GAMES for name in CORRUPTIONS.get(game, {})],

@@ -260,6 +260,62 @@ class TestLongText:
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_CUSTOM_QUESTION")
 
 
+class TestHugeRepeatedFields:
+    """A request is bounded in bytes, not in entries: a repeated field of a hundred thousand
+    empty entries is refused by its count, before its entries are decoded one by one (which
+    took seconds)."""
+
+    HUGE = 100_000
+
+    @staticmethod
+    def refusal(channel: grpc.Channel, method: str, request: Any) -> tuple[str, str]:
+        """The reason and message of a call that must fail with INVALID_ARGUMENT."""
+        with pytest.raises(grpc.RpcError) as caught:
+            channel.unary_unary(SERVICE + method)(request.SerializeToString(), timeout=30)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        return reason_of(caught.value), caught.value.details() or ""
+
+    def test_sequences(self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]]) -> None:
+        """Sequence Numbers: more sequences than the board has lines of five."""
+        request = api.ApplyActionRequest.FromString(samples["sequence_numbers"]["ApplyAction"])
+        sequences = request.state.sequence_numbers.sequences
+        for _ in range(self.HUGE):
+            sequences.add()
+        reason, message = self.refusal(channel, "ApplyAction", request)
+        assert reason == "INVALID_STATE"
+        assert message.startswith("sequences: 100,000 entries, more than a state holds")
+
+    def test_list_sizes(self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]]) -> None:
+        """Up or Down?: a hundred thousand display rows, each of no card."""
+        request = api.ApplyActionRequest.FromString(samples["up_or_down"]["ApplyAction"])
+        request.state.up_or_down.row_sizes.extend([0] * self.HUGE)
+        reason, message = self.refusal(channel, "ApplyAction", request)
+        assert reason == "INVALID_STATE"
+        assert message.startswith("display rows: 100,")
+
+    def test_round_questions(
+        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]]
+    ) -> None:
+        """Fora de Ordem: more round questions in a state than a game has rounds."""
+        request = api.GetViewRequest.FromString(samples["fora_de_ordem"]["GetView"])
+        questions = request.state.fora_de_ordem.questions
+        for _ in range(self.HUGE):
+            questions.add()
+        reason, message = self.refusal(channel, "GetView", request)
+        assert reason == "INVALID_STATE"
+        assert message.startswith("questions: 100,000 entries")
+
+    def test_custom_questions(self, channel: grpc.Channel) -> None:
+        """Fora de Ordem: NewGame with more custom questions than a game may carry."""
+        request = api.NewGameRequest(seats=3, options=common.GameOptions(fora_de_ordem={}))
+        custom = request.options.fora_de_ordem.custom_questions
+        for _ in range(self.HUGE):
+            custom.add()
+        reason, message = self.refusal(channel, "NewGame", request)
+        assert reason == "INVALID_OPTIONS"
+        assert message == "at most 1000 custom questions, not 100,000"
+
+
 def _integer_fields(message: Any) -> Any:
     """Every integer field of a message, single or repeated, recursively: (message, field)."""
     for field in message.DESCRIPTOR.fields:
