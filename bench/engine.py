@@ -111,7 +111,9 @@ def playout_speed(settings: Settings, chosen: Sequence[Game]) -> None:
     print(
         "Each step: seats_to_act, legal_actions, a seeded random choice, apply. actions/s: the\n"
         f"best of {ROUNDS} rounds (median beside it), new_game included; games/s: whole games at\n"
-        "that rate."
+        "that rate. target: the speed an engine is built to reach on one core (6 nimmt!'s\n"
+        "higher: bots simulate many of its turns for each decision), a fixed floor, not a\n"
+        "measured baseline."
     )
     rows = []
     for game in chosen:
