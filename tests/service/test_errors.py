@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -15,11 +18,12 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
-from service.errors import RequestError, status_code_of, status_of
+from service.errors import INTERNAL_REASON, RequestError, status_code_of, status_of
 from service.servicer import GameEngineServicer
 from tests.conformance.drivers import reason_of
 
 SIX = common.GameOptions(six_nimmt={})
+ROOT = Path(__file__).resolve().parents[2]
 DETAILS_KEY = "grpc-status-details-bin"
 
 
@@ -50,6 +54,77 @@ class TestStatusTable:
     def test_every_rules_error_is_invalid_argument(self, error: RulesError) -> None:
         """Illegal actions, bad states and bad requests are the caller's argument."""
         assert status_code_of(error) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def raised_reasons() -> set[str]:
+    """Every reason the engines and the service can raise, read from their source: each
+    ``default_reason`` of an error class, and each reason given to an error where it is raised
+    (its second argument or ``reason=``, a string or a module constant)."""
+    files = [*ROOT.joinpath("engines").rglob("*.py"), *ROOT.joinpath("service").rglob("*.py")]
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in files]
+    constants = {
+        node.targets[0].id: node.value.value
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+    reasons = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == "default_reason"
+                for target in node.targets
+            ):
+                assert isinstance(node.value, ast.Constant)
+                reasons.add(node.value.value)
+            if not isinstance(node, ast.Call):
+                continue
+            function = node.func
+            name = function.id if isinstance(function, ast.Name) else ""
+            name = function.attr if isinstance(function, ast.Attribute) else name
+            if not (name.endswith("Error") and name in RULES_ERRORS):
+                continue
+            given = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "reason")]
+            for reason in given:
+                if isinstance(reason, ast.Constant):
+                    reasons.add(reason.value)
+                else:
+                    assert isinstance(reason, ast.Name), ast.dump(reason)
+                    reasons.add(constants[reason.id])
+    return reasons
+
+
+def _rules_errors() -> set[str]:
+    """The names of every RulesError class."""
+    import engines.errors  # noqa: PLC0415
+    import service.errors  # noqa: PLC0415
+
+    names = set()
+    for module in (engines.errors, service.errors):
+        names.update(
+            name
+            for name, value in vars(module).items()
+            if isinstance(value, type) and issubclass(value, RulesError)
+        )
+    return names
+
+
+RULES_ERRORS = _rules_errors()
+
+
+class TestReasonsDocumented:
+    """The README lists every reason an error can carry, and no other."""
+
+    def test_the_readme_table_is_every_reason(self) -> None:
+        """The reason column of the README's table is the set of reasons raised in the code."""
+        readme = ROOT.joinpath("README.md").read_text(encoding="utf-8")
+        listed = re.findall(r"^\| `([A-Z_]+)` \| [^|]+ \| [^|]+ \|$", readme, re.MULTILINE)
+        assert len(listed) == len(set(listed)), "a reason is listed twice"
+        assert set(listed) == raised_reasons()
+        assert INTERNAL_REASON not in listed  # the one reason of INTERNAL, told apart
 
 
 class TestStatusSize:
