@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import grpc
 import pytest
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
 
 from ordo import Client, OrdoError
 from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE, game_options
@@ -17,6 +19,7 @@ from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 
 SERVICE = "ordo.v1.GameEngineService"
+DETAILS_KEY = "grpc-status-details-bin"
 GAME = "six_nimmt"
 SEATS = 4
 SEED = 3
@@ -192,6 +195,8 @@ class FakeServer:
     address: str
     failures: list[grpc.StatusCode] = field(default_factory=list)
     calls: list[Received] = field(default_factory=list)
+    # Rich status details to send with the next failure (their code may contradict its code).
+    details: status_pb2.Status | None = None
 
     def list_games(
         self, request: api.ListGamesRequest, context: grpc.ServicerContext
@@ -199,6 +204,8 @@ class FakeServer:
         metadata = {key: str(value) for key, value in context.invocation_metadata()}
         self.calls.append(Received(metadata, context.peer()))
         if self.failures:
+            if self.details is not None:
+                context.set_trailing_metadata(((DETAILS_KEY, self.details.SerializeToString()),))
             context.abort(self.failures.pop(0), "scripted failure")
         return api.ListGamesResponse()
 
@@ -227,6 +234,42 @@ def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def _details(code: grpc.StatusCode, reason: str) -> status_pb2.Status:
+    """A rich status of ``code`` with one ErrorInfo of ``reason``."""
+    detail = any_pb2.Any()
+    detail.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="ordo"))
+    return status_pb2.Status(code=code.value[0], message="scripted failure", details=[detail])
+
+
+class TestErrorsFromAnyServer:
+    """OrdoError reads what a server sends, and no more than it can trust."""
+
+    def test_rich_status_of_the_call(self, fake: FakeServer) -> None:
+        """Details whose code is the call's give the ErrorInfo reason and their message."""
+        fake.failures = [grpc.StatusCode.NOT_FOUND]
+        fake.details = _details(grpc.StatusCode.NOT_FOUND, "SOME_REASON")
+        with Client(fake.address) as ordo, pytest.raises(OrdoError) as caught:
+            ordo.list_games()
+        assert caught.value.code is grpc.StatusCode.NOT_FOUND
+        assert caught.value.reason == "SOME_REASON"
+        assert caught.value.message == "scripted failure"
+
+    def test_details_that_contradict_the_call_are_ignored(self, fake: FakeServer) -> None:
+        """Details of another code than the call's are not the call's: the error has the call's
+        code, and no reason."""
+        fake.failures = [grpc.StatusCode.INTERNAL]
+        fake.details = _details(grpc.StatusCode.NOT_FOUND, "SOME_REASON")
+        with Client(fake.address) as ordo, pytest.raises(OrdoError) as caught:
+            ordo.list_games()
+        assert (caught.value.code, caught.value.reason) == (grpc.StatusCode.INTERNAL, "")
+        assert caught.value.message == "scripted failure"
+
+    def test_text_without_a_message(self) -> None:
+        """An error with no message reads as its code alone, or its code and reason."""
+        assert str(OrdoError(grpc.StatusCode.UNAVAILABLE, "", "")) == "UNAVAILABLE"
+        assert str(OrdoError(grpc.StatusCode.INTERNAL, "INTERNAL", "")) == "INTERNAL INTERNAL"
 
 
 class TestRetries:
@@ -290,6 +333,11 @@ class TestRetries:
             ordo.list_games()
         assert caught.value.code is grpc.StatusCode.CANCELLED
         assert len(fake.calls) == 1
+
+    def test_backoff_above_its_cap_is_refused(self) -> None:
+        """A first pause longer than the longest one is a ValueError."""
+        with pytest.raises(ValueError, match="backoff"):
+            Client(backoff=1.0, max_backoff=0.5)
 
     def test_codes_a_server_answered_cannot_be_retried(self) -> None:
         """Asking to retry INVALID_ARGUMENT (an answer that would come again) is refused."""

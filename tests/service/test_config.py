@@ -42,6 +42,7 @@ class TestSettings:
             ([], {"ORDO_PORT": "eighty"}),
             (["--port", "0"], {"ORDO_WORKERS": "2"}),
             (["--threads", "0"], {}),
+            (["--state-cache-size", "-1"], {}),
             (["--cpu-affinity", "always"], {}),
             ([], {"ORDO_CPU_AFFINITY": "always"}),
         ],

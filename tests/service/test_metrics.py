@@ -163,6 +163,19 @@ class TestGrpcServerMetrics:
         assert delta.of("ordo_actions_applied_total", game=GAME) == 0
 
 
+class TestCodeNames:
+    """The grpc_code label spells codes as the gRPC ecosystem's Go interceptors do."""
+
+    def test_every_code_in_go_spelling(self) -> None:
+        """Each status code is its name in CamelCase, but for OK and Go's ``Canceled``."""
+        expected = {
+            code.name: "".join(word.capitalize() for word in code.name.split("_"))
+            for code in grpc.StatusCode
+        }
+        expected.update(OK="OK", CANCELLED="Canceled")
+        assert expected == metrics.CODE_NAMES
+
+
 class TestGameMetrics:
     """Games started and finished, actions applied and rejected, engine time and sizes."""
 

@@ -198,6 +198,17 @@ class TestMissingParts:
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "VIEWER_NOT_SET")
 
     @pytest.mark.parametrize("game", GAMES)
+    def test_view_of_a_spectator_set_to_false(
+        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]], game: str
+    ) -> None:
+        """GetView with spectator: false (the oneof set, saying no one) gets VIEWER_NOT_SET."""
+        request = api.GetViewRequest.FromString(samples[game]["GetView"])
+        request.viewer.spectator = False
+        assert request.viewer.WhichOneof("viewer") == "spectator"
+        code, reason = raw_call(channel, "GetView", request.SerializeToString())
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "VIEWER_NOT_SET")
+
+    @pytest.mark.parametrize("game", GAMES)
     def test_seat_count_out_of_range(self, channel: grpc.Channel, game: str) -> None:
         """Too many seats get INVALID_SEAT_COUNT."""
         info = registry.get(game).info

@@ -73,6 +73,16 @@ class TestStateCache:
         assert cache.get(b"a") is None
         assert cache.get(b"c") == ("six_nimmt", b"c", None)
 
+    def test_a_state_asked_for_again_is_kept_longest(self) -> None:
+        """Finding a state makes it the most recently used: the next eviction takes another."""
+        cache = StateCache(2)
+        cache.put(b"a", "six_nimmt", b"a")
+        cache.put(b"b", "six_nimmt", b"b")
+        assert cache.get(b"a") is not None
+        cache.put(b"c", "six_nimmt", b"c")
+        assert cache.get(b"b") is None
+        assert cache.get(b"a") == ("six_nimmt", b"a", None)
+
     def test_size_zero_turns_it_off(self) -> None:
         """With size 0 nothing is remembered."""
         cache = StateCache(0)
