@@ -990,6 +990,17 @@ class TestCorruptedStates:
         corrupted = replace(state, discards=((state.deck[0],), ()), deck=state.deck[1:])
         assert "discard pile" in self.rejected(corrupted)
 
+    def test_a_discard_pile_one_card_over_two_per_turn(self) -> None:
+        """Each seat's pile holds at most two cards per turn it has played, counted per seat."""
+        # Turn 3 with 2 seats: seat 0 played 2 turns, seat 1 one; both piles are at the bound.
+        state = table(discards={0: (70, 71, 72, 73), 1: (80, 81)}, turn=3)
+        corrupted = replace(
+            state,
+            discards=(state.discards[0], (80, 81, 82)),
+            deck=tuple(card for card in state.deck if card != 82),
+        )
+        assert "seat 1's discard pile holds more than 2" in self.rejected(corrupted)
+
     def test_an_exchange_with_no_dead_card_on_the_board(self) -> None:
         """An exchange needs a dead card, so at least one number with both cells taken."""
         state = ENGINE.new_game(2, SEED, Options())

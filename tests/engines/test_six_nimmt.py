@@ -416,7 +416,7 @@ class TestRule4TakeCheapestRow:
 
     def test_the_row_with_fewest_bullheads_is_taken(self) -> None:
         """The row with the fewest bullheads is taken, whatever its length or index."""
-        rows = [[55], [10], [31, 32, 33], [41, 42]]  # 7, 3, 3 and 2 bullheads
+        rows = [[55], [10], [31, 32, 33], [41, 42]]  # 7, 3, 7 and 2 bullheads
         state = build(rows, [[5, 90], [95, 91]], options=CHEAPEST)
         after, _ = select_all(state, [5, 95])
         assert after.taken[0] == (41, 42)
@@ -425,11 +425,21 @@ class TestRule4TakeCheapestRow:
     def test_equal_bullheads_then_fewest_cards(self) -> None:
         """Among rows with equal bullheads, the one with fewer cards is taken."""
         state = build(
-            [[21, 22], [31, 32, 33], [60], [71, 72, 73, 74]], [[5, 90], [95, 91]], options=CHEAPEST
+            [[21, 22], [31, 32, 34], [60], [71, 72, 73, 74]], [[5, 90], [95, 91]], options=CHEAPEST
         )  # 6, 3, 3, 4 bullheads: rows 1 and 2 tie, row 2 has 1 card
         after, _ = select_all(state, [5, 95])
         assert after.taken[0] == (60,)
         assert after.rows[2] == (5,)
+        assert after.penalties == (3, 0)
+
+    def test_fewer_cards_beat_a_lower_index(self) -> None:
+        """Fewer cards come before the row index: a tied row with fewer cards wins at index 3."""
+        rows = [[12, 13, 14], [55], [44], [20]]  # 3, 7, 5 and 3 bullheads
+        state = build(rows, [[5, 90], [95, 91]], options=CHEAPEST)
+        after, events = select_all(state, [5, 95])
+        assert bodies(events, RowTaken) == [RowTaken(0, 3, (20,), 3)]
+        assert after.rows == ((12, 13, 14), (55, 95), (44,), (5,))
+        assert after.taken[0] == (20,)
 
     def test_equal_bullheads_and_cards_then_lowest_index(self) -> None:
         """Among rows with equal bullheads and cards, the lowest index is taken."""
@@ -1239,6 +1249,22 @@ class TestValidation:
         state, _ = play_out(ENGINE.new_game(2, SEED, ONE_HAND), 1)
         with pytest.raises(InvalidStateError):
             ENGINE.validate(replace(state, options=Options(threshold=1000)))
+
+    def test_a_placed_card_that_is_not_on_the_table(self) -> None:
+        """The cards of a revealed turn counted as placed are in a row or among the taken cards."""
+        state = build([[50], [60], [70], [80]], [[3, 90], [5, 91]])
+        pending, _ = select_all(state, [3, 5])
+        # Seat 0's 3 counted as placed, yet still in the deck; seat 1's 5 waits on a row choice.
+        corrupted = replace(pending, placed=1, deck=(*pending.deck, 3))
+        with pytest.raises(InvalidStateError, match="not on the table"):
+            ENGINE.validate(corrupted)
+
+    def test_a_hand_beyond_the_fixed_number_of_hands(self) -> None:
+        """Under FIXED_HANDS no hand is dealt after the last one."""
+        options = replace(ONE_HAND, hands=2)
+        last = build([[10], [20], [30], [40]], [[11, 90], [21, 91]], options=options, hand_number=2)
+        with pytest.raises(InvalidStateError, match="more hands"):
+            ENGINE.validate(replace(last, hand_number=3))
 
     def test_a_game_ended_before_its_last_hand(self) -> None:
         """A game under FIXED_HANDS cannot end before its last hand."""
