@@ -1,11 +1,14 @@
-"""Text renderings: the renderer lookup, the generic fallback and 6 nimmt!'s renderer."""
+"""Text renderings: the renderer lookup, the generic fallback, 6 nimmt!'s and Up or Down?'s
+renderers."""
 
 from __future__ import annotations
 
 from ordo import render
 from ordo.render import six_nimmt as six_nimmt_render
+from ordo.render import up_or_down as up_or_down_render
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
+from ordo.v1 import up_or_down_pb2 as up_or_down
 
 HIGHEST_CARD = 104
 DECK_BULLHEADS = 171  # the printed total of the 104 cards
@@ -125,3 +128,134 @@ class TestSixNimmtEvents:
         public = _event(card_selected=six_nimmt.SixNimmtCardSelected(seat=2, card=-1))
         own = _event(card_selected=six_nimmt.SixNimmtCardSelected(seat=2, card=33))
         assert six_nimmt_render.render_events([public, own]) == ["seat 2 selects 33"]
+
+
+# Up or Down?: cards 1..42 with colours yellow, blue, red, green, purple, orange in turn.
+UP_OR_DOWN_COLOURS = [
+    up_or_down.UP_OR_DOWN_COLOUR_YELLOW,
+    up_or_down.UP_OR_DOWN_COLOUR_BLUE,
+    up_or_down.UP_OR_DOWN_COLOUR_RED,
+    up_or_down.UP_OR_DOWN_COLOUR_GREEN,
+    up_or_down.UP_OR_DOWN_COLOUR_PURPLE,
+    up_or_down.UP_OR_DOWN_COLOUR_ORANGE,
+] * 7
+
+
+def _turn(**fields: object) -> common.Event:
+    turn = up_or_down.UpOrDownTurnPlayed(**fields)  # type: ignore[arg-type]
+    return common.Event(public=True, up_or_down=up_or_down.UpOrDownEvent(turn_played=turn))
+
+
+class TestUpOrDownView:
+    """The Up or Down? view: circle, piles, each seat's display with its rows' directions."""
+
+    def test_row_directions(self) -> None:
+        """A row is open with one card; its second card makes it up or down for good."""
+        rows = [up_or_down.UpOrDownCards(cards=cards) for cards in ([12], [12, 21, 27], [32, 24])]
+        game = up_or_down.UpOrDownView(
+            circle=[10, 15, 20, 25, 30, 35],
+            displays=[
+                up_or_down.UpOrDownDisplay(rows=rows),
+                up_or_down.UpOrDownDisplay(rows=[up_or_down.UpOrDownCards(cards=[40, 33, 31, 2])]),
+            ],
+            card_colours=UP_OR_DOWN_COLOURS,
+        )
+        view = common.GameView(status=common.GameStatus(seats_to_act=[0]), up_or_down=game)
+        lines = up_or_down_render.render_view(view).splitlines()
+        assert "    row 0 open  12o" in lines
+        assert "    row 1 up    12o 21r 27r" in lines
+        assert "    row 2 down  32b 24o" in lines
+        assert "    row 0 down  40g 33r 31y 2b" in lines
+        assert lines[1] == "seat 0 to act"
+
+    def test_piles_and_scores(self) -> None:
+        """The piles' sizes and the face-up top, and each seat's score, hand and discards."""
+        game = up_or_down.UpOrDownView(
+            face_down_size=9,
+            face_up_size=1,
+            face_up_top=7,
+            displays=[up_or_down.UpOrDownDisplay(), up_or_down.UpOrDownDisplay()],
+            scores=[15, 13],
+            hand_sizes=[3, 2],
+            discard_sizes=[2, 4],
+            abandoned_rows=[1, 1],
+            hand=[5, 22, 40],
+            card_colours=UP_OR_DOWN_COLOURS,
+        )
+        text = up_or_down_render.render_view(common.GameView(up_or_down=game))
+        assert "piles      face down 9 cards, face up 1 card, top 7y" in text
+        assert (
+            "seat 0     score 15, hand 3 cards, discard pile 2 cards from 1 abandoned row" in text
+        )
+        assert (
+            "seat 1     score 13, hand 2 cards, discard pile 4 cards from 1 abandoned row" in text
+        )
+        assert "your hand  5p 22g 40g" in text
+
+
+class TestUpOrDownEvents:
+    """One line per Up or Down? event."""
+
+    def test_extend_names_its_row(self) -> None:
+        """A turn extending a row names the row it extended."""
+        lines = up_or_down_render.render_events(
+            [
+                _turn(
+                    seat=1,
+                    card=22,
+                    taken=25,
+                    placement=up_or_down.UP_OR_DOWN_PLACEMENT_EXTEND,
+                    row=row,
+                    draw=up_or_down.UP_OR_DOWN_DRAW_FACE_DOWN,
+                    face_up_top=8,
+                )
+                for row in (1, 2)
+            ]
+        )
+        assert lines == [
+            f"seat 1 plays 22 and takes 25 onto row {row}; draws from the face-down pile; "
+            "face-up top 8"
+            for row in (1, 2)
+        ]
+
+    def test_each_kind(self) -> None:
+        """New rows, abandoned rows, each draw, private draws and the final scores get a line."""
+        events = [
+            _turn(
+                seat=0,
+                card=5,
+                taken=35,
+                placement=up_or_down.UP_OR_DOWN_PLACEMENT_NEW_ROW,
+                row=1,
+                draw=up_or_down.UP_OR_DOWN_DRAW_FACE_UP,
+                drawn=7,
+                face_up_top=0,
+            ),
+            _turn(
+                seat=1,
+                card=22,
+                taken=20,
+                placement=up_or_down.UP_OR_DOWN_PLACEMENT_ABANDON,
+                row=2,
+                discarded=3,
+                draw=up_or_down.UP_OR_DOWN_DRAW_NONE,
+            ),
+            common.Event(
+                up_or_down=up_or_down.UpOrDownEvent(
+                    card_drawn=up_or_down.UpOrDownCardDrawn(seat=1, card=9)
+                )
+            ),
+            common.Event(
+                up_or_down=up_or_down.UpOrDownEvent(
+                    game_scored=up_or_down.UpOrDownGameScored(scores=[15, 13])
+                )
+            ),
+        ]
+        assert up_or_down_render.render_events(events) == [
+            "seat 0 plays 5 and takes 35 to start row 1; draws 7 from the face-up pile; "
+            "face-up top empty",
+            "seat 1 plays 22 and takes 20 abandoning row 2 (3 cards to the discard pile) to "
+            "restart it; draws nothing (both piles are empty)",
+            "seat 1 drew 9 from the face-down pile",
+            "every hand is empty: final scores seat 0 15, seat 1 13",
+        ]

@@ -603,6 +603,34 @@ class TestVisibility:
             assert (view.discard_sizes, view.abandoned) == ((2, 2), (1, 1))
             assert ENGINE.view(swapped, viewer) == view
 
+    @pytest.mark.parametrize(
+        ("discard_scoring", "expected"),
+        [
+            # seat 0: rows 3 yellows (3 x 3) and 2 purples (2 x 2), 2 cards in 1 abandoned row;
+            # seat 1: a row of 3 reds (3 x 3), 4 cards in 1 abandoned row.
+            (DiscardScoring.PER_CARD, (9 + 4 + 2, 9 + 4)),
+            (DiscardScoring.PER_ROW, (9 + 4 + 1, 9 + 1)),
+        ],
+        ids=["per-card", "per-row"],
+    )
+    def test_view_scores_follow_the_scoring_rule(
+        self, discard_scoring: DiscardScoring, expected: tuple[int, int]
+    ) -> None:
+        """Mid-game, every view shows what each seat would score now: each row its length times
+        its most common colour's count, plus the discard pile per ``discard_scoring``."""
+        yellows, purples, reds = (3, 16, 24), (42, 28), (11, 32, 38)
+        assert {CARD_COLOURS[card] for card in yellows} == {Colour.YELLOW}
+        assert {CARD_COLOURS[card] for card in purples} == {Colour.PURPLE}
+        assert {CARD_COLOURS[card] for card in reds} == {Colour.RED}
+        state = arrange(
+            displays={0: (yellows, purples), 1: (reds,)},
+            discards={0: (1, 2), 1: (4, 6, 7, 8)},
+            options=Options(discard_scoring=discard_scoring),
+        )
+        assert ENGINE.seats_to_act(state) == (0,)
+        for viewer in (None, 0, 1):
+            assert ENGINE.view(state, viewer).scores == expected
+
     def test_view_colours_cover_the_cards_in_play(self) -> None:
         """The view carries the colour of every card in play."""
         view = ENGINE.view(arrange(), None)
@@ -621,8 +649,8 @@ class TestVisibility:
 class TestCorruptedStates:
     """States the rules could not have produced are rejected."""
 
-    def _rejected(self, state: State) -> None:
-        with pytest.raises(InvalidStateError):
+    def _rejected(self, state: State, match: str | None = None) -> None:
+        with pytest.raises(InvalidStateError, match=match):
             ENGINE.validate(state)
 
     def test_card_in_two_places(self) -> None:
@@ -634,10 +662,15 @@ class TestCorruptedStates:
         """A circle that is not ascending is rejected."""
         self._rejected(dataclasses.replace(arrange(), circle=(15, 10, 20, 25, 30, 35)))
 
-    def test_row_breaking_its_direction(self) -> None:
-        """A row that turns back against its direction is rejected."""
+    @pytest.mark.parametrize("row", [(12, 27, 21), (27, 12, 21)], ids=["up-down", "down-up"])
+    def test_row_breaking_its_direction(self, row: tuple[int, ...]) -> None:
+        """A row that turns back against its direction is rejected (the same cards, rising
+        or falling, are a valid state)."""
         state = arrange(displays={0: ((12, 21, 27),)})
-        self._rejected(dataclasses.replace(state, displays=(((12, 27, 21),), ())))
+        ENGINE.validate(dataclasses.replace(state, displays=(((27, 21, 12),), state.displays[1])))
+        self._rejected(
+            dataclasses.replace(state, displays=((row,), state.displays[1])), "breaks the direction"
+        )
 
     def test_foreign_card(self) -> None:
         """A card outside the game's card set is rejected."""
@@ -659,6 +692,17 @@ class TestCorruptedStates:
             )
         )
 
+    def test_face_down_pile_larger_than_dealt(self) -> None:
+        """The face-down pile never holds more than the larger half the deal gave it."""
+        state = ENGINE.new_game(2, SEED, Options())  # 42 - 6 - 6 = 30 cards: 15 face down
+        assert len(state.face_down) == 15
+        self._rejected(
+            dataclasses.replace(
+                state, face_down=(state.face_up[0], *state.face_down), face_up=state.face_up[1:]
+            ),
+            "more cards than the deal gave it",
+        )
+
     def test_revision_does_not_match_turns(self) -> None:
         """The revision must equal the cards placed in displays and discard piles."""
         self._rejected(dataclasses.replace(arrange(), revision=2))
@@ -668,6 +712,24 @@ class TestCorruptedStates:
         state = arrange(face_up=(7,))
         self._rejected(
             dataclasses.replace(state, hands=((5, 7, 22, 40), state.hands[1]), face_up=())
+        )
+
+    def test_hand_one_card_short(self) -> None:
+        """Once the piles are empty each seat holds 3 cards less one per turn it played: a seat
+        one card short (its card in the hand of a seat that played one more turn) is rejected."""
+        states = playout(ENGINE.new_game(2, SEED, Options()))
+        state = next(s for s in states if len(s.hands[0]) != len(s.hands[1]))
+        assert not state.face_up
+        assert not state.face_down
+        ahead, behind = sorted((0, 1), key=lambda seat: len(state.hands[seat]))
+        assert (len(state.hands[ahead]), len(state.hands[behind])) == (2, 3)
+        moved = state.hands[behind][0]
+        hands = list(state.hands)
+        hands[ahead] = tuple(sorted((*state.hands[ahead], moved)))
+        hands[behind] = state.hands[behind][1:]
+        # The check names the first seat whose hand is off: either of the two.
+        self._rejected(
+            dataclasses.replace(state, hands=tuple(hands)), "holds (2 cards, not 3|3 cards, not 2)"
         )
 
     def test_cards_placed_by_the_wrong_seat(self) -> None:
@@ -684,7 +746,7 @@ class TestCorruptedStates:
 
     def test_four_rows(self) -> None:
         """A display of 4 rows is rejected."""
-        with pytest.raises(InvalidStateError):
+        with pytest.raises(InvalidStateError, match="more than 3 rows"):
             arrange(displays={0: ((12,), (32,), (2,), (3,))})
 
     def test_abandoned_rows_without_discards(self) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
 from engines.prng import Rng
-from engines.up_or_down import ENGINE, DiscardScoring, Options, State, Turn
+from engines.up_or_down import ENGINE, DiscardScoring, Options, State, Turn, TurnPlayed
 from engines.up_or_down.data import Length
 from ordo.render.up_or_down import render_events, render_view
 from ordo.v1 import common_pb2 as common
@@ -145,6 +145,58 @@ class TestViewAndEvents:
             assert list(msg.circle) == list(state.circle)
             assert len(msg.card_colours) == 42
             assert pb.UP_OR_DOWN_COLOUR_UNSPECIFIED not in msg.card_colours
+
+    def test_view_pile_sizes(self) -> None:
+        """The view's pile sizes are the sizes of the face-down and face-up piles, each its own."""
+        state = next(
+            s for s in _states(2, Options()) if s.face_up and len(s.face_down) != len(s.face_up)
+        )
+        msg = CODEC.encode_view(ENGINE.view(state, None))
+        assert (msg.face_down_size, msg.face_up_size) == (len(state.face_down), len(state.face_up))
+        assert msg.face_up_top == state.face_up[0]
+
+    def test_view_scores(self) -> None:
+        """The view carries each seat's score as the table stands, mid-game and at the end,
+        where it is the outcome's."""
+        states = _states(2, Options())
+        middle = next(s for s in states if all(s.displays))
+        for state in (middle, states[-1]):
+            view = ENGINE.view(state, 0)
+            assert all(view.scores)
+            assert list(CODEC.encode_view(view).scores) == list(view.scores)
+        outcome = ENGINE.outcome(states[-1])
+        assert outcome is not None
+        assert list(CODEC.encode_view(ENGINE.view(states[-1], None)).scores) == list(outcome.scores)
+
+    def test_turn_played_encodes_every_part(self) -> None:
+        """Each turn of a game encodes with its seat, cards, placement, row, the cards its
+        abandoned row discarded, its draw, the card drawn and the new face-up top."""
+        state = ENGINE.new_game(2, SEED, Options())
+        rng = Rng(SEED)
+        discarded = []
+        while to_act := ENGINE.seats_to_act(state):
+            transition = ENGINE.apply(
+                state, to_act[0], ENGINE.suggest(state, to_act[0], "random", rng)
+            )
+            body = transition.events[0].body
+            assert isinstance(body, TurnPlayed)
+            msg = CODEC.encode_event(body).turn_played
+            assert (msg.seat, msg.card, msg.taken, msg.row, msg.discarded) == (
+                body.seat,
+                body.card,
+                body.taken,
+                body.row,
+                body.discarded,
+            )
+            assert (msg.drawn, msg.face_up_top) == (body.drawn, body.face_up_top)
+            assert (
+                pb.UpOrDownPlacement.Name(msg.placement)
+                == f"UP_OR_DOWN_PLACEMENT_{body.placement.value}"
+            )
+            assert pb.UpOrDownDraw.Name(msg.draw) == f"UP_OR_DOWN_DRAW_{body.draw.value}"
+            discarded.append(body.discarded)
+            state = transition.state
+        assert max(discarded) > 1
 
     def test_events_encode(self) -> None:
         """Every event of a game encodes to its message."""
