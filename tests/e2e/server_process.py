@@ -110,6 +110,19 @@ def server_env(metrics_dir: Path, **settings: str) -> dict[str, str]:
     return env
 
 
+def start_server(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """Start ``python -m service`` in ``env``, its output to ``log``; do not wait for it."""
+    with log.open("wb") as output:
+        return subprocess.Popen(
+            [sys.executable, "-m", "service"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+        )
+
+
 @contextmanager
 def running_server(
     scratch: Path, workers: int = 2, port: int | None = None, **settings: str
@@ -126,15 +139,7 @@ def running_server(
         workers=str(workers),
         **settings,
     )
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "service"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=output,
-        )
+    process = start_server(env, log)
     running = ServerProcess(process, port, metrics_port, metrics_dir, log)
     try:
         deadline = time.monotonic() + START_SECONDS

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,7 +12,6 @@ from grpc_health.v1 import health_pb2
 
 from tests.e2e.server_process import (
     POLL_SECONDS,
-    ROOT,
     START_SECONDS,
     STOP_SECONDS,
     events,
@@ -23,6 +20,7 @@ from tests.e2e.server_process import (
     read_log,
     running_server,
     server_env,
+    start_server,
 )
 
 RESTART_DELAY_SECONDS = 1.0  # service.server's pause before a dead worker is started again
@@ -80,15 +78,7 @@ class TestStopWhileStarting:
         """The parent has started its workers, which are still loading: exit 0, no one left."""
         log, port = tmp_path / "server.log", free_port()
         env = server_env(tmp_path / "metrics", port=str(port), metrics_port="0", workers="2")
-        with log.open("wb") as output:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "service"],
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=output,
-            )
+        process = start_server(env, log)
         try:
             wait_for(log, "started", 1)
             assert not events(log, "serving"), "the workers served before the stop was sent"
