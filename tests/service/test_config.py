@@ -43,6 +43,7 @@ class TestSettings:
             (["--port", "0"], {"ORDO_WORKERS": "2"}),
             (["--threads", "0"], {}),
             (["--state-cache-size", "-1"], {}),
+            (["--grace-seconds", "-1"], {}),
             (["--cpu-affinity", "always"], {}),
             ([], {"ORDO_CPU_AFFINITY": "always"}),
         ],

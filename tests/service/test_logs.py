@@ -112,6 +112,25 @@ class TestAccessLine:
         assert (line["method"], line["game"], line["seat"]) == ("ApplyAction", GAME, 1)
         assert (line["code"], line["reason"]) == ("INVALID_ARGUMENT", "CARD_NOT_IN_HAND")
 
+    def test_the_seat_of_each_call(
+        self, start_server: StartServer, log_output: io.StringIO
+    ) -> None:
+        """A call about a seat logs that seat; a spectator's view logs none."""
+        stub = start_server([logs.AccessLog()])
+        state = new_game(stub).state
+        stub.ListLegalActions(api.ListLegalActionsRequest(state=state, seat=2), timeout=10)
+        stub.GetView(api.GetViewRequest(state=state, viewer=common.Viewer(seat=1)), timeout=10)
+        spectator = common.Viewer(spectator=True)
+        stub.GetView(api.GetViewRequest(state=state, viewer=spectator), timeout=10)
+        stub.SuggestAction(api.SuggestActionRequest(state=state, seat=0), timeout=10)
+        written = [(line["method"], line["seat"]) for line in access_lines(log_output)[1:]]
+        assert written == [
+            ("ListLegalActions", 2),
+            ("GetView", 1),
+            ("GetView", None),
+            ("SuggestAction", 0),
+        ]
+
     def test_only_the_listed_fields(
         self, start_server: StartServer, log_output: io.StringIO
     ) -> None:

@@ -1,6 +1,7 @@
-"""Every event an engine makes goes out with its values: each field of the event's value that its
-message has under the same name (a number, a flag, a text, a list of them) carries the same value.
-Fields the codec translates (cards as faces, enums, lists of lists) have tests of their own."""
+"""Every event and view an engine makes goes out with its values: each field of the engine's value
+that its message has under the same name (a number, a flag, a text, a list of them) carries the
+same value. Fields the codec translates (cards as faces, enums, lists of lists) have tests of
+their own."""
 
 from __future__ import annotations
 
@@ -28,21 +29,28 @@ PLAIN = frozenset(
 )
 
 
-def events(game: str) -> list[Any]:
-    """The event values of random playouts of ``game`` with its fewest and most seats."""
+def playouts(game: str) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Every state of random playouts of ``game`` with its fewest and most seats, each with the
+    event values of the action that led to it (none for a new game)."""
     engine = registry.get(game)
     found = []
     for seats in (engine.info.min_seats, engine.info.max_seats):
         for seed in SEEDS:
             state = engine.new_game(seats, seed, engine.default_options())
+            found.append((state, ()))
             rng = Rng(seed)
             while to_act := engine.seats_to_act(state):
                 seat = rng.choice(to_act)
                 action = rng.choice(engine.legal_actions(state, seat))
                 transition = engine.apply(state, seat, action)
-                found.extend(event.body for event in transition.events)
                 state = transition.state
+                found.append((state, tuple(event.body for event in transition.events)))
     return found
+
+
+def events(game: str) -> list[Any]:
+    """The event values of random playouts of ``game``."""
+    return [body for _state, bodies in playouts(game) for body in bodies]
 
 
 def compared_fields(body: Any, message: Any) -> dict[str, tuple[Any, Any]]:
@@ -75,6 +83,26 @@ def test_plain_fields_carry_the_event_values(game: str) -> None:
         for name, (value, sent) in compared_fields(body, getattr(encoded, kind)).items():
             assert sent == value, f"{type(body).__name__}.{name}"
             seen.setdefault((type(body).__name__, name), set()).add(value)
+    assert_varied(seen)
+
+
+def assert_varied(seen: dict[tuple[str, str], set[Any]]) -> None:
+    """Fields were compared, and most of them with more than one value (a field that always
+    holds one value would not show a codec that writes a constant)."""
     assert seen
     constant = sorted(key for key, values in seen.items() if len(values) < 2)
     assert len(constant) < len(seen) / 4, f"fields seen with one value only: {constant}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_plain_fields_carry_the_view_values(game: str) -> None:
+    """Field by field, for the views of every seat and a spectator along several whole games."""
+    engine, codec = registry.get(game), CODECS[game]
+    seen: dict[tuple[str, str], set[Any]] = {}
+    for state, _bodies in playouts(game):
+        for viewer in (None, *range(engine.seats(state))):
+            view = engine.view(state, viewer)
+            for name, (value, sent) in compared_fields(view, codec.encode_view(view)).items():
+                assert sent == value, f"{game} view: {name}"
+                seen.setdefault(("view", name), set()).add(value)
+    assert_varied(seen)
