@@ -169,7 +169,8 @@ class TestErrors:
         assert str(caught.value).startswith("INVALID_ARGUMENT INVALID_SEAT_COUNT: ")
 
     def test_unreachable_server(self) -> None:
-        """Nothing listening gives UNAVAILABLE with an empty reason, after the retries."""
+        """Nothing listening gives UNAVAILABLE with an empty reason (the retries, counted with
+        a fake server in TestRetries, find nothing either)."""
         with (
             Client(f"127.0.0.1:{_closed_port()}", timeout=5.0, retries=2) as ordo,
             pytest.raises(OrdoError) as caught,

@@ -44,6 +44,7 @@ class TestSettings:
             (["--threads", "0"], {}),
             (["--state-cache-size", "-1"], {}),
             (["--grace-seconds", "-1"], {}),
+            (["--max-request-bytes", "0"], {}),
             (["--cpu-affinity", "always"], {}),
             ([], {"ORDO_CPU_AFFINITY": "always"}),
         ],

@@ -149,6 +149,10 @@ class TestStatusSize:
         """A message and metadata of ordinary length go out as they are."""
         status = status_of(RulesError("seat 9 does not exist", "INVALID_SEAT", seat="9"))
         assert status.details == "seat 9 does not exist"
+        details = status_pb2.Status.FromString(dict(status.trailing_metadata)[DETAILS_KEY])
+        info = error_details_pb2.ErrorInfo()
+        assert details.details[0].Unpack(info)
+        assert (details.message, dict(info.metadata)) == ("seat 9 does not exist", {"seat": "9"})
 
 
 class TestRichStatus:

@@ -19,6 +19,7 @@ from ordo.v1 import engine_service_pb2 as api
 from service import config, logs
 from service.observe import CallRecord
 from service.servicer import GameEngineServicer
+from tests.conformance.drivers import reason_of
 from tests.service.bots import GAME, Bots, card_not_in_hand, hand
 from tests.service.conftest import StartServer
 
@@ -315,6 +316,7 @@ class TestObserverFailure:
         with pytest.raises(grpc.RpcError) as caught:
             stub.ApplyAction(api.ApplyActionRequest(), timeout=10)
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert reason_of(caught.value) == "STATE_NOT_SET"
 
 
 def finished(code: str = "OK") -> CallRecord:
