@@ -136,6 +136,7 @@ class InProcess(Codecs):
         )
 
     def validate(self, state: common.GameState, action: common.Action) -> tuple[bool, str]:
+        self._state(state)  # a bad state is refused, as by the server, not answered
         try:
             self.apply(state, action)
         except RefusedError as error:
@@ -154,7 +155,11 @@ class InProcess(Codecs):
         )
 
     def suggest(self, state: common.GameState, seat: int, policy: str) -> common.Action:
-        move = self.engine.suggest(self._state(state), seat, policy, Rng(seat + 1))
+        engine_state = self._state(state)
+        try:
+            move = self.engine.suggest(engine_state, seat, policy, Rng(seat + 1))
+        except RulesError as error:
+            raise RefusedError(error.reason) from None
         return self.action(seat, move)
 
 

@@ -365,19 +365,30 @@ class TestCorruptedStates:
         [(game, name) for game in GAMES for name in CORRUPTIONS.get(game, {})],
     )
     def test_corrupted_state_is_refused(self, make_driver: Any, game: str, name: str) -> None:
-        """A corrupted state is refused by every RPC that reads it, with INVALID_ARGUMENT."""
+        """A corrupted state is refused by every RPC that reads it, with INVALID_ARGUMENT and
+        INVALID_STATE (ValidateAction too: the state is not the action it answers about)."""
         driver = make_driver(game)
         seats = seat_counts(game)[0]
         state = driver.new_game(seats, 9)
         # Corrupt a state a few actions in, so that more of it is filled.
-        for current, _status, step in playout(driver, seats, 9, checks=False):
-            state = current
+        for current, current_status, step in playout(driver, seats, 9, checks=False):
+            state, status = current, current_status
             if step == 2 * seats:
                 break
+        seat = status.seats_to_act[0]
+        action = driver.legal(state, seat)[0]
         corrupted = driver.to_message(CORRUPTIONS[game][name](driver.to_engine(state)))
-        with pytest.raises(RefusedError) as refused:
-            driver.view(corrupted, None)
-        assert refused.value.code == "INVALID_ARGUMENT"
-        assert refused.value.reason
-        with pytest.raises(RefusedError):
-            driver.legal(corrupted, 0)
+        calls = {
+            "GetView": lambda: driver.view(corrupted, None),
+            "ListLegalActions": lambda: driver.legal(corrupted, seat),
+            "ApplyAction": lambda: driver.apply(corrupted, action),
+            "ValidateAction": lambda: driver.validate(corrupted, action),
+            "SuggestAction": lambda: driver.suggest(corrupted, seat, "random"),
+        }
+        for method, call in calls.items():
+            with pytest.raises(RefusedError) as refused:
+                call()
+            assert (refused.value.code, refused.value.reason) == (
+                "INVALID_ARGUMENT",
+                "INVALID_STATE",
+            ), method
