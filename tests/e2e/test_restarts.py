@@ -10,6 +10,7 @@ from pathlib import Path
 
 from grpc_health.v1 import health_pb2
 
+from service.server import RESTART_DELAY_SECONDS
 from tests.e2e.server_process import (
     POLL_SECONDS,
     START_SECONDS,
@@ -22,8 +23,6 @@ from tests.e2e.server_process import (
     server_env,
     start_server,
 )
-
-RESTART_DELAY_SECONDS = 1.0  # service.server's pause before a dead worker is started again
 
 
 def wait_for(log: Path, event: str, count: int) -> list[dict[str, object]]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from grpc_health.v1 import health_pb2
 
+from service.server import EXIT_CANNOT_START
 from tests.e2e.server_process import (
     HOST,
     ROOT,
@@ -22,8 +23,6 @@ from tests.e2e.server_process import (
     running_server,
     server_env,
 )
-
-EXIT_CANNOT_START = 1
 
 
 def start_alone(scratch: Path, **settings: str) -> tuple[int, str, list[dict[str, Any]]]:

@@ -108,7 +108,7 @@ def print_games(client: Client, out: TextIO) -> None:
         if index:
             print(file=out)
         print(f"{game.id}: {game.title}", file=out)
-        print(f"  seats: {seat_counts(game)}", file=out)
+        print(f"  seats: {seat_counts_text(game)}", file=out)
         print(f"  simultaneous turns: {'yes' if game.simultaneous else 'no'}", file=out)
         print(f"  policies: {', '.join(game.policies)}", file=out)
         if not game.options:
@@ -123,11 +123,16 @@ def print_games(client: Client, out: TextIO) -> None:
             print(f"      {option.description}", file=out)
 
 
-def seat_counts(game: common.GameInfo) -> str:
+def seat_counts(game: common.GameInfo) -> list[int]:
+    """Every seat count a game takes (from its range, for a server that does not list them)."""
+    return list(game.seat_counts) or list(range(game.min_seats, game.max_seats + 1))
+
+
+def seat_counts_text(game: common.GameInfo) -> str:
     """A game's seat counts for people: a range (``2-10``), or the counts themselves when some
     between the fewest and the most are not played (``2, 3, 4, 6``)."""
-    counts = list(game.seat_counts)
-    if not counts or counts == list(range(game.min_seats, game.max_seats + 1)):
+    counts = seat_counts(game)
+    if counts == list(range(game.min_seats, game.max_seats + 1)):
         return f"{game.min_seats}-{game.max_seats}"
     return ", ".join(map(str, counts))
 
@@ -158,9 +163,8 @@ def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"unknown game {args.game!r}; the server runs {', '.join(games)}")
     if args.policy not in info.policies:
         raise UsageError(f"{info.id} has no policy {args.policy!r}: {', '.join(info.policies)}")
-    counts = info.seat_counts or range(info.min_seats, info.max_seats + 1)
-    if args.seats not in counts:
-        raise UsageError(f"{info.id} takes {seat_counts(info)} seats, not {args.seats}")
+    if args.seats not in seat_counts(info):
+        raise UsageError(f"{info.id} takes {seat_counts_text(info)} seats, not {args.seats}")
     options = game_options(info.id)
     if args.lang is not None and not set_language(getattr(options, info.id), args.lang):
         print(f"ordo: {info.id} has no language option; --lang ignored", file=sys.stderr)
