@@ -610,7 +610,9 @@ def _validate_hands_and_decks(state: State) -> list[int]:
         cards = hand + deck
         first = seat * DECK_SIZE
         if cards and not (first <= min(cards) and max(cards) < first + DECK_SIZE):
-            raise InvalidStateError(f"seat {seat}'s hand or deck holds another seat's card")
+            raise InvalidStateError(
+                f"seat {seat}'s hand or deck holds a card of another seat, or of none"
+            )
         located.extend(cards)
     return located
 

@@ -1,19 +1,30 @@
 """Per game: ways to corrupt a valid state that its validation must catch.
 
-Each entry maps a name to a function from a valid engine state (a few actions into a game with
-the fewest seats) to a state the rules could not have produced. The conformance suite sends each one
-through every driver and expects INVALID_ARGUMENT; a registered game without entries fails it.
+Each entry maps a name to a ``Corruption``: a function from a valid engine state (``STEPS_PER_SEAT``
+actions a seat into a game with the fewest seats) to a state the rules could not have produced,
+and the message of the check that must catch it. The conformance suite sends each one through
+every driver and expects INVALID_ARGUMENT, and checks in-process that the named check is the
+one that refuses it (a corruption that broke a count as well could pass for the wrong reason);
+a registered game without entries fails it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from engines.sequence_numbers.rules import Sequence
 
-Corruption = Callable[[Any], Any]
+#: The actions each seat has played in the state a corruption starts from.
+STEPS_PER_SEAT = 4
+
+
+class Corruption(NamedTuple):
+    """A way to corrupt a state, and the check that must refuse the result."""
+
+    corrupt: Callable[[Any], Any]
+    refused_by: str  # a regular expression found in the message of that check
 
 
 def _swap_hand_and_deck_card(state: Any) -> Any:
@@ -21,44 +32,79 @@ def _swap_hand_and_deck_card(state: Any) -> Any:
     return replace(state, hands=((*hand[:-1], state.deck[0]), *state.hands[1:]))
 
 
+CARDS_DO_NOT_ADD_UP = "the cards do not add up"
+
 SIX_NIMMT: dict[str, Corruption] = {
-    "card_in_two_places": lambda s: replace(s, deck=(s.hands[0][0], *s.deck[1:])),
-    "card_missing": lambda s: replace(s, deck=s.deck[1:]),
-    "card_out_of_range": lambda s: replace(s, deck=(105, *s.deck[1:])),
-    "card_in_hand_twice": _swap_hand_and_deck_card,
-    "hand_too_large": lambda s: replace(
-        s, hands=(tuple(sorted((*s.hands[0], s.deck[0]))), *s.hands[1:]), deck=s.deck[1:]
+    "card_in_two_places": Corruption(
+        lambda s: replace(s, deck=(s.hands[0][0], *s.deck[1:])), CARDS_DO_NOT_ADD_UP
     ),
-    "five_rows": lambda s: replace(s, rows=(*s.rows, (s.deck[0],)), deck=s.deck[1:]),
-    "row_not_ascending": lambda s: replace(
-        s,
-        rows=(
-            (s.rows[0][-1], *s.deck[:1]) if s.deck[0] < s.rows[0][-1] else (s.deck[0], 0),
-            *s.rows[1:],
+    "card_missing": Corruption(lambda s: replace(s, deck=s.deck[1:]), CARDS_DO_NOT_ADD_UP),
+    "card_out_of_range": Corruption(
+        lambda s: replace(s, deck=(105, *s.deck[1:])), CARDS_DO_NOT_ADD_UP
+    ),
+    "card_in_hand_twice": Corruption(_swap_hand_and_deck_card, "ascending without repeats"),
+    "hand_too_large": Corruption(
+        lambda s: replace(
+            s, hands=(tuple(sorted((*s.hands[0], s.deck[0]))), *s.hands[1:]), deck=s.deck[1:]
         ),
+        r"seat 0 holds \d+ cards, not \d+",
     ),
-    "penalty_below_taken": lambda s: replace(
-        s, taken=((s.deck[0], *s.taken[0]), *s.taken[1:]), deck=s.deck[1:]
+    "five_rows": Corruption(
+        lambda s: replace(s, rows=(*s.rows, (s.deck[0],)), deck=s.deck[1:]), "there must be 4 rows"
     ),
-    "revealed_before_all_selected": lambda s: replace(s, revealed=True),
-    "wrong_seat_count_of_penalties": lambda s: replace(s, penalties=s.penalties[1:]),
-    "penalty_above_the_hands_before": lambda s: replace(
-        s, penalties=(s.penalties[0] + 2**32 - 2, *s.penalties[1:])
+    "row_not_ascending": Corruption(
+        lambda s: replace(
+            s,
+            rows=(
+                (s.rows[0][-1], *s.deck[:1]) if s.deck[0] < s.rows[0][-1] else (s.deck[0], 0),
+                *s.rows[1:],
+            ),
+        ),
+        r"a row's cards must ascend",
     ),
-    "hand_number_at_its_limit": lambda s: replace(s, hand_number=2**32 - 1),
+    "penalty_below_taken": Corruption(
+        lambda s: replace(s, taken=((s.deck[0], *s.taken[0]), *s.taken[1:]), deck=s.deck[1:]),
+        "total is below the bullheads it took",
+    ),
+    "revealed_before_all_selected": Corruption(
+        lambda s: replace(s, revealed=True), "revealed before every seat selected"
+    ),
+    "wrong_seat_count_of_penalties": Corruption(
+        lambda s: replace(s, penalties=s.penalties[1:]), "one entry per seat"
+    ),
+    "penalty_above_the_hands_before": Corruption(
+        lambda s: replace(s, penalties=(2**32 - 1, *s.penalties[1:])),
+        "more than the bullheads of the hands before",
+    ),
+    "hand_number_at_its_limit": Corruption(
+        lambda s: replace(s, hand_number=2**32 - 1), "hand number or turn out of range"
+    ),
 }
 
 SEQUENCE_NUMBERS: dict[str, Corruption] = {
-    "card_in_two_places": lambda s: replace(s, deck=(s.hands[0][0], *s.deck[1:])),
-    "card_missing": lambda s: replace(s, deck=s.deck[1:]),
-    "card_out_of_range": lambda s: replace(s, deck=(100, *s.deck[1:])),
-    "chip_on_a_corner": lambda s: replace(s, chips=(0, *s.chips[1:])),
-    "chip_of_no_team": lambda s: replace(s, chips=(*s.chips[:44], 7, *s.chips[45:])),
-    "sequence_not_in_a_line": lambda s: replace(
-        s, sequences=(Sequence(0, (0, 1, 2, 3, 14)),), chips=(-1, 0, 0, 0, *s.chips[4:])
+    "card_in_two_places": Corruption(
+        lambda s: replace(s, deck=(s.hands[0][0], *s.deck[1:])), CARDS_DO_NOT_ADD_UP
     ),
-    "hand_too_large": lambda s: replace(
-        s, hands=(tuple(sorted((*s.hands[0], s.deck[0]))), *s.hands[1:]), deck=s.deck[1:]
+    "card_missing": Corruption(lambda s: replace(s, deck=s.deck[1:]), CARDS_DO_NOT_ADD_UP),
+    "card_out_of_range": Corruption(
+        lambda s: replace(s, deck=(100, *s.deck[1:])), CARDS_DO_NOT_ADD_UP
+    ),
+    "chip_on_a_corner": Corruption(
+        lambda s: replace(s, chips=(0, *s.chips[1:])), "corners are free"
+    ),
+    "chip_of_no_team": Corruption(
+        lambda s: replace(s, chips=(*s.chips[:44], 7, *s.chips[45:])),
+        "neither NO_CHIP nor a chip of teams",
+    ),
+    "sequence_not_in_a_line": Corruption(
+        lambda s: replace(s, sequences=(Sequence(0, (0, 1, 2, 3, 14)),)),
+        "not five cells in a straight line",
+    ),
+    "hand_too_large": Corruption(
+        lambda s: replace(
+            s, hands=(tuple(sorted((*s.hands[0], s.deck[0]))), *s.hands[1:]), deck=s.deck[1:]
+        ),
+        r"seat 0 holds \d+ cards, not \d+",
     ),
 }
 
@@ -69,72 +115,101 @@ def _with_first_question_ranks(state: Any, ranks: tuple[int, ...]) -> Any:
     )
 
 
+RANKS_DO_NOT_COVER = r"the ranks \(.*\) do not cover 1\.\.5"
+
 FORA_DE_ORDEM: dict[str, Corruption] = {
-    "card_in_two_places": lambda s: replace(
-        s, decks=((s.hands[0][0], *s.decks[0][1:]), *s.decks[1:])
+    "card_in_two_places": Corruption(
+        lambda s: replace(s, decks=((s.hands[0][0], *s.decks[0][1:]), *s.decks[1:])),
+        r"card \d+ is in two places",
     ),
-    "card_missing": lambda s: replace(s, decks=(s.decks[0][1:], *s.decks[1:])),
-    "card_out_of_range": lambda s: replace(s, decks=((999, *s.decks[0][1:]), *s.decks[1:])),
-    "another_seats_card_in_hand": lambda s: replace(
-        s, hands=(s.hands[1], s.hands[0], *s.hands[2:])
+    "card_missing": Corruption(
+        lambda s: replace(s, decks=(s.decks[0][1:], *s.decks[1:])),
+        r"seat 0's deck has \d+ cards, not \d+",
     ),
-    "hand_too_large": lambda s: replace(
-        s,
-        hands=(tuple(sorted((*s.hands[0], s.decks[0][0]))), *s.hands[1:]),
-        decks=(s.decks[0][1:], *s.decks[1:]),
+    "card_out_of_range": Corruption(
+        lambda s: replace(s, decks=((999, *s.decks[0][1:]), *s.decks[1:])),
+        "holds a card of another seat, or of none",
     ),
-    "ranks_not_covering_1_to_5": lambda s: _with_first_question_ranks(s, (1, 2, 3, 4, 6)),
-    "tie_not_skipping_its_places": lambda s: _with_first_question_ranks(s, (1, 1, 2, 3, 4)),
-    "question_missing": lambda s: replace(s, questions=s.questions[:-1]),
+    "another_seats_card_in_hand": Corruption(
+        lambda s: replace(s, hands=(s.hands[1], s.hands[0], *s.hands[2:])),
+        "holds a card of another seat, or of none",
+    ),
+    "hand_too_large": Corruption(
+        lambda s: replace(
+            s,
+            hands=(tuple(sorted((*s.hands[0], s.decks[0][0]))), *s.hands[1:]),
+            decks=(s.decks[0][1:], *s.decks[1:]),
+        ),
+        r"seat 0 holds \d+ cards, not \d+",
+    ),
+    "ranks_not_covering_1_to_5": Corruption(
+        lambda s: _with_first_question_ranks(s, (1, 2, 3, 4, 6)), RANKS_DO_NOT_COVER
+    ),
+    "tie_not_skipping_its_places": Corruption(
+        lambda s: _with_first_question_ranks(s, (1, 1, 2, 3, 4)), RANKS_DO_NOT_COVER
+    ),
+    "question_missing": Corruption(
+        lambda s: replace(s, questions=s.questions[:-1]), r"holds \d+ questions for \d+ rounds"
+    ),
 }
 
 
-def _placed_cards(state: Any) -> list[int]:
-    """Every card in a display or a discard pile, ascending."""
-    cards = [card for display in state.displays for row in display for card in row]
-    cards.extend(card for discard in state.discards for card in discard)
-    return sorted(cards)
-
-
-def _displays_of_seat_0(state: Any, rows: tuple[tuple[int, ...], ...]) -> Any:
-    """The state with every placed card moved into seat 0's display as ``rows``."""
-    seats = len(state.hands)
+def _seat_0_rows(state: Any, rows_of: Callable[[list[int]], tuple[tuple[int, ...], ...]]) -> Any:
+    """The state with the cards seat 0 placed (in its display or discard pile), ascending, laid
+    out as ``rows_of`` gives them in its display: every count still adds up."""
+    cards = sorted((*(card for row in state.displays[0] for card in row), *state.discards[0]))
     return replace(
         state,
-        displays=(rows, *((),) * (seats - 1)),
-        discards=((),) * seats,
-        abandoned=(0,) * seats,
+        displays=(rows_of(cards), *state.displays[1:]),
+        discards=((), *state.discards[1:]),
+        abandoned=(0, *state.abandoned[1:]),
     )
 
 
-def _row_against_its_direction(state: Any) -> Any:
-    low, second, third, *rest = _placed_cards(state)
-    return _displays_of_seat_0(state, ((low, third, second, *rest),))
-
-
-def _four_rows(state: Any) -> Any:
-    cards = _placed_cards(state)
-    return _displays_of_seat_0(state, (*((card,) for card in cards[:3]), tuple(cards[3:])))
+def _seat_1_card_in_seat_0_hand(state: Any) -> Any:
+    first, *rest = state.hands[1]
+    return replace(
+        state, hands=(tuple(sorted((*state.hands[0], first))), tuple(rest), *state.hands[2:])
+    )
 
 
 UP_OR_DOWN: dict[str, Corruption] = {
-    "card_in_two_places": lambda s: replace(s, face_down=(s.circle[0], *s.face_down[1:])),
-    "card_missing": lambda s: replace(s, face_down=s.face_down[1:]),
-    "card_out_of_range": lambda s: replace(s, face_down=(127, *s.face_down[1:])),
-    "circle_out_of_order": lambda s: replace(s, circle=s.circle[::-1]),
-    "row_against_its_direction": _row_against_its_direction,
-    "four_rows": _four_rows,
-    "hand_too_large": lambda s: replace(
-        s,
-        hands=(tuple(sorted((*s.hands[0], s.face_down[0]))), *s.hands[1:]),
-        face_down=s.face_down[1:],
+    "card_in_two_places": Corruption(
+        lambda s: replace(s, face_down=(s.circle[0], *s.face_down[1:])), CARDS_DO_NOT_ADD_UP
     ),
-    "revision_ahead_of_turns": lambda s: replace(s, revision=s.revision + 1),
-    "abandoned_rows_without_discards": lambda s: replace(
-        s, abandoned=(len(s.discards[0]) + 1, *s.abandoned[1:])
+    # Every place holds as many cards as the turns played say: a card taken away from one
+    # leaves that count short.
+    "card_missing": Corruption(
+        lambda s: replace(s, face_down=s.face_down[1:]), "the piles do not hold the cards left"
     ),
-    "wrong_seat_count_of_discards": lambda s: replace(s, discards=s.discards[1:]),
+    "card_out_of_range": Corruption(
+        lambda s: replace(s, face_down=(127, *s.face_down[1:])), CARDS_DO_NOT_ADD_UP
+    ),
+    "circle_out_of_order": Corruption(
+        lambda s: replace(s, circle=s.circle[::-1]), "the circle holds 6 cards in ascending order"
+    ),
+    "row_against_its_direction": Corruption(
+        lambda s: _seat_0_rows(s, lambda c: ((c[0], c[2], c[1], *c[3:]),)),
+        "breaks the direction its second card fixed",
+    ),
+    "four_rows": Corruption(
+        lambda s: _seat_0_rows(s, lambda c: (*((card,) for card in c[:3]), tuple(c[3:]))),
+        "display has more than 3 rows",
+    ),
+    "hand_too_large": Corruption(_seat_1_card_in_seat_0_hand, r"seat 0 holds \d+ cards, not \d+"),
+    "revision_ahead_of_turns": Corruption(
+        lambda s: replace(s, revision=s.revision + 1),
+        r"display and discard pile hold \d+ cards after its \d+ turns",
+    ),
+    "abandoned_rows_without_discards": Corruption(
+        lambda s: replace(s, abandoned=(len(s.discards[0]) + 1, *s.abandoned[1:])),
+        "abandoned rows do not match its discards",
+    ),
+    "wrong_seat_count_of_discards": Corruption(
+        lambda s: replace(s, discards=s.discards[1:]), "one entry per seat"
+    ),
 }
+
 
 #: Every game's corruptions, by game id.
 CORRUPTIONS: dict[str, dict[str, Corruption]] = {

@@ -37,6 +37,7 @@ class Driver(Protocol):
     """What the conformance suite needs from a way of running a game."""
 
     name: str
+    game_id: str
 
     def new_game(self, seats: int, seed: int) -> common.GameState: ...
     def status(self, state: common.GameState) -> common.GameStatus: ...

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from engines import registry
+from engines.errors import InvalidStateError
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2_grpc as rpc
-from tests.conformance.corruptions import CORRUPTIONS
+from tests.conformance.corruptions import CORRUPTIONS, STEPS_PER_SEAT
 from tests.conformance.drivers import Driver, InProcess, OverGrpc, RefusedError
 
 GAMES = sorted(registry.ENGINES)
@@ -332,6 +333,16 @@ class TestViews:
         assert refused.value.reason == "INVALID_SEAT"
 
 
+def state_to_corrupt(driver: Driver) -> tuple[common.GameState, common.GameStatus]:
+    """A state of a game with the fewest seats ``STEPS_PER_SEAT`` actions a seat in (so that
+    more of it is filled), and its status."""
+    seats = seat_counts(driver.game_id)[0]
+    for state, status, step in playout(driver, seats, 9, checks=False):
+        if step == STEPS_PER_SEAT * seats:
+            return state, status
+    raise AssertionError(f"a {driver.game_id} game ended within {step} actions")
+
+
 class TestCorruptedStates:
     """States the rules could not have produced are refused with a reason."""
 
@@ -368,16 +379,10 @@ class TestCorruptedStates:
         """A corrupted state is refused by every RPC that reads it, with INVALID_ARGUMENT and
         INVALID_STATE (ValidateAction too: the state is not the action it answers about)."""
         driver = make_driver(game)
-        seats = seat_counts(game)[0]
-        state = driver.new_game(seats, 9)
-        # Corrupt a state a few actions in, so that more of it is filled.
-        for current, current_status, step in playout(driver, seats, 9, checks=False):
-            state, status = current, current_status
-            if step == 2 * seats:
-                break
+        state, status = state_to_corrupt(driver)
         seat = status.seats_to_act[0]
         action = driver.legal(state, seat)[0]
-        corrupted = driver.to_message(CORRUPTIONS[game][name](driver.to_engine(state)))
+        corrupted = driver.to_message(CORRUPTIONS[game][name].corrupt(driver.to_engine(state)))
         calls = {
             "GetView": lambda: driver.view(corrupted, None),
             "ListLegalActions": lambda: driver.legal(corrupted, seat),
@@ -392,3 +397,17 @@ class TestCorruptedStates:
                 "INVALID_ARGUMENT",
                 "INVALID_STATE",
             ), method
+
+    @pytest.mark.parametrize(
+        ("game", "name"),
+        [(game, name) for game in GAMES for name in CORRUPTIONS.get(game, {})],
+    )
+    def test_corruption_is_refused_by_its_check(self, game: str, name: str) -> None:
+        """The check a corruption names is the one that refuses it: a corruption that also
+        broke what an earlier check counts would not show that its own check works."""
+        driver = InProcess(game)
+        corruption = CORRUPTIONS[game][name]
+        state = driver.to_engine(state_to_corrupt(driver)[0])
+        driver.engine.validate(state)
+        with pytest.raises(InvalidStateError, match=corruption.refused_by):
+            driver.engine.validate(corruption.corrupt(state))

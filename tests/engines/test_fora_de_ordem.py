@@ -720,7 +720,7 @@ class TestValidation:
         state = new_game()
         hands = list(state.hands)
         hands[0], hands[1] = hands[1], hands[0]
-        with pytest.raises(InvalidStateError, match="another seat's card"):
+        with pytest.raises(InvalidStateError, match="a card of another seat"):
             ENGINE.validate(dataclasses.replace(state, hands=tuple(hands)))
 
     def test_a_special_at_the_bottom_of_a_side_is_rejected(self) -> None:
