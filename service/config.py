@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -37,6 +38,10 @@ class Settings:
     # (see ``service.server.worker_cpu``); pin: always; none: the kernel places them.
     cpu_affinity: str = "auto"
     grace_seconds: float = 10.0  # how long SIGTERM waits for in-flight calls
+    # A connection older than this is closed gracefully (its calls finish within the grace
+    # period): the client connects again, resolving the name again, so calls spread over the
+    # replicas added since (0: connections are kept for ever).
+    max_connection_age_seconds: float = 300.0
     log_level: str = "info"
     log_format: str = "auto"  # json when not on a terminal, console on a terminal
     access_log_flush_ms: int = 100  # access lines are written together, at most this late
@@ -59,6 +64,8 @@ HELP = {
     "cpu_affinity": f"one of {', '.join(CPU_AFFINITIES)}: pin each worker to a CPU of its own "
     "(auto: when there are as many workers as CPUs the server may run on)",
     "grace_seconds": "seconds SIGTERM waits for in-flight calls before exiting",
+    "max_connection_age_seconds": "seconds after which a client connection is closed "
+    "gracefully, so that the client reconnects and finds new replicas (0: never)",
     "log_level": f"one of {', '.join(LOG_LEVELS)}",
     "log_format": f"one of {', '.join(LOG_FORMATS)} (auto: console on a terminal, else json)",
     "access_log_flush_ms": "JSON access lines are gathered and written together at most this "
@@ -115,12 +122,13 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     if (
         settings.threads < 1
         or settings.max_request_bytes < 1
-        or settings.grace_seconds < 0
+        or not 0 <= settings.grace_seconds < math.inf
+        or not 0 <= settings.max_connection_age_seconds < math.inf
         or settings.state_cache_size < 0
         or settings.access_log_flush_ms < 0
     ):
         parser.error(
-            "threads and max request bytes must be positive, the grace period, the state "
-            "cache size and the access log's flush delay >= 0"
+            "threads and max request bytes must be positive; the grace period, the connection "
+            "age, the state cache size and the access log's flush delay >= 0 (and finite)"
         )
     return settings

@@ -50,6 +50,7 @@ MAX_REQUEST_ID_LENGTH = 128  # a longer id sent by a caller is cut to this many 
 REQUEST_ID_BITS = 128  # a request id made here: 128 random bits, written as 32 hex digits
 MILLISECONDS_PER_SECOND = 1_000
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
+LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
 EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
 
 log = structlog.get_logger("ordo.server")
@@ -196,10 +197,17 @@ def create_server(
 ) -> tuple[grpc.Server, int, health.HealthServicer]:
     """Build and bind (not start) a worker's server on ``pool`` (a new one of
     ``settings.threads`` threads by default); returns it, its port and its health."""
-    options = [
+    options: list[tuple[str, int]] = [
         ("grpc.so_reuseport", 1),
         ("grpc.max_receive_message_length", settings.max_request_bytes),
     ]
+    if settings.max_connection_age_seconds:
+        # After the age (give or take 10%, which gRPC adds so that connections do not all go at
+        # once) the client is told to connect again; the calls in flight have the grace period.
+        options += [
+            ("grpc.max_connection_age_ms", milliseconds(settings.max_connection_age_seconds)),
+            ("grpc.max_connection_age_grace_ms", milliseconds(settings.grace_seconds)),
+        ]
     if pool is None:
         pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
     server = grpc.server(
@@ -224,6 +232,12 @@ def create_server(
     if port == 0:
         raise OSError(f"cannot listen on {settings.host}:{settings.port}")
     return server, port, health_servicer
+
+
+def milliseconds(seconds: float) -> int:
+    """A duration in whole milliseconds as gRPC's channel arguments take it: at least 1, at most
+    the largest 32-bit integer (24 days, as good as for ever)."""
+    return min(max(1, round(seconds * MILLISECONDS_PER_SECOND)), LONGEST_MILLISECONDS)
 
 
 def worker_observers(settings: Settings) -> list[Observer]:

@@ -15,6 +15,7 @@ class TestSettings:
         settings = load([], {})
         assert (settings.host, settings.port, settings.metrics_port) == ("0.0.0.0", 50051, 9464)
         assert settings == Settings()
+        assert settings.max_connection_age_seconds == 300.0
 
     def test_environment_overrides_defaults(self) -> None:
         """ORDO_PORT and friends override the defaults."""
@@ -44,6 +45,9 @@ class TestSettings:
             (["--threads", "0"], {}),
             (["--state-cache-size", "-1"], {}),
             (["--grace-seconds", "-1"], {}),
+            (["--grace-seconds", "nan"], {}),
+            (["--max-connection-age-seconds", "-1"], {}),
+            ([], {"ORDO_MAX_CONNECTION_AGE_SECONDS": "inf"}),
             (["--max-request-bytes", "0"], {}),
             (["--cpu-affinity", "always"], {}),
             ([], {"ORDO_CPU_AFFINITY": "always"}),

@@ -1,0 +1,114 @@
+"""Connections are closed gracefully after ``max_connection_age_seconds``: the client connects
+again (and so resolves the name again, finding replicas added since), and no call fails."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import grpc
+import pytest
+
+from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.config import Settings
+from service.server import LONGEST_MILLISECONDS, create_server, milliseconds
+
+WAIT_SECONDS = 10.0
+Serve = Callable[[float], grpc.Channel]
+
+
+class Connectivity:
+    """The connectivity states a channel went through, in order."""
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self.states: list[grpc.ChannelConnectivity] = []
+        self._changed = threading.Condition()
+        channel.subscribe(self._record, try_to_connect=False)
+
+    def _record(self, state: grpc.ChannelConnectivity) -> None:
+        with self._changed:
+            self.states.append(state)
+            self._changed.notify_all()
+
+    def wait_for(self, state: grpc.ChannelConnectivity, after: int) -> bool:
+        """Whether the channel reaches ``state`` after its first ``after`` changes."""
+        with self._changed:
+            return self._changed.wait_for(lambda: state in self.states[after:], WAIT_SECONDS)
+
+
+@pytest.fixture
+def serve() -> Iterator[Serve]:
+    """Start a server with the given connection age; yield a channel to it."""
+    running: list[tuple[grpc.Server, grpc.Channel]] = []
+
+    def start(age: float) -> grpc.Channel:
+        settings = Settings(
+            host="127.0.0.1",
+            port=0,
+            workers=1,
+            metrics_port=0,
+            max_connection_age_seconds=age,
+            grace_seconds=1.0,
+        )
+        server, port, _health = create_server(settings)
+        server.start()
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        running.append((server, channel))
+        return channel
+
+    yield start
+    for server, channel in running:
+        channel.close()
+        server.stop(None)
+
+
+def test_an_old_connection_is_closed_and_the_client_connects_again(serve: Serve) -> None:
+    """After the age the server sends GOAWAY; the idle channel lets the connection go and the
+    next call opens a new one."""
+    channel = serve(0.2)
+    seen = Connectivity(channel)
+    stub = rpc.GameEngineServiceStub(channel)
+    stub.ListGames(api.ListGamesRequest(), timeout=WAIT_SECONDS)
+    assert seen.wait_for(grpc.ChannelConnectivity.READY, 0)
+    ready = seen.states.index(grpc.ChannelConnectivity.READY)
+    assert seen.wait_for(grpc.ChannelConnectivity.IDLE, ready + 1)
+    changes = len(seen.states)
+    assert stub.ListGames(api.ListGamesRequest(), timeout=WAIT_SECONDS).games
+    assert seen.wait_for(grpc.ChannelConnectivity.READY, changes)
+
+
+def test_calls_go_on_across_the_reconnections(serve: Serve) -> None:
+    """Calls made one after another for several ages all succeed, over several connections."""
+    channel = serve(0.1)
+    seen = Connectivity(channel)
+    stub = rpc.GameEngineServiceStub(channel)
+    deadline = time.monotonic() + 1.0
+    calls = 0
+    while time.monotonic() < deadline:
+        stub.ListGames(api.ListGamesRequest(), timeout=WAIT_SECONDS)
+        calls += 1
+    assert calls > 10
+    assert seen.states.count(grpc.ChannelConnectivity.READY) >= 3
+
+
+def test_age_zero_keeps_connections(serve: Serve) -> None:
+    """With age 0 the connection stays open while the channel is in use."""
+    channel = serve(0)
+    seen = Connectivity(channel)
+    stub = rpc.GameEngineServiceStub(channel)
+    stub.ListGames(api.ListGamesRequest(), timeout=WAIT_SECONDS)
+    time.sleep(1.0)
+    stub.ListGames(api.ListGamesRequest(), timeout=WAIT_SECONDS)
+    assert (
+        grpc.ChannelConnectivity.IDLE
+        not in seen.states[seen.states.index(grpc.ChannelConnectivity.READY) :]
+    )
+
+
+def test_durations_become_whole_milliseconds_within_range() -> None:
+    """gRPC takes 32-bit milliseconds: a longer age is as good as for ever, a shorter one 1 ms."""
+    assert milliseconds(300.0) == 300_000
+    assert milliseconds(0.0001) == 1
+    assert milliseconds(1e12) == LONGEST_MILLISECONDS
