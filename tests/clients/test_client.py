@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from collections.abc import Iterator
 from concurrent import futures
@@ -214,6 +215,20 @@ class FakeServer:
 @pytest.fixture
 def fake() -> Iterator[FakeServer]:
     """A fake server on a free loopback port."""
+    with running_fake() as server:
+        yield server
+
+
+@pytest.fixture
+def two_fakes() -> Iterator[tuple[FakeServer, FakeServer]]:
+    """Two fake servers, each on a free loopback port of its own."""
+    with running_fake() as first, running_fake() as second:
+        yield first, second
+
+
+@contextlib.contextmanager
+def running_fake() -> Iterator[FakeServer]:
+    """Start a fake server on a free loopback port; stop it afterwards."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     port = server.add_insecure_port("127.0.0.1:0")
     fake = FakeServer(f"127.0.0.1:{port}")
@@ -435,6 +450,32 @@ class TestChannels:
         with Client(fake.address, channels=2, backoff=0.001) as ordo:
             ordo.list_games()
         assert len({call.peer for call in fake.calls}) == 2
+
+    def test_channel_options_reach_every_channel(self, fake: FakeServer) -> None:
+        """Channel arguments are given to each of the channels."""
+        options = [("grpc.primary_user_agent", "table-server/7")]
+        with Client(fake.address, channels=2, channel_options=options) as ordo:
+            for _ in range(2):
+                ordo.list_games()
+        assert len({call.peer for call in fake.calls}) == 2
+        assert all(call.metadata["user-agent"].startswith("table-server/7") for call in fake.calls)
+
+    def test_round_robin_spreads_calls_over_the_addresses(
+        self, two_fakes: tuple[FakeServer, FakeServer]
+    ) -> None:
+        """With the round_robin policy a target of several addresses (as a headless Service's
+        DNS name resolves) gets calls on every one; without it, on one."""
+        target = "ipv4:" + ",".join(server.address for server in two_fakes)
+        with Client(target) as ordo:
+            for _ in range(10):
+                ordo.list_games()
+        assert sorted(len(server.calls) for server in two_fakes) == [0, 10]
+        options = [("grpc.lb_policy_name", "round_robin")]
+        with Client(target, channel_options=options) as ordo:
+            for _ in range(20):
+                ordo.list_games()
+        assert all(len(server.calls) > 0 for server in two_fakes)
+        assert sum(len(server.calls) for server in two_fakes) == 30
 
     def test_one_channel_is_one_connection(self, fake: FakeServer) -> None:
         """With the default single channel every call comes from the same peer."""

@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import Any, Self, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -107,7 +107,9 @@ class Client:
     stops, which no worker has served. ``channels`` is the number of distinct connections to
     open; ``metadata`` is sent with every call. ``backoff`` is the first retry's largest pause
     in seconds, doubled at each retry up to ``max_backoff``; each pause is drawn uniformly below
-    that bound (full jitter).
+    that bound (full jitter). ``channel_options`` are gRPC channel arguments given to every
+    channel, e.g. ``[("grpc.lb_policy_name", "round_robin")]`` to spread the calls over every
+    address a ``dns:///`` target resolves to.
     """
 
     def __init__(
@@ -121,6 +123,7 @@ class Client:
         backoff: float = 0.05,
         max_backoff: float = 2.0,
         retry_codes: Collection[grpc.StatusCode] = RETRYABLE,
+        channel_options: Sequence[tuple[str, Any]] = (),
     ) -> None:
         if channels < 1:
             raise ValueError(f"channels must be at least 1, not {channels}")
@@ -141,6 +144,7 @@ class Client:
         # A local subchannel pool gives each channel its own connection: without it, channels
         # to the same target share one and every call lands on the same server worker.
         options = [("grpc.use_local_subchannel_pool", 1)] if channels > 1 else []
+        options += channel_options
         self._channels = tuple(
             grpc.insecure_channel(target, options=options) for _ in range(channels)
         )
