@@ -821,13 +821,17 @@ def _validate(state: State) -> None:
             raise InvalidStateError("selections are revealed before every seat selected")
         if not state.placed < len(order):
             raise InvalidStateError("a revealed turn with nothing left to place")
-        card = order[state.placed][0]
+        # Only the lowest card can be lower than every row: each card placed ends a row, and
+        # the next card, higher, can follow it.
+        if state.placed:
+            raise InvalidStateError("a row choice is pending for a card other than the lowest")
+        card = order[0][0]
         if (
             options.too_low_rule is not TooLowRule.CHOOSE_ROW
             or target_row(state.rows, card) is not None
         ):
             raise InvalidStateError("a turn stopped while no row choice is pending")
-        in_flight = [card for card, _ in order[state.placed :]]
+        in_flight = [card for card, _ in order]
     else:
         if state.placed:
             raise InvalidStateError("cards are placed before the reveal")
@@ -864,11 +868,6 @@ def _validate(state: State) -> None:
             )
         if threshold is not None and before_hand >= threshold:
             raise InvalidStateError("a hand was dealt after a total reached the threshold")
-    if revealed:
-        on_table = set(chain.from_iterable(state.rows))
-        on_table.update(chain.from_iterable(state.taken))
-        if any(card not in on_table for card, _ in order[: state.placed]):
-            raise InvalidStateError("a placed card is not on the table")
     if state.discarded and not finished:
         raise InvalidStateError("cards are discarded while the hand goes on")
     if finished:

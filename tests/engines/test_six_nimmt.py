@@ -402,6 +402,13 @@ class TestRule4ChooseRow:
         assert after.rows == ((50,), (3, 7), (70,), (80,))
         assert after.penalties == (3, 0)
 
+    def test_the_row_choice_is_announced_to_everyone(self) -> None:
+        """The pending choice is public, like the revealed card that caused it."""
+        state = build(self.STATE, [[12, 90], [5, 91], [41, 92]])
+        _, events = select_all(state, [12, 5, 41])
+        (required,) = [event for event in events if isinstance(event.body, RowChoiceRequired)]
+        assert required.audience is None
+
 
 class TestRule4TakeCheapestRow:
     """Rule 4 with TAKE_CHEAPEST_ROW [decision]: the cheapest row is taken automatically."""
@@ -503,6 +510,18 @@ class TestEndOfHand:
         )
         _, events = select_all(state, [15, 25])
         assert bodies(events, HandEnded) == [HandEnded(2, (3, 1))]
+
+    def test_the_hand_totals_include_the_last_turn(self) -> None:
+        """HandEnded carries the totals after the cards of the 10th turn are placed."""
+        state = build(
+            [[1, 2, 3, 4, 5], [20], [30], [40]],
+            [[6], [41]],
+            options=Options(),
+            penalties=[3, 1],
+            hand_number=2,
+        )
+        _, events = select_all(state, [6, 41])
+        assert bodies(events, HandEnded) == [HandEnded(2, (3 + 6, 1))]
 
     def test_the_hand_goes_on_before_the_tenth_turn(self) -> None:
         """After the 9th turn nobody has ended anything."""
@@ -816,6 +835,23 @@ class TestZeroCard:
         assert view.selected[:2] == (True, True)
         assert view.revealed == (NO_SELECTION,) * 3
 
+    def test_a_zero_card_in_a_later_hand_is_recorded_with_that_hand(self) -> None:
+        """A zero card played in hand 2 is recorded as used in hand 2, its seat keeping its
+        number cards."""
+        options = replace(ZERO, hands=3)
+        state = build(self.ROWS, [[11, 90], [21, 91]], options=options, hand_number=2)
+        after, _ = select_all(state, [ZERO_CARD, 21])
+        assert after.zero_card_used_in_hand == (2, 0)
+        assert after.hands[0] == (11, 90)
+
+    def test_a_finished_game_shows_no_card_in_hand(self) -> None:
+        """Once the game is over an unplayed zero card no longer counts in the hand sizes."""
+        state = build(self.ROWS, [[11], [21]], options=ZERO)
+        after, _ = select_all(state, [11, 21])
+        assert ENGINE.status(after).finished
+        view = ENGINE.view(after, None)
+        assert view.hand_sizes == (0, 0)
+
 
 class TestSeatCounts:
     """2 to 10 seats."""
@@ -1015,6 +1051,12 @@ class TestViews:
         state = self.selected()
         assert ENGINE.view(state, None).hand_sizes == (9, 10, 9)
 
+    def test_no_zero_card_is_available_without_the_option(self) -> None:
+        """Without the zero card option no view shows a zero card available to any seat."""
+        state = self.selected()
+        for viewer in (None, 0, 1):
+            assert ENGINE.view(state, viewer).zero_card_available == (False,) * 3
+
     def test_the_public_parts_are_shown(self) -> None:
         """Rows, totals, taken cards, hand and turn numbers are in every view."""
         state = build([[10], [20], [30], [40]], [[15, 16], [25, 26]], taken=[[1, 2], []])
@@ -1087,6 +1129,18 @@ class TestRedeal:
         state = ENGINE.apply(state, 0, Select(12)).state
         for seed in range(20):
             assert ENGINE.redeal(state, 1, Rng(seed)).selections[0] > ZERO_CARD
+
+    def test_a_pending_last_card_may_become_the_zero_card(self) -> None:
+        """On the last turn a seat chose between its last number card and its unused zero card:
+        re-dealt, its pending selection is either, with even odds."""
+        state = build([[10], [20], [30], [40]], [[11], [21]], options=ZERO)
+        state = ENGINE.apply(state, 0, Select(11)).state
+        zeros = 0
+        for seed in range(40):
+            redealt = ENGINE.redeal(state, 1, Rng(seed))
+            ENGINE.validate(redealt)
+            zeros += redealt.selections[0] == ZERO_CARD
+        assert 5 <= zeros <= 35
 
     def selected(self) -> State:
         """Seats 0 and 2 of 3 have selected a card."""
@@ -1175,6 +1229,14 @@ class TestValidation:
             pytest.param(
                 lambda s: replace(s, options=replace(s.options, threshold=0)), id="bad_options"
             ),
+            pytest.param(
+                lambda s: replace(s, hand_number=2, penalties=(66, 0, 0, 0)),
+                id="a_hand_dealt_after_a_total_at_the_threshold",
+            ),
+            pytest.param(
+                lambda s: replace(s, selections=(-2, *s.selections[1:])),
+                id="a_selection_below_no_selection",
+            ),
         ],
     )
     def test_a_corrupted_state_is_rejected(self, corrupt: Any) -> None:
@@ -1211,6 +1273,24 @@ class TestValidation:
         pending, _ = select_all(state, [3, 91])
         with pytest.raises(InvalidStateError):
             ENGINE.validate(replace(pending, placed=-1))
+
+    def test_a_revealed_turn_with_every_card_placed(self) -> None:
+        """A revealed turn still has a card to place: the one whose row choice is pending."""
+        state = build([[50], [60], [70], [80]], [[3, 90], [91, 92]])
+        pending, _ = select_all(state, [3, 91])
+        with pytest.raises(InvalidStateError, match="nothing left to place"):
+            ENGINE.validate(replace(pending, placed=2))
+
+    def test_a_row_of_six_cards(self) -> None:
+        """A row never holds 6 cards: the 6th card takes the five (Rule 3)."""
+        state = build([[1, 2, 3, 4, 5], [20], [30], [40]], [[41, 90], [21, 91]])
+        six = replace(
+            state,
+            rows=((1, 2, 3, 4, 5, 6), *state.rows[1:]),
+            deck=tuple(card for card in state.deck if card != 6),
+        )
+        with pytest.raises(InvalidStateError, match="a row holds"):
+            ENGINE.validate(six)
 
     def test_a_finished_game_with_cards_in_hand(self) -> None:
         """A finished game holds no cards in hand."""
@@ -1250,14 +1330,20 @@ class TestValidation:
         with pytest.raises(InvalidStateError):
             ENGINE.validate(replace(state, options=Options(threshold=1000)))
 
-    def test_a_placed_card_that_is_not_on_the_table(self) -> None:
-        """The cards of a revealed turn counted as placed are in a row or among the taken cards."""
+    def test_a_row_choice_pending_for_a_card_other_than_the_lowest(self) -> None:
+        """Only the lowest revealed card can be lower than every row (each card placed ends a
+        row that the next, higher, card can follow), so a pending choice has placed nothing."""
         state = build([[50], [60], [70], [80]], [[3, 90], [5, 91]])
         pending, _ = select_all(state, [3, 5])
-        # Seat 0's 3 counted as placed, yet still in the deck; seat 1's 5 waits on a row choice.
-        corrupted = replace(pending, placed=1, deck=(*pending.deck, 3))
-        with pytest.raises(InvalidStateError, match="not on the table"):
-            ENGINE.validate(corrupted)
+        assert pending.placed == 0
+        # Seat 0's 3 counted as placed and taken (one bullhead), seat 1's 5 waiting on a row
+        # choice: every card accounted for, but no play leads there.
+        taken = replace(pending, placed=1, taken=((3,), ()), penalties=(1, 0))
+        # The same with the 3 still in the deck.
+        in_deck = replace(pending, placed=1, deck=(*pending.deck, 3))
+        for corrupted in (taken, in_deck):
+            with pytest.raises(InvalidStateError, match="other than the lowest"):
+                ENGINE.validate(corrupted)
 
     def test_a_hand_beyond_the_fixed_number_of_hands(self) -> None:
         """Under FIXED_HANDS no hand is dealt after the last one."""

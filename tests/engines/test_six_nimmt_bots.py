@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
@@ -19,28 +18,14 @@ from engines.six_nimmt import (
     Options,
     Select,
     State,
-    card_set,
 )
+from tests.engines.test_six_nimmt import ZERO, build
 
 ONE_HAND = Options(end=EndRule.FIXED_HANDS, hands=1)
 SEATS = 4
 GAMES = 1000
 MIN_MARGIN = 5.0  # bullheads per game the heuristic must save over a random seat, at worst
 SAFETY = 4  # standard errors the measured margin must clear MIN_MARGIN by
-
-
-def build(rows: Sequence[Sequence[int]], hands: Sequence[Sequence[int]], options: Options) -> State:
-    """A consistent state with these rows and hands, every other card in the deck."""
-    in_play = {card for group in (*rows, *hands) for card in group}
-    state = replace(
-        ENGINE.new_game(len(hands), 1, options),
-        rows=tuple(tuple(row) for row in rows),
-        hands=tuple(tuple(sorted(hand)) for hand in hands),
-        turn=HAND_SIZE - len(hands[0]),
-        deck=tuple(card for card in card_set(options, len(hands)) if card not in in_play),
-    )
-    ENGINE.validate(state)
-    return state
 
 
 def heuristic(state: State, seat: int) -> object:
@@ -53,17 +38,17 @@ class TestHeuristicChoices:
 
     def test_it_avoids_a_sure_sixth_card(self) -> None:
         """It does not play a card sure to be the 6th of a row when a safe card exists."""
-        state = build([[1, 2, 3, 4, 5], [20], [30], [40]], [[6, 21], [90, 91]], ONE_HAND)
+        state = build([[1, 2, 3, 4, 5], [20], [30], [40]], [[6, 21], [90, 91]], options=ONE_HAND)
         assert heuristic(state, 0) == Select(21)
 
     def test_it_prefers_the_card_closest_to_its_row(self) -> None:
         """Between two safe cards it plays the one that fits its row more tightly."""
-        state = build([[10], [20], [30], [40]], [[41, 60], [90, 91]], ONE_HAND)
+        state = build([[10], [20], [30], [40]], [[41, 60], [90, 91]], options=ONE_HAND)
         assert heuristic(state, 0) == Select(41)
 
     def test_it_takes_the_cheapest_row_under_rule_4(self) -> None:
         """When its card is lower than every row it takes the row with the fewest bullheads."""
-        state = build([[55], [60], [71, 72], [80]], [[3, 90], [91, 92]], ONE_HAND)
+        state = build([[55], [60], [71, 72], [80]], [[3, 90], [91, 92]], options=ONE_HAND)
         for seat, card in ((0, 3), (1, 91)):
             state = ENGINE.apply(state, seat, Select(card)).state
         assert heuristic(state, 0) == ChooseRow(2)
@@ -72,13 +57,13 @@ class TestHeuristicChoices:
         """With every card sure to take a row it plays its zero card."""
         rows = [[1, 2, 3, 4, 5], [11, 12, 13, 14, 15], [21, 22, 23, 24, 25], [31, 32, 33, 34, 35]]
         options = replace(ONE_HAND, zero_card=True)
-        state = build(rows, [[6, 16], [90, 91]], options)
+        state = build(rows, [[6, 16], [90, 91]], options=options)
         assert heuristic(state, 0) == Select(ZERO_CARD)
 
     def test_it_keeps_the_zero_card_when_a_card_is_safe(self) -> None:
         """With a safe card in hand it keeps its zero card."""
         options = replace(ONE_HAND, zero_card=True)
-        state = build([[10], [20], [30], [40]], [[41, 60], [90, 91]], options)
+        state = build([[10], [20], [30], [40]], [[41, 60], [90, 91]], options=options)
         assert heuristic(state, 0) == Select(41)
 
     @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
@@ -105,6 +90,27 @@ class TestHeuristicChoices:
                 action = heuristic(state, seat)
                 assert action in ENGINE.legal_actions(state, seat)
                 state = ENGINE.apply(state, seat, action).state
+
+    def test_it_plays_the_zero_card_at_a_cost_of_exactly_one_bullhead(self) -> None:
+        """Every card is sure to take a row of one bullhead (Rule 4, nothing unseen below it): an
+        expected cost of exactly 1 is enough to play the zero card."""
+        state = build([[51], [62], [73], [84]], [[1, 2], [90, 91]], options=ZERO)
+        assert heuristic(state, 0) == Select(ZERO_CARD)
+
+    def test_it_counts_the_risk_when_the_others_can_just_fill_the_row(self) -> None:
+        """With one other seat, a card after a row of 4 takes it if that seat's card falls in
+        between: it plays a card on the row of 3 instead, which the one other card cannot fill."""
+        state = build([[10, 11, 12, 13], [30, 31, 32], [95], [96]], [[20, 90], [97, 98]])
+        assert heuristic(state, 0) == Select(90)
+
+    def test_taken_cards_are_seen(self) -> None:
+        """Cards already taken cannot be played by the others: a gap that they fill is safe."""
+        state = build(
+            [[10, 11, 12, 13], [30, 31, 32], [95], [96]],
+            [[20, 90], [97, 98]],
+            taken=[[], [14, 15, 16, 17, 18, 19]],
+        )
+        assert heuristic(state, 0) == Select(20)
 
 
 @pytest.mark.slow
