@@ -172,6 +172,14 @@ class TestColourTable:
         counts = Counter(CARD_COLOURS[1:])
         assert counts == dict.fromkeys(Colour, 21)
 
+    def test_the_table_is_fixed(self) -> None:
+        """The table never changes within a rules version: every card keeps its colour."""
+        assert COLOUR_BLOCKS == (
+            "BPYGRO", "GBOYRP", "BORYGP", "BRPOGY", "YOGPBR", "BRGPYO", "YROBGP",
+            "PGBRYO", "PYROBG", "ORYBGP", "BROGPY", "RPYBGO", "OBRGPY", "PROGBY",
+            "RYOPGB", "YBGOPR", "GBRPOY", "YOPRGB", "YBROPG", "RYGOBP", "RPYGBO",
+        )  # fmt: skip
+
 
 class TestOptions:
     """Options, the card set per seat count and the seat range."""
@@ -361,6 +369,13 @@ class TestRows:
         assert Turn(22, LOWER, ABANDON, 0, FACE_UP) in ENGINE.legal_actions(state, 0)
         after, _ = play(state, Turn(22, LOWER, ABANDON, 0, FACE_UP))
         assert after.displays[0] == ((20,),)
+
+    def test_abandon_restarts_the_row_in_its_place(self) -> None:
+        """An abandoned row that is not the last is restarted at its own index."""
+        state = arrange(displays={0: ((12,), (32, 27, 21))})
+        after, _ = play(state, Turn(22, LOWER, ABANDON, 0, FACE_UP))
+        assert after.displays[0] == ((20,), (32, 27, 21))
+        assert after.discards[0] == (12,)
 
 
 class TestDraw:
@@ -594,6 +609,14 @@ class TestVisibility:
         assert view.hand_sizes == (3, 3)
         assert ENGINE.view(state, 1).hand == state.hands[1]
 
+    def test_hand_sizes_follow_each_hand(self) -> None:
+        """Once the piles are empty the hands shrink one seat at a time: every view shows each
+        seat's own hand size."""
+        states = playout(ENGINE.new_game(2, SEED, Options()))
+        state = next(s for s in states if len(s.hands[0]) != len(s.hands[1]))
+        for viewer in (None, 0, 1):
+            assert ENGINE.view(state, viewer).hand_sizes == tuple(map(len, state.hands))
+
     def test_discarded_faces_hidden_from_everyone(self) -> None:
         """No view shows a discarded face, not even the owner's: only sizes and row counts."""
         state = arrange(displays={0: ((12,),), 1: ((32,),)}, discards={0: (1, 2), 1: (3, 4)})
@@ -677,6 +700,11 @@ class TestCorruptedStates:
         state = arrange(face_up=(7,))
         self._rejected(dataclasses.replace(state, face_up=(43, *state.face_up[1:])))
 
+    def test_card_zero(self) -> None:
+        """A card 0, below the card set, is rejected even in place of a missing card."""
+        state = arrange(face_up=(7,))
+        self._rejected(dataclasses.replace(state, face_up=(0, *state.face_up[1:])))
+
     def test_missing_card(self) -> None:
         """A state that lost a card is rejected."""
         state = arrange()
@@ -699,6 +727,17 @@ class TestCorruptedStates:
         self._rejected(
             dataclasses.replace(
                 state, face_down=(state.face_up[0], *state.face_down), face_up=state.face_up[1:]
+            ),
+            "more cards than the deal gave it",
+        )
+
+    def test_face_up_pile_larger_than_dealt(self) -> None:
+        """The face-up pile never holds more than the smaller half the deal gave it."""
+        state = ENGINE.new_game(3, SEED, Options())  # 60 - 9 - 6 = 45 cards: 22 face up
+        assert len(state.face_up) == 22
+        self._rejected(
+            dataclasses.replace(
+                state, face_up=(state.face_down[0], *state.face_up), face_down=state.face_down[1:]
             ),
             "more cards than the deal gave it",
         )

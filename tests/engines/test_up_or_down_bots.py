@@ -1,4 +1,5 @@
-"""The Up or Down? heuristic bot against the random bot over 1,000 seeded games."""
+"""The Up or Down? heuristic bot: its choices in set situations, and against the random bot over
+1,000 seeded games."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ import statistics
 import pytest
 
 from engines.prng import Rng
-from engines.up_or_down import ENGINE, Options
+from engines.up_or_down import ENGINE, DiscardScoring, Options, State, Turn
+from engines.up_or_down.data import CARD_COLOURS, Colour
+from tests.engines.test_up_or_down import (
+    ABANDON,
+    EXTEND,
+    FACE_DOWN,
+    FACE_UP,
+    LOWER,
+    NONE,
+    arrange,
+)
 
 GAMES = 1000
 SEATS = 2  # the fastest setting: 36 turns a game
@@ -43,3 +54,53 @@ def test_heuristic_beats_random() -> None:
         f"(standard error {error:.2f}), heuristic ahead in {wins} games"
     )
     assert mean - Z * error > MIN_MARGIN
+
+
+class TestHeuristic:
+    """The heuristic bot's choices (see ``engines.up_or_down.bots``)."""
+
+    @staticmethod
+    def _suggest(state: State) -> Turn:
+        return ENGINE.suggest(state, 0, "heuristic", Rng(0))
+
+    def test_ties_go_to_the_first_legal_turn(self) -> None:
+        """With no row yet every turn starts a row of one card, all worth the same: the bot
+        plays the first of them in the legal order, drawing face down."""
+        state = arrange()
+        first = next(t for t in ENGINE.legal_actions(state, 0) if t.draw is FACE_DOWN)
+        assert self._suggest(state) == first
+
+    def test_face_up_draw_for_a_row_of_two_of_its_colour(self) -> None:
+        """The face-up card is drawn when it extends a row holding 2 cards of its colour."""
+        state = arrange(displays={0: ((3, 16),)}, face_up=(37,))  # all three yellow
+        assert {CARD_COLOURS[card] for card in (3, 16, 37)} == {Colour.YELLOW}
+        assert self._suggest(state).draw is FACE_UP
+
+    def test_face_down_draw_when_the_row_cannot_take_the_face_up_card(self) -> None:
+        """A face-up card of the row's colour is left when the row's direction refuses it."""
+        state = arrange(displays={0: ((24, 16),)}, face_up=(37,))  # all three yellow, falling
+        assert {CARD_COLOURS[card] for card in (16, 24, 37)} == {Colour.YELLOW}
+        assert self._suggest(state).draw is FACE_DOWN
+
+    def test_per_card_abandons_the_row_its_discards_pay_back(self) -> None:
+        """With PER_CARD an abandoned row scores a point per card: the bot gives up the closed
+        6-card row of six colours (6 points, all returned as discards) rather than a closed row
+        of 2 greens (4 points, 2 returned)."""
+        rows = ((41, 40, 39, 38, 37, 2), (27, 4), (24, 16, 3))
+        assert len({CARD_COLOURS[card] for card in rows[0]}) == 6
+        assert {CARD_COLOURS[card] for card in rows[1]} == {Colour.GREEN}
+        turn = self._suggest(arrange(displays={0: rows}, hand=(5, 8, 22)))
+        assert (turn.placement, turn.row) == (ABANDON, 0)
+
+    def test_a_falling_row_values_the_room_below_it(self) -> None:
+        """Near the end (PER_ROW), the bot extends its open falling row with 35 rather than 10:
+        a falling row's room is what is left below its last card."""
+        state = arrange(
+            displays={0: ((42, 39), (31, 40), (34, 41))},
+            hand=(5, 22),
+            hands={1: (1, 2)},
+            face_up=(),
+            face_down=(),
+            options=Options(discard_scoring=DiscardScoring.PER_ROW),
+        )
+        assert self._suggest(state) == Turn(5, LOWER, EXTEND, 0, NONE)
