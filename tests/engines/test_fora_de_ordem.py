@@ -15,7 +15,7 @@ from engines.errors import (
     InvalidStateError,
 )
 from engines.fora_de_ordem import ENGINE, Options, Play, State, data, rules
-from engines.fora_de_ordem.data import CardKind, Language, Question
+from engines.fora_de_ordem.data import CardKind, Colour, Language, Question
 from engines.prng import Rng
 
 if TYPE_CHECKING:
@@ -266,6 +266,7 @@ class TestOptions:
             ({"ranks": (1, 2, 3, 4, 6)}, "do not cover 1..5"),
             ({"ranks": (0, 1, 2, 3, 4)}, "do not cover 1..5"),
             ({"ranks": (2, 2, 3, 4, 5)}, "do not cover 1..5"),
+            ({"ranks": (0, 0, 3, 4, 5)}, "do not cover 1..5"),
             ({"ranks": (1, 2, 3, 4)}, "4 ranks, not 5"),
             ({"items": ("A", "B", "C", "D", "A")}, "two items are the same"),
             ({"category": "x" * 201}, "longer than 200"),
@@ -283,6 +284,13 @@ class TestOptions:
         assert "custom question 4 (id 'filler-3')" in caught.value.message
         assert problem in caught.value.message
         assert caught.value.metadata == {"option": "custom_questions", "question": "4"}
+
+    def test_a_text_of_200_characters_is_accepted(self) -> None:
+        """200 characters is the longest category, item or id a card may carry, not too long."""
+        longest = dataclasses.replace(FILLER[2], id="i" * 200, category="c" * 200)
+        longest = dataclasses.replace(longest, items=("a" * 200, *longest.items[1:]))
+        custom = (INSTRUMENTS, FILLER[0], FILLER[1], longest, FILLER[3], FILLER[4])
+        ENGINE.validate(ENGINE.new_game(2, SEED, Options(custom_questions=custom)))
 
     @pytest.mark.parametrize("given_id", ["filler-1", "custom-2"])
     def test_two_custom_questions_with_one_id_are_refused(self, given_id: str) -> None:
@@ -479,6 +487,11 @@ class TestWorkedExample:
         (started,) = bodies(events, rules.RoundStarted)
         assert started == rules.RoundStarted(2, PURPLE, "filler-1", "filler 1", FILLER[0].items)
 
+    def test_the_refill_is_announced_for_the_next_round(self) -> None:
+        """Everyone learns that each seat draws 3 cards before round 2."""
+        _, events, _ = worked_example()
+        assert bodies(events, rules.HandsRefilled) == [rules.HandsRefilled(2, 3)]
+
 
 class TestResolution:
     """Resolution: bottom-up correctness with chained specials, the top-down sweep."""
@@ -642,6 +655,20 @@ class TestVisibility:
         assert ENGINE.view(state, 1).hand == state.hands[1]
         assert ENGINE.view(state, None).hand == ()
 
+    def test_the_view_names_the_colour_of_each_seat(self) -> None:
+        """Seat i plays colour i: a 3-seat game shows yellow, purple and pink only."""
+        view = ENGINE.view(new_game(), None)
+        assert view.colours == (Colour.YELLOW, Colour.PURPLE, Colour.PINK)
+
+    def test_a_finished_game_shows_its_last_round(self) -> None:
+        """Once the game is over the view stays on the last round: its number, question and
+        starting seat."""
+        state = finished_game({0: card(0, (2,)), 1: card(1, (2,))}, {0: [], 1: []})
+        view = ENGINE.view(state, 0)
+        assert (view.round, view.rounds_played) == (1, 1)
+        assert view.round_starting_seat == 0
+        assert view.question_id == state.questions[0].id
+
     def test_the_view_shows_the_question_but_not_its_ranks(self) -> None:
         """Category and items are public; the view has no ranks and no later questions."""
         view = ENGINE.view(new_game(), 0)
@@ -679,6 +706,14 @@ class TestVisibility:
                 redealt = ENGINE.redeal(state, seat, Rng(redeal_seed))
                 assert ENGINE.suggest(redealt, seat, "heuristic", Rng(7)) == choice
             state = ENGINE.apply(state, seat, rng.choice(ENGINE.legal_actions(state, seat))).state
+
+    def test_redeal_after_the_end_keeps_the_revealed_last_cards(self) -> None:
+        """The cards left in hand are public once the game is over: a re-deal keeps them."""
+        state = finished_game({0: card(0, (2,)), 1: card(1, (2,))}, {0: [], 1: []})
+        for seed in range(5):
+            other = ENGINE.redeal(state, 0, Rng(seed))
+            ENGINE.validate(other)
+            assert other.hands == state.hands
 
     def test_redeal_changes_what_the_seat_cannot_see(self) -> None:
         """Other hands, deck orders and unresolved ranks are re-dealt."""
@@ -753,6 +788,42 @@ class TestValidation:
         """The generator state is a 64-bit value."""
         with pytest.raises(InvalidStateError):
             ENGINE.validate(dataclasses.replace(new_game(), rng_state=-1))
+
+    def test_cards_on_the_board_after_the_last_round_are_rejected(self) -> None:
+        """The last round's resolution clears the board."""
+        state = finished_game({0: card(0, (2,)), 1: card(1, (2,))}, {0: [], 1: []})
+        moved = next(c for c in state.discarded if not data.IS_SPECIAL[c])
+        corrupted = dataclasses.replace(
+            state,
+            discarded=tuple(c for c in state.discarded if c != moved),
+            sides=((moved,), (), (), (), ()),
+        )
+        with pytest.raises(InvalidStateError, match="after the last round"):
+            ENGINE.validate(corrupted)
+
+    def test_a_full_round_left_unresolved_is_rejected(self) -> None:
+        """The round's last card resolves the round in the same action."""
+        state = with_hand(new_game(seats=2), 0, card_range(0, 4))
+        state = with_hand(state, 1, card_range(1, 4))
+        state, _ = play_all(
+            state,
+            [(seat, state.hands[seat][turn], turn) for turn in range(2) for seat in range(2)]
+            + [(0, state.hands[0][2], 2)],
+        )
+        last = state.hands[1][0]
+        corrupted = dataclasses.replace(
+            state,
+            hands=(state.hands[0], state.hands[1][1:]),
+            sides=(*state.sides[:3], (last,), ()),
+        )
+        with pytest.raises(InvalidStateError, match="unresolved"):
+            ENGINE.validate(corrupted)
+
+    def test_more_rounds_played_than_the_game_has_are_rejected(self) -> None:
+        """A game of 1 round is over after it: it cannot have played 2."""
+        state = ENGINE.new_game(2, SEED, Options(rounds=1))
+        with pytest.raises(InvalidStateError, match="rounds_played"):
+            ENGINE.validate(dataclasses.replace(state, rounds_played=2))
 
     def test_a_wrong_question_count_is_rejected(self) -> None:
         """The state holds exactly one question per round."""

@@ -1,4 +1,5 @@
-"""The Fora de Ordem heuristic bot against the random bot, over 1,000 seeded games."""
+"""The Fora de Ordem heuristic bot: its rules of thumb in set situations, and against the random bot
+over 1,000 seeded games."""
 
 from __future__ import annotations
 
@@ -6,8 +7,18 @@ import statistics
 
 import pytest
 
-from engines.fora_de_ordem import ENGINE
+from engines.fora_de_ordem import ENGINE, bots
+from engines.fora_de_ordem.data import CardKind
 from engines.prng import Rng
+from tests.engines.test_fora_de_ordem import (
+    CAVAQUINHO,
+    PIANO,
+    card,
+    card_range,
+    new_game,
+    play_all,
+    with_hand,
+)
 
 GAMES = 1000
 SEATS = 2  # the fastest table: one heuristic seat against one random seat
@@ -42,3 +53,31 @@ def test_heuristic_takes_clearly_fewer_bombs_than_random() -> None:
     print(f"heuristic margin over random: {margin:.2f} bombs per game (standard error {error:.2f})")
     assert margin >= MIN_MARGIN
     assert margin / error >= SAFETY_Z
+
+
+class TestHeuristic:
+    """The rules of thumb of the heuristic bot in set situations."""
+
+    def test_only_the_other_seats_cards_are_evidence(self) -> None:
+        """A seat knows why it played its own cards: they tell it nothing about the ranks."""
+        sides = ((card(0, (2,)),), (), (), (), ())
+        assert bots.rank_beliefs(sides, 0) == [bots.UNIFORM] * 5
+        seen_by_other = bots.rank_beliefs(sides, 1)
+        assert seen_by_other[0][1] > bots.UNIFORM[1]
+
+    def test_it_leaves_an_opponent_the_bombs_it_is_due(self) -> None:
+        """Bombs the opponent takes count in its favour: it does not cover a side with a special
+        that could only turn the opponent's bombs into its own."""
+        # Cavaquinho: seat 0's 2nd/3rd/4th under seat 1's 1st. Seat 0 takes its 5 bombs if the
+        # item is 1st; otherwise seat 1 takes 6 whatever is played on top. "Previous is wrong"
+        # there changes one thing only: on a 1st, seat 1 would take all 9 instead.
+        wide, high = card(0, (2, 3, 4)), card(0, (3, 4, 5))
+        first, previous_wrong = card(1, (1,), bombs=1), card(1, kind=CardKind.PREVIOUS_WRONG)
+        state = with_hand(new_game(seats=2), 0, [wide, high, *card_range(0, 2)])
+        state = with_hand(state, 1, [first, card(1, (2,)), card(1, (5,), bombs=1), previous_wrong])
+        plays = [(0, wide, CAVAQUINHO), (1, first, CAVAQUINHO), (0, high, PIANO)]
+        state, _ = play_all(state, plays)
+        for seed in range(5):
+            action = ENGINE.suggest(state, 1, "heuristic", Rng(seed))
+            assert action in ENGINE.legal_actions(state, 1)
+            assert action.card != previous_wrong

@@ -403,6 +403,20 @@ class TestDeadCards:
         after = ENGINE.apply(after, 0, ENGINE.legal_actions(after, 0)[0]).state
         assert not after.exchanged
 
+    def test_the_exchange_under_way_counts_on_the_seats_pile(self) -> None:
+        """A pile holds two cards per turn played plus the dead card exchanged in this turn."""
+        # Turn 2: seat 0 has played one turn (two cards: an exchange and a play) and now holds a
+        # dead card: the exchange puts a third card on its pile after only one turn.
+        state = table(
+            hands={0: hand(ONE_A)},
+            chips={at(0, 8): 0, at(8, 2): 1},
+            discards={0: (70, 71)},
+            turn=2,
+        )
+        after = ENGINE.apply(state, 0, Exchange(ONE_A)).state
+        ENGINE.validate(after)
+        assert after.discards[0] == (70, 71, ONE_A)
+
     def test_a_live_card_cannot_be_exchanged(self) -> None:
         """A card with a free cell, or a PLUS or MINUS card, is not dead."""
         state = table(hands={0: (ONE_A, PLUS, MINUS, 10, 20)}, chips={at(0, 8): 1})
@@ -664,6 +678,19 @@ class TestWinning:
         assert ENGINE.seats_to_act(after) == ()
         assert bodies(transition.events, TeamWon) == [TeamWon(0, (0,))]
 
+    def test_one_sequence_wins_with_three_seats(self) -> None:
+        """Three seats play individually, and one sequence wins as with two."""
+        card = card_for(at(4, 6))
+        state = table(3, chips=line(*self.ROW[:4], team=1), hands={1: hand(card)}, turn=3 * 20 + 1)
+        transition = ENGINE.apply(state, 1, Play(card, at(4, 6)))
+        ENGINE.validate(transition.state)
+        outcome = ENGINE.outcome(transition.state)
+        assert outcome is not None
+        assert outcome.winners == (1,)
+        assert outcome.scores == (0, 1, 0)
+        assert ENGINE.seats_to_act(transition.state) == ()
+        assert bodies(transition.events, TeamWon) == [TeamWon(1, (1,))]
+
     def test_the_winning_play_is_not_followed_by_a_draw(self) -> None:
         """The game ends at once: the winner's hand stays one card short."""
         card = card_for(at(4, 6))
@@ -738,6 +765,23 @@ class TestWinning:
         assert outcome.termination == "TURN_LIMIT"
         assert ENGINE.seats_to_act(after) == ()
         assert bodies(transition.events, TurnLimitReached) == [TurnLimitReached(TURN_LIMIT)]
+
+    def test_a_draw_still_scores_each_teams_sequences(self) -> None:
+        """At the turn limit nobody wins, but each seat scores its team's sequence count."""
+        state = table(
+            4,
+            chips=line(*self.ROW, team=1),
+            sequences=(Sequence(1, self.ROW),),
+            hands={3: hand(ONE_A, size=4)},
+            turn=TURN_LIMIT - 1,
+        )
+        after = ENGINE.apply(state, 3, Play(ONE_A, at(0, 8))).state
+        ENGINE.validate(after)
+        outcome = ENGINE.outcome(after)
+        assert outcome is not None
+        assert outcome.winners == ()
+        assert outcome.termination == "TURN_LIMIT"
+        assert outcome.scores == (0, 1, 0, 1)
 
     def test_a_sequence_on_the_last_turn_still_wins(self) -> None:
         """A sequence completed by the 600th turn is a win, not a draw."""
@@ -1005,6 +1049,11 @@ class TestCorruptedStates:
         """An exchange needs a dead card, so at least one number with both cells taken."""
         state = ENGINE.new_game(2, SEED, Options())
         assert "no dead card" in self.rejected(replace(state, exchanged=True))
+
+    def test_an_exchange_after_the_turn_limit(self) -> None:
+        """The game is over at turn 600: nobody can have exchanged a dead card since."""
+        state = table(turn=TURN_LIMIT, chips=TestDeadCards.DEAD, discards={0: (ONE_A,)})
+        assert "finished game" in self.rejected(replace(state, exchanged=True))
 
     def test_an_exchange_whose_pile_alone_is_empty(self) -> None:
         """Only a reshuffle empties the pile of a seat that exchanged, and it empties every pile."""

@@ -9,11 +9,16 @@ import pytest
 
 from engines.prng import Rng
 from engines.sequence_numbers import ENGINE
-from engines.sequence_numbers.rules import Exchange, Options, Play
+from engines.sequence_numbers.rules import Discard, Exchange, Options, Play, Sequence, State
+from tests.engines import test_sequence_numbers as scenarios
 from tests.engines.test_sequence_numbers import (
+    CARD_CELLS,
     MINUS,
     ONE_A,
+    ONE_B,
     PLUS,
+    TWO_A,
+    TWO_B,
     at,
     card_for,
     hand,
@@ -78,6 +83,68 @@ class TestHeuristicChoices:
         action = heuristic(state, 0)
         assert isinstance(action, Play)
         assert action.card != PLUS
+
+    @staticmethod
+    def suggest(state: State, seat: int = 0) -> object:
+        """The heuristic bot's action, checked to be legal."""
+        action = ENGINE.suggest(state, seat, "heuristic", Rng(1))
+        assert action in ENGINE.legal_actions(state, seat)
+        return action
+
+    def test_it_exchanges_at_most_one_dead_card_per_turn(self) -> None:
+        """After its exchange it plays, though it still holds a dead card."""
+        state = table(hands={0: hand(ONE_A, ONE_B)}, chips=scenarios.TestDeadCards.DEAD)
+        state = ENGINE.apply(state, 0, Exchange(ONE_A)).state
+        assert isinstance(self.suggest(state), Play)
+
+    def test_with_nothing_playable_it_discards_a_dead_card_and_keeps_minus(self) -> None:
+        """Dead equation cards are discarded before MINUS, which may serve later."""
+        three = 4  # an equation card whose result is 3
+        stuck = {**scenarios.TestNothingPlayable.STUCK, **line(*CARD_CELLS[three])}
+        state = table(
+            hands={0: (ONE_A, ONE_B, TWO_A, three, MINUS)},
+            chips=stuck,
+            discards={0: (TWO_B,)},
+            exchanged=True,
+        )
+        action = self.suggest(state)
+        assert isinstance(action, Discard)
+        assert action.card != MINUS
+
+    def test_a_corner_counts_as_its_own_chip(self) -> None:
+        """Three chips and a corner are four of five: it completes the sequence rather than
+        block the opponent's four."""
+        win, block = card_for(at(0, 4)), card_for(at(6, 6))
+        chips = {
+            **line(at(0, 1), at(0, 2), at(0, 3)),
+            **line(at(6, 2), at(6, 3), at(6, 4), at(6, 5), team=1),
+        }
+        state = table(chips=chips, hands={0: hand(win, block)})
+        assert self.suggest(state) == Play(win, at(0, 4))
+
+    def test_a_window_it_already_holds_a_cell_of_is_not_a_block(self) -> None:
+        """The opponent's three boxed in by its own chips at both ends need no blocking: it
+        builds its own line instead."""
+        boxed, build = card_for(at(6, 5)), card_for(at(2, 4))
+        chips = {
+            **line(at(6, 1), at(6, 6), at(2, 2), at(2, 3)),
+            **line(at(6, 2), at(6, 3), at(6, 4), team=1),
+        }
+        state = table(chips=chips, hands={0: hand(boxed, build)})
+        assert self.suggest(state) == Play(build, at(2, 4))
+
+    def test_it_does_not_extend_a_completed_sequence(self) -> None:
+        """A window sharing two cells with one of its sequences can never count: the chip that
+        would make it five is worth less than a four elsewhere."""
+        row = tuple(at(4, col) for col in range(5))
+        extend, four = card_for(at(4, 5)), card_for(at(7, 4))
+        state = table(
+            4,
+            chips=line(*row, at(7, 1), at(7, 2), at(7, 3)),
+            sequences=(Sequence(0, row),),
+            hands={0: hand(extend, four, size=4)},
+        )
+        assert self.suggest(state) == Play(four, at(7, 4))
 
 
 def play_game(seed: int, heuristic_seat: int) -> tuple[int, ...]:
