@@ -11,7 +11,7 @@ PROTOS := $(wildcard proto/ordo/v1/*.proto)
 GEN_DIR := clients/python
 PYTEST_ARGS ?=
 
-.PHONY: help run test proto proto-check lint typecheck pytest bench clean
+.PHONY: help run test proto proto-check proto-baseline lint typecheck pytest bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -35,10 +35,14 @@ proto-check: $(STAMP)  ## fail when the generated code is stale
 	diff -r -x __pycache__ "$$tmp/ordo/v1" "$(GEN_DIR)/ordo/v1" \
 	  || { echo "generated code is stale: run 'make proto'"; exit 1; }
 
-lint: $(STAMP)  ## ruff (lint + format) and buf lint
+proto-baseline: $(STAMP)  ## record the contract as released: later changes must not break it
+	$(BIN)/buf build --exclude-source-info -o proto/baseline.binpb
+
+lint: $(STAMP)  ## ruff (lint + format), buf lint, and buf breaking against the released contract
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/buf lint
+	$(BIN)/buf breaking --against proto/baseline.binpb
 
 typecheck: $(STAMP)  ## mypy --strict on engines, service and the client
 	$(BIN)/mypy engines service clients/python/ordo

@@ -1,0 +1,84 @@
+"""The contract may grow but not break: ``make lint`` runs ``buf breaking`` against the contract
+as released (``proto/baseline.binpb``, written by ``make proto-baseline``). These tests check
+that the gate catches what would break a client built on the released contract, and lets an
+addition through."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BASELINE = ROOT / "proto" / "baseline.binpb"
+BUF = Path(sys.executable).with_name("buf")
+STATUS_FIELD = "  repeated uint32 seats_to_act = 1;\n"  # in common.proto's GameStatus
+
+
+def breaking(workspace: Path) -> subprocess.CompletedProcess[str]:
+    """``buf breaking`` of the proto files in ``workspace`` against the released contract."""
+    return subprocess.run(
+        [str(BUF), "breaking", "--against", str(BASELINE)],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of the buf module, to change."""
+    if not BUF.exists():
+        pytest.fail(f"buf not found beside the interpreter ({BUF}): pip install buf-bin")
+    shutil.copytree(ROOT / "proto", tmp_path / "proto")
+    shutil.copy(ROOT / "buf.yaml", tmp_path / "buf.yaml")
+    return tmp_path
+
+
+def edit(workspace: Path, old: str, new: str) -> None:
+    """Replace ``old`` (which must be there) in common.proto."""
+    path = workspace / "proto" / "ordo" / "v1" / "common.proto"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_the_contract_matches_the_baseline(workspace: Path) -> None:
+    """As it stands, the contract breaks nothing of the released one."""
+    result = breaking(workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("new", "reported"),
+    [
+        ("  repeated uint32 seats_waiting = 1;\n", r"changed name from \"seats_to_act\""),
+        ("  repeated uint32 seats_to_act = 9;\n", r"Previously present field \"1\""),
+        ("  repeated int32 seats_to_act = 1;\n", r"changed type from \"uint32\" to \"int32\""),
+        ("", r"Previously present field \"1\" with name \"seats_to_act\""),
+    ],
+    ids=["renamed", "renumbered", "retyped", "removed"],
+)
+def test_a_breaking_change_is_caught(workspace: Path, new: str, reported: str) -> None:
+    """Renaming, renumbering, retyping or removing a field fails the check, naming it."""
+    edit(workspace, STATUS_FIELD, new)
+    result = breaking(workspace)
+    assert result.returncode != 0
+    assert re.search(reported, result.stdout + result.stderr), result.stdout + result.stderr
+
+
+def test_an_added_field_is_not_breaking(workspace: Path) -> None:
+    """A new field is an addition: old clients ignore it."""
+    edit(
+        workspace,
+        STATUS_FIELD,
+        STATUS_FIELD + "  // A field added later.\n  uint32 added_later = 99;\n",
+    )
+    result = breaking(workspace)
+    assert result.returncode == 0, result.stdout + result.stderr
