@@ -8,6 +8,8 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
+from service.build import DISTRIBUTION, version
+
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 CPU_AFFINITIES = ("auto", "pin", "none")
@@ -89,6 +91,7 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         prog="ordo-server",
         description="Ordo: a stateless gRPC rules engine for card games about ordering numbers.",
     )
+    parser.add_argument("--version", action="version", version=f"{DISTRIBUTION} {version()}")
     defaults = Settings()
     for field in fields(Settings):
         kind = type(getattr(defaults, field.name))

@@ -50,7 +50,10 @@ from prometheus_client import (  # noqa: E402 - must follow the multiprocess fol
     values,
 )
 from prometheus_client import start_http_server as start_prometheus_server  # noqa: E402
+from prometheus_client.core import InfoMetricFamily, Metric  # noqa: E402
+from prometheus_client.registry import Collector  # noqa: E402
 
+from service.build import build_info  # noqa: E402
 from service.metric_values import Batch, MappedValue  # noqa: E402
 
 # Every sample of this process is kept by MappedValue, whatever prometheus-client chose when it
@@ -215,12 +218,23 @@ class Metrics:
         batch.apply((call.seconds, call.request_bytes, call.engine_seconds, state_bytes or 0))
 
 
+class BuildInfo(Collector):
+    """``ordo_build_info``: 1, with the versions of Ordo and of what it runs on as labels. The
+    parent process exports it (the workers run the same code)."""
+
+    def collect(self) -> Iterable[Metric]:
+        yield InfoMetricFamily(
+            "ordo_build", "Versions of Ordo, Python, grpcio and protobuf.", value=build_info()
+        )
+
+
 def start_http_server(port: int, host: str = "0.0.0.0") -> Any:
     """Serve ``/metrics`` of every worker from this process (None when ``port`` is 0)."""
     if not port:
         return None
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    registry.register(BuildInfo())
     server, _thread = start_prometheus_server(port, addr=host, registry=registry)
     return server
 

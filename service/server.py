@@ -30,6 +30,7 @@ from grpc_reflection.v1alpha import reflection
 from engines.errors import RulesError
 from ordo.v1 import engine_service_pb2 as api
 from service import logs
+from service.build import build_info
 from service.config import Settings, allowed_cpus
 from service.errors import (
     INTERNAL_REASON,
@@ -410,7 +411,13 @@ def serve(settings: Settings) -> int:
     for index in range(count):
         if not stopping:
             start(index)
-    log.info("started", workers=count, port=settings.port, metrics_port=settings.metrics_port)
+    log.info(
+        "started",
+        workers=count,
+        port=settings.port,
+        metrics_port=settings.metrics_port,
+        **build_info(),
+    )
     exit_code = 0
     died: set[int] = set()  # the workers that died before the stop and were not started again
     while True:
