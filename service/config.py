@@ -13,6 +13,7 @@ from service.build import DISTRIBUTION, version
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 CPU_AFFINITIES = ("auto", "pin", "none")
+MAX_PORT = 65_535
 
 
 def allowed_cpus() -> frozenset[int]:
@@ -122,6 +123,10 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         parser.error("log level, log format or CPU affinity out of range")
     if settings.worker_count > 1 and settings.port == 0:
         parser.error("port 0 needs --workers 1: workers share one fixed port")
+    if not all(0 <= port <= MAX_PORT for port in (settings.port, settings.metrics_port)):
+        parser.error(f"ports must be 0..{MAX_PORT}")
+    if settings.workers < 0 or settings.max_concurrent_rpcs < 0:
+        parser.error("workers and max concurrent RPCs must be >= 0 (0: one per core, no limit)")
     if (
         settings.threads < 1
         or settings.max_request_bytes < 1

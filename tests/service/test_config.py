@@ -17,6 +17,17 @@ class TestSettings:
         assert settings == Settings()
         assert settings.max_connection_age_seconds == 300.0
 
+    def test_defaults_of_the_readme(self) -> None:
+        """Every other setting's default is the one the README's table gives."""
+        settings = load([], {})
+        assert (settings.workers, settings.threads, settings.cpu_affinity) == (0, 4, "auto")
+        assert settings.grace_seconds == 10.0
+        assert (settings.log_level, settings.log_format) == ("info", "auto")
+        assert settings.access_log_flush_ms == 100
+        assert settings.max_request_bytes == 1_048_576
+        assert settings.max_concurrent_rpcs == 0
+        assert settings.state_cache_size == 4096
+
     def test_environment_overrides_defaults(self) -> None:
         """ORDO_PORT and friends override the defaults."""
         settings = load([], {"ORDO_PORT": "6000", "ORDO_GRACE_SECONDS": "2.5"})
@@ -51,6 +62,14 @@ class TestSettings:
             (["--max-request-bytes", "0"], {}),
             (["--cpu-affinity", "always"], {}),
             ([], {"ORDO_CPU_AFFINITY": "always"}),
+            ([], {"ORDO_LOG_FORMAT": "xml"}),
+            ([], {"ORDO_LOG_LEVEL": "loud"}),
+            (["--workers", "-1"], {}),
+            ([], {"ORDO_WORKERS": "-1"}),
+            (["--max-concurrent-rpcs", "-1"], {}),
+            (["--port", "-1"], {}),
+            (["--port", "65536"], {}),
+            (["--metrics-port", "70000"], {}),
         ],
     )
     def test_bad_settings_exit_with_usage(self, argv: list[str], environ: dict[str, str]) -> None:
@@ -58,6 +77,17 @@ class TestSettings:
         with pytest.raises(SystemExit) as stopped:
             load(argv, environ)
         assert stopped.value.code == 2
+
+    def test_port_zero_with_one_worker(self) -> None:
+        """Port 0 (a free port) is allowed with one worker, which shares the port with none."""
+        assert load(["--port", "0", "--workers", "1"], {}).port == 0
+        assert load([], {"ORDO_PORT": "0", "ORDO_WORKERS": "1"}).port == 0
+
+    def test_zero_durations(self) -> None:
+        """A grace period of 0 (stop at once) and a connection age of 0 (never close) are
+        allowed."""
+        settings = load(["--grace-seconds", "0", "--max-connection-age-seconds", "0"], {})
+        assert (settings.grace_seconds, settings.max_connection_age_seconds) == (0.0, 0.0)
 
     def test_environment_names(self) -> None:
         """Every setting's variable is ORDO_ and its upper-case name."""
