@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import os
 import socket
 import subprocess
 import sys
@@ -10,21 +12,24 @@ import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import Message
 
-from ordo.cli import UsageError, set_language
+from ordo.cli import UsageError, print_outcome, set_language
+from ordo.v1 import common_pb2 as common
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 
 GAME = "six_nimmt"
 RUN_SECONDS = 120  # a whole demo game takes about a second; this only stops a hung run
 
 
-def ordo(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m ordo.cli`` with the arguments; never raises on a non-zero exit."""
+def ordo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m ordo.cli`` with the arguments (in ``env``, else this environment); never
+    raises on a non-zero exit."""
     return subprocess.run(
         [sys.executable, "-m", "ordo.cli", *args],
         capture_output=True,
         text=True,
         timeout=RUN_SECONDS,
         check=False,
+        env=env,
     )
 
 
@@ -61,6 +66,14 @@ class TestPipes:
 
 class TestGames:
     """``ordo games`` lists every game with its seats, policies and options."""
+
+    def test_target_from_the_environment(
+        self, server_address: str, games: subprocess.CompletedProcess[str]
+    ) -> None:
+        """Without --target, ORDO_TARGET names the server."""
+        run = ordo("games", env={**os.environ, "ORDO_TARGET": server_address})
+        assert run.returncode == 0, run.stderr
+        assert run.stdout == games.stdout
 
     def test_exits_zero(self, games: subprocess.CompletedProcess[str]) -> None:
         """The command succeeds and writes nothing to stderr."""
@@ -212,6 +225,23 @@ class TestExitCodes:
         assert run.returncode == 2
         assert message in run.stderr
 
+    @pytest.mark.parametrize(
+        "args",
+        [
+            ("--timeout", "0", "games"),
+            ("demo", GAME, "--seats", "2", "--seed", str(2**64)),
+            ("demo", GAME, "--seats", "2", "--seed", "-1"),
+            ("demo", GAME, "--seats", "2", "--max-turns", "0"),
+        ],
+    )
+    def test_values_out_of_range(self, server_address: str, args: tuple[str, ...]) -> None:
+        """A timeout that is not positive, a seed outside uint64 or no turn to play is a usage
+        error naming the bound, not a traceback."""
+        run = ordo("--target", server_address, *args)
+        assert run.returncode == 2, run.stderr
+        assert "Traceback" not in run.stderr
+        assert "must be" in run.stderr
+
     def test_unreachable_server(self) -> None:
         """No server at the target exits 1 with UNAVAILABLE."""
         with socket.socket() as probe:
@@ -220,6 +250,22 @@ class TestExitCodes:
         run = ordo("--target", f"127.0.0.1:{port}", "--timeout", "2", "games")
         assert run.returncode == 1
         assert "UNAVAILABLE" in run.stderr
+
+
+class TestOutcome:
+    """The last lines of a demo: how the game ended, the scores and the winners."""
+
+    def test_a_draw(self) -> None:
+        """A game without winners is told as a draw, its scores higher-is-better unless the
+        outcome says otherwise."""
+        out = io.StringIO()
+        print_outcome(common.Outcome(scores=[3, 3], termination="TURN_LIMIT"), 40, out)
+        assert out.getvalue().splitlines() == [
+            "",
+            "game over after 40 turns (TURN_LIMIT)",
+            "scores (higher is better): seat 0: 3, seat 1: 3",
+            "winners: none (a draw)",
+        ]
 
 
 def _options_with_language() -> Message:

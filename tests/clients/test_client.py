@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import time
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import pytest
@@ -188,6 +190,7 @@ class Received:
 
     metadata: dict[str, str]
     peer: str
+    time_remaining: float | None = None  # the seconds left before the call's deadline
 
 
 @dataclass
@@ -199,12 +202,15 @@ class FakeServer:
     calls: list[Received] = field(default_factory=list)
     # Rich status details to send with the next failure (their code may contradict its code).
     details: status_pb2.Status | None = None
+    pauses: list[float] = field(default_factory=list)  # seconds each call waits, in turn
 
     def list_games(
         self, request: api.ListGamesRequest, context: grpc.ServicerContext
     ) -> api.ListGamesResponse:
         metadata = {key: str(value) for key, value in context.invocation_metadata()}
-        self.calls.append(Received(metadata, context.peer()))
+        self.calls.append(Received(metadata, context.peer(), context.time_remaining()))
+        if self.pauses:
+            time.sleep(self.pauses.pop(0))
         if self.failures:
             if self.details is not None:
                 context.set_trailing_metadata(((DETAILS_KEY, self.details.SerializeToString()),))
@@ -350,15 +356,45 @@ class TestRetries:
         assert caught.value.code is grpc.StatusCode.CANCELLED
         assert len(fake.calls) == 1
 
+    def test_retries_share_the_calls_deadline(self, fake: FakeServer) -> None:
+        """A retry gets what is left of the call's timeout, not a whole timeout of its own."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE]
+        fake.pauses = [0.6]  # the first attempt spends most of the second the call has
+        with Client(fake.address, timeout=1.0, backoff=0.001) as ordo:
+            ordo.list_games()
+        first, retry = (call.time_remaining for call in fake.calls)
+        assert first is not None
+        assert retry is not None
+        assert first > 0.8
+        assert retry < 0.6
+
+    @pytest.mark.parametrize(
+        "settings", [{"timeout": 0.0}, {"timeout": -1.0}, {"retries": -1}, {"backoff": -0.01}]
+    )
+    def test_bad_settings_are_refused(self, settings: dict[str, Any]) -> None:
+        """A timeout that is not positive, or a negative retry count or pause, is a ValueError."""
+        with pytest.raises(ValueError, match="need retries >= 0, timeout > 0"):
+            Client(**settings)
+
     def test_backoff_above_its_cap_is_refused(self) -> None:
         """A first pause longer than the longest one is a ValueError."""
         with pytest.raises(ValueError, match="backoff"):
             Client(backoff=1.0, max_backoff=0.5)
 
-    def test_codes_a_server_answered_cannot_be_retried(self) -> None:
-        """Asking to retry INVALID_ARGUMENT (an answer that would come again) is refused."""
+    @pytest.mark.parametrize(
+        "code",
+        [
+            grpc.StatusCode.INVALID_ARGUMENT,
+            grpc.StatusCode.INTERNAL,
+            grpc.StatusCode.DEADLINE_EXCEEDED,
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+        ],
+    )
+    def test_codes_a_server_answered_cannot_be_retried(self, code: grpc.StatusCode) -> None:
+        """Asking to retry any code but UNAVAILABLE and CANCELLED (an answer that would come
+        again, or a deadline already spent) is refused."""
         with pytest.raises(ValueError, match="retry_codes"):
-            Client(retry_codes={grpc.StatusCode.INVALID_ARGUMENT})
+            Client(retry_codes={grpc.StatusCode.UNAVAILABLE, code})
 
     def test_backoff_doubles_up_to_its_cap(
         self, fake: FakeServer, monkeypatch: pytest.MonkeyPatch

@@ -1,12 +1,19 @@
-"""Text renderings: the renderer lookup, the generic fallback, 6 nimmt!'s and Up or Down?'s
-renderers."""
+"""Text renderings: the renderer lookup, the generic fallback, and each game's renderer."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from ordo import render
+from ordo.render import fora_de_ordem as fora_de_ordem_render
+from ordo.render import sequence_numbers as sequence_numbers_render
 from ordo.render import six_nimmt as six_nimmt_render
 from ordo.render import up_or_down as up_or_down_render
 from ordo.v1 import common_pb2 as common
+from ordo.v1 import fora_de_ordem_pb2 as fora_de_ordem
+from ordo.v1 import sequence_numbers_pb2 as sequence_numbers
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 from ordo.v1 import up_or_down_pb2 as up_or_down
 
@@ -38,6 +45,17 @@ class TestLookup:
     def test_falls_back_for_a_non_identifier(self) -> None:
         """An id that cannot be a module name is never imported."""
         assert render.renderer("..six_nimmt") == render.GENERIC
+
+    def test_a_module_that_fails_to_import_is_no_fallback(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A game's module that exists but cannot import what it needs fails loudly, instead of
+        hiding behind the generic rendering."""
+        tmp_path.joinpath("broken_game.py").write_text("import ordo_no_such_dependency\n")
+        monkeypatch.setattr(render, "__path__", [*render.__path__, str(tmp_path)])
+        with pytest.raises(ModuleNotFoundError) as caught:
+            render.renderer("broken_game")
+        assert caught.value.name == "ordo_no_such_dependency"
 
     def test_generic_view_is_compact_text(self) -> None:
         """The generic view is the game message on one line of protobuf text."""
@@ -258,4 +276,83 @@ class TestUpOrDownEvents:
             "restart it; draws nothing (both piles are empty)",
             "seat 1 drew 9 from the face-down pile",
             "every hand is empty: final scores seat 0 15, seat 1 13",
+        ]
+
+
+CORNERS = (0, 9, 90, 99)  # the free corners of the Sequence Numbers board
+LOCKED = (11, 21, 31, 41, 51)  # team A's completed sequence
+
+
+class TestSequenceNumbersView:
+    """The Sequence Numbers view: the board with its chips, the teams and the seats."""
+
+    @staticmethod
+    def view() -> common.GameView:
+        """Four seats in two teams; team A has completed a sequence and has one more chip,
+        team B has one chip."""
+        chips = [-1] * 100
+        for cell in LOCKED:
+            chips[cell] = 0
+        chips[12], chips[22] = 1, 0
+        game = sequence_numbers.SequenceNumbersView(
+            options=sequence_numbers.SequenceNumbersOptions(teams=2),
+            numbers=[0 if cell in CORNERS else cell % 48 + 1 for cell in range(100)],
+            chips=chips,
+            sequences=[sequence_numbers.SequenceNumbersSequence(team=0, cells=LOCKED)],
+            hand_sizes=[5, 5, 5, 5],
+            sequences_to_win=2,
+            deck_size=50,
+            turn=9,
+        )
+        status = common.GameStatus(seats_to_act=[1])
+        return common.GameView(status=status, sequence_numbers=game)
+
+    def test_chips_on_the_board(self) -> None:
+        """A chip in a completed sequence is a capital letter, any other a small one; a free
+        corner is a star."""
+        lines = sequence_numbers_render.render_view(self.view()).splitlines()
+        assert lines[1] == "  0   *   2   3   4   5   6   7   8   9   *"
+        assert lines[2] == "  1  11   A   b  14  15  16  17  18  19  20"
+        assert lines[3] == "  2  21   A   a  24  25  26  27  28  29  30"
+
+    def test_teams_and_seats(self) -> None:
+        """Seats alternate between the teams; each team has its sequences, each seat its
+        cards; the seat to act is named last."""
+        text = sequence_numbers_render.render_view(self.view())
+        assert "team A (seats 0, 2): 1 of 2 sequences" in text
+        assert "team B (seats 1, 3): 0 of 2 sequences" in text
+        assert "seat 3 (B): 5 cards in hand, 0 discarded" in text
+        assert text.endswith("deck: 50 cards; turn 9\nseat 1 to act")
+
+
+def _side_resolved(**fields: object) -> common.Event:
+    resolved = fora_de_ordem.ForaDeOrdemSideResolved(**fields)  # type: ignore[arg-type]
+    event = fora_de_ordem.ForaDeOrdemEvent(side_resolved=resolved)
+    return common.Event(public=True, fora_de_ordem=event)
+
+
+class TestForaDeOrdemEvents:
+    """A side resolved: each card judged, then who takes them."""
+
+    def test_a_wrong_card_is_taken(self) -> None:
+        """Each card is told right or WRONG; the taker takes the side's cards and bombs."""
+        cards = [
+            fora_de_ordem.ForaDeOrdemCard(owner=0, ranks=[1]),
+            fora_de_ordem.ForaDeOrdemCard(owner=1, ranks=[2, 3], bombs=1),
+        ]
+        event = _side_resolved(
+            side=2, item="Mercury", cards=cards, correct=[True, False], taker=1, taken=[4, 9],
+            bombs=1,
+        )  # fmt: skip
+        assert fora_de_ordem_render.render_events([event]) == [
+            "[2] Mercury: yellow 1st [0b] right, purple 2nd/3rd [1b] WRONG "
+            "-> seat 1 (purple) takes 2 cards, 1 bomb"
+        ]
+
+    def test_every_card_right(self) -> None:
+        """A side whose cards are all right is discarded."""
+        card = fora_de_ordem.ForaDeOrdemCard(owner=2, ranks=[1])
+        event = _side_resolved(side=0, item="Venus", cards=[card], correct=[True], taker=-1)
+        assert fora_de_ordem_render.render_events([event]) == [
+            "[0] Venus: pink 1st [0b] right -> all discarded"
         ]

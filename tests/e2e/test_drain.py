@@ -9,6 +9,8 @@ No call fails in any other way, and the server exits 0.
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -16,12 +18,25 @@ from pathlib import Path
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.server import REQUEST_ID_KEY
-from tests.e2e.server_process import ServerProcess, events, running_server
+from tests.e2e.server_process import (
+    HOST,
+    POLL_SECONDS,
+    ROOT,
+    START_SECONDS,
+    STOP_SECONDS,
+    ServerProcess,
+    events,
+    read_log,
+    running_server,
+    server_env,
+    terminate,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -122,3 +137,60 @@ def test_sigterm_under_load_finishes_every_call_that_reached_the_service(tmp_pat
     assert refused <= REFUSED, f"calls that never reached the service ended with {refused}"
     after_exit = {outcome.code for outcome in outcomes if outcome.sent > exited}
     assert after_exit == {grpc.StatusCode.UNAVAILABLE}
+
+
+def test_sigterm_turns_health_not_serving(tmp_path: Path) -> None:
+    """A health watch open on a worker hears NOT_SERVING as SIGTERM starts the drain."""
+    with running_server(tmp_path, workers=1, grace_seconds="5") as server:
+        with grpc.insecure_channel(server.target) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            watch = health.Watch(health_pb2.HealthCheckRequest(service=""), timeout=STOP_SECONDS)
+            assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+            server.process.send_signal(signal.SIGTERM)
+            assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
+            watch.cancel()
+        assert server.process.wait(timeout=STOP_SECONDS) == 0
+
+
+# A worker (no parent) whose access log hears of each call a second after its response has left.
+LATE_ACCESS_LOG = """
+import sys, time
+from service import config, logs, server
+finished = logs.AccessLog.call_finished
+def late(self, call):
+    time.sleep(1.0)
+    finished(self, call)
+logs.AccessLog.call_finished = late
+server.run_worker(config.load(sys.argv[1:]))
+"""
+
+
+def test_a_stopping_worker_finishes_the_work_after_its_last_call(tmp_path: Path) -> None:
+    """SIGTERM right after a call has been answered: the worker writes the call's access line,
+    which it makes after the response has left, before it exits."""
+    log, metrics_dir = tmp_path / "worker.log", tmp_path / "metrics"
+    metrics_dir.mkdir()
+    env = server_env(metrics_dir, port="0", workers="1", metrics_port="0")
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-c", LATE_ACCESS_LOG],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+        )
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while not (serving := events(log, "serving")):
+            assert process.poll() is None, f"the worker exited:\n{read_log(log)}"
+            assert time.monotonic() < deadline, f"the worker did not start:\n{read_log(log)}"
+            time.sleep(POLL_SECONDS)
+        with grpc.insecure_channel(f"{HOST}:{serving[0]['port']}") as channel:
+            list_games = channel.unary_unary("/ordo.v1.GameEngineService/ListGames")
+            list_games(b"", timeout=10, metadata=((REQUEST_ID_KEY, "the-last-call"),))
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=STOP_SECONDS) == 0, read_log(log)
+        assert [line["request_id"] for line in events(log, "rpc")] == ["the-last-call"]
+    finally:
+        terminate(process)

@@ -3,6 +3,7 @@ stopping, and a stop at any moment of the start-up or of a restart ends the serv
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -41,6 +42,11 @@ def worker_pid(line: dict[str, object]) -> int:
     return pid
 
 
+def worker_pids(log: Path) -> dict[object, int]:
+    """The pid of each worker that has served so far, by its index."""
+    return {line["worker"]: worker_pid(line) for line in events(log, "serving")}
+
+
 class TestRestarts:
     """A worker killed under a running server is replaced; a stop meanwhile ends it all."""
 
@@ -68,6 +74,44 @@ class TestRestarts:
             time.sleep(RESTART_DELAY_SECONDS)
             assert len(events(server.log, "serving")) == 2
             assert health_status(server.port) is None
+
+    def test_a_stop_during_the_restart_pause_while_another_worker_drains(
+        self, tmp_path: Path
+    ) -> None:
+        """A worker that died before the stop and was not started again does not count as a
+        failure, even when the server still waits for another worker after the pause: exit 0."""
+        with running_server(tmp_path, workers=2) as server:
+            pids = worker_pids(server.log)
+            os.kill(pids[0], signal.SIGKILL)
+            wait_for(server.log, "worker died; starting it again", 1)
+            os.kill(pids[1], signal.SIGSTOP)  # it drains only once continued
+            try:
+                server.process.send_signal(signal.SIGTERM)
+                time.sleep(RESTART_DELAY_SECONDS * 1.5)  # the pause is over; worker 1 waits
+            finally:
+                os.kill(pids[1], signal.SIGCONT)
+            assert server.process.wait(timeout=STOP_SECONDS) == 0, read_log(server.log)
+            assert len(events(server.log, "serving")) == 2
+
+
+class TestFailureWhileStopping:
+    """A worker that fails while the server stops makes the server's exit code non-zero."""
+
+    def test_a_worker_killed_instead_of_draining(self, tmp_path: Path) -> None:
+        """Worker 0 killed while the server stops (it never drained) gives the exit code 9 of
+        its SIGKILL, though worker 1 drained and exited 0 after it."""
+        with running_server(tmp_path, workers=2) as server:
+            stuck = worker_pids(server.log)[0]
+            os.kill(stuck, signal.SIGSTOP)  # it can neither drain nor end on the SIGTERM
+            try:
+                server.process.send_signal(signal.SIGTERM)
+                wait_for(server.log, "stopped", 1)  # worker 1 has drained
+            finally:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(stuck, signal.SIGKILL)
+            assert server.process.wait(timeout=STOP_SECONDS) == signal.SIGKILL
+            (stopped,) = [line for line in events(server.log, "stopped") if "exit_code" in line]
+            assert stopped["exit_code"] == signal.SIGKILL
 
 
 class TestStopWhileStarting:

@@ -48,6 +48,33 @@ class TestAfter:
         assert [what for what, _ in events] == ["task", "first", "second"]
         assert len(names) == 1
 
+    def test_the_future_is_done_once_the_work_left_is(self, pool: CallThreadPool) -> None:
+        """A task's future completes after the work it left has run, not before."""
+        ran: list[str] = []
+
+        def slow(call: CallRecord) -> None:
+            time.sleep(0.2)
+            ran.append(call.method)
+
+        def task() -> str:
+            pool.after(slow, CallRecord("left"))
+            return "done"
+
+        assert pool.submit(task).result(WAIT_SECONDS) == "done"
+        assert ran == ["left"]
+
+    def test_a_failing_task_runs_the_work_it_left(self, pool: CallThreadPool) -> None:
+        """Work left before a task raises runs all the same, before its future fails."""
+        ran: list[str] = []
+
+        def task() -> None:
+            pool.after(lambda call: ran.append(call.method), CallRecord("left"))
+            raise RuntimeError("broken")
+
+        failed = pool.submit(task)
+        assert isinstance(failed.exception(WAIT_SECONDS), RuntimeError)
+        assert ran == ["left"]
+
     def test_result_is_the_tasks(self, pool: CallThreadPool) -> None:
         """The task's future has the task's result, as with any executor."""
         assert pool.submit(lambda a, b: a + b, 2, b=3).result(WAIT_SECONDS) == 5

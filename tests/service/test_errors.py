@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,14 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
-from service.errors import INTERNAL_REASON, RequestError, status_code_of, status_of
+from service.errors import (
+    INTERNAL_REASON,
+    MAX_MESSAGE_CHARACTERS,
+    MAX_METADATA_CHARACTERS,
+    RequestError,
+    status_code_of,
+    status_of,
+)
 from service.servicer import GameEngineServicer
 from tests.conformance.drivers import reason_of
 
@@ -154,6 +162,20 @@ class TestStatusSize:
         assert details.details[0].Unpack(info)
         assert (details.message, dict(info.metadata)) == ("seat 9 does not exist", {"seat": "9"})
 
+    def test_cut_to_the_limit_exactly(self) -> None:
+        """A text as long as its limit goes out whole; one character longer, it is cut to the
+        limit, the last character an ellipsis."""
+        for extra, kept in [(0, 0), (1, 1)]:
+            message = "m" * (MAX_MESSAGE_CHARACTERS + extra)
+            value = "v" * (MAX_METADATA_CHARACTERS + extra)
+            status = status_of(RulesError(message, "SOME_REASON", policy=value))
+            details = status_pb2.Status.FromString(dict(status.trailing_metadata)[DETAILS_KEY])
+            info = error_details_pb2.ErrorInfo()
+            assert details.details[0].Unpack(info)
+            cut_message = message[: MAX_MESSAGE_CHARACTERS - kept] + "\u2026" * kept
+            cut_value = value[: MAX_METADATA_CHARACTERS - kept] + "\u2026" * kept
+            assert (details.message, info.metadata["policy"]) == (cut_message, cut_value)
+
 
 class TestRichStatus:
     """What the caller receives."""
@@ -195,3 +217,35 @@ class TestRichStatus:
                 api.GetViewRequest(state=state, viewer=common.Viewer(spectator=True))
             )
         assert failed.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    def test_concurrency_limit(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Over max_concurrent_rpcs calls at once, a new call is refused with
+        RESOURCE_EXHAUSTED; the call in flight goes on."""
+        from service.server import create_server  # noqa: PLC0415
+
+        entered, release = threading.Event(), threading.Event()
+
+        def held(self: Any, request: Any, call: Any) -> api.ListGamesResponse:
+            entered.set()
+            release.wait(10)
+            return api.ListGamesResponse()
+
+        monkeypatch.setattr(GameEngineServicer, "ListGames", held)
+        settings = Settings(
+            host="127.0.0.1", port=0, workers=1, metrics_port=0, max_concurrent_rpcs=1
+        )
+        server, port, _health = create_server(settings)
+        server.start()
+        try:
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = rpc.GameEngineServiceStub(channel)
+                first = stub.ListGames.future(api.ListGamesRequest(), timeout=10)
+                assert entered.wait(10)
+                with pytest.raises(grpc.RpcError) as refused:
+                    stub.NewGame(api.NewGameRequest(seats=2, seed=1, options=SIX), timeout=5)
+                assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                release.set()
+                assert first.result(timeout=10) == api.ListGamesResponse()
+        finally:
+            release.set()
+            server.stop(None)

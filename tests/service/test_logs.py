@@ -18,6 +18,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import config, logs
 from service.observe import CallRecord
+from service.server import worker_observers
 from service.servicer import GameEngineServicer
 from tests.conformance.drivers import reason_of
 from tests.service.bots import GAME, Bots, card_not_in_hand, hand
@@ -29,6 +30,7 @@ ACCESS_FIELDS = {
 }  # fmt: skip
 SEED = 0x5EED_0BAD_F00D_CAFE  # distinctive: must never show up in a log
 ANSI_ESCAPE = "\x1b["
+NANOSECONDS = 1_000_000_000  # in a second
 
 
 class Terminal(io.StringIO):
@@ -203,6 +205,7 @@ class TestRequestId:
             _response, call = stub.ListGames.with_call(api.ListGamesRequest(), timeout=10)
             returned.append(dict(call.trailing_metadata())["x-request-id"])
         assert all(re.fullmatch(r"[0-9a-f]{32}", rid) for rid in returned)
+        assert any(int(rid, 16) >> 64 for rid in returned)  # 128 random bits, not 64
         assert returned[0] != returned[1]
         assert [line["request_id"] for line in access_lines(log_output)] == returned
 
@@ -219,11 +222,22 @@ class TestRequestId:
     def test_long_id_is_cut(self, start_server: StartServer, log_output: io.StringIO) -> None:
         """An id longer than 128 characters is cut to its first 128."""
         stub = start_server([logs.AccessLog()])
-        sent = "a" * 300
+        sent = "".join(f"{index:03d}" for index in range(100))  # 300 characters, none alike
         _response, call = stub.ListGames.with_call(
             api.ListGamesRequest(), metadata=(("x-request-id", sent),), timeout=10
         )
         assert dict(call.trailing_metadata())["x-request-id"] == sent[:128]
+        assert access_lines(log_output)[-1]["request_id"] == sent[:128]
+
+    def test_empty_id_is_replaced(self, start_server: StartServer, log_output: io.StringIO) -> None:
+        """An empty x-request-id counts as none: the call gets a new id."""
+        stub = start_server([logs.AccessLog()])
+        _response, call = stub.ListGames.with_call(
+            api.ListGamesRequest(), metadata=(("x-request-id", ""),), timeout=10
+        )
+        returned = dict(call.trailing_metadata())["x-request-id"]
+        assert re.fullmatch(r"[0-9a-f]{32}", returned)
+        assert access_lines(log_output)[-1]["request_id"] == returned
 
 
 class TestNoHiddenState:
@@ -277,10 +291,31 @@ class TestNoHiddenState:
         (error,) = [line for line in lines(log_output) if line["event"] == "unexpected error"]
         assert error["level"] == "error"
         assert error["method"] == "GetView"
+        assert (error["game"], error["seat"]) == (None, None)  # the call failed before both
+        assert error["request_id"] == access_lines(log_output)[-1]["request_id"]
         assert error["error"] == "RuntimeError"
         assert "in fail" in error["stack"]
         assert "viewer {" not in log_output.getvalue()
         self.assert_nothing_hidden(log_output.getvalue(), [state])
+
+
+class TestErrorFields:
+    """What an unexpected error's line says of it, and that logging it never fails."""
+
+    def test_a_library_error_is_named_with_its_module(self) -> None:
+        """A built-in error is named alone; any other with its module, to tell it apart."""
+        assert logs.error_fields(RuntimeError("x"))["error"] == "RuntimeError"
+        decode_error = json.JSONDecodeError("x", "", 0)
+        assert logs.error_fields(decode_error)["error"] == "json.decoder.JSONDecodeError"
+
+    def test_a_failing_log_fails_nothing(self) -> None:
+        """A logger that raises (a closed stream) does not make the error worse."""
+
+        class Broken:
+            def error(self, event: str, **fields: Any) -> None:
+                raise ValueError("I/O operation on closed file")
+
+        logs.log_error(Broken(), "unexpected error", RuntimeError("x"), method="GetView")
 
 
 class Exploding:
@@ -405,6 +440,14 @@ class TestConfigure:
         assert line["event"] == "something about grpc"
         assert (line["logger"], line["level"]) == ("grpc._server", "warning")
 
+    def test_standard_logging_follows_the_level(self) -> None:
+        """At level debug, the debug records of the standard logging module are written too."""
+        buffer = io.StringIO()
+        logs.configure("debug", "json", buffer)
+        logging.getLogger("grpc._server").debug("a detail")
+        (line,) = lines(buffer)
+        assert (line["event"], line["level"]) == ("a detail", "debug")
+
 
 class TestGatheredLines:
     """With a flush delay, access lines are written together, in whole lines, in order."""
@@ -453,6 +496,49 @@ class TestGatheredLines:
             assert text.endswith("\n")
             assert all(json.loads(line)["event"] == "rpc" for line in text.splitlines())
         assert [line["request_id"] for line in lines(stream)] == [f"call-{i}" for i in range(200)]
+
+    def test_a_full_batch_goes_out_at_once(self, stream: Recording) -> None:
+        """BATCH_CALLS gathered calls are written at once, without waiting for the delay."""
+        access = logs.AccessLog(flush_seconds=60)
+        calls = self.calls(logs.AccessLog.BATCH_CALLS)
+        for call in calls[:-1]:
+            access.call_finished(call)
+        assert stream.writes == []
+        access.call_finished(calls[-1])
+        assert [line["request_id"] for line in lines(stream)] == [call.request_id for call in calls]
+        access.close()
+
+    def test_a_chunk_one_byte_too_long_is_split(self, stream: Recording) -> None:
+        """Lines that would fill a chunk to one byte past CHUNK_BYTES (newlines included) are
+        written in two."""
+        chunk_bytes = logs.AccessLog.CHUNK_BYTES
+
+        def size(call: CallRecord) -> int:  # as written, with its newline
+            return len(logs.json_access_line(call, "info", "2025-01-01T12:00:00.000000Z")) + 1
+
+        calls = self.calls(chunk_bytes // size(self.calls(1)[0]) - 1)
+        used = sum(map(size, calls))
+        last = CallRecord(method="ApplyAction", request_id="", game=GAME, seat=1)
+        last.request_id = "x" * (chunk_bytes + 1 - used - size(last))
+        assert used + size(last) == chunk_bytes + 1
+        access = logs.AccessLog(flush_seconds=60)
+        for call in [*calls, last]:
+            access.call_finished(call)
+        access.close()
+        assert [len(text.encode()) for text in stream.writes] == [used, size(last)]
+
+    def test_gathered_lines_keep_the_time_of_their_call(
+        self, stream: Recording, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A line written after the delay says when its call ended, not when it was written."""
+        now = [1_735_732_800 * NANOSECONDS]  # 2025-01-01T12:00:00Z
+        monkeypatch.setattr(logs.time, "time_ns", lambda: now[0])
+        access = logs.AccessLog(flush_seconds=60)
+        access.call_finished(finished())
+        now[0] += 5 * NANOSECONDS
+        access.close()
+        (line,) = access_lines(stream)
+        assert line["timestamp"] == "2025-01-01T12:00:00.000000Z"
 
     def test_a_warning_goes_out_at_once(self, stream: Recording) -> None:
         """A server-side failure is written at once, after the lines gathered before it."""
@@ -540,6 +626,14 @@ class TestJsonAccessLine:
         line = logs.json_access_line(call, "warning", "2025-01-01T12:00:00.000001Z")
         assert line == json.dumps(fields)
 
+    def test_timestamps_of_several_seconds(self) -> None:
+        """The clock formats each time with its own date and time, a second after another."""
+        clock = logs._Clock()
+        noon = 1_735_732_800  # 2025-01-01T12:00:00Z
+        assert clock.format(noon * NANOSECONDS + 123_456_789) == "2025-01-01T12:00:00.123456Z"
+        assert clock.format((noon + 61) * NANOSECONDS + 7_000) == "2025-01-01T12:01:01.000007Z"
+        assert clock.format((noon + 86_400) * NANOSECONDS) == "2025-01-02T12:00:00.000000Z"
+
     def test_timestamp(self, log_output: io.StringIO) -> None:
         """The timestamp is ISO 8601 in UTC to the microsecond, like every other line's."""
         logs.AccessLog().call_finished(finished())
@@ -576,6 +670,12 @@ class TestSettings:
         with pytest.raises(SystemExit):
             config.load(["--access-log-flush-ms", "-1"], environ={})
         assert "flush delay" in capsys.readouterr().err
+
+    def test_a_workers_flush_delay_is_in_milliseconds(self) -> None:
+        """A worker's access log gathers its lines for access_log_flush_ms milliseconds."""
+        observers = worker_observers(config.Settings(access_log_flush_ms=250))
+        (access,) = [observer for observer in observers if isinstance(observer, logs.AccessLog)]
+        assert access.flush_seconds == 0.25
 
     @pytest.mark.parametrize("argv", [["--log-format", "xml"], ["--log-level", "loud"]])
     def test_unknown_values_are_refused(

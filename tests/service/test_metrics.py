@@ -6,6 +6,7 @@ as differences, so tests do not depend on each other.
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 import urllib.request
@@ -161,6 +162,21 @@ class TestGrpcServerMetrics:
         assert delta.of("grpc_server_handled_total", **handled("ApplyAction", "Internal")) == 1
         assert delta.of("ordo_actions_rejected_total", game=GAME, reason="INTERNAL") == 0
         assert delta.of("ordo_actions_applied_total", game=GAME) == 0
+
+    def test_latency_buckets_from_half_a_millisecond_to_five_seconds(self) -> None:
+        """The server time's buckets are those of the README, 0.5 ms to 5 s (and +Inf)."""
+        metrics.Metrics(METHODS).call_finished(CallRecord("ListGames", seconds=0.001))
+        labels = {**GRPC_LABELS, "grpc_method": "ListGames"}
+        bounds = sorted(
+            float(dict(sample_labels)["le"])
+            for name, sample_labels in snapshot()
+            if name == "grpc_server_handling_seconds_bucket"
+            and labels.items() <= dict(sample_labels).items()
+        )
+        assert bounds == [
+            0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+            math.inf,
+        ]  # fmt: skip
 
 
 class TestCodeNames:
