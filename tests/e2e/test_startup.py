@@ -1,5 +1,6 @@
-"""A server refuses to start on a port that is already served, instead of sharing it, and starts
-on a port where connections of an earlier run linger."""
+"""A server says which version it runs as it starts; it refuses to start on a port that is
+already served, instead of sharing it, and starts on a port where connections of an earlier run
+linger."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from grpc_health.v1 import health_pb2
 
+from service.build import build_info
 from service.server import EXIT_CANNOT_START
 from tests.e2e.server_process import (
     HOST,
@@ -40,6 +42,14 @@ def start_alone(scratch: Path, **settings: str) -> tuple[int, str, list[dict[str
     output = done.stdout + done.stderr
     lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
     return done.returncode, output, lines
+
+
+def test_the_started_line_gives_the_versions(tmp_path: Path) -> None:
+    """The parent's ``started`` line names Ordo's version and those of what it runs on."""
+    with running_server(tmp_path, workers=2) as server:
+        (started,) = events(server.log, "started")
+    assert started["workers"] == 2
+    assert {key: started[key] for key in build_info()} == build_info()
 
 
 class TestTakenPorts:
