@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry, multiprocess
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import metrics
+from service.build import build_info
 from service.observe import CallRecord
 from service.server import SERVICE
 from service.servicer import GameEngineServicer
@@ -308,22 +309,34 @@ class TestThreads:
 class TestEndpoint:
     """``/metrics`` serves every worker's samples and prints nothing per request."""
 
-    def test_serves_quietly(self, capfd: pytest.CaptureFixture[str]) -> None:
-        """Scrapes get the gRPC metrics and leave no line on stdout or stderr."""
-        metrics.Metrics(METHODS)
+    @staticmethod
+    def scrape(times: int = 1) -> str:
+        """Start the endpoint on a free port, scrape it ``times`` times; the last page."""
         port = free_port()
         server = metrics.start_http_server(port, "127.0.0.1")
         try:
-            for _ in range(3):
+            for _ in range(times):
                 url = f"http://127.0.0.1:{port}/metrics"
                 with urllib.request.urlopen(url, timeout=10) as response:
-                    body = response.read().decode()
+                    body: str = response.read().decode()
         finally:
             server.shutdown()
             server.server_close()
+        return body
+
+    def test_serves_quietly(self, capfd: pytest.CaptureFixture[str]) -> None:
+        """Scrapes get the gRPC metrics and leave no line on stdout or stderr."""
+        metrics.Metrics(METHODS)
+        body = self.scrape(3)
         assert 'grpc_server_started_total{grpc_method="ListGames"' in body
         assert 'grpc_server_handled_total{grpc_code="OK",grpc_method="ListGames"' in body
         assert capfd.readouterr() == ("", "")
+
+    def test_the_build_info(self) -> None:
+        """``ordo_build_info`` is 1, the versions of Ordo and what it runs on as its labels."""
+        info = sorted(build_info().items())
+        labels = ",".join(f'{key}="{value}"' for key, value in info)
+        assert f"ordo_build_info{{{labels}}} 1.0" in self.scrape().splitlines()
 
     def test_port_zero_turns_it_off(self) -> None:
         """Metrics port 0 starts no endpoint."""
