@@ -41,9 +41,9 @@ class Settings:
     # (see ``service.server.worker_cpu``); pin: always; none: the kernel places them.
     cpu_affinity: str = "auto"
     grace_seconds: float = 10.0  # how long SIGTERM waits for in-flight calls
-    # A connection older than this is closed gracefully (its calls finish within the grace
-    # period): the client connects again, resolving the name again, so calls spread over the
-    # replicas added since (0: connections are kept for ever).
+    # A connection older than this is closed gracefully (its calls in flight finish): the
+    # client connects again, resolving the name again, so calls spread over the replicas added
+    # since (0: connections are kept for ever).
     max_connection_age_seconds: float = 300.0
     log_level: str = "info"
     log_format: str = "auto"  # json when not on a terminal, console on a terminal

@@ -204,11 +204,10 @@ def create_server(
     ]
     if settings.max_connection_age_seconds:
         # After the age (give or take 10%, which gRPC adds so that connections do not all go at
-        # once) the client is told to connect again; the calls in flight have the grace period.
-        options += [
-            ("grpc.max_connection_age_ms", milliseconds(settings.max_connection_age_seconds)),
-            ("grpc.max_connection_age_grace_ms", milliseconds(settings.grace_seconds)),
-        ]
+        # once) the client is told to connect again. The calls in flight finish, however long
+        # they take (gRPC's default grace), even with a grace period of 0 for SIGTERM.
+        age = milliseconds(settings.max_connection_age_seconds)
+        options.append(("grpc.max_connection_age_ms", age))
     if pool is None:
         pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
     server = grpc.server(

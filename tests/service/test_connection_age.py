@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import grpc
 import pytest
@@ -13,10 +13,11 @@ import pytest
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
+from service.observe import CallRecord, Observer
 from service.server import LONGEST_MILLISECONDS, create_server, milliseconds
 
 WAIT_SECONDS = 10.0
-Serve = Callable[[float], grpc.Channel]
+Serve = Callable[..., grpc.Channel]
 
 
 class Connectivity:
@@ -43,16 +44,16 @@ def serve() -> Iterator[Serve]:
     """Start a server with the given connection age; yield a channel to it."""
     running: list[tuple[grpc.Server, grpc.Channel]] = []
 
-    def start(age: float) -> grpc.Channel:
+    def start(age: float, observers: Sequence[Observer] = ()) -> grpc.Channel:
         settings = Settings(
             host="127.0.0.1",
             port=0,
             workers=1,
             metrics_port=0,
             max_connection_age_seconds=age,
-            grace_seconds=1.0,
+            grace_seconds=0.0,  # SIGTERM's: the calls on an old connection still finish
         )
-        server, port, _health = create_server(settings)
+        server, port, _health = create_server(settings, observers)
         server.start()
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         running.append((server, channel))
@@ -91,6 +92,26 @@ def test_calls_go_on_across_the_reconnections(serve: Serve) -> None:
         calls += 1
     assert calls > 10
     assert seen.states.count(grpc.ChannelConnectivity.READY) >= 3
+
+
+class SlowStart:
+    """An observer that holds each call back at its start, so that it is in flight longer."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def call_started(self, call: CallRecord) -> None:
+        time.sleep(self.seconds)
+
+    def call_finished(self, call: CallRecord) -> None:
+        """Nothing."""
+
+
+def test_a_call_in_flight_at_the_age_finishes(serve: Serve) -> None:
+    """A call that outlives its connection's age is answered: the connection closes after it."""
+    channel = serve(0.1, [SlowStart(0.5)])
+    stub = rpc.GameEngineServiceStub(channel)
+    assert stub.ListGames(api.ListGamesRequest(), timeout=WAIT_SECONDS).games
 
 
 def test_age_zero_keeps_connections(serve: Serve) -> None:
