@@ -10,7 +10,7 @@ from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActi
 from engines.fora_de_ordem import ENGINE, Options, data, rules
 from engines.prng import Rng
 from ordo.v1 import fora_de_ordem_pb2 as pb
-from service.codecs.fora_de_ordem import CODEC
+from service.codecs.fora_de_ordem import CARDS, CODEC
 from tests.service.state_parts import assert_parts_cover_the_state, assert_serialized_in_parts
 
 SEED = 4242
@@ -57,6 +57,18 @@ class TestStates:
         msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))
         msg.hand_sizes[0] += 1
         with pytest.raises(InvalidStateError):
+            CODEC.decode_state(msg, rules.RULES_VERSION, 0)
+
+    def test_too_many_custom_questions_in_a_state_are_refused_by_their_count(self) -> None:
+        """A state's options with more custom questions than a game may carry are refused by
+        their count, before each question is decoded."""
+        msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))
+        for _ in range(rules.MAX_CUSTOM_QUESTIONS + 1):
+            msg.options.custom_questions.add()
+        with pytest.raises(
+            InvalidStateError,
+            match=f"^custom questions: {rules.MAX_CUSTOM_QUESTIONS + 1:,} entries",
+        ):
             CODEC.decode_state(msg, rules.RULES_VERSION, 0)
 
     def test_an_unknown_language_in_a_state_is_rejected(self) -> None:
@@ -141,6 +153,39 @@ class TestQuestions:
         assert list(msg.questions[0].ranks) == [5, 4, 3, 2, 1]
         assert CODEC.decode_state(msg, state.rules_version, state.revision) == state
 
+    def test_bank_questions_sent_in_full_come_back_as_their_ids(self) -> None:
+        """Questions sent in full that are the bank's (equal to them, though other objects)
+        are named by their ids in the state that goes back, whole and in parts."""
+        state = ENGINE.new_game(2, SEED, Options(language=data.Language.EN))
+        msg = CODEC.encode_state(state)
+        msg.ClearField("bank_question_ids")
+        for question in state.questions:
+            msg.questions.add(
+                id=question.id,
+                category=question.category,
+                items=question.items,
+                ranks=question.ranks,
+            )
+        decoded = CODEC.decode_state(_wire(msg), state.rules_version, state.revision)
+        assert decoded == state
+        assert decoded.questions[0] is not state.questions[0]
+        again = CODEC.encode_state(decoded)
+        assert list(again.bank_question_ids) == [question.id for question in state.questions]
+        assert not again.questions
+        assert CODEC.state_parts is not None
+        assert b"".join(CODEC.state_parts.serialize(decoded)) == again.SerializeToString()
+
+    def test_more_bank_ids_than_rounds_are_refused_by_their_count(self) -> None:
+        """More bank question ids than a game has rounds are refused by their count, even when
+        each names a question of the bank."""
+        msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))
+        msg.bank_question_ids.append(msg.bank_question_ids[0])
+        assert len(msg.bank_question_ids) == rules.MAX_ROUNDS + 1
+        with pytest.raises(
+            InvalidStateError, match=f"^bank question ids: {rules.MAX_ROUNDS + 1} entries"
+        ):
+            CODEC.decode_state(msg, rules.RULES_VERSION, 0)
+
     def test_an_id_the_bank_does_not_hold_is_rejected(self) -> None:
         """A question named by an unknown id is an inconsistent state."""
         msg = CODEC.encode_state(ENGINE.new_game(2, SEED, Options()))
@@ -204,6 +249,16 @@ class TestOptions:
             custom_questions=(data.Question("x", "c", ("a", "b", "c", "d", "e"), (5, 4, 2, 2, 1)),),
         )
 
+    def test_too_many_custom_questions_are_refused_before_they_are_decoded(self) -> None:
+        """The codec itself refuses more custom questions than a game may carry, by their
+        count, before it makes each one a Python value."""
+        msg = pb.ForaDeOrdemOptions()
+        for _ in range(rules.MAX_CUSTOM_QUESTIONS + 1):
+            msg.custom_questions.add()
+        with pytest.raises(InvalidOptionsError) as caught:
+            CODEC.decode_options(msg)
+        assert caught.value.metadata == {"option": "custom_questions"}
+
     def test_an_unknown_language_is_an_options_error(self) -> None:
         """An enum number the codec does not know names the option."""
         with pytest.raises(InvalidOptionsError) as caught:
@@ -237,6 +292,14 @@ class TestViewsAndEvents:
             [],
             3,
         )
+
+    @pytest.mark.parametrize("card", [-1, len(CARDS)])
+    def test_a_card_id_out_of_range_is_refused(self, card: int) -> None:
+        """A card id that is no card of the game (below 0, or past the last) is an invalid
+        state, not another card's face (-1 would be the last card's)."""
+        view = ENGINE.view(ENGINE.new_game(3, SEED, Options()), None)
+        with pytest.raises(InvalidStateError):
+            CODEC.encode_view(dataclasses.replace(view, hand=(card,)))
 
     def test_every_event_of_a_game_encodes(self) -> None:
         """Each event body of a whole game has its message."""

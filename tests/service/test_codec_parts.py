@@ -166,3 +166,40 @@ def test_the_usual_values_of_a_zigzag_packed_field_are_one_byte_each() -> None:
     for items in ((-1, 0, 1, 2), (-64, 63), (-1,) * 100, (-65, 64, -1), (0,)):
         assert encode(items) == Probe(repeated_sint32_19=items).SerializeToString()
     assert encode((-1, 0, 1, -64, 63)) == b"\x9a\x01\x05\x01\x00\x02\x7f\x7e"
+
+
+def optional_probe_message() -> Any:
+    """A proto3 message with an ``optional`` field of each single integer type: fields with
+    presence, which protobuf writes whenever they are set, 0 and false included."""
+    file = descriptor_pb2.FileDescriptorProto(
+        name="tests/field_part_optional_probe.proto", package="tests.probe", syntax="proto3"
+    )
+    message = file.message_type.add(name="OptionalProbe")
+    for index, (field_type, type_name) in enumerate(INTEGER_TYPES.items()):
+        name = f"optional_{type_name}"
+        message.oneof_decl.add(name=f"_{name}")
+        message.field.add(
+            name=name,
+            number=index + 1,
+            type=field_type,
+            label=FieldDescriptorProto.LABEL_OPTIONAL,
+            oneof_index=index,
+            proto3_optional=True,
+        )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tests.probe.OptionalProbe"))
+
+
+OptionalProbe = optional_probe_message()
+
+
+@pytest.mark.parametrize("name", [field.name for field in OptionalProbe.DESCRIPTOR.fields])
+def test_a_field_with_presence_is_written_when_set_to_its_default(name: str) -> None:
+    """An ``optional`` field holding 0 (or false) is set, and protobuf writes it: the encoder
+    of its part leaves it to protobuf rather than leave the default out."""
+    field = OptionalProbe.DESCRIPTOR.fields_by_name[name]
+    default = False if field.type == FieldDescriptor.TYPE_BOOL else 0
+    expected = OptionalProbe(**{name: default}).SerializeToString()
+    assert expected  # the key and a zero
+    assert field_part(OptionalProbe, name)(default) == expected

@@ -11,6 +11,7 @@ from engines.prng import Rng
 from engines.sequence_numbers import ENGINE
 from engines.sequence_numbers.rules import (
     HIDDEN_CARD,
+    WINDOWS,
     CardDrawn,
     ChipPlaced,
     Discard,
@@ -80,6 +81,18 @@ class TestStates:
         msg = CODEC.encode_state(ENGINE.new_game(2, 1, Options()))
         msg.hand_sizes[-1] -= 1
         with pytest.raises(InvalidStateError):
+            CODEC.decode_state(msg, 1, 0)
+
+    def test_as_many_sequences_as_the_board_has_lines_of_five_are_decoded(self) -> None:
+        """The count of sequences refuses only more than the board's lines of five: one
+        sequence on each line is still decoded (validation judges it), one more is not."""
+        msg = CODEC.encode_state(ENGINE.new_game(2, 1, Options()))
+        for window in WINDOWS:
+            msg.sequences.add(team=0, cells=window)
+        decoded = CODEC.decode_state(msg, 1, 0)
+        assert len(decoded.sequences) == len(WINDOWS)
+        msg.sequences.add(team=1, cells=WINDOWS[0])
+        with pytest.raises(InvalidStateError, match=f"^sequences: {len(WINDOWS) + 1} entries"):
             CODEC.decode_state(msg, 1, 0)
 
     def test_the_codec_is_registered(self) -> None:

@@ -33,7 +33,7 @@ from engines.six_nimmt import (
     TooLowRule,
 )
 from ordo.v1 import six_nimmt_pb2 as pb
-from service.codecs.base import groups_part
+from service.codecs.base import MAX_LISTS, groups_part
 from service.codecs.six_nimmt import CODEC
 from tests.service.state_parts import assert_parts_cover_the_state, assert_serialized_in_parts
 
@@ -141,6 +141,17 @@ class TestStates:
             msg.SerializeToString()
         )
 
+    @pytest.mark.parametrize("size", [127, 128, 300])
+    def test_a_list_of_more_than_127_small_items_has_a_size_of_two_bytes(self, size: int) -> None:
+        """Every item fits in a byte, but a size need not: a list of 128 cards or more has its
+        size written as a varint of two bytes, as protobuf writes it."""
+        groups = ((1, 2), tuple(card % 100 for card in range(size)), ())
+        msg = pb.SixNimmtState()
+        msg.taken_cards.extend(card for group in groups for card in group)
+        msg.taken_lengths.extend(map(len, groups))
+        encode = groups_part(pb.SixNimmtState, "taken_cards", "taken_lengths")
+        assert encode(groups) == msg.SerializeToString()
+
     def test_the_parts_are_the_whole_state(self) -> None:
         """Every field of the engine state is a part, but the envelope's version and revision."""
         assert_parts_cover_the_state(CODEC, State)
@@ -166,6 +177,35 @@ class TestStates:
         msg = CODEC.encode_state(ENGINE.new_game(4, 8, Options()))
         getattr(msg, field).append(1)
         with pytest.raises(InvalidStateError):
+            CODEC.decode_state(msg, 1, 0)
+
+    @pytest.mark.parametrize("field", ["row_lengths", "hand_lengths", "taken_lengths"])
+    def test_lengths_that_leave_cards_over_are_refused(self, field: str) -> None:
+        """Lengths that add up to fewer cards than the list holds are refused as well: the
+        cards past them are not dropped silently."""
+        msg = CODEC.encode_state(ENGINE.new_game(4, 8, Options()))
+        if field == "taken_lengths":
+            msg.taken_cards.append(msg.deck.pop())  # a card taken that no length counts
+        else:
+            getattr(msg, field)[-1] -= 1
+        with pytest.raises(InvalidStateError, match="do not add up"):
+            CODEC.decode_state(msg, 1, 0)
+
+    @pytest.mark.parametrize(
+        ("field", "name"),
+        [("row_lengths", "row"), ("hand_lengths", "hand"), ("taken_lengths", "taken")],
+    )
+    def test_more_lengths_than_a_state_holds_are_refused_by_their_count(
+        self, field: str, name: str
+    ) -> None:
+        """More lengths than ``MAX_LISTS`` are refused by their count, before the cards are cut
+        into that many lists (a field of a hundred thousand zero lengths takes a few bytes)."""
+        msg = CODEC.encode_state(ENGINE.new_game(4, 8, Options()))
+        lengths = getattr(msg, field)
+        lengths.extend([0] * (MAX_LISTS + 1 - len(lengths)))
+        with pytest.raises(
+            InvalidStateError, match=f"^{name} lengths: {MAX_LISTS + 1} entries, more than"
+        ):
             CODEC.decode_state(msg, 1, 0)
 
     def test_a_decoded_corrupt_state_fails_validation(self) -> None:

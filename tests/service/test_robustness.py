@@ -14,8 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines import registry
+from engines.errors import InvalidStateError
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from service.observe import CallRecord
+from service.servicer import GameEngineServicer
 from tests.conformance.drivers import reason_of
 
 SERVICE = "/ordo.v1.GameEngineService/"
@@ -238,6 +241,85 @@ class TestMissingParts:
         getattr(request.action, other).SetInParent()
         code, reason = raw_call(channel, "ApplyAction", request.SerializeToString())
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "GAME_MISMATCH")
+
+    @pytest.mark.parametrize("game", GAMES)
+    def test_validate_action_answers_a_seat_the_game_does_not_have(
+        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]], game: str
+    ) -> None:
+        """ValidateAction for a seat past the last answers legal=false with INVALID_SEAT in
+        its response, as for any other illegal action."""
+        request = api.ValidateActionRequest.FromString(samples[game]["ValidateAction"])
+        request.action.seat = 99
+        answer = channel.unary_unary(SERVICE + "ValidateAction")(
+            request.SerializeToString(), timeout=10
+        )
+        reply = api.ValidateActionResponse.FromString(answer)
+        assert (reply.legal, reply.reason) == (False, "INVALID_SEAT")
+
+
+class TestDefaultedParts:
+    """Parts a request may leave out take their documented defaults."""
+
+    def test_new_game_without_a_seed_returns_the_seed_it_picked(
+        self, channel: grpc.Channel
+    ) -> None:
+        """Seed 0 picks a seed, which the answer gives back: dealing with it again gives the
+        same game."""
+        new_game = channel.unary_unary(SERVICE + "NewGame")
+        request = api.NewGameRequest(seats=2, options=common.GameOptions(six_nimmt={}))
+        dealt = api.NewGameResponse.FromString(new_game(request.SerializeToString(), timeout=10))
+        assert dealt.seed != 0
+        request.seed = dealt.seed
+        again = api.NewGameResponse.FromString(new_game(request.SerializeToString(), timeout=10))
+        assert again.state == dealt.state
+
+    def test_suggest_action_without_a_policy_is_the_heuristic(
+        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]]
+    ) -> None:
+        """No policy means ``heuristic``: the same move as asking for it, in every game, where
+        the random bot would not always have made it."""
+        suggest = channel.unary_unary(SERVICE + "SuggestAction")
+        random_differs = False
+        for game in GAMES:
+            request = api.SuggestActionRequest.FromString(samples[game]["SuggestAction"])
+            for seed in range(1, 6):
+                request.seed = seed
+                moves = {}
+                for policy in ("", "heuristic", "random"):
+                    request.policy = policy
+                    moves[policy] = suggest(request.SerializeToString(), timeout=10)
+                assert moves[""] == moves["heuristic"], (game, seed)
+                random_differs |= moves["random"] != moves["heuristic"]
+        assert random_differs
+
+
+class TestUnexpectedErrorsInAState:
+    """The state is the caller's input: whatever error its validation trips is a bad argument,
+    never INTERNAL, even one that no check of the rules raises on purpose."""
+
+    @pytest.mark.parametrize(
+        "error", [ZeroDivisionError, OverflowError, IndexError, KeyError, ValueError, TypeError]
+    )
+    @pytest.mark.parametrize("game", GAMES)
+    def test_an_error_while_validating_is_an_invalid_state(
+        self,
+        monkeypatch: pytest.MonkeyPatch,
+        samples: dict[str, dict[str, bytes]],
+        game: str,
+        error: type[Exception],
+    ) -> None:
+        """An arithmetic, lookup, value or type error raised by validation is INVALID_STATE."""
+        servicer = GameEngineServicer(state_cache_size=0)
+
+        def trip(state: Any) -> None:
+            raise error("tripped")
+
+        monkeypatch.setattr(servicer.games[game].engine, "validate", trip)
+        request = api.GetViewRequest.FromString(samples[game]["GetView"])
+        with pytest.raises(InvalidStateError) as refused:
+            servicer.GetView(request, CallRecord("GetView"))
+        assert refused.value.reason == "INVALID_STATE"
+        assert isinstance(refused.value.__cause__, error)
 
 
 class TestLongText:

@@ -7,6 +7,7 @@ import pytest
 from engines import registry
 from engines.errors import RulesError
 from engines.prng import Rng
+from engines.six_nimmt import HAND_SIZE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.observe import CallRecord
@@ -64,6 +65,32 @@ class TestStateCache:
             servicer.GetView(api.GetViewRequest(state=state, viewer=viewer), CallRecord("GetView"))
         assert refused.value.reason == "INVALID_STATE"
 
+    def test_a_returned_state_sent_back_is_not_decoded_again(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A state the worker returned (by NewGame, then by ApplyAction), sent back unchanged
+        as a message or as the request's bytes, is found in the cache: the codec does not
+        decode it again."""
+        servicer = GameEngineServicer(state_cache_size=64)
+        options = common.GameOptions(six_nimmt={})
+        new = servicer.NewGame(
+            api.NewGameRequest(seats=2, seed=5, options=options), CallRecord("NewGame")
+        )
+
+        def decode_again(*args: object) -> None:
+            raise AssertionError("a state this worker returned was decoded again")
+
+        monkeypatch.setattr(servicer.games["six_nimmt"].codec, "decode_state", decode_again)
+        viewer = common.Viewer(spectator=True)
+        servicer.GetView(api.GetViewRequest(state=new.state, viewer=viewer), CallRecord("GetView"))
+        seat = new.status.seats_to_act[0]
+        action = common.Action(seat=seat)
+        action.six_nimmt.select_card = new.state.six_nimmt.hand_cards[seat * HAND_SIZE]
+        request = api.ApplyActionRequest(state=new.state, action=action)
+        data = servicer.ApplyAction(request.SerializeToString(), CallRecord("ApplyAction"))
+        state = api.ApplyActionResponse.FromString(data).state
+        servicer.GetView(api.GetViewRequest(state=state, viewer=viewer), CallRecord("GetView"))
+
     def test_size_bounds_the_cache(self) -> None:
         """The least recently used state is evicted beyond the size."""
         cache = StateCache(2)
@@ -79,6 +106,17 @@ class TestStateCache:
         cache.put(b"a", "six_nimmt", b"a")
         cache.put(b"b", "six_nimmt", b"b")
         assert cache.get(b"a") is not None
+        cache.put(b"c", "six_nimmt", b"c")
+        assert cache.get(b"b") is None
+        assert cache.get(b"a") == ("six_nimmt", b"a", None)
+
+    def test_a_state_returned_again_is_kept_longest(self) -> None:
+        """Putting a state the cache holds (the same state returned again) makes it the most
+        recently used, as finding it does: the next eviction takes another."""
+        cache = StateCache(2)
+        cache.put(b"a", "six_nimmt", b"a")
+        cache.put(b"b", "six_nimmt", b"b")
+        cache.put(b"a", "six_nimmt", b"a")
         cache.put(b"c", "six_nimmt", b"c")
         assert cache.get(b"b") is None
         assert cache.get(b"a") == ("six_nimmt", b"a", None)

@@ -330,6 +330,30 @@ class TestAssembledResponses:
         for _ in range(100):
             assert encodings.get(Status((2,), False, None)) is None
 
+    def test_a_public_event_shared_by_games_of_different_seat_counts(self) -> None:
+        """6 nimmt! makes the public event of a seat's selection once and shares it among all
+        games: one worker sends it to every seat of a two-seat game, then of a four-seat one
+        (an encoding or an audience kept for the first must not serve the second)."""
+        servicer = GameEngineServicer()
+        games = {2: _new_game(servicer)}
+        card = games[2].state.six_nimmt.hand_cards[0]  # seat 0's lowest card
+        for seed in range(1, 100):  # a four-seat deal that gives seat 0 that card too
+            games[4] = servicer.NewGame(
+                api.NewGameRequest(seats=4, seed=seed, options=common.GameOptions(six_nimmt={})),
+                CallRecord("NewGame"),
+            )
+            if card in games[4].state.six_nimmt.hand_cards[:HAND_SIZE]:
+                break
+        for seats, new in games.items():
+            action = common.Action(seat=0)
+            action.six_nimmt.select_card = card
+            request = api.ApplyActionRequest(state=new.state, action=action)
+            data = servicer.ApplyAction(request, CallRecord("ApplyAction"))
+            assert data == _expected("six_nimmt", request)
+            events = api.ApplyActionResponse.FromString(data).events
+            public = [list(event.visible_to_seats) for event in events if event.public]
+            assert public == [list(range(seats))]
+
     @pytest.mark.parametrize("game", GAMES)
     @pytest.mark.parametrize("audience", [None, (), (0,), (2,), (0, 3), (1, 2, 3)])
     def test_an_event_for_any_audience(self, game: str, audience: tuple[int, ...] | None) -> None:
