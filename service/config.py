@@ -43,8 +43,10 @@ class Settings:
     grace_seconds: float = 10.0  # how long SIGTERM waits for in-flight calls
     # A connection older than this is closed gracefully (its calls in flight finish): the
     # client connects again, resolving the name again, so calls spread over the replicas added
-    # since (0: connections are kept for ever).
-    max_connection_age_seconds: float = 300.0
+    # since. 0 (the default) keeps connections for ever: gRPC's connection-age filter costs a
+    # little on every call that leaves a connection idle, so it is for deployments that scale
+    # out (the Kubernetes manifests set it).
+    max_connection_age_seconds: float = 0.0
     log_level: str = "info"
     log_format: str = "auto"  # json when not on a terminal, console on a terminal
     access_log_flush_ms: int = 100  # access lines are written together, at most this late

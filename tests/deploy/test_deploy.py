@@ -505,6 +505,12 @@ class TestDeployment:
         assert int(env_value(manifests, "ORDO_PORT")) == GRPC_PORT
         assert int(env_value(manifests, "ORDO_METRICS_PORT")) == METRICS_PORT
 
+    def test_connections_are_recycled(self, manifests: list[Doc]) -> None:
+        """The pods close client connections after a few minutes (the server's default keeps
+        them for ever), so clients reconnect and reach the pods the autoscaler adds."""
+        age = float(env_value(manifests, "ORDO_MAX_CONNECTION_AGE_SECONDS"))
+        assert 60 <= age <= 600
+
     def test_service_links_are_off(self, manifests: list[Doc]) -> None:
         """Service links are disabled: the "ordo" Service would inject ORDO_PORT=tcp://...."""
         assert pod_spec(manifests)["enableServiceLinks"] is False

@@ -15,7 +15,7 @@ class TestSettings:
         settings = load([], {})
         assert (settings.host, settings.port, settings.metrics_port) == ("0.0.0.0", 50051, 9464)
         assert settings == Settings()
-        assert settings.max_connection_age_seconds == 300.0
+        assert settings.max_connection_age_seconds == 0.0
 
     def test_defaults_of_the_readme(self) -> None:
         """Every other setting's default is the one the README's table gives."""
