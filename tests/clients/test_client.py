@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import time
 from collections.abc import Iterator
-from concurrent import futures
-from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 import pytest
-from google.protobuf import any_pb2
-from google.rpc import error_details_pb2, status_pb2
 
 from ordo import Client, OrdoError
 from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE, game_options
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
+from tests.clients.fakes import SERVICE, FakeServer, closed_port, details
 
-SERVICE = "ordo.v1.GameEngineService"
-DETAILS_KEY = "grpc-status-details-bin"
 GAME = "six_nimmt"
 SEATS = 4
 SEED = 3
@@ -175,94 +167,12 @@ class TestErrors:
         """Nothing listening gives UNAVAILABLE with an empty reason (the retries, counted with
         a fake server in TestRetries, find nothing either)."""
         with (
-            Client(f"127.0.0.1:{_closed_port()}", timeout=5.0, retries=2) as ordo,
+            Client(f"127.0.0.1:{closed_port()}", timeout=5.0, retries=2) as ordo,
             pytest.raises(OrdoError) as caught,
         ):
             ordo.list_games()
         assert caught.value.code is grpc.StatusCode.UNAVAILABLE
         assert caught.value.reason == ""
-
-
-# ------------------------------------------------------------------ a scripted fake server
-@dataclass
-class Received:
-    """One call the fake server received."""
-
-    metadata: dict[str, str]
-    peer: str
-    time_remaining: float | None = None  # the seconds left before the call's deadline
-
-
-@dataclass
-class FakeServer:
-    """A GameEngineService whose ListGames fails with scripted codes, then answers."""
-
-    address: str
-    failures: list[grpc.StatusCode] = field(default_factory=list)
-    calls: list[Received] = field(default_factory=list)
-    # Rich status details to send with the next failure (their code may contradict its code).
-    details: status_pb2.Status | None = None
-    pauses: list[float] = field(default_factory=list)  # seconds each call waits, in turn
-
-    def list_games(
-        self, request: api.ListGamesRequest, context: grpc.ServicerContext
-    ) -> api.ListGamesResponse:
-        metadata = {key: str(value) for key, value in context.invocation_metadata()}
-        self.calls.append(Received(metadata, context.peer(), context.time_remaining()))
-        if self.pauses:
-            time.sleep(self.pauses.pop(0))
-        if self.failures:
-            if self.details is not None:
-                context.set_trailing_metadata(((DETAILS_KEY, self.details.SerializeToString()),))
-            context.abort(self.failures.pop(0), "scripted failure")
-        return api.ListGamesResponse()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeServer]:
-    """A fake server on a free loopback port."""
-    with running_fake() as server:
-        yield server
-
-
-@pytest.fixture
-def two_fakes() -> Iterator[tuple[FakeServer, FakeServer]]:
-    """Two fake servers, each on a free loopback port of its own."""
-    with running_fake() as first, running_fake() as second:
-        yield first, second
-
-
-@contextlib.contextmanager
-def running_fake() -> Iterator[FakeServer]:
-    """Start a fake server on a free loopback port; stop it afterwards."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    port = server.add_insecure_port("127.0.0.1:0")
-    fake = FakeServer(f"127.0.0.1:{port}")
-    handler = grpc.unary_unary_rpc_method_handler(
-        fake.list_games,
-        request_deserializer=api.ListGamesRequest.FromString,
-        response_serializer=api.ListGamesResponse.SerializeToString,
-    )
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(SERVICE, {"ListGames": handler}),)
-    )
-    server.start()
-    yield fake
-    server.stop(None)
-
-
-def _closed_port() -> int:
-    """A loopback port nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _details(code: grpc.StatusCode, reason: str) -> status_pb2.Status:
-    """A rich status of ``code`` with one ErrorInfo of ``reason``."""
-    detail = any_pb2.Any()
-    detail.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="ordo"))
-    return status_pb2.Status(code=code.value[0], message="scripted failure", details=[detail])
 
 
 class TestErrorsFromAnyServer:
@@ -271,7 +181,7 @@ class TestErrorsFromAnyServer:
     def test_rich_status_of_the_call(self, fake: FakeServer) -> None:
         """Details whose code is the call's give the ErrorInfo reason and their message."""
         fake.failures = [grpc.StatusCode.NOT_FOUND]
-        fake.details = _details(grpc.StatusCode.NOT_FOUND, "SOME_REASON")
+        fake.details = details(grpc.StatusCode.NOT_FOUND, "SOME_REASON")
         with Client(fake.address) as ordo, pytest.raises(OrdoError) as caught:
             ordo.list_games()
         assert caught.value.code is grpc.StatusCode.NOT_FOUND
@@ -282,7 +192,7 @@ class TestErrorsFromAnyServer:
         """Details of another code than the call's are not the call's: the error has the call's
         code, and no reason."""
         fake.failures = [grpc.StatusCode.INTERNAL]
-        fake.details = _details(grpc.StatusCode.NOT_FOUND, "SOME_REASON")
+        fake.details = details(grpc.StatusCode.NOT_FOUND, "SOME_REASON")
         with Client(fake.address) as ordo, pytest.raises(OrdoError) as caught:
             ordo.list_games()
         assert (caught.value.code, caught.value.reason) == (grpc.StatusCode.INTERNAL, "")

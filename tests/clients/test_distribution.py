@@ -69,11 +69,12 @@ class TestWheel:
     """A wheel of the client works with only its declared dependencies next to it."""
 
     def test_wheel_holds_every_package(self, wheel: Path) -> None:
-        """The wheel ships the client, the CLI, the renderers, the generated code and stubs."""
+        """The wheel ships both clients, the CLI, the renderers, the generated code and stubs."""
         names = set(zipfile.ZipFile(wheel).namelist())
         for name in (
             "ordo/__init__.py",
             "ordo/client.py",
+            "ordo/aio.py",
             "ordo/cli.py",
             "ordo/render/__init__.py",
             "ordo/render/six_nimmt.py",
@@ -108,10 +109,10 @@ class TestWheel:
             (
                 "import sys",
                 f"sys.path[:0] = [{str(wheel)!r}, {libraries!r}]",
-                "import ordo, ordo.cli, ordo.client, ordo.render.six_nimmt",
+                "import ordo, ordo.aio, ordo.cli, ordo.client, ordo.render.six_nimmt",
                 f"assert ordo.__file__.startswith({str(wheel)!r}), ordo.__file__",
                 f"assert not set({sorted(SERVER_PACKAGES)!r}) & sys.modules.keys()",
-                "from ordo import Client, OrdoError",
+                "from ordo import AsyncClient, Client, OrdoError",
             )
         )
         # -I ignores the environment and the user's site; -S skips the site hooks, so the

@@ -1,9 +1,11 @@
-"""Ordo's Python client: ``Client`` calls a GameEngineService, ``OrdoError`` is its one error.
+"""Ordo's Python client: ``Client`` calls a GameEngineService (``AsyncClient`` from asyncio),
+``OrdoError`` is their one error.
 
 The generated messages and stubs of the ``ordo.v1`` contract live in ``ordo.v1``; the command-line
 client is ``ordo.cli`` (the ``ordo`` command).
 """
 
+from ordo.aio import AsyncClient
 from ordo.client import Client, OrdoError
 
-__all__ = ["Client", "OrdoError"]
+__all__ = ["AsyncClient", "Client", "OrdoError"]

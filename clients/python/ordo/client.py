@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -43,6 +43,8 @@ RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})  # the server was not reach
 ALSO_RETRYABLE = frozenset({grpc.StatusCode.CANCELLED})
 GAME_FIELD = "game"  # the oneof of GameOptions whose field names are the game ids
 
+ChannelT = TypeVar("ChannelT")
+StubT = TypeVar("StubT")
 Request = TypeVar("Request", bound=Message)
 Response = TypeVar("Response", bound=Message)
 Method = Callable[
@@ -83,9 +85,11 @@ class OrdoError(Exception):
         code = error.code()
         message = error.details() or ""
         status = None
-        if isinstance(error, grpc.Call):
+        # from_call reads the code, details and trailing metadata, which an asyncio call's error
+        # (AioRpcError, no grpc.Call) has as well.
+        if isinstance(error, grpc.Call | grpc.aio.AioRpcError):
             try:
-                status = rpc_status.from_call(error)
+                status = rpc_status.from_call(error)  # type: ignore[arg-type]
             except ValueError:  # the rich status contradicts the call's own code: ignore it
                 status = None
         if status is None:
@@ -97,20 +101,9 @@ class OrdoError(Exception):
         return cls(code, "", status.message)
 
 
-class Client:
-    """A connection to an Ordo server; use it as a context manager or call ``close()``.
-
-    ``timeout`` is each call's deadline in seconds, retries included; ``retries`` is how many
-    times a call that failed with one of the ``retry_codes`` is tried again (so at most
-    ``retries + 1`` attempts). The retry codes are UNAVAILABLE alone by default; add CANCELLED
-    (``RETRYABLE | ALSO_RETRYABLE``) to resend the few calls a server's worker cancels as it
-    stops, which no worker has served. ``channels`` is the number of distinct connections to
-    open; ``metadata`` is sent with every call. ``backoff`` is the first retry's largest pause
-    in seconds, doubled at each retry up to ``max_backoff``; each pause is drawn uniformly below
-    that bound (full jitter). ``channel_options`` are gRPC channel arguments given to every
-    channel, e.g. ``[("grpc.lb_policy_name", "round_robin")]`` to spread the calls over every
-    address a ``dns:///`` target resolves to.
-    """
+class _ClientBase(Generic[ChannelT, StubT]):
+    """What ``Client`` and ``ordo.aio.AsyncClient`` share: their settings, their channels, and
+    the policy of their retries (the calls themselves are each client's own)."""
 
     def __init__(
         self,
@@ -145,13 +138,86 @@ class Client:
         # to the same target share one and every call lands on the same server worker.
         options = [("grpc.use_local_subchannel_pool", 1)] if channels > 1 else []
         options += channel_options
-        self._channels = tuple(
-            grpc.insecure_channel(target, options=options) for _ in range(channels)
-        )
-        self._stubs = tuple(api_grpc.GameEngineServiceStub(channel) for channel in self._channels)
+        self._channels = tuple(self._open_channel(target, options) for _ in range(channels))
+        self._stubs = tuple(self._stub(channel) for channel in self._channels)
         self._next = itertools.count()
         self._random = random.Random()
         self._closed = False
+
+    def _open_channel(self, target: str, options: list[tuple[str, Any]]) -> ChannelT:
+        """A new channel to ``target``."""
+        raise NotImplementedError
+
+    def _stub(self, channel: ChannelT) -> StubT:
+        """The service's stub on ``channel``."""
+        raise NotImplementedError
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` was called."""
+        return self._closed
+
+    @property
+    def channel_count(self) -> int:
+        """The number of distinct connections this client spreads its calls over."""
+        return len(self._channels)
+
+    def _begin(
+        self, timeout: float | None, request_id: str | None
+    ) -> tuple[str, tuple[tuple[str, str], ...], float]:
+        """The request id, the metadata and the deadline of a new call."""
+        if self._closed:
+            raise ValueError("the client is closed")
+        request_id = request_id or uuid.uuid4().hex
+        metadata = ((REQUEST_ID_KEY, request_id), *self.metadata)
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        return request_id, metadata, deadline
+
+    def _attempt(self, deadline: float) -> tuple[StubT, float]:
+        """The stub of the next attempt (the next channel: a retry may reach another server
+        worker) and the seconds left until the deadline."""
+        stub = self._stubs[next(self._next) % len(self._stubs)]
+        return stub, max(deadline - time.monotonic(), 0.0)
+
+    def _failure(self, error: grpc.RpcError, request_id: str) -> OrdoError:
+        """The ``OrdoError`` of a failed attempt."""
+        failure = OrdoError.from_rpc_error(error)
+        failure.request_id = request_id
+        return failure
+
+    def _pause(self, failure: OrdoError, attempt: int, deadline: float) -> float:
+        """The pause before trying a failed call again, drawn below a bound that doubles at each
+        retry (full jitter); raises ``failure`` when the call is not to be tried again: a code
+        not to retry, no retry left, or a pause that would end past the deadline."""
+        if failure.code not in self.retry_codes or attempt >= self.retries:
+            raise failure
+        pause = self._random.uniform(0.0, min(self.max_backoff, self.backoff * 2**attempt))
+        if time.monotonic() + pause >= deadline:
+            raise failure
+        return pause
+
+
+class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
+    """A connection to an Ordo server; use it as a context manager or call ``close()``.
+
+    ``timeout`` is each call's deadline in seconds, retries included; ``retries`` is how many
+    times a call that failed with one of the ``retry_codes`` is tried again (so at most
+    ``retries + 1`` attempts). The retry codes are UNAVAILABLE alone by default; add CANCELLED
+    (``RETRYABLE | ALSO_RETRYABLE``) to resend the few calls a server's worker cancels as it
+    stops, which no worker has served. ``channels`` is the number of distinct connections to
+    open; ``metadata`` is sent with every call. ``backoff`` is the first retry's largest pause
+    in seconds, doubled at each retry up to ``max_backoff``; each pause is drawn uniformly below
+    that bound (full jitter). ``channel_options`` are gRPC channel arguments given to every
+    channel, e.g. ``[("grpc.lb_policy_name", "round_robin")]`` to spread the calls over every
+    address a ``dns:///`` target resolves to. ``ordo.aio.AsyncClient`` is the same client for
+    asyncio.
+    """
+
+    def _open_channel(self, target: str, options: list[tuple[str, Any]]) -> grpc.Channel:
+        return grpc.insecure_channel(target, options=options)
+
+    def _stub(self, channel: grpc.Channel) -> api_grpc.GameEngineServiceStub:
+        return api_grpc.GameEngineServiceStub(channel)
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Self:
@@ -170,16 +236,6 @@ class Client:
         self._closed = True
         for channel in self._channels:
             channel.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether ``close()`` was called."""
-        return self._closed
-
-    @property
-    def channel_count(self) -> int:
-        """The number of distinct connections this client spreads its calls over."""
-        return len(self._channels)
 
     # ----------------------------------------------------------------- RPCs
     def list_games(
@@ -203,7 +259,7 @@ class Client:
         A game id without options plays that game with its defaults; seed 0 lets the server
         pick one (the response says which).
         """
-        request = api.NewGameRequest(seats=seats, seed=seed, options=game_options(game, options))
+        request = new_game_request(game, seats, seed, options)
         return self._call(lambda stub: stub.NewGame, request, timeout, request_id)
 
     def apply_action(
@@ -251,9 +307,7 @@ class Client:
         request_id: str | None = None,
     ) -> api.GetViewResponse:
         """What ``seat`` may see of the game; a spectator's view when ``seat`` is None."""
-        viewer = common.Viewer(spectator=True) if seat is None else common.Viewer(seat=seat)
-        request = api.GetViewRequest(state=state, viewer=viewer)
-        return self._call(lambda stub: stub.GetView, request, timeout, request_id)
+        return self._call(lambda stub: stub.GetView, view_request(state, seat), timeout, request_id)
 
     def suggest_action(
         self,
@@ -277,31 +331,30 @@ class Client:
         timeout: float | None,
         request_id: str | None,
     ) -> Response:
-        """Send one request, retrying the retry codes within the deadline.
-
-        Each attempt takes the next channel, so a retry may reach another server worker.
-        """
-        if self._closed:
-            raise ValueError("the client is closed")
-        request_id = request_id or uuid.uuid4().hex
-        metadata = ((REQUEST_ID_KEY, request_id), *self.metadata)
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        """Send one request, retrying the retry codes within the deadline."""
+        request_id, metadata, deadline = self._begin(timeout, request_id)
         attempt = 0
         while True:
-            stub = self._stubs[next(self._next) % len(self._stubs)]
-            remaining = deadline - time.monotonic()
+            stub, remaining = self._attempt(deadline)
             try:
-                return method(stub)(request, timeout=max(remaining, 0.0), metadata=metadata)
+                return method(stub)(request, timeout=remaining, metadata=metadata)
             except grpc.RpcError as error:
-                failure = OrdoError.from_rpc_error(error)
-                failure.request_id = request_id
-            if failure.code not in self.retry_codes or attempt >= self.retries:
-                raise failure
-            pause = self._random.uniform(0.0, min(self.max_backoff, self.backoff * 2**attempt))
-            if time.monotonic() + pause >= deadline:
-                raise failure
-            time.sleep(pause)
+                failure = self._failure(error, request_id)
+            time.sleep(self._pause(failure, attempt, deadline))
             attempt += 1
+
+
+def new_game_request(
+    game: str | common.GameOptions, seats: int, seed: int = 0, options: Message | None = None
+) -> api.NewGameRequest:
+    """The ``NewGameRequest`` of ``Client.new_game``'s arguments."""
+    return api.NewGameRequest(seats=seats, seed=seed, options=game_options(game, options))
+
+
+def view_request(state: common.GameState, seat: int | None) -> api.GetViewRequest:
+    """The ``GetViewRequest`` of a seat, or of a spectator when ``seat`` is None."""
+    viewer = common.Viewer(spectator=True) if seat is None else common.Viewer(seat=seat)
+    return api.GetViewRequest(state=state, viewer=viewer)
 
 
 def game_options(

@@ -1,0 +1,192 @@
+"""``AsyncClient``: Ordo's client for asyncio, on ``grpc.aio``.
+
+It is ``ordo.Client`` with coroutines: the same methods with the same arguments, the same
+``OrdoError``, the same retries (UNAVAILABLE only unless asked, exponential backoff with full
+jitter, within the call's deadline), the same ``x-request-id`` on every attempt of a call, and
+the same ``channels`` and ``channel_options``. Calls run concurrently on one client::
+
+    async with AsyncClient("localhost:50051") as ordo:
+        game = await ordo.new_game("six_nimmt", seats=4)
+        views = await asyncio.gather(*(ordo.get_view(game.state, seat) for seat in range(4)))
+
+Make it inside the event loop that uses it, as ``grpc.aio`` channels are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
+
+import grpc
+from google.protobuf.message import Message
+
+from ordo.client import (
+    OrdoError,
+    Request,
+    Response,
+    _ClientBase,
+    new_game_request,
+    view_request,
+)
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import engine_service_pb2_grpc as api_grpc
+
+if TYPE_CHECKING:
+    from ordo.v1.engine_service_pb2_grpc import GameEngineServiceAsyncStub as AsyncStub
+else:  # the same class at run time: its type stubs type it on an asyncio channel
+    AsyncStub = api_grpc.GameEngineServiceStub
+
+__all__ = ["AsyncClient"]
+
+AsyncMethod = Callable[[AsyncStub], "grpc.aio.UnaryUnaryMultiCallable[Request, Response]"]
+
+
+def _cancelling() -> bool:
+    """Whether the current task is being cancelled."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
+    """A connection to an Ordo server for asyncio; use it with ``async with`` or await
+    ``close()``. It takes the settings of ``ordo.Client``, which says what each one does."""
+
+    def _open_channel(self, target: str, options: list[tuple[str, Any]]) -> grpc.aio.Channel:
+        return grpc.aio.insecure_channel(target, options=options)
+
+    def _stub(self, channel: grpc.aio.Channel) -> AsyncStub:
+        return api_grpc.GameEngineServiceStub(channel)
+
+    # ----------------------------------------------------------------- lifecycle
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close every channel; the client cannot be used afterwards. A call still in flight
+        raises an ``OrdoError`` of code CANCELLED."""
+        self._closed = True
+        for channel in self._channels:
+            await channel.close(None)
+
+    # ----------------------------------------------------------------- RPCs
+    async def list_games(
+        self, *, timeout: float | None = None, request_id: str | None = None
+    ) -> api.ListGamesResponse:
+        """Every game the server runs, with seat ranges, options and bot policies."""
+        request = api.ListGamesRequest()
+        return await self._call(lambda stub: stub.ListGames, request, timeout, request_id)
+
+    async def new_game(
+        self,
+        game: str | common.GameOptions,
+        seats: int,
+        seed: int = 0,
+        *,
+        options: Message | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.NewGameResponse:
+        """Deal a new game (see ``Client.new_game``)."""
+        request = new_game_request(game, seats, seed, options)
+        return await self._call(lambda stub: stub.NewGame, request, timeout, request_id)
+
+    async def apply_action(
+        self,
+        state: common.GameState,
+        action: common.Action,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ApplyActionResponse:
+        """Apply one seat's action: the new state, the status and the events."""
+        request = api.ApplyActionRequest(state=state, action=action)
+        return await self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
+
+    async def validate_action(
+        self,
+        state: common.GameState,
+        action: common.Action,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ValidateActionResponse:
+        """Whether ``apply_action`` would accept the action, and why not."""
+        request = api.ValidateActionRequest(state=state, action=action)
+        return await self._call(lambda stub: stub.ValidateAction, request, timeout, request_id)
+
+    async def list_legal_actions(
+        self,
+        state: common.GameState,
+        seat: int,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ListLegalActionsResponse:
+        """Every legal action of ``seat`` now (none when it is not to act)."""
+        request = api.ListLegalActionsRequest(state=state, seat=seat)
+        return await self._call(lambda stub: stub.ListLegalActions, request, timeout, request_id)
+
+    async def get_view(
+        self,
+        state: common.GameState,
+        seat: int | None = None,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.GetViewResponse:
+        """What ``seat`` may see of the game; a spectator's view when ``seat`` is None."""
+        request = view_request(state, seat)
+        return await self._call(lambda stub: stub.GetView, request, timeout, request_id)
+
+    async def suggest_action(
+        self,
+        state: common.GameState,
+        seat: int,
+        policy: str = "heuristic",
+        seed: int = 0,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.SuggestActionResponse:
+        """A bot's action for ``seat``; seed 0 makes the answer depend on the request alone."""
+        request = api.SuggestActionRequest(state=state, seat=seat, policy=policy, seed=seed)
+        return await self._call(lambda stub: stub.SuggestAction, request, timeout, request_id)
+
+    # ----------------------------------------------------------------- helpers
+    async def _call(
+        self,
+        method: AsyncMethod[Request, Response],
+        request: Request,
+        timeout: float | None,
+        request_id: str | None,
+    ) -> Response:
+        """Send one request, retrying the retry codes within the deadline."""
+        request_id, metadata, deadline = self._begin(timeout, request_id)
+        attempt = 0
+        while True:
+            stub, remaining = self._attempt(deadline)
+            try:
+                return await method(stub)(request, timeout=remaining, metadata=metadata)
+            except grpc.RpcError as error:
+                failure = self._failure(error, request_id)
+            except asyncio.CancelledError:
+                if not self._closed or _cancelling():
+                    raise  # the task awaiting the call was cancelled: it must end
+                # grpc.aio cancels the calls of a closing channel: the call failed, the task
+                # that awaits it is not cancelled.
+                raise OrdoError(
+                    grpc.StatusCode.CANCELLED, "", "the client was closed", request_id=request_id
+                ) from None
+            await asyncio.sleep(self._pause(failure, attempt, deadline))
+            attempt += 1

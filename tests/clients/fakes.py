@@ -1,0 +1,87 @@
+"""A scripted fake GameEngineService for the client tests: what a client sent, and failures
+and pauses to answer with."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import time
+from collections.abc import Iterator
+from concurrent import futures
+from dataclasses import dataclass, field
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+from ordo.v1 import engine_service_pb2 as api
+
+SERVICE = "ordo.v1.GameEngineService"
+DETAILS_KEY = "grpc-status-details-bin"
+
+
+@dataclass
+class Received:
+    """One call the fake server received."""
+
+    metadata: dict[str, str]
+    peer: str
+    time_remaining: float | None = None  # the seconds left before the call's deadline
+
+
+@dataclass
+class FakeServer:
+    """A GameEngineService whose ListGames fails with scripted codes, then answers."""
+
+    address: str
+    failures: list[grpc.StatusCode] = field(default_factory=list)
+    calls: list[Received] = field(default_factory=list)
+    # Rich status details to send with the next failure (their code may contradict its code).
+    details: status_pb2.Status | None = None
+    pauses: list[float] = field(default_factory=list)  # seconds each call waits, in turn
+
+    def list_games(
+        self, request: api.ListGamesRequest, context: grpc.ServicerContext
+    ) -> api.ListGamesResponse:
+        metadata = {key: str(value) for key, value in context.invocation_metadata()}
+        self.calls.append(Received(metadata, context.peer(), context.time_remaining()))
+        if self.pauses:
+            time.sleep(self.pauses.pop(0))
+        if self.failures:
+            if self.details is not None:
+                context.set_trailing_metadata(((DETAILS_KEY, self.details.SerializeToString()),))
+            context.abort(self.failures.pop(0), "scripted failure")
+        return api.ListGamesResponse()
+
+
+@contextlib.contextmanager
+def running_fake() -> Iterator[FakeServer]:
+    """Start a fake server on a free loopback port; stop it afterwards."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    port = server.add_insecure_port("127.0.0.1:0")
+    fake = FakeServer(f"127.0.0.1:{port}")
+    handler = grpc.unary_unary_rpc_method_handler(
+        fake.list_games,
+        request_deserializer=api.ListGamesRequest.FromString,
+        response_serializer=api.ListGamesResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(SERVICE, {"ListGames": handler}),)
+    )
+    server.start()
+    yield fake
+    server.stop(None)
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def details(code: grpc.StatusCode, reason: str) -> status_pb2.Status:
+    """A rich status of ``code`` with one ErrorInfo of ``reason``."""
+    detail = any_pb2.Any()
+    detail.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="ordo"))
+    return status_pb2.Status(code=code.value[0], message="scripted failure", details=[detail])

@@ -1,0 +1,355 @@
+"""The asyncio client ``ordo.AsyncClient``: the surface of ``ordo.Client`` as coroutines, against
+a real server and scripted fakes; calls running concurrently on one client."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+import pytest
+
+from ordo import AsyncClient, Client, OrdoError
+from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import six_nimmt_pb2 as six_nimmt
+from tests.clients.fakes import FakeServer, closed_port, details
+
+GAME = "six_nimmt"
+SEATS = 4
+SEED = 3
+T = TypeVar("T")
+
+
+def run(client: Callable[[], AsyncClient], body: Callable[[AsyncClient], Awaitable[T]]) -> T:
+    """Run ``body`` with a client made (by ``client``) inside a new event loop, then closed."""
+
+    async def main() -> T:
+        async with client() as ordo:
+            return await body(ordo)
+
+    return asyncio.run(main())
+
+
+def _select(seat: int, card: int) -> common.Action:
+    return common.Action(seat=seat, six_nimmt=six_nimmt.SixNimmtAction(select_card=card))
+
+
+def _public_methods(cls: type) -> dict[str, inspect.Signature]:
+    return {
+        name: inspect.signature(member)
+        for name, member in vars(cls).items()
+        if callable(member) and not name.startswith("_")
+    }
+
+
+class TestSurface:
+    """The asyncio client is the client's twin."""
+
+    def test_same_methods_with_the_same_arguments(self) -> None:
+        """Every public method of Client is a coroutine of AsyncClient with the same
+        parameters, defaults and return annotation."""
+        sync, aio = _public_methods(Client), _public_methods(AsyncClient)
+        assert sorted(sync) == sorted(aio)
+        for name, signature in sync.items():
+            assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
+            assert aio[name] == signature, name
+
+    @pytest.mark.parametrize(
+        "settings", [{"timeout": 0.0}, {"retries": -1}, {"backoff": -0.01}, {"channels": 0}]
+    )
+    def test_bad_settings_are_refused(self, settings: dict[str, Any]) -> None:
+        """The settings are checked as the client checks them."""
+        with pytest.raises(ValueError, match=r"must be at least 1|need retries >= 0"):
+            AsyncClient(**settings)
+
+
+class TestCalls:
+    """Every RPC against the real server, alone and many at once."""
+
+    def test_a_whole_exchange(self, server_address: str) -> None:
+        """Each method answers as the client's does, for the same requests."""
+
+        async def exchange(ordo: AsyncClient) -> list[Any]:
+            games = await ordo.list_games()
+            dealt = await ordo.new_game(GAME, SEATS, seed=SEED)
+            view = await ordo.get_view(dealt.state, 0)
+            spectator = await ordo.get_view(dealt.state)
+            legal = await ordo.list_legal_actions(dealt.state, 1)
+            action = (await ordo.suggest_action(dealt.state, 2, "random", seed=7)).action
+            validated = await ordo.validate_action(dealt.state, action)
+            applied = await ordo.apply_action(dealt.state, action)
+            return [games, dealt, view, spectator, legal, action, validated, applied]
+
+        got = run(lambda: AsyncClient(server_address), exchange)
+        games, dealt, view, spectator, legal, action, validated, applied = got
+        assert GAME in {game.id for game in games.games}
+        assert dealt.seed == SEED
+        assert len(view.view.six_nimmt.hand) == 10
+        assert not spectator.view.six_nimmt.hand
+        assert {each.seat for each in legal.actions} == {1}
+        assert validated.legal
+        assert applied.state.revision == 1
+        with Client(server_address) as ordo:
+            assert ordo.new_game(GAME, SEATS, seed=SEED) == dealt
+            assert ordo.suggest_action(dealt.state, 2, "random", seed=7).action == action
+            assert ordo.apply_action(dealt.state, action) == applied
+
+    def test_new_game_with_options(self, server_address: str) -> None:
+        """A game id with its options message deals with those options."""
+        options = six_nimmt.SixNimmtOptions(threshold=10)
+
+        async def deal(ordo: AsyncClient) -> api.NewGameResponse:
+            return await ordo.new_game(GAME, 2, seed=1, options=options)
+
+        dealt = run(lambda: AsyncClient(server_address), deal)
+        assert dealt.state.six_nimmt.options.threshold == 10
+
+    def test_concurrent_calls_on_one_client(self, server_address: str) -> None:
+        """Every card of every seat is selected at once, over two connections: every answer
+        comes, each the one its own request asks for."""
+
+        async def play(ordo: AsyncClient) -> tuple[Any, list[common.Action], list[Any]]:
+            dealt = await ordo.new_game(GAME, 10, seed=SEED)
+            views = await asyncio.gather(*(ordo.get_view(dealt.state, seat) for seat in range(10)))
+            actions = [
+                _select(seat, card)
+                for seat, view in enumerate(views)
+                for card in view.view.six_nimmt.hand
+            ]
+            applied = await asyncio.gather(
+                *(ordo.apply_action(dealt.state, action) for action in actions)
+            )
+            return dealt, actions, applied
+
+        dealt, actions, applied = run(lambda: AsyncClient(server_address, channels=2), play)
+        assert len(applied) == len(actions) == 100
+        assert len({response.SerializeToString() for response in applied}) == 100
+        with Client(server_address) as ordo:
+            for action, response in list(zip(actions, applied, strict=True))[::7]:
+                assert ordo.apply_action(dealt.state, action) == response
+
+
+class TestErrors:
+    """A failed call raises the OrdoError the client raises."""
+
+    def test_illegal_action(self, server_address: str) -> None:
+        """An illegal action gives INVALID_ARGUMENT with the rules' reason."""
+
+        async def illegal(ordo: AsyncClient) -> None:
+            dealt = await ordo.new_game(GAME, SEATS, seed=SEED)
+            hand = (await ordo.get_view(dealt.state, 1)).view.six_nimmt.hand
+            missing = next(card for card in range(1, 105) if card not in hand)
+            await ordo.apply_action(dealt.state, _select(1, missing))
+
+        with pytest.raises(OrdoError) as caught:
+            run(lambda: AsyncClient(server_address), illegal)
+        assert caught.value.code is grpc.StatusCode.INVALID_ARGUMENT
+        assert caught.value.reason == "CARD_NOT_IN_HAND"
+        assert caught.value.request_id
+
+    def test_error_info_metadata(self, server_address: str) -> None:
+        """The ErrorInfo's metadata comes with the reason."""
+
+        async def oracle(ordo: AsyncClient) -> None:
+            dealt = await ordo.new_game(GAME, SEATS, seed=SEED)
+            await ordo.suggest_action(dealt.state, 0, policy="oracle")
+
+        with pytest.raises(OrdoError) as caught:
+            run(lambda: AsyncClient(server_address), oracle)
+        assert caught.value.reason == "UNKNOWN_POLICY"
+        assert caught.value.metadata == {"policy": "oracle"}
+
+    def test_details_that_contradict_the_call_are_ignored(self, fake: FakeServer) -> None:
+        """Rich details of the call's code give their reason; of another code, none."""
+        fake.failures = [grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INTERNAL]
+        fake.details = details(grpc.StatusCode.NOT_FOUND, "SOME_REASON")
+        caught = []
+
+        async def twice(ordo: AsyncClient) -> None:
+            for _ in range(2):
+                with pytest.raises(OrdoError) as error:
+                    await ordo.list_games()
+                caught.append(error.value)
+
+        run(lambda: AsyncClient(fake.address), twice)
+        assert [(error.code, error.reason) for error in caught] == [
+            (grpc.StatusCode.NOT_FOUND, "SOME_REASON"),
+            (grpc.StatusCode.INTERNAL, ""),
+        ]
+
+    def test_unreachable_server(self) -> None:
+        """Nothing listening gives UNAVAILABLE with an empty reason, after the retries."""
+
+        async def call(ordo: AsyncClient) -> None:
+            await ordo.list_games()
+
+        target = f"127.0.0.1:{closed_port()}"
+        with pytest.raises(OrdoError) as caught:
+            run(lambda: AsyncClient(target, timeout=5.0, retries=2), call)
+        assert (caught.value.code, caught.value.reason) == (grpc.StatusCode.UNAVAILABLE, "")
+
+
+async def _list_games(ordo: AsyncClient) -> None:
+    await ordo.list_games()
+
+
+class TestRetries:
+    """The client's retry policy: the retry codes only, a bounded number of times, within the
+    call's deadline, with the same request id."""
+
+    def test_retries_unavailable_until_success(self, fake: FakeServer) -> None:
+        """Two UNAVAILABLE answers then success: three attempts, one request id."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE] * 2
+        run(lambda: AsyncClient(fake.address, retries=3, backoff=0.001), _list_games)
+        assert len(fake.calls) == 3
+        assert len({call.metadata[REQUEST_ID_KEY] for call in fake.calls}) == 1
+
+    def test_gives_up_after_retries(self, fake: FakeServer) -> None:
+        """A server that stays UNAVAILABLE is tried retries + 1 times."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE] * 10
+        with pytest.raises(OrdoError) as caught:
+            run(lambda: AsyncClient(fake.address, retries=2, backoff=0.001), _list_games)
+        assert caught.value.code is grpc.StatusCode.UNAVAILABLE
+        assert caught.value.request_id == fake.calls[0].metadata[REQUEST_ID_KEY]
+        assert len(fake.calls) == 3
+
+    @pytest.mark.parametrize("code", [grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.CANCELLED])
+    def test_other_codes_are_not_retried(self, fake: FakeServer, code: grpc.StatusCode) -> None:
+        """Any code but UNAVAILABLE is raised after the first attempt by default."""
+        fake.failures = [code]
+        with pytest.raises(OrdoError) as caught:
+            run(lambda: AsyncClient(fake.address, backoff=0.001), _list_games)
+        assert caught.value.code is code
+        assert len(fake.calls) == 1
+
+    def test_cancelled_is_retried_when_asked(self, fake: FakeServer) -> None:
+        """With CANCELLED among the retry codes, a cancelled call is sent again."""
+        fake.failures = [grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE]
+        codes = RETRYABLE | ALSO_RETRYABLE
+        run(lambda: AsyncClient(fake.address, backoff=0.001, retry_codes=codes), _list_games)
+        assert len(fake.calls) == 3
+
+    def test_retries_share_the_calls_deadline(self, fake: FakeServer) -> None:
+        """A retry gets what is left of the call's timeout, on the next channel."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE]
+        fake.pauses = [0.6]
+        run(lambda: AsyncClient(fake.address, timeout=1.0, channels=2, backoff=0.001), _list_games)
+        first, retry = (call.time_remaining for call in fake.calls)
+        assert first is not None
+        assert retry is not None
+        assert first > 0.8
+        assert retry < 0.6
+        assert len({call.peer for call in fake.calls}) == 2
+
+    def test_no_retry_past_the_deadline(self, fake: FakeServer) -> None:
+        """A pause that would end after the deadline raises at once instead."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE] * 4
+
+        def client() -> AsyncClient:
+            ordo = AsyncClient(fake.address, timeout=1.0, backoff=5.0, max_backoff=5.0)
+            ordo._random.uniform = lambda low, high: high  # type: ignore[method-assign]
+            return ordo
+
+        with pytest.raises(OrdoError):
+            run(client, _list_games)
+        assert len(fake.calls) == 1
+
+
+class TestMetadata:
+    """Every call carries an x-request-id and the client's metadata."""
+
+    def test_request_ids(self, fake: FakeServer) -> None:
+        """A fresh id per call unless the caller gives one; the client's metadata goes too."""
+
+        async def calls(ordo: AsyncClient) -> None:
+            await ordo.list_games()
+            await ordo.list_games(request_id="match-42-move-7")
+
+        run(lambda: AsyncClient(fake.address, metadata=[("x-tenant", "blue")]), calls)
+        made, given = (call.metadata for call in fake.calls)
+        assert len(made[REQUEST_ID_KEY]) == 32
+        assert given[REQUEST_ID_KEY] == "match-42-move-7"
+        assert made["x-tenant"] == given["x-tenant"] == "blue"
+
+
+class TestChannels:
+    """channels and channel_options, as the client's."""
+
+    def test_calls_spread_over_distinct_connections(self, fake: FakeServer) -> None:
+        """Six calls on three channels come from three peers, in turn."""
+
+        async def six(ordo: AsyncClient) -> None:
+            for _ in range(6):
+                await ordo.list_games()
+
+        run(lambda: AsyncClient(fake.address, channels=3), six)
+        peers = [call.peer for call in fake.calls]
+        assert len(set(peers)) == 3
+        assert peers[:3] == peers[3:]
+
+    def test_round_robin_spreads_calls_over_the_addresses(
+        self, two_fakes: tuple[FakeServer, FakeServer]
+    ) -> None:
+        """With the round_robin policy every address of the target gets calls."""
+        target = "ipv4:" + ",".join(server.address for server in two_fakes)
+        options = [("grpc.lb_policy_name", "round_robin")]
+
+        async def twenty(ordo: AsyncClient) -> None:
+            for _ in range(20):
+                await ordo.list_games()
+
+        run(lambda: AsyncClient(target, channel_options=options), twenty)
+        assert all(len(server.calls) > 0 for server in two_fakes)
+
+
+class TestLifecycle:
+    """``async with`` closes the channels; a closed client refuses calls."""
+
+    def test_closed_client_refuses_calls(self, server_address: str) -> None:
+        """Leaving the block closes the client; a call after it is a ValueError."""
+
+        async def body() -> AsyncClient:
+            async with AsyncClient(server_address, channels=2) as ordo:
+                await ordo.list_games()
+            assert ordo.closed
+            with pytest.raises(ValueError, match="closed"):
+                await ordo.list_games()
+            return ordo
+
+        asyncio.run(body())
+
+    def test_close_ends_the_calls_in_flight(self, fake: FakeServer) -> None:
+        """A call still waiting when the client closes raises CANCELLED, not a hang, and not
+        the CancelledError that would say its task was cancelled."""
+        fake.pauses = [2.0]
+
+        async def body() -> OrdoError:
+            ordo = AsyncClient(fake.address, timeout=30.0)
+            call = asyncio.ensure_future(ordo.list_games())
+            while not fake.calls:
+                await asyncio.sleep(0.01)
+            await ordo.close()
+            with pytest.raises(OrdoError) as caught:
+                await asyncio.wait_for(call, 10.0)
+            return caught.value
+
+        assert asyncio.run(body()).code is grpc.StatusCode.CANCELLED
+
+    def test_a_cancelled_task_stays_cancelled(self, fake: FakeServer) -> None:
+        """Cancelling the task that awaits a call cancels it, as for any coroutine."""
+        fake.pauses = [2.0]
+
+        async def body() -> None:
+            async with AsyncClient(fake.address, timeout=30.0) as ordo:
+                call = asyncio.ensure_future(ordo.list_games())
+                while not fake.calls:
+                    await asyncio.sleep(0.01)
+                call.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await call
+
+        asyncio.run(body())
