@@ -20,6 +20,10 @@ from typing import Any
 
 import pytest
 import yaml
+from prometheus_client import Counter, Histogram
+
+from service import metrics
+from tests.deploy.grafana import DASHBOARD, dashboard_queries
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -31,6 +35,8 @@ RULES = PROMETHEUS / "ordo-rules.yml"
 RULES_TEST = PROMETHEUS / "ordo-rules.test.yml"
 PROMETHEUS_CONFIG = PROMETHEUS / "prometheus.yml"
 SYNC_RULES = PROMETHEUS / "sync_rules.py"
+DASHBOARD_SCRIPT = DEPLOY / "grafana" / "dashboard.py"
+DASHBOARD_CONFIGMAP = K8S / "grafana-dashboard.yaml"
 
 GRPC_PORT = 50051
 METRICS_PORT = 9464
@@ -400,6 +406,91 @@ class TestPrometheusRules:
             assert all(not case["exp_alerts"] for case in test["alert_rule_test"])
 
 
+# --- Grafana ----------------------------------------------------------------------------------
+
+
+def exported_names() -> set[str]:
+    """The names of the samples Ordo's /metrics serves, plus Prometheus's own ``up``."""
+    names = {"up", "ordo_build_info"}
+    for metric in vars(metrics).values():
+        if isinstance(metric, Counter):
+            names.add(f"{metric._name}_total")
+        elif isinstance(metric, Histogram):
+            names |= {f"{metric._name}_{suffix}" for suffix in ("bucket", "sum", "count")}
+    return names
+
+
+class TestGrafanaDashboard:
+    """deploy/grafana/ordo.json and its ConfigMap: current, and querying what the server exports
+    as the alerts do (tests/e2e/test_prometheus.py runs every query against a real Prometheus)."""
+
+    def test_files_are_current(self) -> None:
+        """The dashboard and its ConfigMap are what dashboard.py makes."""
+        result = run([sys.executable, str(DASHBOARD_SCRIPT), "--check"])
+        assert result.returncode == 0, explain(result)
+
+    def test_configmap_holds_the_dashboard_for_the_sidecar(self) -> None:
+        """The ConfigMap carries the dashboard unchanged, labelled for Grafana's sidecar."""
+        configmap = load_yaml(DASHBOARD_CONFIGMAP)
+        assert configmap["metadata"]["labels"] == {"grafana_dashboard": "1"}
+        assert configmap["data"] == {"ordo.json": DASHBOARD.read_text(encoding="utf-8")}
+
+    def test_panels_use_the_datasource_variable(self) -> None:
+        """Every panel has an id of its own and queries the dashboard's chosen data source."""
+        dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+        ids = [panel["id"] for panel in dashboard["panels"]]
+        assert len(ids) == len(set(ids))
+        graphs = [panel for panel in dashboard["panels"] if panel["type"] != "row"]
+        assert len(graphs) >= 10
+        for panel in graphs:
+            assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
+            assert panel["targets"], panel["title"]
+        variables = {item["name"] for item in dashboard["templating"]["list"]}
+        assert variables == {"datasource", "namespace"}
+
+    def test_every_selector_is_ordos_and_the_namespaces_chosen(self) -> None:
+        """Each series selector picks job="ordo", as the alerts do, and the namespace variable."""
+        for query in dashboard_queries():
+            selectors = re.findall(r"\{([^}]*)\}", query)
+            assert selectors, query
+            for selector in selectors:
+                assert 'job="ordo"' in selector, query
+                assert 'namespace=~"$namespace"' in selector, query
+
+    def test_queries_name_only_exported_metrics(self) -> None:
+        """Every metric a query reads is one the server exports, and each of the server's
+        metrics appears on the dashboard (but the calls started: the calls handled are the same
+        calls, once finished)."""
+        exported = exported_names()
+        read = {
+            name
+            for query in dashboard_queries()
+            for name in re.findall(r"([a-z_:][a-z0-9_:]*)\{", query)
+        }
+        assert read <= exported, read - exported
+        families = {re.sub(r"_(total|bucket|sum|count)$", "", name) for name in exported}
+        shown = {re.sub(r"_(total|bucket|sum|count)$", "", name) for name in read}
+        assert families - {"up"} <= shown | {"grpc_server_started"}, families - shown
+
+    def test_thresholds_are_the_alerts(self) -> None:
+        """The red lines are where OrdoHighErrorRate and OrdoHighLatency fire, and the error
+        panel counts the codes the alert counts."""
+        dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+        steps = {
+            panel["title"]: panel["fieldConfig"]["defaults"]["thresholds"]["steps"]
+            for panel in dashboard["panels"]
+            if panel["type"] != "row"
+        }
+        error_limit = float(alert("OrdoHighErrorRate")["expr"].rsplit(">", 1)[1])
+        latency_limit = float(alert("OrdoHighLatency")["expr"].rsplit(">", 1)[1])
+        assert steps["Server errors"][-1]["value"] == error_limit
+        assert steps["Latency"][-1]["value"] == latency_limit
+        (errors,) = (query for query in dashboard_queries() if "grpc_code=~" in query)
+        codes = re.search(r'grpc_code=~"([^"]*)"', errors)
+        assert codes is not None
+        assert set(codes.group(1).split("|")) == SERVER_ERROR_CODES
+
+
 # --- Kubernetes: the whole build --------------------------------------------------------------
 
 
@@ -410,6 +501,7 @@ class TestKustomization:
         """The build holds the server's resources, one of each, and nothing else."""
         kinds = sorted((doc["kind"], doc["metadata"]["name"]) for doc in manifests)
         assert kinds == [
+            ("ConfigMap", "ordo-grafana-dashboard"),
             ("Deployment", "ordo"),
             ("HorizontalPodAutoscaler", "ordo"),
             ("PodDisruptionBudget", "ordo"),

@@ -28,6 +28,7 @@ from prometheus_client import CollectorRegistry, multiprocess
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.metrics import CODE_NAMES
+from tests.deploy.grafana import dashboard_queries
 from tests.e2e.server_process import (
     HOST,
     POLL_SECONDS,
@@ -52,6 +53,8 @@ SCRAPE_MARGIN_SECONDS = 0.1
 COUNT_WAIT_SECONDS = 10  # bound on waiting for a worker to count a call it has answered
 MAX_CHANNELS = 32  # connections opened, at most, until one reaches each worker
 GAME_SEEDS = (101, 202, 303)
+DASHBOARD_RATE_INTERVAL = "1m"  # what Grafana makes of $__rate_interval at this scrape interval
+ALL_NAMESPACES = ".*"  # the namespace variable's value for "All"
 
 
 @dataclass
@@ -188,8 +191,9 @@ def connect(bots: Bots, server: Server, channels: list[grpc.Channel], scratch: P
     pytest.fail(f"{MAX_CHANNELS} connections reached only the workers {sorted(reached)}")
 
 
-def wait_for_scrape_after(prometheus: Prometheus, moment: float) -> None:
-    """Wait until Prometheus holds a successful scrape that started after ``moment``."""
+def wait_for_scrape_after(prometheus: Prometheus, moment: float) -> float:
+    """Wait until Prometheus holds a successful scrape that started after ``moment``; returns
+    when that scrape began."""
     deadline = time.monotonic() + SCRAPE_WAIT_SECONDS
     while time.monotonic() < deadline:
         # timestamp() of a bare selector is the scrape's time (of any other expression, the
@@ -198,7 +202,7 @@ def wait_for_scrape_after(prometheus: Prometheus, moment: float) -> None:
         scraped = prometheus.query('timestamp(up{job="ordo"})')
         if scraped and float(scraped[0]["value"][1]) > moment + SCRAPE_MARGIN_SECONDS:
             assert prometheus.by('up{job="ordo"}', "job") == {("ordo",): 1}, "the scrape failed"
-            return
+            return float(scraped[0]["value"][1])
         time.sleep(POLL_SECONDS)
     pytest.fail(f"no scrape after the last call:\n{read_log(prometheus.log)}")
 
@@ -270,3 +274,22 @@ def test_counters_equal_the_calls_made(
     assert server.stop() == 0, read_log(server.log)
     assert len(events(server.log, "rpc")) == sum(expected.values())  # one access line per call
     assert len(events(server.log, "draining")) == WORKERS
+
+
+def test_dashboard_queries_return_series(server: Server, prometheus: Prometheus) -> None:
+    """Every query of the Grafana dashboard, as Grafana sends it with every namespace chosen,
+    is valid and returns series from the real Prometheus once the server has served a game and
+    refused an action."""
+    with grpc.insecure_channel(server.target) as channel:
+        bots = Bots([rpc.GameEngineServiceStub(channel)])
+        bots.play(GAME_SEEDS[0])
+        bots.reject(card_not_in_hand(bots.new_game(seed=404).state), GAME, "CARD_NOT_IN_HAND")
+        last_call = time.time()
+    # A rate needs two samples of a series: the scrape after the last call, and one more.
+    wait_for_scrape_after(prometheus, wait_for_scrape_after(prometheus, last_call))
+    queries = dashboard_queries()
+    assert queries
+    for query in queries:
+        promql = query.replace("$__rate_interval", DASHBOARD_RATE_INTERVAL)
+        promql = promql.replace("$namespace", ALL_NAMESPACES)
+        assert prometheus.query(promql), promql
