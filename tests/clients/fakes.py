@@ -1,5 +1,13 @@
-"""A scripted fake GameEngineService for the client tests: what a client sent, and failures
-and pauses to answer with."""
+"""A scripted fake GameEngineService for the client tests (what a client sent, and failures and
+pauses to answer with), and the test certificate of the TLS tests.
+
+``tls/server.pem`` is a self-signed certificate for ``localhost`` and ``127.0.0.1``, valid for a
+hundred years, and ``tls/server.key`` its key, made for these tests only with::
+
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 36500 \\
+      -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \\
+      -keyout server.key -out server.pem
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ import time
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 from google.protobuf import any_pb2
@@ -17,6 +26,8 @@ from google.rpc import error_details_pb2, status_pb2
 from ordo.v1 import engine_service_pb2 as api
 
 SERVICE = "ordo.v1.GameEngineService"
+TLS = Path(__file__).resolve().parent / "tls"
+CERTIFICATE = TLS / "server.pem"  # also the root a client trusts to reach the server
 DETAILS_KEY = "grpc-status-details-bin"
 
 
@@ -85,3 +96,14 @@ def details(code: grpc.StatusCode, reason: str) -> status_pb2.Status:
     detail = any_pb2.Any()
     detail.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="ordo"))
     return status_pb2.Status(code=code.value[0], message="scripted failure", details=[detail])
+
+
+def server_credentials() -> grpc.ServerCredentials:
+    """The TLS credentials of a test server: the test certificate and its key."""
+    key = (TLS / "server.key").read_bytes()
+    return grpc.ssl_server_credentials([(key, CERTIFICATE.read_bytes())])
+
+
+def trusting_credentials() -> grpc.ChannelCredentials:
+    """Client credentials that trust the test certificate, and nothing else."""
+    return grpc.ssl_channel_credentials(root_certificates=CERTIFICATE.read_bytes())

@@ -16,7 +16,7 @@ from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
-from tests.clients.fakes import FakeServer, closed_port, details
+from tests.clients.fakes import FakeServer, closed_port, details, trusting_credentials
 
 GAME = "six_nimmt"
 SEATS = 4
@@ -304,6 +304,27 @@ class TestChannels:
 
         run(lambda: AsyncClient(target, channel_options=options), twenty)
         assert all(len(server.calls) > 0 for server in two_fakes)
+
+
+class TestTLS:
+    """Credentials make the channels TLS ones, as the client's."""
+
+    def test_calls_over_tls(self, tls_server_address: str) -> None:
+        """A client trusting the server's certificate deals and plays over TLS."""
+
+        async def play(ordo: AsyncClient) -> int:
+            dealt = await ordo.new_game(GAME, 2, seed=5)
+            action = (await ordo.suggest_action(dealt.state, 0)).action
+            return (await ordo.apply_action(dealt.state, action)).state.revision
+
+        credentials = trusting_credentials()
+        assert run(lambda: AsyncClient(tls_server_address, credentials=credentials), play) == 1
+
+    def test_plaintext_to_a_tls_server_fails(self, tls_server_address: str) -> None:
+        """Without credentials the TLS server is not reached: UNAVAILABLE."""
+        with pytest.raises(OrdoError) as caught:
+            run(lambda: AsyncClient(tls_server_address, timeout=5.0, retries=0), _list_games)
+        assert caught.value.code is grpc.StatusCode.UNAVAILABLE
 
 
 class TestLifecycle:

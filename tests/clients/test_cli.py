@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -15,6 +16,7 @@ from google.protobuf.message import Message
 from ordo.cli import UsageError, print_outcome, set_language
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
+from tests.clients.fakes import CERTIFICATE
 
 GAME = "six_nimmt"
 RUN_SECONDS = 120  # a whole demo game takes about a second; this only stops a hung run
@@ -308,3 +310,29 @@ class TestLanguage:
         """A language the enum does not have is a usage error listing the known ones."""
         with pytest.raises(UsageError, match="TEST_LANGUAGE_EN, TEST_LANGUAGE_PT_BR"):
             set_language(_options_with_language(), "fr")
+
+
+class TestTLS:
+    """--ca-file and --tls connect with TLS."""
+
+    def test_ca_file_trusts_the_servers_certificate(self, tls_server_address: str) -> None:
+        """With the test certificate as the root, the games are listed over TLS."""
+        run = ordo("--target", tls_server_address, "--ca-file", str(CERTIFICATE), "games")
+        assert run.returncode == 0, run.stderr
+        assert GAME in run.stdout
+
+    @pytest.mark.parametrize("args", [(), ("--tls",)], ids=["plaintext", "system-roots"])
+    def test_without_the_right_roots_the_server_is_unavailable(
+        self, tls_server_address: str, args: tuple[str, ...]
+    ) -> None:
+        """Plaintext, or TLS trusting only the system's roots, does not reach the server."""
+        run = ordo("--target", tls_server_address, "--timeout", "3", *args, "games")
+        assert run.returncode == 1
+        assert "UNAVAILABLE" in run.stderr
+
+    def test_a_missing_ca_file_is_a_usage_error(self, tmp_path: Path) -> None:
+        """A CA file that cannot be read exits 2, naming it."""
+        missing = tmp_path / "missing.pem"
+        run = ordo("--ca-file", str(missing), "games")
+        assert run.returncode == 2
+        assert str(missing) in run.stderr

@@ -13,7 +13,13 @@ from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE, game_options
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
-from tests.clients.fakes import SERVICE, FakeServer, closed_port, details
+from tests.clients.fakes import (
+    SERVICE,
+    FakeServer,
+    closed_port,
+    details,
+    trusting_credentials,
+)
 
 GAME = "six_nimmt"
 SEATS = 4
@@ -445,6 +451,36 @@ class TestChannels:
         """channels must be at least one."""
         with pytest.raises(ValueError, match="channels"):
             Client(channels=0)
+
+
+class TestTLS:
+    """With credentials every channel is a TLS one; without, the client speaks plaintext."""
+
+    def test_calls_over_tls(self, tls_server_address: str) -> None:
+        """A client trusting the server's certificate plays over TLS, on every channel."""
+        with Client(tls_server_address, channels=2, credentials=trusting_credentials()) as ordo:
+            dealt = ordo.new_game(GAME, 2, seed=5)
+            action = ordo.suggest_action(dealt.state, 0).action
+            assert ordo.apply_action(dealt.state, action).state.revision == 1
+
+    def test_plaintext_to_a_tls_server_fails(self, tls_server_address: str) -> None:
+        """Without credentials the TLS server is not reached: UNAVAILABLE."""
+        with (
+            Client(tls_server_address, timeout=5.0, retries=0) as ordo,
+            pytest.raises(OrdoError) as caught,
+        ):
+            ordo.list_games()
+        assert caught.value.code is grpc.StatusCode.UNAVAILABLE
+
+    def test_an_untrusted_certificate_fails(self, tls_server_address: str) -> None:
+        """The system's roots do not trust the self-signed test certificate: UNAVAILABLE."""
+        credentials = grpc.ssl_channel_credentials()
+        with (
+            Client(tls_server_address, timeout=5.0, retries=0, credentials=credentials) as ordo,
+            pytest.raises(OrdoError) as caught,
+        ):
+            ordo.list_games()
+        assert caught.value.code is grpc.StatusCode.UNAVAILABLE
 
 
 class TestLifecycle:

@@ -3,7 +3,8 @@
 It is ``ordo.Client`` with coroutines: the same methods with the same arguments, the same
 ``OrdoError``, the same retries (UNAVAILABLE only unless asked, exponential backoff with full
 jitter, within the call's deadline), the same ``x-request-id`` on every attempt of a call, and
-the same ``channels`` and ``channel_options``. Calls run concurrently on one client::
+the same ``channels``, ``channel_options`` and ``credentials``. Calls run concurrently on one
+client::
 
     async with AsyncClient("localhost:50051") as ordo:
         game = await ordo.new_game("six_nimmt", seats=4)
@@ -55,7 +56,9 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
     ``close()``. It takes the settings of ``ordo.Client``, which says what each one does."""
 
     def _open_channel(self, target: str, options: list[tuple[str, Any]]) -> grpc.aio.Channel:
-        return grpc.aio.insecure_channel(target, options=options)
+        if self.credentials is None:
+            return grpc.aio.insecure_channel(target, options=options)
+        return grpc.aio.secure_channel(target, self.credentials, options=options)
 
     def _stub(self, channel: grpc.aio.Channel) -> AsyncStub:
         return api_grpc.GameEngineServiceStub(channel)

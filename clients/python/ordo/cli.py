@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+import grpc
 from google.protobuf.message import Message
 
 from ordo.client import DEFAULT_TARGET, Client, OrdoError, game_options
@@ -54,6 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout", type=float, default=10.0, help="seconds per call (default %(default)s)"
     )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="connect with TLS, trusting the system's root certificates (a gateway or mesh "
+        "in front of the server terminates it)",
+    )
+    parser.add_argument(
+        "--ca-file",
+        metavar="PEM",
+        help="connect with TLS, trusting the root certificates in this PEM file",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("games", help="list the games the server runs, with their options")
     demo = commands.add_parser("demo", help="watch bots play a whole game through the server")
@@ -76,6 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def channel_credentials(tls: bool, ca_file: str | None) -> grpc.ChannelCredentials | None:
+    """The credentials of ``--tls`` and ``--ca-file``: None for a plaintext connection."""
+    if ca_file is not None:
+        with open(ca_file, "rb") as roots:
+            return grpc.ssl_channel_credentials(root_certificates=roots.read())
+    return grpc.ssl_channel_credentials() if tls else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code."""
     parser = build_parser()
@@ -85,7 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "demo" and not (0 <= args.seed < SEED_LIMIT and args.max_turns >= 1):
         parser.error(f"--seed must be in 0..{SEED_LIMIT - 1} and --max-turns at least 1")
     try:
-        with Client(args.target, timeout=args.timeout) as client:
+        credentials = channel_credentials(args.tls, args.ca_file)
+    except OSError as error:
+        parser.error(f"--ca-file: {error.strerror or error}: {args.ca_file}")
+    try:
+        with Client(args.target, timeout=args.timeout, credentials=credentials) as client:
             if args.command == "games":
                 print_games(client, sys.stdout)
                 return EXIT_OK

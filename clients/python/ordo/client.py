@@ -117,6 +117,7 @@ class _ClientBase(Generic[ChannelT, StubT]):
         max_backoff: float = 2.0,
         retry_codes: Collection[grpc.StatusCode] = RETRYABLE,
         channel_options: Sequence[tuple[str, Any]] = (),
+        credentials: grpc.ChannelCredentials | None = None,
     ) -> None:
         if channels < 1:
             raise ValueError(f"channels must be at least 1, not {channels}")
@@ -134,6 +135,7 @@ class _ClientBase(Generic[ChannelT, StubT]):
         self.metadata = tuple(metadata)
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.credentials = credentials
         # A local subchannel pool gives each channel its own connection: without it, channels
         # to the same target share one and every call lands on the same server worker.
         options = [("grpc.use_local_subchannel_pool", 1)] if channels > 1 else []
@@ -209,12 +211,16 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
     in seconds, doubled at each retry up to ``max_backoff``; each pause is drawn uniformly below
     that bound (full jitter). ``channel_options`` are gRPC channel arguments given to every
     channel, e.g. ``[("grpc.lb_policy_name", "round_robin")]`` to spread the calls over every
-    address a ``dns:///`` target resolves to. ``ordo.aio.AsyncClient`` is the same client for
-    asyncio.
+    address a ``dns:///`` target resolves to. ``credentials`` make every channel a TLS one, e.g.
+    ``grpc.ssl_channel_credentials()`` (the system's trusted roots) for a server behind a gateway
+    or a mesh that terminates TLS; without them the channels are plaintext.
+    ``ordo.aio.AsyncClient`` is the same client for asyncio.
     """
 
     def _open_channel(self, target: str, options: list[tuple[str, Any]]) -> grpc.Channel:
-        return grpc.insecure_channel(target, options=options)
+        if self.credentials is None:
+            return grpc.insecure_channel(target, options=options)
+        return grpc.secure_channel(target, self.credentials, options=options)
 
     def _stub(self, channel: grpc.Channel) -> api_grpc.GameEngineServiceStub:
         return api_grpc.GameEngineServiceStub(channel)
