@@ -374,3 +374,20 @@ class TestLifecycle:
                     await call
 
         asyncio.run(body())
+
+    def test_made_outside_an_event_loop(self) -> None:
+        """Made where no loop runs, the client says it must be made in its loop."""
+        with pytest.raises(
+            RuntimeError, match="make it in a coroutine of that loop: no event loop is running"
+        ):
+            AsyncClient()
+
+    def test_used_from_another_event_loop(self, server_address: str) -> None:
+        """Used from a loop other than its own, a call says so, and sends nothing."""
+
+        async def make() -> AsyncClient:
+            return AsyncClient(server_address)
+
+        ordo = asyncio.run(make())
+        with pytest.raises(RuntimeError, match="made in another loop"):
+            asyncio.run(ordo.list_games())

@@ -10,7 +10,8 @@ client::
         game = await ordo.new_game("six_nimmt", seats=4)
         views = await asyncio.gather(*(ordo.get_view(game.state, seat) for seat in range(4)))
 
-Make it inside the event loop that uses it, as ``grpc.aio`` channels are.
+Make it inside the event loop that uses it (in a coroutine), as ``grpc.aio`` channels are: made
+outside a running loop, or used from another, it raises a ``RuntimeError`` that says so.
 """
 
 from __future__ import annotations
@@ -42,7 +43,20 @@ else:  # the same class at run time: its type stubs type it on an asyncio channe
 
 __all__ = ["AsyncClient"]
 
+LOOP_RULE = (
+    "an AsyncClient is used in the event loop it was made in (grpc.aio channels belong to "
+    "their loop): make it in a coroutine of that loop"
+)
+
 AsyncMethod = Callable[[AsyncStub], "grpc.aio.UnaryUnaryMultiCallable[Request, Response]"]
+
+
+def _running_loop() -> asyncio.AbstractEventLoop:
+    """The event loop running now; a RuntimeError that says why when none is."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        raise RuntimeError(f"{LOOP_RULE}: no event loop is running") from None
 
 
 def _cancelling() -> bool:
@@ -55,7 +69,10 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
     """A connection to an Ordo server for asyncio; use it with ``async with`` or await
     ``close()``. It takes the settings of ``ordo.Client``, which says what each one does."""
 
+    _loop: asyncio.AbstractEventLoop  # the loop its channels belong to
+
     def _open_channel(self, target: str, options: list[tuple[str, Any]]) -> grpc.aio.Channel:
+        self._loop = _running_loop()  # the same for every channel: the one they are made in
         if self.credentials is None:
             return grpc.aio.insecure_channel(target, options=options)
         return grpc.aio.secure_channel(target, self.credentials, options=options)
@@ -176,6 +193,8 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
     ) -> Response:
         """Send one request, retrying the retry codes within the deadline."""
         request_id, metadata, deadline = self._begin(timeout, request_id)
+        if _running_loop() is not self._loop:
+            raise RuntimeError(f"{LOOP_RULE}: this one was made in another loop")
         attempt = 0
         while True:
             stub, remaining = self._attempt(deadline)
