@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from concurrent import futures
@@ -47,6 +48,7 @@ class FakeServer:
     address: str
     failures: list[grpc.StatusCode] = field(default_factory=list)
     calls: list[Received] = field(default_factory=list)
+    received: threading.Event = field(default_factory=threading.Event)  # set at the first call
     # Rich status details to send with the next failure (their code may contradict its code).
     details: status_pb2.Status | None = None
     pauses: list[float] = field(default_factory=list)  # seconds each call waits, in turn
@@ -56,6 +58,7 @@ class FakeServer:
     ) -> api.ListGamesResponse:
         metadata = {key: str(value) for key, value in context.invocation_metadata()}
         self.calls.append(Received(metadata, context.peer(), context.time_remaining()))
+        self.received.set()
         if self.pauses:
             time.sleep(self.pauses.pop(0))
         if self.failures:

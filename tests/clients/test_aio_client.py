@@ -21,6 +21,7 @@ from tests.clients.fakes import FakeServer, closed_port, details, trusting_crede
 GAME = "six_nimmt"
 SEATS = 4
 SEED = 3
+WAIT_SECONDS = 10.0  # bound on waiting for the fake server to receive a call
 T = TypeVar("T")
 
 
@@ -351,8 +352,7 @@ class TestLifecycle:
         async def body() -> OrdoError:
             ordo = AsyncClient(fake.address, timeout=30.0)
             call = asyncio.ensure_future(ordo.list_games())
-            while not fake.calls:
-                await asyncio.sleep(0.01)
+            assert await asyncio.to_thread(fake.received.wait, WAIT_SECONDS)
             await ordo.close()
             with pytest.raises(OrdoError) as caught:
                 await asyncio.wait_for(call, 10.0)
@@ -367,8 +367,7 @@ class TestLifecycle:
         async def body() -> None:
             async with AsyncClient(fake.address, timeout=30.0) as ordo:
                 call = asyncio.ensure_future(ordo.list_games())
-                while not fake.calls:
-                    await asyncio.sleep(0.01)
+                assert await asyncio.to_thread(fake.received.wait, WAIT_SECONDS)
                 call.cancel()
                 with pytest.raises(asyncio.CancelledError):
                     await call
