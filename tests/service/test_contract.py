@@ -1,7 +1,7 @@
 """The contract may grow but not break: ``make lint`` runs ``buf breaking`` against the contract
 as released (``proto/baseline.binpb``, written by ``make proto-baseline``). These tests check
 that the gate catches what would break a client built on the released contract, and lets an
-addition through."""
+addition through; and that the contract needs nothing beside itself to generate a client."""
 
 from __future__ import annotations
 
@@ -82,3 +82,22 @@ def test_an_added_field_is_not_breaking(workspace: Path) -> None:
     )
     result = breaking(workspace)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_contract_stands_alone(workspace: Path) -> None:
+    """The proto files import only each other, and buf builds them with nothing else: a client
+    in any language is generated from proto/ alone."""
+    for path in (ROOT / "proto").rglob("*.proto"):
+        for imported in re.findall(r'^import "([^"]+)";', path.read_text(), flags=re.MULTILINE):
+            assert imported.startswith("ordo/v1/"), f"{path.name} imports {imported}"
+    image = workspace / "image.binpb"
+    result = subprocess.run(
+        [str(BUF), "build", "-o", str(image)],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert image.stat().st_size > 0
