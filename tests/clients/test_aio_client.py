@@ -246,6 +246,30 @@ class TestRetries:
         assert retry < 0.6
         assert len({call.peer for call in fake.calls}) == 2
 
+    def test_backoff_doubles_up_to_its_cap(
+        self, fake: FakeServer, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Between attempts the client sleeps, each pause below a bound that doubles per retry,
+        capped at max_backoff."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE] * 4
+        slept: list[float] = []
+        sleep = asyncio.sleep
+
+        async def recording(delay: float, *args: Any) -> Any:
+            slept.append(delay)
+            return await sleep(delay, *args)
+
+        monkeypatch.setattr(asyncio, "sleep", recording)
+
+        def client() -> AsyncClient:
+            ordo = AsyncClient(fake.address, retries=4, backoff=0.01, max_backoff=0.03)
+            ordo._random.uniform = lambda low, high: high  # type: ignore[method-assign]
+            return ordo
+
+        run(client, _list_games)
+        assert len(fake.calls) == 5
+        assert [delay for delay in slept if delay] == [0.01, 0.02, 0.03, 0.03]
+
     def test_no_retry_past_the_deadline(self, fake: FakeServer) -> None:
         """A pause that would end after the deadline raises at once instead."""
         fake.failures = [grpc.StatusCode.UNAVAILABLE] * 4
