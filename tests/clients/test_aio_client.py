@@ -414,3 +414,18 @@ class TestLifecycle:
         ordo = asyncio.run(make())
         with pytest.raises(RuntimeError, match="made in another loop"):
             asyncio.run(ordo.list_games())
+
+    def test_a_task_cancelled_as_the_client_closes_stays_cancelled(self, fake: FakeServer) -> None:
+        """A task cancelled while its client closes ends cancelled, not with an OrdoError."""
+        fake.pauses = [2.0]
+
+        async def body() -> None:
+            ordo = AsyncClient(fake.address, timeout=30.0)
+            call = asyncio.ensure_future(ordo.list_games())
+            assert await asyncio.to_thread(fake.received.wait, WAIT_SECONDS)
+            call.cancel()
+            await ordo.close()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+
+        asyncio.run(body())

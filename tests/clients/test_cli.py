@@ -321,6 +321,14 @@ class TestTLS:
         assert run.returncode == 0, run.stderr
         assert GAME in run.stdout
 
+    def test_tls_trusts_the_default_roots(self, tls_server_address: str) -> None:
+        """--tls trusts gRPC's default roots: with the test certificate among them (gRPC reads
+        them from GRPC_DEFAULT_SSL_ROOTS_FILE_PATH), the games are listed over TLS."""
+        env = {**os.environ, "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH": str(CERTIFICATE)}
+        run = ordo("--target", tls_server_address, "--tls", "games", env=env)
+        assert run.returncode == 0, run.stderr
+        assert GAME in run.stdout
+
     @pytest.mark.parametrize("args", [(), ("--tls",)], ids=["plaintext", "system-roots"])
     def test_without_the_right_roots_the_server_is_unavailable(
         self, tls_server_address: str, args: tuple[str, ...]

@@ -203,10 +203,10 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
             except grpc.RpcError as error:
                 failure = self._failure(error, request_id)
             except asyncio.CancelledError:
-                if not self._closed or _cancelling():
+                if _cancelling():
                     raise  # the task awaiting the call was cancelled: it must end
-                # grpc.aio cancels the calls of a closing channel: the call failed, the task
-                # that awaits it is not cancelled.
+                # grpc.aio cancels the calls of a channel that closes: the call failed, the
+                # task that awaits it was not cancelled.
                 raise OrdoError(
                     grpc.StatusCode.CANCELLED, "", "the client was closed", request_id=request_id
                 ) from None
