@@ -410,7 +410,8 @@ class TestPrometheusRules:
 
 
 def exported_names() -> set[str]:
-    """The names of the samples Ordo's /metrics serves, plus Prometheus's own ``up``."""
+    """The names of the samples Ordo's /metrics serves (the build info among them), and
+    Prometheus's own ``up``."""
     names = {"up", "ordo_build_info"}
     for metric in vars(metrics).values():
         if isinstance(metric, Counter):
