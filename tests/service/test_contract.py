@@ -19,16 +19,16 @@ BUF = Path(sys.executable).with_name("buf")
 STATUS_FIELD = "  repeated uint32 seats_to_act = 1;\n"  # in common.proto's GameStatus
 
 
+def buf(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``buf`` on the module in ``workspace``."""
+    return subprocess.run(
+        [str(BUF), *args], cwd=workspace, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
 def breaking(workspace: Path) -> subprocess.CompletedProcess[str]:
     """``buf breaking`` of the proto files in ``workspace`` against the released contract."""
-    return subprocess.run(
-        [str(BUF), "breaking", "--against", str(BASELINE)],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return buf(workspace, "breaking", "--against", str(BASELINE))
 
 
 @pytest.fixture
@@ -91,13 +91,6 @@ def test_the_contract_stands_alone(workspace: Path) -> None:
         for imported in re.findall(r'^import "([^"]+)";', path.read_text(), flags=re.MULTILINE):
             assert imported.startswith("ordo/v1/"), f"{path.name} imports {imported}"
     image = workspace / "image.binpb"
-    result = subprocess.run(
-        [str(BUF), "build", "-o", str(image)],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = buf(workspace, "build", "-o", str(image))
     assert result.returncode == 0, result.stdout + result.stderr
     assert image.stat().st_size > 0
