@@ -329,11 +329,11 @@ class TestTLS:
         assert run.returncode == 0, run.stderr
         assert GAME in run.stdout
 
-    @pytest.mark.parametrize("args", [(), ("--tls",)], ids=["plaintext", "system-roots"])
+    @pytest.mark.parametrize("args", [(), ("--tls",)], ids=["plaintext", "default-roots"])
     def test_without_the_right_roots_the_server_is_unavailable(
         self, tls_server_address: str, args: tuple[str, ...]
     ) -> None:
-        """Plaintext, or TLS trusting only the system's roots, does not reach the server."""
+        """Plaintext, or TLS trusting only gRPC's default roots, does not reach the server."""
         run = ordo("--target", tls_server_address, "--timeout", "3", *args, "games")
         assert run.returncode == 1
         assert "UNAVAILABLE" in run.stderr

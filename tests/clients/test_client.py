@@ -473,7 +473,7 @@ class TestTLS:
         assert caught.value.code is grpc.StatusCode.UNAVAILABLE
 
     def test_an_untrusted_certificate_fails(self, tls_server_address: str) -> None:
-        """The system's roots do not trust the self-signed test certificate: UNAVAILABLE."""
+        """gRPC's default roots do not trust the self-signed test certificate: UNAVAILABLE."""
         credentials = grpc.ssl_channel_credentials()
         with (
             Client(tls_server_address, timeout=5.0, retries=0, credentials=credentials) as ordo,

@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--tls",
         action="store_true",
-        help="connect with TLS, trusting the system's root certificates (a gateway or mesh "
+        help="connect with TLS, trusting gRPC's default root certificates (a gateway or mesh "
         "in front of the server terminates it)",
     )
     parser.add_argument(

@@ -212,7 +212,7 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
     that bound (full jitter). ``channel_options`` are gRPC channel arguments given to every
     channel, e.g. ``[("grpc.lb_policy_name", "round_robin")]`` to spread the calls over every
     address a ``dns:///`` target resolves to. ``credentials`` make every channel a TLS one, e.g.
-    ``grpc.ssl_channel_credentials()`` (the system's trusted roots) for a server behind a gateway
+    ``grpc.ssl_channel_credentials()`` (gRPC's default roots) for a server behind a gateway
     or a mesh that terminates TLS; without them the channels are plaintext.
     ``ordo.aio.AsyncClient`` is the same client for asyncio.
     """
