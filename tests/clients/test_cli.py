@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -344,3 +345,10 @@ class TestTLS:
         run = ordo("--ca-file", str(missing), "games")
         assert run.returncode == 2
         assert str(missing) in run.stderr
+
+
+def test_version() -> None:
+    """``ordo --version`` prints the installed client's version and exits 0."""
+    run = ordo("--version")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == f"ordo {metadata.version('ordo-client')}\n"

@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from typing import TextIO
 
 import grpc
@@ -28,6 +29,7 @@ from ordo.v1 import common_pb2 as common
 
 __all__ = ["build_parser", "main", "set_language"]
 
+DISTRIBUTION = "ordo-client"
 TARGET_ENV = "ORDO_TARGET"
 LANGUAGE_FIELD = "language"  # the options field that picks a game's language, when it has one
 LANGUAGES = ("en", "pt_br")
@@ -41,11 +43,20 @@ class UsageError(Exception):
     """A command line the server's answers show to be wrong (an unknown game, policy…)."""
 
 
+def client_version() -> str:
+    """The installed version of the client distribution ("unknown" when run in place)."""
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``ordo`` command and its subcommands."""
     parser = argparse.ArgumentParser(
         prog="ordo", description="Command-line client of Ordo, the gRPC card-game rules engine."
     )
+    parser.add_argument("--version", action="version", version=f"ordo {client_version()}")
     parser.add_argument(
         "--target",
         default=os.environ.get(TARGET_ENV, DEFAULT_TARGET),
