@@ -69,10 +69,10 @@ class FakeServer:
 
 
 @contextlib.contextmanager
-def running_fake() -> Iterator[FakeServer]:
-    """Start a fake server on a free loopback port; stop it afterwards."""
+def running_fake(port: int = 0) -> Iterator[FakeServer]:
+    """Start a fake server on a loopback port (a free one by default); stop it afterwards."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    port = server.add_insecure_port("127.0.0.1:0")
+    port = server.add_insecure_port(f"127.0.0.1:{port}")
     fake = FakeServer(f"127.0.0.1:{port}")
     handler = grpc.unary_unary_rpc_method_handler(
         fake.list_games,

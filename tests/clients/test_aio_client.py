@@ -16,12 +16,19 @@ from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
-from tests.clients.fakes import FakeServer, closed_port, details, trusting_credentials
+from tests.clients.fakes import (
+    FakeServer,
+    closed_port,
+    details,
+    running_fake,
+    trusting_credentials,
+)
 
 GAME = "six_nimmt"
 SEATS = 4
 SEED = 3
 WAIT_SECONDS = 10.0  # bound on waiting for the fake server to receive a call
+WAITING_SECONDS = 0.5  # how long a call must stay unanswered to show that it waits
 T = TypeVar("T")
 
 
@@ -329,6 +336,28 @@ class TestChannels:
 
         run(lambda: AsyncClient(target, channel_options=options), twenty)
         assert all(len(server.calls) > 0 for server in two_fakes)
+
+
+class TestWaitForReady:
+    """wait_for_ready, as the client's."""
+
+    def test_a_call_waits_for_a_server_that_starts_later(self) -> None:
+        """The call is still waiting when the server is not there, and is answered once it
+        starts."""
+        port = closed_port()
+
+        async def body() -> int:
+            async with AsyncClient(
+                f"127.0.0.1:{port}", timeout=30.0, retries=0, wait_for_ready=True
+            ) as ordo:
+                call = asyncio.ensure_future(ordo.list_games())
+                done, _ = await asyncio.wait({call}, timeout=WAITING_SECONDS)
+                assert not done
+                with running_fake(port) as fake:
+                    await asyncio.wait_for(call, 30.0)
+                return len(fake.calls)
+
+        assert asyncio.run(body()) == 1
 
 
 class TestTLS:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent import futures
 from typing import Any
 
 import grpc
@@ -18,10 +19,12 @@ from tests.clients.fakes import (
     FakeServer,
     closed_port,
     details,
+    running_fake,
     trusting_credentials,
 )
 
 GAME = "six_nimmt"
+WAITING_SECONDS = 0.5  # how long a call must stay unanswered to show that it waits
 SEATS = 4
 SEED = 3
 
@@ -451,6 +454,38 @@ class TestChannels:
         """channels must be at least one."""
         with pytest.raises(ValueError, match="channels"):
             Client(channels=0)
+
+
+class TestWaitForReady:
+    """wait_for_ready makes a call wait for a server that is not up yet."""
+
+    def test_a_call_waits_for_a_server_that_starts_later(self) -> None:
+        """The call is still waiting when the server is not there, and is answered once it
+        starts; no retry is needed."""
+        port = closed_port()
+        target = f"127.0.0.1:{port}"
+        with (
+            Client(target, timeout=30.0, retries=0, wait_for_ready=True) as ordo,
+            futures.ThreadPoolExecutor(max_workers=1) as pool,
+        ):
+            call = pool.submit(ordo.list_games)
+            with pytest.raises(futures.TimeoutError):
+                call.result(timeout=WAITING_SECONDS)
+            with running_fake(port) as fake:
+                call.result(timeout=30.0)
+            assert len(fake.calls) == 1
+
+    def test_without_it_the_call_fails_at_once(self) -> None:
+        """By default a call to a server that is not up fails with UNAVAILABLE, long before
+        its deadline."""
+        with (
+            Client(f"127.0.0.1:{closed_port()}", timeout=30.0, retries=0) as ordo,
+            futures.ThreadPoolExecutor(max_workers=1) as pool,
+        ):
+            call = pool.submit(ordo.list_games)
+            with pytest.raises(OrdoError) as caught:
+                call.result(timeout=10.0)
+        assert caught.value.code is grpc.StatusCode.UNAVAILABLE
 
 
 class TestTLS:

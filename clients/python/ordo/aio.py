@@ -3,8 +3,8 @@
 It is ``ordo.Client`` with coroutines: the same methods with the same arguments, the same
 ``OrdoError``, the same retries (UNAVAILABLE only unless asked, exponential backoff with full
 jitter, within the call's deadline), the same ``x-request-id`` on every attempt of a call, and
-the same ``channels``, ``channel_options`` and ``credentials``. Calls run concurrently on one
-client::
+the same ``channels``, ``channel_options``, ``credentials`` and ``wait_for_ready``. Calls run
+concurrently on one client::
 
     async with AsyncClient("localhost:50051") as ordo:
         game = await ordo.new_game("six_nimmt", seats=4)
@@ -199,7 +199,12 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         while True:
             stub, remaining = self._attempt(deadline)
             try:
-                return await method(stub)(request, timeout=remaining, metadata=metadata)
+                return await method(stub)(
+                    request,
+                    timeout=remaining,
+                    metadata=metadata,
+                    wait_for_ready=self.wait_for_ready,
+                )
             except grpc.RpcError as error:
                 failure = self._failure(error, request_id)
             except asyncio.CancelledError:

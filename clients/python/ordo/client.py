@@ -118,6 +118,7 @@ class _ClientBase(Generic[ChannelT, StubT]):
         retry_codes: Collection[grpc.StatusCode] = RETRYABLE,
         channel_options: Sequence[tuple[str, Any]] = (),
         credentials: grpc.ChannelCredentials | None = None,
+        wait_for_ready: bool = False,
     ) -> None:
         if channels < 1:
             raise ValueError(f"channels must be at least 1, not {channels}")
@@ -136,6 +137,7 @@ class _ClientBase(Generic[ChannelT, StubT]):
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.credentials = credentials
+        self.wait_for_ready = wait_for_ready
         # A local subchannel pool gives each channel its own connection: without it, channels
         # to the same target share one and every call lands on the same server worker.
         options = [("grpc.use_local_subchannel_pool", 1)] if channels > 1 else []
@@ -213,7 +215,9 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
     channel, e.g. ``[("grpc.lb_policy_name", "round_robin")]`` to spread the calls over every
     address a ``dns:///`` target resolves to. ``credentials`` make every channel a TLS one, e.g.
     ``grpc.ssl_channel_credentials()`` (gRPC's default roots) for a server behind a gateway
-    or a mesh that terminates TLS; without them the channels are plaintext.
+    or a mesh that terminates TLS; without them the channels are plaintext. With
+    ``wait_for_ready`` a call to a server not reachable yet (one still starting) waits for it
+    until its deadline, where by default it fails at once with UNAVAILABLE (and is retried).
     ``ordo.aio.AsyncClient`` is the same client for asyncio.
     """
 
@@ -343,7 +347,12 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         while True:
             stub, remaining = self._attempt(deadline)
             try:
-                return method(stub)(request, timeout=remaining, metadata=metadata)
+                return method(stub)(
+                    request,
+                    timeout=remaining,
+                    metadata=metadata,
+                    wait_for_ready=self.wait_for_ready,
+                )
             except grpc.RpcError as error:
                 failure = self._failure(error, request_id)
             time.sleep(self._pause(failure, attempt, deadline))
