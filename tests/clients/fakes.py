@@ -30,6 +30,7 @@ SERVICE = "ordo.v1.GameEngineService"
 TLS = Path(__file__).resolve().parent / "tls"
 CERTIFICATE = TLS / "server.pem"  # also the root a client trusts to reach the server
 DETAILS_KEY = "grpc-status-details-bin"
+WAITING_SECONDS = 0.5  # how long a call must stay unanswered to show that it waits
 
 
 @dataclass

@@ -17,6 +17,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 from tests.clients.fakes import (
+    WAITING_SECONDS,
     FakeServer,
     closed_port,
     details,
@@ -28,7 +29,6 @@ GAME = "six_nimmt"
 SEATS = 4
 SEED = 3
 WAIT_SECONDS = 10.0  # bound on waiting for the fake server to receive a call
-WAITING_SECONDS = 0.5  # how long a call must stay unanswered to show that it waits
 T = TypeVar("T")
 
 

@@ -16,6 +16,7 @@ from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 from tests.clients.fakes import (
     SERVICE,
+    WAITING_SECONDS,
     FakeServer,
     closed_port,
     details,
@@ -24,7 +25,6 @@ from tests.clients.fakes import (
 )
 
 GAME = "six_nimmt"
-WAITING_SECONDS = 0.5  # how long a call must stay unanswered to show that it waits
 SEATS = 4
 SEED = 3
 
