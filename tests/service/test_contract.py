@@ -5,13 +5,16 @@ addition through; and that the contract needs nothing beside itself to generate 
 
 from __future__ import annotations
 
+import importlib
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from google.protobuf.descriptor import Descriptor
 
 ROOT = Path(__file__).resolve().parents[2]
 BASELINE = ROOT / "proto" / "baseline.binpb"
@@ -94,3 +97,29 @@ def test_the_contract_stands_alone(workspace: Path) -> None:
     result = buf(workspace, "build", "-o", str(image))
     assert result.returncode == 0, result.stdout + result.stderr
     assert image.stat().st_size > 0
+
+
+def _messages(descriptor: Descriptor) -> Iterator[Descriptor]:
+    yield descriptor
+    for nested in descriptor.nested_types:
+        yield from _messages(nested)
+
+
+def test_fields_are_declared_in_number_order() -> None:
+    """Every message declares its fields in field-number order: protobuf's own serializers
+    write fields in number order, the TypeScript ones (ts-proto) in the order they are
+    declared. Only then does a Node.js client send a state back with the very bytes the server
+    wrote, which its state cache knows."""
+    files = [
+        importlib.import_module(f"ordo.v1.{path.stem}_pb2").DESCRIPTOR
+        for path in sorted((ROOT / "proto" / "ordo" / "v1").glob("*.proto"))
+    ]
+    out_of_order = [
+        message.full_name
+        for file in files
+        for top in file.message_types_by_name.values()
+        for message in _messages(top)
+        if [field.number for field in message.fields] != sorted(f.number for f in message.fields)
+    ]
+    assert files
+    assert not out_of_order, out_of_order

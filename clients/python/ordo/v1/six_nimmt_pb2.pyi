@@ -173,22 +173,22 @@ class SixNimmtState(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     OPTIONS_FIELD_NUMBER: _builtins.int
-    ROW_CARDS_FIELD_NUMBER: _builtins.int
-    ROW_LENGTHS_FIELD_NUMBER: _builtins.int
-    HAND_CARDS_FIELD_NUMBER: _builtins.int
-    HAND_LENGTHS_FIELD_NUMBER: _builtins.int
     SELECTIONS_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     PLACED_FIELD_NUMBER: _builtins.int
     PENALTIES_FIELD_NUMBER: _builtins.int
-    TAKEN_CARDS_FIELD_NUMBER: _builtins.int
-    TAKEN_LENGTHS_FIELD_NUMBER: _builtins.int
     ZERO_CARD_USED_IN_HAND_FIELD_NUMBER: _builtins.int
     HAND_NUMBER_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
     DECK_FIELD_NUMBER: _builtins.int
     DISCARDED_FIELD_NUMBER: _builtins.int
     RNG_STATE_FIELD_NUMBER: _builtins.int
+    ROW_CARDS_FIELD_NUMBER: _builtins.int
+    ROW_LENGTHS_FIELD_NUMBER: _builtins.int
+    HAND_CARDS_FIELD_NUMBER: _builtins.int
+    HAND_LENGTHS_FIELD_NUMBER: _builtins.int
+    TAKEN_CARDS_FIELD_NUMBER: _builtins.int
+    TAKEN_LENGTHS_FIELD_NUMBER: _builtins.int
     revealed: _builtins.bool
     """Whether this turn's selections have been revealed (the turn is being resolved)."""
     placed: _builtins.int
@@ -202,6 +202,30 @@ class SixNimmtState(_message.Message):
     @_builtins.property
     def options(self) -> Global___SixNimmtOptions:
         """The options in force, with every default filled in."""
+
+    @_builtins.property
+    def selections(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden until revealed: each seat's selected card this turn; -1 when the seat has not
+        selected, 0 for the zero card.
+        """
+
+    @_builtins.property
+    def penalties(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's total bullheads over the whole game."""
+
+    @_builtins.property
+    def zero_card_used_in_hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat: the hand (1-based) in which the zero card was played, 0 while it is unused."""
+
+    @_builtins.property
+    def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Hidden: the cards not dealt this hand, in deck order."""
+
+    @_builtins.property
+    def discarded(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Number cards left in hand at the end of a hand by seats that played the zero card, out of
+        play for the rest of the hand.
+        """
 
     @_builtins.property
     def row_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -220,16 +244,6 @@ class SixNimmtState(_message.Message):
         """Hidden: the number of cards in each seat's hand, one entry per seat."""
 
     @_builtins.property
-    def selections(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Hidden until revealed: each seat's selected card this turn; -1 when the seat has not
-        selected, 0 for the zero card.
-        """
-
-    @_builtins.property
-    def penalties(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Each seat's total bullheads over the whole game."""
-
-    @_builtins.property
     def taken_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The cards each seat has taken in this hand, seat 0 first, each seat's cards ascending."""
 
@@ -237,40 +251,26 @@ class SixNimmtState(_message.Message):
     def taken_lengths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The number of cards each seat has taken in this hand, one entry per seat."""
 
-    @_builtins.property
-    def zero_card_used_in_hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Per seat: the hand (1-based) in which the zero card was played, 0 while it is unused."""
-
-    @_builtins.property
-    def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Hidden: the cards not dealt this hand, in deck order."""
-
-    @_builtins.property
-    def discarded(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Number cards left in hand at the end of a hand by seats that played the zero card, out of
-        play for the rest of the hand.
-        """
-
     def __init__(
         self,
         *,
         options: Global___SixNimmtOptions | None = ...,
-        row_cards: _abc.Iterable[_builtins.int] | None = ...,
-        row_lengths: _abc.Iterable[_builtins.int] | None = ...,
-        hand_cards: _abc.Iterable[_builtins.int] | None = ...,
-        hand_lengths: _abc.Iterable[_builtins.int] | None = ...,
         selections: _abc.Iterable[_builtins.int] | None = ...,
         revealed: _builtins.bool = ...,
         placed: _builtins.int = ...,
         penalties: _abc.Iterable[_builtins.int] | None = ...,
-        taken_cards: _abc.Iterable[_builtins.int] | None = ...,
-        taken_lengths: _abc.Iterable[_builtins.int] | None = ...,
         zero_card_used_in_hand: _abc.Iterable[_builtins.int] | None = ...,
         hand_number: _builtins.int = ...,
         turn: _builtins.int = ...,
         deck: _abc.Iterable[_builtins.int] | None = ...,
         discarded: _abc.Iterable[_builtins.int] | None = ...,
         rng_state: _builtins.int = ...,
+        row_cards: _abc.Iterable[_builtins.int] | None = ...,
+        row_lengths: _abc.Iterable[_builtins.int] | None = ...,
+        hand_cards: _abc.Iterable[_builtins.int] | None = ...,
+        hand_lengths: _abc.Iterable[_builtins.int] | None = ...,
+        taken_cards: _abc.Iterable[_builtins.int] | None = ...,
+        taken_lengths: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
