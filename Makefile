@@ -9,9 +9,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/ordo/v1/*.proto)
 GEN_DIR := clients/python
+NODE_DIR := clients/node
+NODE_STAMP := $(NODE_DIR)/node_modules/.installed
+NODE_BUILT := $(NODE_DIR)/dist/.built
+NODE_SOURCES := $(wildcard $(NODE_DIR)/src/*.ts $(NODE_DIR)/src/gen/*/*/*.ts $(NODE_DIR)/test/*.ts)
+TSC := $(NODE_DIR)/node_modules/.bin/tsc
 PYTEST_ARGS ?=
 
-.PHONY: help run test proto proto-check proto-baseline lint typecheck pytest bench clean
+.PHONY: help run test proto proto-check proto-baseline lint typecheck pytest node bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -21,37 +26,52 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev]'
 	touch $@
 
+# The Node.js client's packages, as its lock file pins them.
+$(NODE_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(NODE_BUILT): $(NODE_STAMP) $(NODE_SOURCES) $(NODE_DIR)/tsconfig.json
+	$(TSC) -p $(NODE_DIR)
+	touch $@
+
 run: $(STAMP)  ## set up and start the server on its defaults (gRPC :50051, metrics :9464)
 	exec $(PY) -m service
 
 test: $(STAMP) proto-check lint typecheck pytest  ## set up, check generated code, lint, type-check, run every test
 
-proto: $(STAMP)  ## regenerate the Python code from proto/
+proto: $(STAMP) $(NODE_STAMP)  ## regenerate the Python and TypeScript code from proto/
 	$(PY) clients/python/gen_protos.py $(GEN_DIR)
+	$(PY) $(NODE_DIR)/gen_protos.py $(NODE_DIR)/src/gen
 
-proto-check: $(STAMP)  ## fail when the generated code is stale
+proto-check: $(STAMP) $(NODE_STAMP)  ## fail when the generated code is stale
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	$(PY) clients/python/gen_protos.py "$$tmp" && \
-	diff -r -x __pycache__ "$$tmp/ordo/v1" "$(GEN_DIR)/ordo/v1" \
+	$(PY) clients/python/gen_protos.py "$$tmp/python" && \
+	$(PY) $(NODE_DIR)/gen_protos.py "$$tmp/node" && \
+	diff -r -x __pycache__ "$$tmp/python/ordo/v1" "$(GEN_DIR)/ordo/v1" && \
+	diff -r "$$tmp/node" "$(NODE_DIR)/src/gen" \
 	  || { echo "generated code is stale: run 'make proto'"; exit 1; }
 
 proto-baseline: $(STAMP)  ## record the contract as released: later changes must not break it
 	$(BIN)/buf build --exclude-source-info -o proto/baseline.binpb
 
-lint: $(STAMP)  ## ruff (lint + format), buf lint, and buf breaking against the released contract
+lint: $(STAMP) $(NODE_STAMP)  ## ruff and prettier (lint, format), buf lint, buf breaking against the released contract
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	cd $(NODE_DIR) && node_modules/.bin/prettier --check --log-level warn .
 	$(BIN)/buf lint
 	$(BIN)/buf breaking --against proto/baseline.binpb
 
-typecheck: $(STAMP)  ## mypy --strict on engines, service and the client
+typecheck: $(STAMP) $(NODE_BUILT)  ## mypy --strict on engines, service and the Python client; tsc --strict builds the Node.js one
 	$(BIN)/mypy engines service clients/python/ordo
 
-pytest: $(STAMP)
+node: $(NODE_BUILT)  ## install and build the Node.js client (clients/node/dist)
+
+pytest: $(STAMP) $(NODE_BUILT)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)  ## engine and RPC benchmarks (printed ratios, never asserted)
 	$(PY) -m bench
 
 clean:  ## remove the virtual environment and caches
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(NODE_DIR)/node_modules $(NODE_DIR)/dist

@@ -1,0 +1,286 @@
+"""The Node.js client (``clients/node``), run with Node.js against real servers.
+
+Its own suite (``clients/node/test``, ``node --test``) runs against the session's server, the
+TLS server and a closed port. Beside it: its command-line client plays the same games as the
+Python client, state for state, and waits for a server that starts after it; its package is
+the Python client's version, and its generated code covers the whole contract.
+``make test`` installs its packages (``npm ci``) and builds it (``tsc``) first.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from ordo.client import Client
+from ordo.v1 import common_pb2 as common
+from service.config import Settings
+from service.server import create_server
+from tests.clients.fakes import CERTIFICATE, WAITING_SECONDS, closed_port
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_DIR = ROOT / "clients" / "node"
+BUILT = NODE_DIR / "dist"
+CLI = BUILT / "src" / "cli.js"
+SUITES = sorted((BUILT / "test").glob("*.test.js"))
+RUN_SECONDS = 300  # a bound on a hung run, far above the few seconds a run takes
+POLICY = "heuristic"
+README = ROOT / "README.md"
+README_SECTION = "### With the Node.js client"
+DEFAULT_ADDRESS = "localhost:50051"
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    """The ``node`` executable, with the client built (``make test`` builds it)."""
+    found = shutil.which("node")
+    assert found, "Node.js is not installed: the Node.js client's tests need it"
+    assert CLI.exists(), f"the Node.js client is not built: run 'make node' ({BUILT})"
+    assert SUITES, f"the Node.js client's tests are not built: run 'make node' ({BUILT})"
+    return found
+
+
+def run_node(
+    node: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``node`` with the arguments in ``clients/node``; never raises on a non-zero exit."""
+    return subprocess.run(
+        [node, *args],
+        cwd=NODE_DIR,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=RUN_SECONDS,
+        check=False,
+    )
+
+
+def test_the_node_suite_passes_against_real_servers(
+    node: str, server_address: str, tls_server_address: str
+) -> None:
+    """``node --test`` over the client's own suite: every test passes, none is skipped."""
+    env = {
+        "ORDO_TARGET": server_address,
+        "ORDO_CLOSED_TARGET": f"127.0.0.1:{closed_port()}",
+        "ORDO_TLS_TARGET": tls_server_address,
+        "ORDO_CA_FILE": str(CERTIFICATE),
+    }
+    done = run_node(node, "--test", *map(str, SUITES), env=env)
+    report = done.stdout + done.stderr
+    assert done.returncode == 0, report
+    assert "# fail 0" in report, report
+    assert "# skipped 0" in report, report
+    assert "# pass 0" not in report, report
+
+
+def play_with_python(address: str, game: str, seats: int, seed: int) -> common.GameState:
+    """The game ``ordo-node play`` plays, played with the Python client: the first seat to act
+    takes the bot's suggestion, turn after turn."""
+    with Client(address) as client:
+        started = client.new_game(game, seats, seed)
+        state, status = started.state, started.status
+        while not status.finished:
+            seat = status.seats_to_act[0]
+            action = client.suggest_action(state, seat, POLICY).action
+            applied = client.apply_action(state, action)
+            state, status = applied.state, applied.status
+        return state
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"),
+    [("six_nimmt", 4), ("sequence_numbers", 3), ("up_or_down", 5), ("fora_de_ordem", 2)],
+)
+def test_node_and_python_play_the_same_game(
+    node: str, server_address: str, game: str, seats: int
+) -> None:
+    """``ordo-node play`` reaches the very state the Python client reaches from the same seed,
+    one JSON line per action, the outcome last."""
+    seed = 20261201
+    done = run_node(
+        node, str(CLI), "--target", server_address, "play", game, "--seats", str(seats),
+        "--seed", str(seed), "--policy", POLICY,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    first, *actions, last = lines
+    assert (first["game"], first["seats"], first["seed"]) == (game, seats, str(seed))
+    assert actions
+    assert [int(line["revision"]) for line in actions] == list(range(1, len(actions) + 1))
+    assert last["finished"] is True
+    assert last["outcome"]["winners"]
+    expected = play_with_python(server_address, game, seats, seed)
+    assert common.GameState.FromString(base64.b64decode(last["state"])) == expected
+    assert base64.b64decode(last["state"]) == expected.SerializeToString()
+
+
+def test_node_games_lists_every_game(node: str, server_address: str) -> None:
+    """``ordo-node games``: a line per game with its title, seat counts and policies."""
+    done = run_node(node, str(CLI), "--target", server_address, "games")
+    assert done.returncode == 0, done.stderr
+    ids = [line.split("\t")[0] for line in done.stdout.splitlines()]
+    assert ids == ["fora_de_ordem", "sequence_numbers", "six_nimmt", "up_or_down"]
+    assert "6 nimmt!\t2, 3, 4, 5, 6, 7, 8, 9, 10 seats\tpolicies: heuristic, random" in done.stdout
+
+
+def test_node_errors_name_the_reason_and_exit_1(node: str, server_address: str) -> None:
+    """A failed call prints the code, the reason and the request id; a usage error exits 2."""
+    done = run_node(
+        node, str(CLI), "--target", server_address, "play", "six_nimmt", "--seats", "11"
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("ordo-node: INVALID_ARGUMENT ")
+    assert "(request " in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ((), "no command"),
+        (("dance",), "unknown command: dance"),
+        (("play", "chess", "--seats", "2"), 'unknown game "chess"'),
+        (("play", "six_nimmt"), "play takes one game id and --seats"),
+        (("play", "six_nimmt", "--seats", "four"), "--seats takes a positive whole number"),
+        (("play", "six_nimmt", "--seats", "4", "--seed", "1.5"), "--seed takes a whole number"),
+        (("--timeout-ms", "0", "games"), "--timeout-ms takes a positive whole number"),
+        (("--ca-file", "/no/such.pem", "games"), "cannot read --ca-file"),
+        (("--bogus", "games"), "Unknown option '--bogus'"),
+    ],
+)
+def test_node_usage_errors_exit_2(node: str, args: tuple[str, ...], said: str) -> None:
+    """A command line that makes no sense says why, with the usage, and calls no server."""
+    done = run_node(node, str(CLI), "--target", f"127.0.0.1:{closed_port()}", *args)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"ordo-node: {said}")
+    assert "usage: ordo-node" in done.stderr
+
+
+def test_node_trusts_a_ca_file(node: str, tls_server_address: str) -> None:
+    """``--ca-file`` reaches a TLS server whose certificate it trusts; plaintext does not."""
+    trusted = run_node(
+        node, str(CLI), "--target", tls_server_address, "--ca-file", str(CERTIFICATE), "games"
+    )
+    assert trusted.returncode == 0, trusted.stderr
+    assert "six_nimmt" in trusted.stdout
+    plaintext = run_node(node, str(CLI), "--target", tls_server_address, "games")
+    assert plaintext.returncode == 1
+    assert plaintext.stderr.startswith("ordo-node: UNAVAILABLE")
+
+
+@pytest.fixture
+def late_server() -> Iterator[tuple[int, list[object]]]:
+    """A port, and a list that starting a server on it appends that server to."""
+    servers: list[object] = []
+    yield closed_port(), servers
+    for server in servers:
+        server.stop(None)  # type: ignore[attr-defined]
+
+
+def test_node_waits_for_a_server_that_starts_later(
+    node: str, late_server: tuple[int, list[object]]
+) -> None:
+    """``--wait-for-ready``: the command is still waiting while nothing listens, and answers
+    once the server is up."""
+    port, servers = late_server
+    command = [node, str(CLI), "--target", f"127.0.0.1:{port}", "--wait-for-ready", "games"]
+    with subprocess.Popen(command, cwd=NODE_DIR, stdout=subprocess.PIPE, text=True) as waiting:
+        time.sleep(WAITING_SECONDS * 2)
+        assert waiting.poll() is None, "the command did not wait"
+        server, _, _ = create_server(Settings(host="127.0.0.1", port=port, metrics_port=0))
+        server.start()
+        servers.append(server)
+        out, _ = waiting.communicate(timeout=RUN_SECONDS)
+    assert waiting.returncode == 0
+    assert "six_nimmt" in out
+
+
+def test_the_package_is_the_python_clients_version() -> None:
+    """Both clients of one release carry its version."""
+    package = json.loads((NODE_DIR / "package.json").read_text())
+    assert package["version"] == metadata.version("ordo-client")
+    lock = json.loads((NODE_DIR / "package-lock.json").read_text())
+    assert lock["version"] == package["version"]
+
+
+def test_the_generated_code_covers_every_proto_file() -> None:
+    """Every file of the contract has its TypeScript module, exported as ``v1``."""
+    protos = sorted(path.stem for path in (ROOT / "proto" / "ordo" / "v1").glob("*.proto"))
+    generated = sorted(
+        path.stem for path in (NODE_DIR / "src" / "gen" / "ordo" / "v1").glob("*.ts")
+    )
+    assert generated == protos
+    exported = (NODE_DIR / "src" / "v1.ts").read_text()
+    for name in protos:
+        assert f'"./gen/ordo/v1/{name}.js"' in exported
+
+
+def test_the_readme_example_runs(node: str, server_address: str, tmp_path: Path) -> None:
+    """The README's JavaScript example runs as written against the session's server (its
+    package name resolved to the built client)."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(README_SECTION)
+    section = text[start : text.index("\n## ", start)]
+    [example] = re.findall(r"^```js\n(.*?)^```", section, flags=re.MULTILINE | re.DOTALL)
+    assert DEFAULT_ADDRESS in example
+    assert '"@ordo/client"' in example
+    script = tmp_path / "example.mjs"
+    script.write_text(
+        example.replace(DEFAULT_ADDRESS, server_address).replace(
+            '"@ordo/client"', json.dumps((BUILT / "src" / "index.js").as_uri())
+        )
+    )
+    done = run_node(node, str(script))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["sixNimmt 9", "INVALID_ARGUMENT CARD_NOT_IN_HAND"]
+
+
+def test_the_package_installs_alone(node: str, tmp_path: Path) -> None:
+    """``npm pack`` makes the package; installed into an empty project from the tarball, it is
+    imported by its name, and ``ordo-node`` runs."""
+    npm = shutil.which("npm")
+    assert npm, "npm is not installed"
+    packed = subprocess.run(
+        [npm, "pack", "--pack-destination", str(tmp_path), "--loglevel=error"],
+        cwd=NODE_DIR, capture_output=True, text=True, timeout=RUN_SECONDS, check=False,
+    )  # fmt: skip
+    assert packed.returncode == 0, packed.stderr
+    [tarball] = tmp_path.glob("ordo-client-*.tgz")
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"name": "app", "private": true, "type": "module"}')
+    installed = subprocess.run(
+        [npm, "install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error",
+         str(tarball)],
+        cwd=app, capture_output=True, text=True, timeout=RUN_SECONDS, check=False,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    (app / "check.mjs").write_text(
+        'import { OrdoClient, OrdoError, v1, status } from "@ordo/client";\n'
+        'const client = new OrdoClient("127.0.0.1:1", { retries: 0 });\n'
+        "try { await client.listGames(); } catch (error) {\n"
+        "  console.log(error instanceof OrdoError, error.code === status.UNAVAILABLE);\n"
+        "} finally { client.close(); }\n"
+        "const state = v1.GameState.fromPartial({ revision: 7 });\n"
+        "console.log(v1.GameState.decode(v1.GameState.encode(state).finish()).revision);\n"
+    )
+    checked = subprocess.run(
+        [node, "check.mjs"], cwd=app, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.split() == ["true", "true", "7n"]
+    usage = subprocess.run(
+        [app / "node_modules" / ".bin" / "ordo-node", "--help"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert usage.returncode == 0
+    assert usage.stdout.startswith("usage: ordo-node")
