@@ -18,9 +18,9 @@
 import { randomUUID } from "node:crypto";
 
 import {
-  type CallOptions as GrpcCallOptions,
   type ChannelCredentials,
   type ChannelOptions,
+  Client as GrpcClient,
   credentials as grpcCredentials,
   Metadata,
   type ServiceError,
@@ -34,7 +34,7 @@ import {
   ApplyActionRequest,
   type ApplyActionResponse,
   type DeepPartial,
-  GameEngineServiceClient,
+  GameEngineServiceService as Service,
   GetViewRequest,
   type GetViewResponse,
   ListGamesRequest,
@@ -195,12 +195,12 @@ export interface SuggestOptions extends CallOptions {
   seed?: bigint | number;
 }
 
-type Unary<Request, Response> = (
-  request: Request,
-  metadata: Metadata,
-  options: Partial<GrpcCallOptions>,
-  callback: (error: ServiceError | null, response: Response) => void,
-) => { cancel(): void };
+/** A method of the service, as the generated service definition describes it. */
+interface Method<Request, Response> {
+  path: string;
+  requestSerialize(request: Request): Buffer;
+  responseDeserialize(bytes: Buffer): Response;
+}
 
 /**
  * A connection to an Ordo server; call `close()` when done.
@@ -219,7 +219,7 @@ export class OrdoClient {
   readonly retryCodes: ReadonlySet<status>;
   readonly waitForReady: boolean;
   private readonly metadata: Readonly<Record<string, string>>;
-  private readonly stubs: GameEngineServiceClient[];
+  private readonly channels: GrpcClient[];
   private next = 0;
   private isClosed = false;
   private readonly inFlight = new Set<{ cancel(): void }>(); // cancelled by close()
@@ -259,9 +259,9 @@ export class OrdoClient {
       ...options.channelOptions,
     };
     const creds = options.credentials ?? grpcCredentials.createInsecure();
-    this.stubs = Array.from(
+    this.channels = Array.from(
       { length: channels },
-      () => new GameEngineServiceClient(target, creds, channelOptions),
+      () => new GrpcClient(target, creds, channelOptions),
     );
   }
 
@@ -272,7 +272,7 @@ export class OrdoClient {
 
   /** The number of distinct connections this client spreads its calls over. */
   get channelCount(): number {
-    return this.stubs.length;
+    return this.channels.length;
   }
 
   /**
@@ -284,15 +284,15 @@ export class OrdoClient {
     for (const call of this.inFlight) {
       call.cancel();
     }
-    for (const stub of this.stubs) {
-      stub.close();
+    for (const channel of this.channels) {
+      channel.close();
     }
   }
 
   // ------------------------------------------------------------------ RPCs
   /** Every game the server runs, with seat ranges, options and bot policies. */
   listGames(call: CallOptions = {}): Promise<ListGamesResponse> {
-    return this.call((stub) => stub.listGames.bind(stub), ListGamesRequest.fromPartial({}), call);
+    return this.call(Service.listGames, () => ListGamesRequest.fromPartial({}), call);
   }
 
   /**
@@ -300,12 +300,13 @@ export class OrdoClient {
    * without them).
    */
   newGame(game: GameChoice, seats: number, init: NewGameOptions = {}): Promise<NewGameResponse> {
-    const request = NewGameRequest.fromPartial({
-      options: gameOptions(game, init.options),
-      seats,
-      seed: init.seed ?? 0,
-    });
-    return this.call((stub) => stub.newGame.bind(stub), request, init);
+    const request = (): NewGameRequest =>
+      NewGameRequest.fromPartial({
+        options: gameOptions(game, init.options),
+        seats,
+        seed: init.seed ?? 0,
+      });
+    return this.call(Service.newGame, request, init);
   }
 
   /** Apply one seat's action: the new state, the status and the events. */
@@ -314,8 +315,8 @@ export class OrdoClient {
     action: ActionInput,
     call: CallOptions = {},
   ): Promise<ApplyActionResponse> {
-    const request = ApplyActionRequest.fromPartial({ state, action });
-    return this.call((stub) => stub.applyAction.bind(stub), request, call);
+    const request = (): ApplyActionRequest => ApplyActionRequest.fromPartial({ state, action });
+    return this.call(Service.applyAction, request, call);
   }
 
   /** Whether `applyAction` would accept the action, and why not. */
@@ -324,8 +325,9 @@ export class OrdoClient {
     action: ActionInput,
     call: CallOptions = {},
   ): Promise<ValidateActionResponse> {
-    const request = ValidateActionRequest.fromPartial({ state, action });
-    return this.call((stub) => stub.validateAction.bind(stub), request, call);
+    const request = (): ValidateActionRequest =>
+      ValidateActionRequest.fromPartial({ state, action });
+    return this.call(Service.validateAction, request, call);
   }
 
   /** Every legal action of `seat` now (none when it is not to act). */
@@ -334,8 +336,9 @@ export class OrdoClient {
     seat: number,
     call: CallOptions = {},
   ): Promise<ListLegalActionsResponse> {
-    const request = ListLegalActionsRequest.fromPartial({ state, seat });
-    return this.call((stub) => stub.listLegalActions.bind(stub), request, call);
+    const request = (): ListLegalActionsRequest =>
+      ListLegalActionsRequest.fromPartial({ state, seat });
+    return this.call(Service.listLegalActions, request, call);
   }
 
   /** What `seat` may see of the game; a spectator's view when `seat` is null or left out. */
@@ -348,8 +351,8 @@ export class OrdoClient {
       seat === null
         ? { viewer: { $case: "spectator" as const, value: true } }
         : { viewer: { $case: "seat" as const, value: seat } };
-    const request = GetViewRequest.fromPartial({ state, viewer });
-    return this.call((stub) => stub.getView.bind(stub), request, call);
+    const request = (): GetViewRequest => GetViewRequest.fromPartial({ state, viewer });
+    return this.call(Service.getView, request, call);
   }
 
   /** A bot's action for `seat`. */
@@ -358,23 +361,39 @@ export class OrdoClient {
     seat: number,
     init: SuggestOptions = {},
   ): Promise<SuggestActionResponse> {
-    const request = SuggestActionRequest.fromPartial({
-      state,
-      seat,
-      policy: init.policy ?? "heuristic",
-      seed: init.seed ?? 0,
-    });
-    return this.call((stub) => stub.suggestAction.bind(stub), request, init);
+    const request = (): SuggestActionRequest =>
+      SuggestActionRequest.fromPartial({
+        state,
+        seat,
+        policy: init.policy ?? "heuristic",
+        seed: init.seed ?? 0,
+      });
+    return this.call(Service.suggestAction, request, init);
   }
 
   // ------------------------------------------------------------------ calls
+  /**
+   * Encode the request once, then send it, retrying the retry codes within the deadline. A
+   * request that cannot be encoded (a negative seat, a seed past 64 bits) rejects with a
+   * `RangeError` before anything is sent.
+   */
   private async call<Request, Response>(
-    method: (stub: GameEngineServiceClient) => Unary<Request, Response>,
-    request: Request,
+    method: Method<Request, Response>,
+    request: () => Request,
     options: CallOptions,
   ): Promise<Response> {
     if (this.isClosed) {
       throw new Error("the client is closed");
+    }
+    let bytes: Buffer;
+    try {
+      bytes = method.requestSerialize(request());
+    } catch (error) {
+      if (error instanceof TypeError) {
+        throw error; // an unknown game id, or options given twice
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new RangeError(`the request cannot be encoded: ${reason}`);
     }
     const requestId = options.requestId || randomUUID().replaceAll("-", "");
     const metadata = new Metadata();
@@ -390,9 +409,10 @@ export class OrdoClient {
       if (this.isClosed) {
         throw new OrdoError(status.CANCELLED, "", "the client was closed", {}, requestId);
       }
-      const stub = this.stubs[this.next++ % this.stubs.length];
+      const channel = this.channels[this.next++ % this.channels.length];
+      const attempted = { channel, method, bytes, metadata, deadline, signal: options.signal };
       try {
-        return await once(method(stub), request, metadata, deadline, options.signal, this.inFlight);
+        return await once(attempted, this.inFlight);
       } catch (error) {
         if (!isServiceError(error)) {
           throw error;
@@ -450,29 +470,44 @@ export function gameOptions(game: GameChoice, options?: object): GameOptions {
 }
 
 // ------------------------------------------------------------------ helpers
-/** One attempt of a call, kept in `inFlight` while it runs; `signal` cancels it. */
+/** One attempt of a call: its channel, its method, the request's bytes and the call's settings. */
+interface Attempt<Request, Response> {
+  channel: GrpcClient;
+  method: Method<Request, Response>;
+  bytes: Buffer;
+  metadata: Metadata;
+  deadline: number;
+  signal: AbortSignal | undefined;
+}
+
+/** Make one attempt, kept in `inFlight` while it runs; its `signal` cancels it. */
 function once<Request, Response>(
-  method: Unary<Request, Response>,
-  request: Request,
-  metadata: Metadata,
-  deadline: number,
-  signal: AbortSignal | undefined,
+  attempt: Attempt<Request, Response>,
   inFlight: Set<{ cancel(): void }>,
 ): Promise<Response> {
+  const { channel, method, bytes, metadata, deadline, signal } = attempt;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(cancelled("the call was cancelled before it started"));
       return;
     }
-    const call = method(request, metadata, { deadline }, (error, response) => {
-      inFlight.delete(call);
-      signal?.removeEventListener("abort", abort);
-      if (error) {
-        reject(error);
-      } else {
-        resolve(response);
-      }
-    });
+    const call = channel.makeUnaryRequest(
+      method.path,
+      (sent: Buffer) => sent, // encoded once, before the first attempt
+      method.responseDeserialize,
+      bytes,
+      metadata,
+      { deadline },
+      (error: ServiceError | null, response?: Response) => {
+        inFlight.delete(call);
+        signal?.removeEventListener("abort", abort);
+        if (error) {
+          reject(error);
+        } else {
+          resolve(response as Response);
+        }
+      },
+    );
     inFlight.add(call);
     const abort = (): void => call.cancel();
     signal?.addEventListener("abort", abort, { once: true });

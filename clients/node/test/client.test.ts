@@ -309,6 +309,27 @@ describe("OrdoClient's failures", () => {
     }
   });
 
+  test("a request that cannot be encoded rejects with a RangeError, unsent", async () => {
+    // Were it sent, the call would wait for the absent server until its deadline.
+    const waiting = new OrdoClient(CLOSED_TARGET, { waitForReady: true, timeoutMs: 60_000 });
+    const state = { revision: 1n };
+    try {
+      for (const call of [
+        () => waiting.newGame("six_nimmt", -1),
+        () => waiting.newGame("six_nimmt", 4, { seed: 2n ** 64n }),
+        () => waiting.listLegalActions(state, 1.5),
+        () => waiting.getView(state, -2),
+      ]) {
+        const error = await rejection(call());
+        assert.ok(error instanceof RangeError, String(error));
+        assert.match(error.message, /^the request cannot be encoded: /);
+      }
+      assert.ok((await rejection(waiting.newGame("chess", 2))) instanceof TypeError);
+    } finally {
+      waiting.close();
+    }
+  });
+
   test("a closed client refuses calls", async () => {
     const closed = new OrdoClient(TARGET);
     closed.close();
