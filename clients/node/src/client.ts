@@ -203,10 +203,10 @@ interface Method<Request, Response> {
 }
 
 /**
- * A connection to an Ordo server; call `close()` when done.
+ * A connection to an Ordo server; call `close()` when done, or declare it with `using`.
  *
  * ```ts
- * const client = new OrdoClient("localhost:50051");
+ * using client = new OrdoClient("localhost:50051");
  * const game = await client.newGame("six_nimmt", 4, { seed: 7n });
  * ```
  */
@@ -273,6 +273,11 @@ export class OrdoClient {
   /** The number of distinct connections this client spreads its calls over. */
   get channelCount(): number {
     return this.channels.length;
+  }
+
+  /** `using client = new OrdoClient(...)` closes it at the end of the block. */
+  [Symbol.dispose](): void {
+    this.close();
   }
 
   /**

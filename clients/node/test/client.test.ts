@@ -330,6 +330,16 @@ describe("OrdoClient's failures", () => {
     }
   });
 
+  test("a client declared with using is closed at the end of its block", async () => {
+    let kept: OrdoClient;
+    {
+      using client = new OrdoClient(TARGET);
+      kept = client;
+      assert.equal((await client.listGames()).games.length, 4);
+    }
+    assert.equal(kept.closed, true);
+  });
+
   test("a closed client refuses calls", async () => {
     const closed = new OrdoClient(TARGET);
     closed.close();
