@@ -150,22 +150,19 @@ export class OrdoError extends Error {
       return new OrdoError(error.code, "", details, {}, requestId);
     }
     let rich: Status;
+    let info: ErrorInfo | undefined;
     try {
       rich = Status.decode(raw);
+      const detail = rich.details.find((any) => any.typeUrl === ERROR_INFO_TYPE);
+      info = detail && ErrorInfo.decode(detail.value);
     } catch {
-      return new OrdoError(error.code, "", details, {}, requestId);
+      return new OrdoError(error.code, "", details, {}, requestId); // not a status: ignore it
     }
     if (rich.code !== error.code) {
       // A rich status that contradicts the call's own code is not to be trusted.
       return new OrdoError(error.code, "", details, {}, requestId);
     }
-    for (const detail of rich.details) {
-      if (detail.typeUrl === ERROR_INFO_TYPE) {
-        const info = ErrorInfo.decode(detail.value);
-        return new OrdoError(error.code, info.reason, rich.message, info.metadata, requestId);
-      }
-    }
-    return new OrdoError(error.code, "", rich.message, {}, requestId);
+    return new OrdoError(error.code, info?.reason ?? "", rich.message, info?.metadata, requestId);
   }
 }
 

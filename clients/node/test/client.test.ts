@@ -371,6 +371,17 @@ describe("OrdoClient's failures", () => {
     assert.equal(read.reason, "SOME_REASON");
     assert.deepEqual(read.metadata, { field: "seat" });
     assert.equal(read.requestId, "rid");
+    const garbled = new Metadata(); // a status whose ErrorInfo is cut short
+    const cut = Buffer.from([0x0a, 0xff, 0xff]);
+    const garbledStatus = Status.encode({
+      code: status.INVALID_ARGUMENT,
+      message: "bad",
+      details: [{ typeUrl: "type.googleapis.com/google.rpc.ErrorInfo", value: cut }],
+    }).finish();
+    garbled.set("grpc-status-details-bin", Buffer.from(garbledStatus));
+    const unread = OrdoError.fromServiceError({ ...error, metadata: garbled });
+    assert.equal(unread.reason, "");
+    assert.equal(unread.details, "bad");
     const contradicting = OrdoError.fromServiceError({ ...error, code: status.INTERNAL });
     assert.equal(contradicting.reason, "");
     assert.equal(contradicting.code, status.INTERNAL);
