@@ -195,6 +195,19 @@ def test_the_generated_code_covers_every_proto_file() -> None:
         assert f'"./gen/ordo/v1/{name}.js"' in exported
 
 
+def test_node_tls_trusts_grpc_default_roots(node: str, tls_server_address: str) -> None:
+    """``--tls`` trusts gRPC's default roots, which ``GRPC_DEFAULT_SSL_ROOTS_FILE_PATH`` names
+    here: the test certificate. Without it, the public roots do not trust that certificate."""
+    args = (str(CLI), "--target", tls_server_address, "--tls", "games")
+    roots = {"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH": str(CERTIFICATE)}
+    trusted = run_node(node, *args, env=roots)
+    assert trusted.returncode == 0, trusted.stderr
+    assert "six_nimmt" in trusted.stdout
+    untrusted = run_node(node, *args)
+    assert untrusted.returncode == 1
+    assert "ordo-node: UNAVAILABLE" in untrusted.stderr
+
+
 def test_the_readme_example_runs(node: str, server_address: str, tmp_path: Path) -> None:
     """The README's JavaScript example runs as written against the session's server (its
     package name resolved to the built client)."""

@@ -26,7 +26,8 @@ options:
   --target HOST:PORT   the server (default ${DEFAULT_TARGET}, or ORDO_TARGET)
   --timeout-ms MS      each call's deadline (default 10000)
   --wait-for-ready     wait for a server that is not reachable yet, up to the deadline
-  --tls                TLS with Node's default roots
+  --tls                TLS trusting gRPC's default roots (GRPC_DEFAULT_SSL_ROOTS_FILE_PATH,
+                       else Node's bundled public authorities)
   --ca-file PEM        TLS trusting this CA file
   -h, --help           this text`;
 

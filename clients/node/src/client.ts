@@ -85,7 +85,8 @@ export interface ClientOptions {
   channelOptions?: ChannelOptions;
   /**
    * TLS for a server behind a gateway or mesh that terminates it, e.g.
-   * `credentials.createSsl()` (Node's default roots) or `credentials.createSsl(caPem)`.
+   * `credentials.createSsl()` (gRPC's default roots: the file `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH`
+   * names, else Node's bundled public authorities) or `credentials.createSsl(caPem)`.
    * Plaintext without them.
    */
   credentials?: ChannelCredentials;
