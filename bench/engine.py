@@ -6,7 +6,8 @@
    mid-game state (parse + decode + validate in, encode + serialize out).
 3. The whole ``ApplyAction`` handler in-process, part by part, to show where our own time per call
    goes (the server adds gRPC's own cost per call on top of it); then the handler, and the
-   baseline server's, after their thread slept, as a server's does between one caller's calls.
+   baseline server's, after their thread slept, as a server's does between one caller's calls,
+   and after other work went through the core's cache, as in a busy server.
 4. The heuristic bot against random bots: seat 0 heuristic, the other seats random, over seeded
    games, beside a control where every seat is random; in the game's own score unit.
 """
@@ -54,6 +55,10 @@ TARGETS: dict[str, int] = {"six_nimmt": 30_000}
 DEFAULT_TARGET = 20_000
 APPLY_PATH = "/ordo.v1.GameEngineService/ApplyAction"
 IDLE_GAPS = (0.0, 0.0002, 0.0005, 0.002)  # seconds a handler's thread sleeps before each call
+#: The memory the other work between two calls goes through: more than a core's L2 cache on the
+#: development machines (4 MiB), so that a call finds little of its own in it.
+OTHER_WORK_BYTES = 16 * 2**20
+CACHE_LINE = 64  # bytes
 
 
 def run(settings: Settings, chosen: Sequence[Game]) -> None:
@@ -285,35 +290,65 @@ def after_idle_table(
     settings: Settings, chosen: Sequence[Game], samples: dict[str, list[Step]], handler: Handler
 ) -> None:
     """The handler's CPU time per call when its thread has slept before each call, as a server's
-    does between the calls of one caller, beside the baseline server's handler."""
+    does between the calls of one caller, and when other work went through the core's cache
+    before each call, as in a busy server; beside the baseline server's handler."""
     gaps = ", ".join(f"{gap * 1e3:g} ms" for gap in IDLE_GAPS)
+    mebibytes = OTHER_WORK_BYTES // 2**20
     print(
         "\nThe same handler when its thread sleeps before each call, the median µs of CPU per\n"
         f"call ({gaps} of sleep). A server waiting for its next call leaves the core\n"
         "to other work (other processes, other virtual machines), which takes over its caches.\n"
+        f"'other work': before each call, one byte of every cache line of {mebibytes} MiB is\n"
+        "read and written, more than a core's L2 cache here. In a busy server, gRPC, the\n"
+        "kernel and the callers run on the core between two calls: a call then finds little of\n"
+        "its own in the cache, and costs about what this column shows (compare the RPC\n"
+        "benchmark's server CPU per call, Ordo's against the baseline's).\n"
         "'baseline' is the RPC benchmark's echo handler (parse the request, build and serialize\n"
         "the response with the state unchanged) on the same requests."
     )
     calls = 100 if settings.quick else 400
+    other_work = bytearray(OTHER_WORK_BYTES)
     rows = []
     for game in chosen:
         raw = [apply_request(game, step) for step in samples[game.id]]
         for name, handle in ((game.id, handler), ("  baseline", _echo)):
             for request in raw:  # each state one the handler returned, as in the table above
                 handle(request)
-            rows.append((name, *(fmt_us(after_idle(handle, raw, gap, calls)) for gap in IDLE_GAPS)))
-    print(table(("handler", *(f"slept {gap * 1e3:g} ms" for gap in IDLE_GAPS)), rows))
+            slept = (fmt_us(after_idle(handle, raw, gap, calls)) for gap in IDLE_GAPS)
+            rows.append((name, *slept, fmt_us(after_other_work(handle, raw, other_work, calls))))
+    headers = ("handler", *(f"slept {gap * 1e3:g} ms" for gap in IDLE_GAPS), "other work")
+    print(table(headers, rows))
 
 
 def after_idle(handle: Handler, requests: Sequence[bytes], gap: float, calls: int) -> float:
     """The median CPU time of ``handle`` on ``requests`` in turn, sleeping ``gap`` seconds before
-    each call, in µs (the median: a call that an interrupt or another thread delayed does not
-    count for more than one)."""
+    each call, in µs."""
+    return _median_cpu(handle, requests, calls, (lambda: time.sleep(gap)) if gap else None)
+
+
+def after_other_work(
+    handle: Handler, requests: Sequence[bytes], memory: bytearray, calls: int
+) -> float:
+    """The median CPU time of ``handle`` on ``requests`` in turn, in µs, when one byte of every
+    cache line of ``memory`` was read and written before each call (not counted)."""
+
+    def go_through() -> None:
+        memory[::CACHE_LINE] = memory[::CACHE_LINE]
+
+    return _median_cpu(handle, requests, calls, go_through)
+
+
+def _median_cpu(
+    handle: Handler, requests: Sequence[bytes], calls: int, before: Callable[[], None] | None
+) -> float:
+    """The median CPU time of ``calls`` calls of ``handle`` on ``requests`` in turn, in µs, each
+    after ``before`` (not counted). The median: a call that an interrupt or another thread
+    delayed does not count for more than one."""
     clock = time.thread_time
     times = []
     for index in range(calls):
-        if gap:
-            time.sleep(gap)
+        if before is not None:
+            before()
         start = clock()
         handle(requests[index % len(requests)])
         times.append(clock() - start)
