@@ -18,7 +18,7 @@ class TestSettings:
         assert settings.max_connection_age_seconds == 0.0
 
     def test_defaults_of_the_readme(self) -> None:
-        """Every other setting's default is the one the README's table gives."""
+        """Every other setting's default is the one the operations docs' table gives."""
         settings = load([], {})
         assert (settings.workers, settings.threads, settings.cpu_affinity) == (0, 4, "auto")
         assert settings.grace_seconds == 10.0

@@ -124,11 +124,11 @@ RULES_ERRORS = _rules_errors()
 
 
 class TestReasonsDocumented:
-    """The README lists every reason an error can carry, and no other."""
+    """docs/errors.md lists every reason an error can carry, and no other."""
 
     def test_the_readme_table_is_every_reason(self) -> None:
-        """The reason column of the README's table is the set of reasons raised in the code."""
-        readme = ROOT.joinpath("README.md").read_text(encoding="utf-8")
+        """The reason column of the errors table is the set of reasons raised in the code."""
+        readme = ROOT.joinpath("docs", "errors.md").read_text(encoding="utf-8")
         listed = re.findall(r"^\| `([A-Z_]+)` \| [^|]+ \| [^|]+ \|$", readme, re.MULTILINE)
         assert len(listed) == len(set(listed)), "a reason is listed twice"
         assert set(listed) == raised_reasons()

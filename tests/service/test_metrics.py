@@ -165,7 +165,7 @@ class TestGrpcServerMetrics:
         assert delta.of("ordo_actions_applied_total", game=GAME) == 0
 
     def test_latency_buckets_from_half_a_millisecond_to_five_seconds(self) -> None:
-        """The server time's buckets are those of the README, 0.5 ms to 5 s (and +Inf)."""
+        """The server time's buckets are those of the operations docs, 0.5 ms to 5 s (and +Inf)."""
         metrics.Metrics(METHODS).call_finished(CallRecord("ListGames", seconds=0.001))
         labels = {**GRPC_LABELS, "grpc_method": "ListGames"}
         bounds = sorted(
