@@ -5,7 +5,9 @@ re-deal. Each play is scored by the windows of five cells through its cell: a ch
 the closer it brings an open window of its team to a sequence, and worth more again when it
 blocks a window that one other team is filling. PLUS and MINUS cards carry a reserve price, so
 they are kept for a cell no equation card reaches and for real threats. A dead card is always
-exchanged first; with nothing playable, the least useful card is discarded.
+exchanged first; with nothing playable, the least useful card is discarded. Offered a choice of
+fives, it locks the one that protects the most of its team's chips that a MINUS card could still
+remove (the fives locked along with it counted).
 """
 
 from __future__ import annotations
@@ -14,16 +16,21 @@ from engines.prng import Rng
 from engines.sequence_numbers.rules import (
     EQUATION_COUNT,
     IS_CORNER,
+    MAX_SHARED,
     MINUS_CARDS,
     NO_CHIP,
     PLUS_CARDS,
     WINDOWS_THROUGH,
     Action,
+    ChooseSequence,
     Discard,
     Exchange,
     State,
+    apply,
     counts_as_new,
     is_dead,
+    locked_cells,
+    pending_choice,
     plays,
 )
 
@@ -40,7 +47,11 @@ DISCARD_RANK_EQUATION, DISCARD_RANK_MINUS, DISCARD_RANK_PLUS = 0, 1, 2
 
 
 def heuristic(state: State, seat: int, rng: Rng) -> Action:
-    """Choose ``seat``'s action: exchange a dead card, else the best-scoring play or discard."""
+    """Choose ``seat``'s action: the five that locks most, exchange a dead card, else the
+    best-scoring play or discard."""
+    choice = pending_choice(state)
+    if choice is not None:
+        return _best_five(state, seat, choice.choices)
     hand = state.hands[seat]
     chips = state.chips
     if not state.exchanged:
@@ -52,6 +63,7 @@ def heuristic(state: State, seat: int, rng: Rng) -> Action:
         return Discard(min(hand, key=_discard_rank))
     team = seat % state.options.teams
     own = [s.cells for s in state.sequences if s.team == team]
+    most = MAX_SHARED[state.options.sequence_overlap]
     placement: dict[int, int] = {}
     best, best_value = candidates[0], -1 << 62
     for play in candidates:
@@ -60,12 +72,27 @@ def heuristic(state: State, seat: int, rng: Rng) -> Action:
             value = _removal_value(chips, cell) - MINUS_RESERVE
         else:
             if cell not in placement:
-                placement[cell] = _placement_value(chips, team, cell, own)
+                placement[cell] = _placement_value(chips, team, cell, own, most)
             value = placement[cell]
             if card in PLUS_CARDS:
                 value -= PLUS_RESERVE
         if value > best_value:
             best, best_value = play, value
+    return best
+
+
+def _best_five(state: State, seat: int, choices: tuple[tuple[int, ...], ...]) -> Action:
+    """The choice after which the most chips of the seat's team are locked (a choice may lock
+    other fives along with it), the first in scan order on a tie."""
+    team = seat % state.options.teams
+    before = locked_cells(state.sequences)
+    best, best_count = ChooseSequence(choices[0]), -1
+    for cells in choices:
+        action = ChooseSequence(cells)
+        after = locked_cells(apply(state, seat, action)[0].sequences)
+        count = sum(1 for cell in after - before if state.chips[cell] == team)
+        if count > best_count:
+            best, best_count = action, count
     return best
 
 
@@ -76,7 +103,7 @@ def _discard_rank(card: int) -> int:
 
 
 def _placement_value(
-    chips: tuple[int, ...], team: int, cell: int, own: list[tuple[int, ...]]
+    chips: tuple[int, ...], team: int, cell: int, own: list[tuple[int, ...]], most: int
 ) -> int:
     """What a chip of ``team`` on ``cell`` is worth: extending its windows, blocking others'."""
     value = 0
@@ -102,7 +129,7 @@ def _placement_value(
                 mixed = True
         if other == NO_CHIP:
             # A window sharing two cells with one of the team's sequences can never count.
-            if counts_as_new(window, own):
+            if counts_as_new(window, own, most):
                 value += ATTACK[mine + corners]
         elif not mixed and mine == 0:
             value += BLOCK[theirs + corners]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
 from engines.prng import Rng
 from engines.sequence_numbers import bots, rules
@@ -29,6 +31,13 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
                 "4 seats as 2 teams (0 = the usual: 2 teams with 4 or 6 seats)",
                 str(rules.USUAL_TEAMS),
                 (str(rules.USUAL_TEAMS), *map(str, rules.TEAM_COUNTS)),
+            ),
+            OptionInfo(
+                "sequence_overlap",
+                "how many cells a team's new sequence may share with each earlier one: ONE_CELL "
+                "(as in classic Sequence) or ANY (any chips, but not the same five)",
+                rules.SequenceOverlap.ONE_CELL.value,
+                tuple(overlap.value for overlap in rules.SequenceOverlap),
             ),
         ),
     )
@@ -82,6 +91,7 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
             turn=state.turn,
             exchanged=state.exchanged,
             rng_state=rng.next_u64(),
+            pending_cell=state.pending_cell,
         )
 
     # ----------------------------------------------------------------- hooks
@@ -98,10 +108,12 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
             turn=state.turn,
             exchanged=state.exchanged,
             sequences_to_win=rules.sequences_to_win(len(state.hands)),
+            choice=rules.pending_choice(state),
         )
 
     def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
-        return rules.deal(seats, rules.resolve_teams(seats, options), rng)
+        teams = rules.resolve_teams(seats, options)
+        return rules.deal(seats, replace(options, teams=teams), rng)
 
     def _legal_actions(self, state: State, seat: int) -> tuple[Action, ...]:
         return rules.legal_actions(state, seat)

@@ -27,7 +27,7 @@ from engines.sequence_numbers import tables
 
 # States name cells by position and cards by id in the tables: a new tables.TABLES_VERSION
 # needs a new RULES_VERSION too, so that states dealt on the old tables are refused.
-RULES_VERSION = 1
+RULES_VERSION = 2
 GAME_ID = "sequence_numbers"
 MIN_SEATS, MAX_SEATS = 2, 6
 INDIVIDUAL_MAX_SEATS = 3  # 2 or 3 seats play individually; more seats play in teams
@@ -41,9 +41,9 @@ HAND_SIZE_TEAMS = 4  # cards in hand with 4–6 seats
 SEQUENCES_INDIVIDUAL = 1  # sequences a seat needs to win with 2–3 seats
 SEQUENCES_TEAMS = 2  # sequences a team needs to win with 4–6 seats
 SEQUENCE_LENGTH = 5  # a sequence is five cells in a straight line
-MAX_SHARED_CELLS = 1  # a team's new sequence shares at most one cell with each earlier one
 TURN_LIMIT = 600  # [decision] after this many turns without a winner the game is a draw
 NO_CHIP = -1  # an empty cell (corners always hold NO_CHIP: they are free spaces)
+NO_CELL = -1  # no chip awaits its seat's choice of five
 HIDDEN_CARD = -1  # the card of a draw, in the event everyone sees
 
 BOARD_SIZE = tables.BOARD_SIZE
@@ -168,11 +168,26 @@ def cell_text(cell: int) -> str:
 
 
 # --------------------------------------------------------------------- values
+class SequenceOverlap(Enum):
+    """How many cells a team's new sequence may share with each of its earlier ones."""
+
+    ONE_CELL = "ONE_CELL"  # one cell, as in classic Sequence
+    ANY = "ANY"  # any chips of the earlier one, as long as it is not the same five
+
+
+#: Per option value: the most cells a new sequence shares with each earlier one of its team.
+MAX_SHARED: dict[SequenceOverlap, int] = {
+    SequenceOverlap.ONE_CELL: 1,
+    SequenceOverlap.ANY: SEQUENCE_LENGTH - 1,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """The variant settings of a game."""
 
     teams: int = USUAL_TEAMS  # 2 or 3 with 6 seats; USUAL_TEAMS picks the usual split
+    sequence_overlap: SequenceOverlap = SequenceOverlap.ONE_CELL
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +222,18 @@ class Discard:
         return f"discard {card_text(self.card)}"
 
 
-Action = Exchange | Play | Discard
+@dataclass(frozen=True, slots=True)
+class ChooseSequence:
+    """After a play that completed fives excluding one another: lock the five on ``cells``
+    (in line order), one of the choices the seat is offered."""
+
+    cells: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"lock the sequence {' '.join(map(cell_text, self.cells))}"
+
+
+Action = Exchange | Play | Discard | ChooseSequence
 
 # Actions are immutable values, so each possible one is built once and shared.
 EQUATION_PLAYS: tuple[tuple[Play, ...], ...] = tuple(
@@ -245,6 +271,21 @@ class State:
     turn: int  # turns completed; the seat to act is ``turn % seats``
     exchanged: bool  # the seat to act already exchanged a dead card this turn
     rng_state: int  # hidden
+    # The cell of the chip just placed whose fives exclude one another: its seat, still to act,
+    # chooses the five to lock. NO_CELL when no choice is pending.
+    pending_cell: int = NO_CELL
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceChoice:
+    """A seat must choose the five its chip on ``cell`` locks: each of ``choices`` (in line
+    order, in scan order) passes through the cell and shares too much with another to lock both.
+    Public, as an event when the choice arises and in every view while it is pending."""
+
+    seat: int
+    team: int
+    cell: int
+    choices: tuple[tuple[int, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +303,7 @@ class View:
     turn: int
     exchanged: bool
     sequences_to_win: int
+    choice: SequenceChoice | None  # the choice of five the seat to act must make, if any
 
 
 # Events, each public unless addressed to one seat.
@@ -401,15 +443,16 @@ def team_seats(seats: int, teams: int, team: int) -> tuple[int, ...]:
     return tuple(range(team, seats, teams))
 
 
-def deal(seats: int, teams: int, rng: Rng) -> State:
-    """Shuffle the deck and deal a hand to each seat; the rest is the draw deck."""
+def deal(seats: int, options: Options, rng: Rng) -> State:
+    """Shuffle the deck and deal a hand to each seat; the rest is the draw deck. ``options``
+    has its team count resolved."""
     cards = rng.shuffle(range(DECK_SIZE))
     size = hand_size(seats)
     hands = tuple(tuple(sorted(cards[seat * size : (seat + 1) * size])) for seat in range(seats))
     return State(
         rules_version=RULES_VERSION,
         revision=0,
-        options=Options(teams=teams),
+        options=options,
         chips=(NO_CHIP,) * CELLS,
         sequences=(),
         hands=hands,
@@ -428,8 +471,11 @@ def winning_team(state: State) -> int | None:
 
 
 def is_finished(state: State) -> bool:
-    """A team has won, or [decision] the turn limit is reached."""
-    return state.turn >= TURN_LIMIT or winning_team(state) is not None
+    """A team has won, or [decision] the turn limit is reached. A play that awaits its seat's
+    choice of five is not over: the game ends once every sequence it completes is locked."""
+    if state.turn >= TURN_LIMIT:
+        return True
+    return state.pending_cell == NO_CELL and winning_team(state) is not None
 
 
 def sequence_counts(sequences: Iterable[Sequence], teams: int) -> list[int]:
@@ -450,11 +496,11 @@ def _winner(sequences: tuple[Sequence, ...], seats: int, teams: int) -> int | No
     return None
 
 
-def counts_as_new(window: tuple[int, ...], own: Iterable[tuple[int, ...]]) -> bool:
+def counts_as_new(window: tuple[int, ...], own: Iterable[tuple[int, ...]], most: int) -> bool:
     """Whether a full window is a new sequence beside the team's sequences ``own``: it shares at
-    most one cell with each of them [decision, as in classic Sequence]."""
+    most ``most`` cells with each of them (``MAX_SHARED`` of the ``sequence_overlap`` option)."""
     cells = set(window)
-    return all(len(cells.intersection(other)) <= MAX_SHARED_CELLS for other in own)
+    return all(len(cells.intersection(other)) <= most for other in own)
 
 
 def full_windows(chips: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
@@ -515,7 +561,11 @@ def plays(state: State, seat: int) -> list[Play]:
 
 
 def legal_actions(state: State, seat: int) -> tuple[Action, ...]:
-    """Exchanges of dead cards (once per turn), then plays; discards only when nothing plays."""
+    """Exchanges of dead cards (once per turn), then plays; discards only when nothing plays.
+    While a choice of five is pending, only its choices, in scan order."""
+    choice = pending_choice(state)
+    if choice is not None:
+        return tuple(ChooseSequence(cells) for cells in choice.choices)
     hand = state.hands[seat]
     actions: list[Action] = []
     if not state.exchanged:
@@ -531,19 +581,18 @@ def legal_actions(state: State, seat: int) -> tuple[Action, ...]:
     return tuple(actions)
 
 
-def new_sequences(
-    chips: tuple[int, ...], team: int, cell: int, earlier: tuple[Sequence, ...]
-) -> list[Sequence]:
-    """The sequences of ``team`` completed by its chip on ``cell``, in scan order.
+def completed_fives(
+    chips: tuple[int, ...], team: int, cell: int, own: list[tuple[int, ...]], most: int
+) -> list[tuple[int, ...]]:
+    """The fives through ``cell`` that are new sequences of ``team`` beside its sequences
+    ``own`` (see ``counts_as_new``), in scan order.
 
     Scan order: the lines through the cell in the order of DIRECTIONS (row, column, diagonal
     down-right, diagonal down-left); along each line, windows of five from the one that starts
-    nearest the line's beginning (top, or left for rows). A window is taken when each of its cells
-    is the team's chip or a corner and it shares at most one cell with every sequence the team
-    already has, including those taken earlier in this scan; so a line of nine makes two.
+    nearest the line's beginning (top, or left for rows). Each cell of a five is the team's chip
+    or a corner.
     """
-    own = [sequence.cells for sequence in earlier if sequence.team == team]
-    found: list[Sequence] = []
+    found: list[tuple[int, ...]] = []
     for backward, forward in REACH[cell]:
         back = 0
         for x in backward:
@@ -561,22 +610,68 @@ def new_sequences(
         run = (*backward[:back][::-1], cell, *forward[:ahead])
         for start in range(length - SEQUENCE_LENGTH + 1):
             window = run[start : start + SEQUENCE_LENGTH]
-            if counts_as_new(window, own):
-                own.append(window)
-                found.append(Sequence(team, window))
+            if counts_as_new(window, own, most):
+                found.append(window)
     return found
+
+
+def _excludes(first: tuple[int, ...], second: tuple[int, ...], most: int) -> bool:
+    """Whether two fives share too many cells for both to be sequences of one team."""
+    return len(set(first).intersection(second)) > most
+
+
+def _lock_fives(
+    state: State, team: int, cell: int, chips: tuple[int, ...], sequences: tuple[Sequence, ...]
+) -> tuple[tuple[Sequence, ...], list[Event], tuple[tuple[int, ...], ...]]:
+    """Lock the fives the chip on ``cell`` completes that exclude no other (every choice keeps
+    them), in scan order; return the sequences, their events, and the fives left for the seat to
+    choose from: none, or two or more that each exclude another."""
+    most = MAX_SHARED[state.options.sequence_overlap]
+    own = [sequence.cells for sequence in sequences if sequence.team == team]
+    found = completed_fives(chips, team, cell, own, most)
+    events: list[Event] = []
+    choices: list[tuple[int, ...]] = []
+    for window in found:
+        if any(other is not window and _excludes(window, other, most) for other in found):
+            choices.append(window)
+        else:
+            sequences = (*sequences, Sequence(team, window))
+            events.append(Event(SequenceCompleted(team, window)))
+    return sequences, events, tuple(choices)
+
+
+def pending_choice(state: State) -> SequenceChoice | None:
+    """The choice of five the seat to act must make before its turn goes on, if any."""
+    cell = state.pending_cell
+    if cell == NO_CELL:
+        return None
+    seat = state.turn % len(state.hands)
+    team = seat % state.options.teams
+    own = [sequence.cells for sequence in state.sequences if sequence.team == team]
+    most = MAX_SHARED[state.options.sequence_overlap]
+    return SequenceChoice(
+        seat, team, cell, tuple(completed_fives(state.chips, team, cell, own, most))
+    )
 
 
 # --------------------------------------------------------------------- the turn
 def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, ...]]:
     """Apply an action of the seat to act (turn order and the end already checked)."""
+    if not isinstance(action, (Play, Exchange, Discard, ChooseSequence)):
+        raise MalformedActionError(f"not a Sequence Numbers action: {action!r}")
+    if isinstance(action, ChooseSequence):
+        return _choose(state, seat, action.cells)
+    if state.pending_cell != NO_CELL:
+        raise IllegalActionError(
+            f"the chip on {cell_text(state.pending_cell)} completed fives that exclude one "
+            "another: choose the one to lock first",
+            "SEQUENCE_CHOICE_PENDING",
+        )
     if isinstance(action, Play):
         return _play(state, seat, action.card, action.cell)
     if isinstance(action, Exchange):
         return _exchange(state, seat, action.card)
-    if isinstance(action, Discard):
-        return _discard(state, seat, action.card)
-    raise MalformedActionError(f"not a Sequence Numbers action: {action!r}")
+    return _discard(state, seat, action.card)
 
 
 def _take_from_hand(hand: tuple[int, ...], card: int, seat: int) -> tuple[int, ...]:
@@ -620,12 +715,74 @@ def _play(state: State, seat: int, card: int, cell: int) -> tuple[State, tuple[E
             raise IllegalActionError(f"{cell_text(cell)} already holds a chip", "CELL_OCCUPIED")
         chips = (*chips[:cell], team, *chips[cell + 1 :])
         events.append(_placed_event(seat, team, card, cell))
-        found = new_sequences(chips, team, cell, sequences)
-        if found:
-            sequences = (*sequences, *found)
-            events.extend(Event(SequenceCompleted(team, s.cells)) for s in found)
+        sequences, locked, choices = _lock_fives(state, team, cell, chips, sequences)
+        events.extend(locked)
+        if choices:
+            discards = _push(state.discards, seat, card)
+            return _await_choice(
+                state, seat, cell, hand, chips, sequences, discards, events, choices
+            )
     discards = _push(state.discards, seat, card)
     return _end_turn(state, seat, hand, chips, sequences, discards, events)
+
+
+def _await_choice(
+    state: State,
+    seat: int,
+    cell: int,
+    hand: tuple[int, ...],
+    chips: tuple[int, ...],
+    sequences: tuple[Sequence, ...],
+    discards: tuple[tuple[int, ...], ...],
+    events: list[Event],
+    choices: tuple[tuple[int, ...], ...],
+) -> tuple[State, tuple[Event, ...]]:
+    """The play completed fives that exclude one another: the seat stays to act, before its
+    draw, and chooses the five to lock."""
+    team = seat % state.options.teams
+    events.append(Event(SequenceChoice(seat, team, cell, choices)))
+    new = State(
+        rules_version=state.rules_version,
+        revision=state.revision + 1,
+        options=state.options,
+        chips=chips,
+        sequences=sequences,
+        hands=_replace_at(state.hands, seat, hand),
+        discards=discards,
+        deck=state.deck,
+        turn=state.turn,
+        exchanged=state.exchanged,
+        rng_state=state.rng_state,
+        pending_cell=cell,
+    )
+    return new, tuple(events)
+
+
+def _choose(state: State, seat: int, cells: tuple[int, ...]) -> tuple[State, tuple[Event, ...]]:
+    choice = pending_choice(state)
+    if choice is None:
+        raise IllegalActionError(
+            "no choice of five is pending: a sequence is chosen only after a play that "
+            "completes fives excluding one another",
+            "NO_SEQUENCE_CHOICE_PENDING",
+        )
+    cells = tuple(cells)
+    if cells not in choice.choices:
+        offered = " or ".join("-".join(map(cell_text, five)) for five in choice.choices)
+        raise IllegalActionError(
+            f"not one of the fives on offer: {offered}", "NOT_A_SEQUENCE_CHOICE"
+        )
+    team = choice.team
+    sequences = (*state.sequences, Sequence(team, cells))
+    events = [Event(SequenceCompleted(team, cells))]
+    sequences, locked, choices = _lock_fives(state, team, choice.cell, state.chips, sequences)
+    events.extend(locked)
+    hand, discards = state.hands[seat], state.discards
+    if choices:
+        return _await_choice(
+            state, seat, choice.cell, hand, state.chips, sequences, discards, events, choices
+        )
+    return _end_turn(state, seat, hand, state.chips, sequences, discards, events)
 
 
 def _exchange(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]]:
@@ -760,18 +917,30 @@ def validate(state: State) -> None:
         raise InvalidStateError("the generator state is not a 64-bit value")
     if not 0 <= state.turn <= TURN_LIMIT:
         raise InvalidStateError(f"the turn must be 0..{TURN_LIMIT}, not {state.turn}")
+    pending = state.pending_cell != NO_CELL
+    if pending and state.turn == TURN_LIMIT:
+        raise InvalidStateError("a choice of five is pending after the turn limit")
     _validate_board(state, seats, teams)
     winner = _validate_sequences(state, seats, teams)
-    finished = winner is not None or state.turn == TURN_LIMIT
+    finished = (winner is not None and not pending) or state.turn == TURN_LIMIT
     if finished and state.exchanged:
         raise InvalidStateError("a dead card was exchanged in a finished game")
     _validate_cards(state, seats, winner)
+    if pending:
+        _validate_choice(state, seats, teams)
+
+
+def _plays(state: State) -> int:
+    """The plays made: the completed turns, and the play that awaits its choice of five."""
+    return state.turn + (state.pending_cell != NO_CELL)
 
 
 def _turns_played(state: State, seat: int) -> int:
-    """The turns ``seat`` has completed: seats play in order from seat 0."""
+    """The turns ``seat`` has played (the one awaiting a choice of five included): seats play in
+    order from seat 0."""
     seats = len(state.hands)
-    return state.turn // seats + (seat < state.turn % seats)
+    plays = _plays(state)
+    return plays // seats + (seat < plays % seats)
 
 
 def _validate_board(state: State, seats: int, teams: int) -> None:
@@ -796,6 +965,7 @@ def _validate_board(state: State, seats: int, teams: int) -> None:
 def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
     """Check the locked sequences against the board; return the winning team, if any."""
     chips = state.chips
+    most = MAX_SHARED[state.options.sequence_overlap]
     by_team: list[list[tuple[int, ...]]] = [[] for _ in range(teams)]
     for sequence in state.sequences:
         team, cells = sequence.team, sequence.cells
@@ -805,13 +975,21 @@ def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
             raise InvalidStateError("a locked sequence is not five cells in a straight line")
         if any(chips[cell] != team and not IS_CORNER[cell] for cell in cells):
             raise InvalidStateError("a locked sequence holds a cell that is not its team's")
-        if not counts_as_new(cells, by_team[team]):
-            raise InvalidStateError("two sequences of a team share more than one cell")
+        if not counts_as_new(cells, by_team[team], most):
+            raise InvalidStateError(
+                f"two sequences of a team share more than {most} cells "
+                f"(sequence_overlap {state.options.sequence_overlap.value})"
+            )
         by_team[team].append(cells)
-    # The placement that completes five in a line locks them, unless they share two cells with
-    # one of the team's sequences: chips only leave the board while unlocked.
+    # The placement that completes five in a line locks them, unless they share more cells than
+    # the option allows with one of the team's sequences: chips only leave the board while
+    # unlocked. The fives through a chip awaiting its seat's choice are still unlocked.
+    pending = state.pending_cell
+    choosing = state.turn % seats % teams
     for team, window in full_windows(chips):
-        if counts_as_new(window, by_team[team]):
+        if pending in window and team == choosing:
+            continue
+        if counts_as_new(window, by_team[team], most):
             raise InvalidStateError(
                 f"five cells of team {team} in a line from {cell_text(window[0])} are not a "
                 "locked sequence"
@@ -824,11 +1002,12 @@ def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
     if len(winners) > 1:
         raise InvalidStateError("more than one team has the sequences to win")
     winner = winners[0]
-    if state.turn == 0:
+    plays = _plays(state)
+    if plays == 0:
         raise InvalidStateError("a team won before any turn was played")
-    # The winning play ends the game at once: it was the last play, and the sequences it
-    # completed are the last ones, all of the winner's.
-    if (state.turn - 1) % seats % teams != winner:
+    # The winning play ends the game at once (once its seat has chosen its fives): it was the
+    # last play, and the sequences it completed are the last ones, all of the winner's.
+    if (plays - 1) % seats % teams != winner:
         raise InvalidStateError(f"team {winner} won but did not make the last play")
     last_run = 0
     for sequence in reversed(state.sequences):
@@ -842,12 +1021,15 @@ def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
 
 def _validate_cards(state: State, seats: int, winner: int | None) -> None:
     """Check the hands, the discard piles and the deck."""
-    # Every hand is full, except that a winning play ends the game before its seat draws.
+    # Every hand is full, except that a winning play ends the game before its seat draws, and
+    # a play awaiting its choice of five has not drawn yet.
     size = hand_size(seats)
     to_act = state.turn % seats
-    last_seat = (state.turn - 1) % seats
+    pending = state.pending_cell != NO_CELL
+    last_seat = (_plays(state) - 1) % seats
+    short = winner is not None or pending
     for seat, hand in enumerate(state.hands):
-        expected = size - 1 if winner is not None and seat == last_seat else size
+        expected = size - 1 if short and seat == last_seat else size
         if len(hand) != expected:
             raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
         if list(hand) != sorted(hand):
@@ -867,13 +1049,45 @@ def _validate_cards(state: State, seats: int, winner: int | None) -> None:
             "the cards do not add up: a card is missing, in two places or foreign"
         )
     if state.exchanged:
-        # The exchanged card tops the seat's pile, unless its replacement was the last card of
-        # the deck: then every pile was reshuffled. Either way the card was dead, and still is.
-        pile = state.discards[to_act]
+        # The exchanged card tops the seat's pile (under the card played, while a choice of five
+        # is pending), unless its replacement was the last card of the deck: then every pile was
+        # reshuffled. Either way the card was dead, and still is.
+        pile = state.discards[to_act][: -1 if pending else None]
         if pile:
             if pile[-1] >= EQUATION_COUNT or not is_dead(state.chips, pile[-1]):
                 raise InvalidStateError("the exchanged card on top of the discard pile is not dead")
-        elif any(state.discards):
+        elif any(other for seat, other in enumerate(state.discards) if seat != to_act):
             raise InvalidStateError("a seat that exchanged has an empty pile without a reshuffle")
         elif not any(is_dead(state.chips, card) for card in range(EQUATION_COUNT)):
             raise InvalidStateError("a dead card was exchanged, but there is no dead card")
+
+
+def _validate_choice(state: State, seats: int, teams: int) -> None:
+    """Check a pending choice of five: the chip just placed by the seat to act, with the card
+    that placed it on top of the seat's pile, completing fives that each exclude another."""
+    cell = state.pending_cell
+    if not 0 <= cell < CELLS or IS_CORNER[cell]:
+        raise InvalidStateError(f"a choice of five is pending on cell {cell}, not a cell of a chip")
+    seat = state.turn % seats
+    team = seat % teams
+    if state.chips[cell] != team:
+        raise InvalidStateError(
+            f"a choice of five is pending on {cell_text(cell)}, which holds no chip of team {team}"
+        )
+    pile = state.discards[seat]
+    card = pile[-1] if pile else NO_CHIP
+    if not (card in PLUS_CARDS or (0 <= card < EQUATION_COUNT and cell in CARD_CELLS[card])):
+        raise InvalidStateError(
+            f"the card on top of seat {seat}'s pile did not place the chip on {cell_text(cell)}"
+        )
+    choice = pending_choice(state)
+    most = MAX_SHARED[state.options.sequence_overlap]
+    choices = choice.choices if choice is not None else ()
+    if len(choices) < 2 or any(
+        not any(other is not five and _excludes(five, other, most) for other in choices)
+        for five in choices
+    ):
+        raise InvalidStateError(
+            f"a choice of five is pending on {cell_text(cell)}, but its fives do not exclude "
+            "one another: they would have been locked"
+        )

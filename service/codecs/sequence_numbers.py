@@ -36,6 +36,13 @@ KIND = EnumMap(
     },
 )
 OPERATORS = {"+": pb.SEQUENCE_NUMBERS_OPERATOR_ADD, "-": pb.SEQUENCE_NUMBERS_OPERATOR_SUBTRACT}
+OVERLAP = EnumMap(
+    game.SequenceOverlap.ONE_CELL,
+    {
+        pb.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL: game.SequenceOverlap.ONE_CELL,
+        pb.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY: game.SequenceOverlap.ANY,
+    },
+)
 
 
 def _card(card: int) -> pb.SequenceNumbersCard:
@@ -57,16 +64,44 @@ def _drawn_card(card: int) -> pb.SequenceNumbersCard | None:
     return None if card == game.HIDDEN_CARD else CARDS[card]
 
 
-def _options(msg: pb.SequenceNumbersOptions) -> game.Options:
-    return game.Options(teams=msg.teams)
+def _options(msg: pb.SequenceNumbersOptions, decode: Any) -> game.Options:
+    overlap = decode(OVERLAP, msg.sequence_overlap, "sequence_overlap")
+    return game.Options(teams=msg.teams, sequence_overlap=overlap)
 
 
 def _encode_options(options: game.Options) -> pb.SequenceNumbersOptions:
-    return pb.SequenceNumbersOptions(teams=options.teams)
+    return pb.SequenceNumbersOptions(
+        teams=options.teams, sequence_overlap=OVERLAP.encode(options.sequence_overlap)
+    )
 
 
 def _sequences(sequences: tuple[game.Sequence, ...]) -> list[pb.SequenceNumbersSequence]:
     return [pb.SequenceNumbersSequence(team=s.team, cells=s.cells) for s in sequences]
+
+
+def _choice(choice: game.SequenceChoice) -> pb.SequenceNumbersSequenceChoice:
+    return pb.SequenceNumbersSequenceChoice(
+        seat=choice.seat,
+        team=choice.team,
+        cell=choice.cell,
+        choices=[
+            pb.SequenceNumbersSequence(team=choice.team, cells=cells) for cells in choice.choices
+        ],
+    )
+
+
+def _pending_cell(msg: pb.SequenceNumbersState) -> int:
+    return msg.pending_choice.cell if msg.HasField("pending_choice") else game.NO_CELL
+
+
+def _encode_pending(cell: int) -> pb.SequenceNumbersPendingChoice | None:
+    return None if cell == game.NO_CELL else pb.SequenceNumbersPendingChoice(cell=cell)
+
+
+@lru_cache(maxsize=game.CELLS + 1)
+def _serialized_pending(cell: int) -> bytes:
+    """The pending choice field of a serialized state: nothing while no choice is pending."""
+    return pb.SequenceNumbersState(pending_choice=_encode_pending(cell)).SerializeToString()
 
 
 def _pile(cards: tuple[int, ...]) -> pb.SequenceNumbersDiscardPile:
@@ -92,7 +127,7 @@ class SequenceNumbersCodec:
 
     game_id = game.GAME_ID
     # In field number order: options 1, chips 2, sequences 3, deck 6 … rng_state 9, then hands
-    # 10-11 and discards 12-13.
+    # 10-11, discards 12-13 and the pending choice 14.
     state_parts: StateParts | None = StateParts(
         (
             ("options", _serialized_options),
@@ -104,6 +139,7 @@ class SequenceNumbersCodec:
             ),
             ("hands", groups_part(pb.SequenceNumbersState, "hand_cards", "hand_sizes")),
             ("discards", groups_part(pb.SequenceNumbersState, "discard_cards", "discard_sizes")),
+            ("pending_cell", _serialized_pending),
         )
     )
 
@@ -117,7 +153,7 @@ class SequenceNumbersCodec:
         return game.State(
             rules_version=rules_version,
             revision=revision,
-            options=_options(msg.options),
+            options=_options(msg.options, EnumMap.decode_state),
             chips=tuple(msg.chips),
             sequences=tuple(game.Sequence(s.team, tuple(s.cells)) for s in msg.sequences),
             hands=split(msg.hand_cards, msg.hand_sizes, "hands"),
@@ -126,6 +162,7 @@ class SequenceNumbersCodec:
             turn=msg.turn,
             exchanged=msg.exchanged,
             rng_state=msg.rng_state,
+            pending_cell=_pending_cell(msg),
         )
 
     def encode_state(self, state: game.State) -> pb.SequenceNumbersState:
@@ -141,6 +178,7 @@ class SequenceNumbersCodec:
             turn=state.turn,
             exchanged=state.exchanged,
             rng_state=state.rng_state,
+            pending_choice=_encode_pending(state.pending_cell),
         )
 
     def decode_action(self, msg: pb.SequenceNumbersAction) -> game.Action:
@@ -151,6 +189,11 @@ class SequenceNumbersCodec:
             return game.Exchange(msg.exchange_dead_card)
         if move == "discard":
             return game.Discard(msg.discard)
+        if move == "choose_sequence":
+            # More cells than a five are refused whatever they are: one past it is enough to
+            # tell, and a request of a million cells is not made into a tuple.
+            cells = msg.choose_sequence.cells[: game.SEQUENCE_LENGTH + 1]
+            return game.ChooseSequence(tuple(cells))
         raise MalformedActionError("the Sequence Numbers action has no move set")
 
     def encode_action(self, action: game.Action) -> pb.SequenceNumbersAction:
@@ -160,10 +203,14 @@ class SequenceNumbersCodec:
             )
         if isinstance(action, game.Exchange):
             return pb.SequenceNumbersAction(exchange_dead_card=action.card)
+        if isinstance(action, game.ChooseSequence):
+            return pb.SequenceNumbersAction(
+                choose_sequence=pb.SequenceNumbersChooseSequence(cells=action.cells)
+            )
         return pb.SequenceNumbersAction(discard=action.card)
 
     def decode_options(self, msg: pb.SequenceNumbersOptions) -> game.Options:
-        return _options(msg)
+        return _options(msg, EnumMap.decode_option)
 
     def encode_view(self, view: game.View) -> pb.SequenceNumbersView:
         return pb.SequenceNumbersView(
@@ -178,6 +225,7 @@ class SequenceNumbersCodec:
             turn=view.turn,
             exchanged=view.exchanged,
             sequences_to_win=view.sequences_to_win,
+            sequence_choice=None if view.choice is None else _choice(view.choice),
         )
 
     def encode_event(self, body: Any) -> pb.SequenceNumbersEvent:
@@ -220,6 +268,8 @@ class SequenceNumbersCodec:
                 return pb.SequenceNumbersEvent(
                     team_won=pb.SequenceNumbersTeamWon(team=team, seats=seats)
                 )
+            case game.SequenceChoice():
+                return pb.SequenceNumbersEvent(sequence_choice_required=_choice(body))
             case game.TurnLimitReached(turns):
                 return pb.SequenceNumbersEvent(
                     turn_limit_reached=pb.SequenceNumbersTurnLimitReached(turns=turns)

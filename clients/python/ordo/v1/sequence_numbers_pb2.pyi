@@ -71,6 +71,36 @@ SEQUENCE_NUMBERS_OPERATOR_SUBTRACT: SequenceNumbersOperator.ValueType  # 2
 """Subtraction: left - right = result."""
 Global___SequenceNumbersOperator: _TypeAlias = SequenceNumbersOperator  # noqa: Y015
 
+class _SequenceNumbersSequenceOverlap:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SequenceNumbersSequenceOverlapEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SequenceNumbersSequenceOverlap.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED: _SequenceNumbersSequenceOverlap.ValueType  # 0
+    """Unset: the default, SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL."""
+    SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL: _SequenceNumbersSequenceOverlap.ValueType  # 1
+    """At most one cell, as in classic Sequence: a line of nine makes two sequences."""
+    SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY: _SequenceNumbersSequenceOverlap.ValueType  # 2
+    """Any chips of an earlier sequence, as long as it is not the same five: a line of six makes
+    two sequences, and the fives of a play never exclude one another.
+    """
+
+class SequenceNumbersSequenceOverlap(_SequenceNumbersSequenceOverlap, metaclass=_SequenceNumbersSequenceOverlapEnumTypeWrapper):
+    """SequenceNumbersSequenceOverlap says how many cells a team's new sequence may share with each
+    of its earlier sequences.
+    """
+
+SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED: SequenceNumbersSequenceOverlap.ValueType  # 0
+"""Unset: the default, SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL."""
+SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL: SequenceNumbersSequenceOverlap.ValueType  # 1
+"""At most one cell, as in classic Sequence: a line of nine makes two sequences."""
+SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY: SequenceNumbersSequenceOverlap.ValueType  # 2
+"""Any chips of an earlier sequence, as long as it is not the same five: a line of six makes
+two sequences, and the fives of a play never exclude one another.
+"""
+Global___SequenceNumbersSequenceOverlap: _TypeAlias = SequenceNumbersSequenceOverlap  # noqa: Y015
+
 @_typing.final
 class SequenceNumbersOptions(_message.Message):
     """SequenceNumbersOptions are the variant settings of Sequence Numbers."""
@@ -78,20 +108,24 @@ class SequenceNumbersOptions(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TEAMS_FIELD_NUMBER: _builtins.int
+    SEQUENCE_OVERLAP_FIELD_NUMBER: _builtins.int
     teams: _builtins.int
     """The number of teams. 2 seats play as 2 and 3 seats as 3 (individually), 4 seats as 2 teams
     of 2, 6 seats as 2 teams of 3 or 3 teams of 2. 0 means the usual: 2 teams with 4 or 6
     seats. Another value is refused with reason TEAMS_NOT_ALLOWED. Seat i is on team
     i mod teams.
     """
+    sequence_overlap: Global___SequenceNumbersSequenceOverlap.ValueType
+    """How much a team's new sequence may share with its earlier ones; unset means ONE_CELL."""
     def __init__(
         self,
         *,
         teams: _builtins.int = ...,
+        sequence_overlap: Global___SequenceNumbersSequenceOverlap.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["teams", b"teams"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["sequence_overlap", b"sequence_overlap", "teams", b"teams"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -189,6 +223,7 @@ class SequenceNumbersState(_message.Message):
     HAND_SIZES_FIELD_NUMBER: _builtins.int
     DISCARD_CARDS_FIELD_NUMBER: _builtins.int
     DISCARD_SIZES_FIELD_NUMBER: _builtins.int
+    PENDING_CHOICE_FIELD_NUMBER: _builtins.int
     turn: _builtins.int
     """The turns completed (0..600); the seat to act is turn mod seats."""
     exchanged: _builtins.bool
@@ -229,6 +264,12 @@ class SequenceNumbersState(_message.Message):
     def discard_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Per seat: the number of cards in its discard pile."""
 
+    @_builtins.property
+    def pending_choice(self) -> Global___SequenceNumbersPendingChoice:
+        """Set while the seat to act must choose the five its chip locks (see
+        SequenceNumbersChooseSequence); unset otherwise.
+        """
+
     def __init__(
         self,
         *,
@@ -243,14 +284,39 @@ class SequenceNumbersState(_message.Message):
         hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
         discard_cards: _abc.Iterable[_builtins.int] | None = ...,
         discard_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        pending_choice: Global___SequenceNumbersPendingChoice | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "pending_choice", b"pending_choice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips", b"chips", "deck", b"deck", "discard_cards", b"discard_cards", "discard_sizes", b"discard_sizes", "exchanged", b"exchanged", "hand_cards", b"hand_cards", "hand_sizes", b"hand_sizes", "options", b"options", "rng_state", b"rng_state", "sequences", b"sequences", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips", b"chips", "deck", b"deck", "discard_cards", b"discard_cards", "discard_sizes", b"discard_sizes", "exchanged", b"exchanged", "hand_cards", b"hand_cards", "hand_sizes", b"hand_sizes", "options", b"options", "pending_choice", b"pending_choice", "rng_state", b"rng_state", "sequences", b"sequences", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SequenceNumbersState: _TypeAlias = SequenceNumbersState  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersPendingChoice(_message.Message):
+    """SequenceNumbersPendingChoice is a choice of five awaited in a state: the fives to choose from
+    follow from the board.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CELL_FIELD_NUMBER: _builtins.int
+    cell: _builtins.int
+    """The cell (row × 10 + column) of the chip just placed by the seat to act."""
+    def __init__(
+        self,
+        *,
+        cell: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cell", b"cell"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersPendingChoice: _TypeAlias = SequenceNumbersPendingChoice  # noqa: Y015
 
 @_typing.final
 class SequenceNumbersPlay(_message.Message):
@@ -281,6 +347,32 @@ class SequenceNumbersPlay(_message.Message):
 Global___SequenceNumbersPlay: _TypeAlias = SequenceNumbersPlay  # noqa: Y015
 
 @_typing.final
+class SequenceNumbersChooseSequence(_message.Message):
+    """SequenceNumbersChooseSequence locks one of the fives a play completed, when they exclude one
+    another (they share more cells than the sequence_overlap option allows).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CELLS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cells(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The five cells (row × 10 + column) in line order, as the view's choice lists them."""
+
+    def __init__(
+        self,
+        *,
+        cells: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cells", b"cells"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersChooseSequence: _TypeAlias = SequenceNumbersChooseSequence  # noqa: Y015
+
+@_typing.final
 class SequenceNumbersAction(_message.Message):
     """SequenceNumbersAction is a Sequence Numbers move."""
 
@@ -289,6 +381,7 @@ class SequenceNumbersAction(_message.Message):
     EXCHANGE_DEAD_CARD_FIELD_NUMBER: _builtins.int
     PLAY_FIELD_NUMBER: _builtins.int
     DISCARD_FIELD_NUMBER: _builtins.int
+    CHOOSE_SEQUENCE_FIELD_NUMBER: _builtins.int
     exchange_dead_card: _builtins.int
     """Before playing, discard a dead equation card (both cells of its result hold a chip) and
     draw a replacement; at most once per turn, and the turn goes on.
@@ -299,18 +392,25 @@ class SequenceNumbersAction(_message.Message):
     def play(self) -> Global___SequenceNumbersPlay:
         """Play a card; this ends the turn and the seat draws."""
 
+    @_builtins.property
+    def choose_sequence(self) -> Global___SequenceNumbersChooseSequence:
+        """After a play that completed fives excluding one another: lock one of them. The seat
+        chooses again while fives excluding one another are left; then the turn ends.
+        """
+
     def __init__(
         self,
         *,
         exchange_dead_card: _builtins.int = ...,
         play: Global___SequenceNumbersPlay | None = ...,
         discard: _builtins.int = ...,
+        choose_sequence: Global___SequenceNumbersChooseSequence | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["discard", b"discard", "exchange_dead_card", b"exchange_dead_card", "move", b"move", "play", b"play"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["choose_sequence", b"choose_sequence", "discard", b"discard", "exchange_dead_card", b"exchange_dead_card", "move", b"move", "play", b"play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["discard", b"discard", "exchange_dead_card", b"exchange_dead_card", "move", b"move", "play", b"play"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["choose_sequence", b"choose_sequence", "discard", b"discard", "exchange_dead_card", b"exchange_dead_card", "move", b"move", "play", b"play"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["exchange_dead_card", "play", "discard"]  # noqa: Y015
+    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["exchange_dead_card", "play", "discard", "choose_sequence"]  # noqa: Y015
     _WhichOneofArgType_move: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_move) -> _WhichOneofReturnType_move | None: ...
 
@@ -363,6 +463,7 @@ class SequenceNumbersView(_message.Message):
     TURN_FIELD_NUMBER: _builtins.int
     EXCHANGED_FIELD_NUMBER: _builtins.int
     SEQUENCES_TO_WIN_FIELD_NUMBER: _builtins.int
+    SEQUENCE_CHOICE_FIELD_NUMBER: _builtins.int
     deck_size: _builtins.int
     """The number of cards in the draw deck."""
     turn: _builtins.int
@@ -401,6 +502,10 @@ class SequenceNumbersView(_message.Message):
     def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersDiscardPile]:
         """Per seat: the discard pile."""
 
+    @_builtins.property
+    def sequence_choice(self) -> Global___SequenceNumbersSequenceChoice:
+        """The choice of five the seat to act must make, public; unset when none is pending."""
+
     def __init__(
         self,
         *,
@@ -415,14 +520,56 @@ class SequenceNumbersView(_message.Message):
         turn: _builtins.int = ...,
         exchanged: _builtins.bool = ...,
         sequences_to_win: _builtins.int = ...,
+        sequence_choice: Global___SequenceNumbersSequenceChoice | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "sequence_choice", b"sequence_choice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips", b"chips", "deck_size", b"deck_size", "discards", b"discards", "exchanged", b"exchanged", "hand", b"hand", "hand_sizes", b"hand_sizes", "numbers", b"numbers", "options", b"options", "sequences", b"sequences", "sequences_to_win", b"sequences_to_win", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips", b"chips", "deck_size", b"deck_size", "discards", b"discards", "exchanged", b"exchanged", "hand", b"hand", "hand_sizes", b"hand_sizes", "numbers", b"numbers", "options", b"options", "sequence_choice", b"sequence_choice", "sequences", b"sequences", "sequences_to_win", b"sequences_to_win", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SequenceNumbersView: _TypeAlias = SequenceNumbersView  # noqa: Y015
+
+@_typing.final
+class SequenceNumbersSequenceChoice(_message.Message):
+    """SequenceNumbersSequenceChoice is a choice of five a seat must make: its chip completed fives
+    that share more cells than the sequence_overlap option allows, so it locks one of them.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    TEAM_FIELD_NUMBER: _builtins.int
+    CELL_FIELD_NUMBER: _builtins.int
+    CHOICES_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that chooses, the seat to act."""
+    team: _builtins.int
+    """Its team."""
+    cell: _builtins.int
+    """The cell (row × 10 + column) of the chip just placed: every five passes through it."""
+    @_builtins.property
+    def choices(self) -> _containers.RepeatedCompositeFieldContainer[Global___SequenceNumbersSequence]:
+        """The fives to choose from, in scan order (rows, columns, diagonals down-right, diagonals
+        down-left; along a line from its start), each one the cells of a
+        SequenceNumbersChooseSequence.
+        """
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        team: _builtins.int = ...,
+        cell: _builtins.int = ...,
+        choices: _abc.Iterable[Global___SequenceNumbersSequence] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cell", b"cell", "choices", b"choices", "seat", b"seat", "team", b"team"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SequenceNumbersSequenceChoice: _TypeAlias = SequenceNumbersSequenceChoice  # noqa: Y015
 
 @_typing.final
 class SequenceNumbersEvent(_message.Message):
@@ -439,6 +586,7 @@ class SequenceNumbersEvent(_message.Message):
     DECK_RESHUFFLED_FIELD_NUMBER: _builtins.int
     TEAM_WON_FIELD_NUMBER: _builtins.int
     TURN_LIMIT_REACHED_FIELD_NUMBER: _builtins.int
+    SEQUENCE_CHOICE_REQUIRED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def dead_card_exchanged(self) -> Global___SequenceNumbersDeadCardExchanged:
         """A seat exchanged a dead card."""
@@ -475,6 +623,10 @@ class SequenceNumbersEvent(_message.Message):
     def turn_limit_reached(self) -> Global___SequenceNumbersTurnLimitReached:
         """The turn limit passed without a winner: the game is a draw."""
 
+    @_builtins.property
+    def sequence_choice_required(self) -> Global___SequenceNumbersSequenceChoice:
+        """A seat must choose the five its chip locks, before its turn goes on."""
+
     def __init__(
         self,
         *,
@@ -487,12 +639,13 @@ class SequenceNumbersEvent(_message.Message):
         deck_reshuffled: Global___SequenceNumbersDeckReshuffled | None = ...,
         team_won: Global___SequenceNumbersTeamWon | None = ...,
         turn_limit_reached: Global___SequenceNumbersTurnLimitReached | None = ...,
+        sequence_choice_required: Global___SequenceNumbersSequenceChoice | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_discarded", b"card_discarded", "card_drawn", b"card_drawn", "chip_placed", b"chip_placed", "chip_removed", b"chip_removed", "dead_card_exchanged", b"dead_card_exchanged", "deck_reshuffled", b"deck_reshuffled", "kind", b"kind", "sequence_completed", b"sequence_completed", "team_won", b"team_won", "turn_limit_reached", b"turn_limit_reached"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_discarded", b"card_discarded", "card_drawn", b"card_drawn", "chip_placed", b"chip_placed", "chip_removed", b"chip_removed", "dead_card_exchanged", b"dead_card_exchanged", "deck_reshuffled", b"deck_reshuffled", "kind", b"kind", "sequence_choice_required", b"sequence_choice_required", "sequence_completed", b"sequence_completed", "team_won", b"team_won", "turn_limit_reached", b"turn_limit_reached"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_discarded", b"card_discarded", "card_drawn", b"card_drawn", "chip_placed", b"chip_placed", "chip_removed", b"chip_removed", "dead_card_exchanged", b"dead_card_exchanged", "deck_reshuffled", b"deck_reshuffled", "kind", b"kind", "sequence_completed", b"sequence_completed", "team_won", b"team_won", "turn_limit_reached", b"turn_limit_reached"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_discarded", b"card_discarded", "card_drawn", b"card_drawn", "chip_placed", b"chip_placed", "chip_removed", b"chip_removed", "dead_card_exchanged", b"dead_card_exchanged", "deck_reshuffled", b"deck_reshuffled", "kind", b"kind", "sequence_choice_required", b"sequence_choice_required", "sequence_completed", b"sequence_completed", "team_won", b"team_won", "turn_limit_reached", b"turn_limit_reached"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["dead_card_exchanged", "card_drawn", "chip_placed", "chip_removed", "card_discarded", "sequence_completed", "deck_reshuffled", "team_won", "turn_limit_reached"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["dead_card_exchanged", "card_drawn", "chip_placed", "chip_removed", "card_discarded", "sequence_completed", "deck_reshuffled", "team_won", "turn_limit_reached", "sequence_choice_required"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 

@@ -104,6 +104,55 @@ export function sequenceNumbersOperatorToJSON(object: SequenceNumbersOperator): 
   }
 }
 
+/**
+ * SequenceNumbersSequenceOverlap says how many cells a team's new sequence may share with each
+ * of its earlier sequences.
+ */
+export enum SequenceNumbersSequenceOverlap {
+  /** SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED - Unset: the default, SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL. */
+  SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED = 0,
+  /** SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL - At most one cell, as in classic Sequence: a line of nine makes two sequences. */
+  SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL = 1,
+  /**
+   * SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY - Any chips of an earlier sequence, as long as it is not the same five: a line of six makes
+   * two sequences, and the fives of a play never exclude one another.
+   */
+  SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function sequenceNumbersSequenceOverlapFromJSON(object: any): SequenceNumbersSequenceOverlap {
+  switch (object) {
+    case 0:
+    case "SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED":
+      return SequenceNumbersSequenceOverlap.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED;
+    case 1:
+    case "SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL":
+      return SequenceNumbersSequenceOverlap.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL;
+    case 2:
+    case "SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY":
+      return SequenceNumbersSequenceOverlap.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return SequenceNumbersSequenceOverlap.UNRECOGNIZED;
+  }
+}
+
+export function sequenceNumbersSequenceOverlapToJSON(object: SequenceNumbersSequenceOverlap): string {
+  switch (object) {
+    case SequenceNumbersSequenceOverlap.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED:
+      return "SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED";
+    case SequenceNumbersSequenceOverlap.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL:
+      return "SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL";
+    case SequenceNumbersSequenceOverlap.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY:
+      return "SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY";
+    case SequenceNumbersSequenceOverlap.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** SequenceNumbersOptions are the variant settings of Sequence Numbers. */
 export interface SequenceNumbersOptions {
   /**
@@ -113,6 +162,8 @@ export interface SequenceNumbersOptions {
    * i mod teams.
    */
   teams: number;
+  /** How much a team's new sequence may share with its earlier ones; unset means ONE_CELL. */
+  sequenceOverlap: SequenceNumbersSequenceOverlap;
 }
 
 /** SequenceNumbersCard describes one card of the 100-card deck. */
@@ -175,6 +226,20 @@ export interface SequenceNumbersState {
   discardCards: number[];
   /** Per seat: the number of cards in its discard pile. */
   discardSizes: number[];
+  /**
+   * Set while the seat to act must choose the five its chip locks (see
+   * SequenceNumbersChooseSequence); unset otherwise.
+   */
+  pendingChoice?: SequenceNumbersPendingChoice | undefined;
+}
+
+/**
+ * SequenceNumbersPendingChoice is a choice of five awaited in a state: the fives to choose from
+ * follow from the board.
+ */
+export interface SequenceNumbersPendingChoice {
+  /** The cell (row × 10 + column) of the chip just placed by the seat to act. */
+  cell: number;
 }
 
 /** SequenceNumbersPlay plays a card from hand onto the seat's discard pile. */
@@ -186,6 +251,15 @@ export interface SequenceNumbersPlay {
    * whose chip a MINUS card removes.
    */
   cell: number;
+}
+
+/**
+ * SequenceNumbersChooseSequence locks one of the fives a play completed, when they exclude one
+ * another (they share more cells than the sequence_overlap option allows).
+ */
+export interface SequenceNumbersChooseSequence {
+  /** The five cells (row × 10 + column) in line order, as the view's choice lists them. */
+  cells: number[];
 }
 
 /** SequenceNumbersAction is a Sequence Numbers move. */
@@ -204,6 +278,12 @@ export interface SequenceNumbersAction {
     | //
     /** With no playable card at all: discard this card and draw, ending the turn. */
     { $case: "discard"; value: number }
+    | //
+    /**
+     * After a play that completed fives excluding one another: lock one of them. The seat
+     * chooses again while fives excluding one another are left; then the turn ends.
+     */
+    { $case: "chooseSequence"; value: SequenceNumbersChooseSequence }
     | undefined;
 }
 
@@ -244,6 +324,27 @@ export interface SequenceNumbersView {
   exchanged: boolean;
   /** The sequences a team needs to win: 1 with 2–3 seats, 2 with 4–6. */
   sequencesToWin: number;
+  /** The choice of five the seat to act must make, public; unset when none is pending. */
+  sequenceChoice?: SequenceNumbersSequenceChoice | undefined;
+}
+
+/**
+ * SequenceNumbersSequenceChoice is a choice of five a seat must make: its chip completed fives
+ * that share more cells than the sequence_overlap option allows, so it locks one of them.
+ */
+export interface SequenceNumbersSequenceChoice {
+  /** The seat that chooses, the seat to act. */
+  seat: number;
+  /** Its team. */
+  team: number;
+  /** The cell (row × 10 + column) of the chip just placed: every five passes through it. */
+  cell: number;
+  /**
+   * The fives to choose from, in scan order (rows, columns, diagonals down-right, diagonals
+   * down-left; along a line from its start), each one the cells of a
+   * SequenceNumbersChooseSequence.
+   */
+  choices: SequenceNumbersSequence[];
 }
 
 /** SequenceNumbersEvent is something that happened in a Sequence Numbers game. */
@@ -277,6 +378,9 @@ export interface SequenceNumbersEvent {
     | //
     /** The turn limit passed without a winner: the game is a draw. */
     { $case: "turnLimitReached"; value: SequenceNumbersTurnLimitReached }
+    | //
+    /** A seat must choose the five its chip locks, before its turn goes on. */
+    { $case: "sequenceChoiceRequired"; value: SequenceNumbersSequenceChoice }
     | undefined;
 }
 
@@ -366,13 +470,16 @@ export interface SequenceNumbersTurnLimitReached {
 }
 
 function createBaseSequenceNumbersOptions(): SequenceNumbersOptions {
-  return { teams: 0 };
+  return { teams: 0, sequenceOverlap: 0 };
 }
 
 export const SequenceNumbersOptions: MessageFns<SequenceNumbersOptions> = {
   encode(message: SequenceNumbersOptions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.teams !== 0) {
       writer.uint32(8).uint32(message.teams);
+    }
+    if (message.sequenceOverlap !== 0) {
+      writer.uint32(16).int32(message.sequenceOverlap);
     }
     return writer;
   },
@@ -398,6 +505,14 @@ export const SequenceNumbersOptions: MessageFns<SequenceNumbersOptions> = {
             message.teams = reader.uint32();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sequenceOverlap = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -411,13 +526,23 @@ export const SequenceNumbersOptions: MessageFns<SequenceNumbersOptions> = {
   },
 
   fromJSON(object: any): SequenceNumbersOptions {
-    return { teams: isSet(object.teams) ? globalThis.Number(object.teams) : 0 };
+    return {
+      teams: isSet(object.teams) ? globalThis.Number(object.teams) : 0,
+      sequenceOverlap: isSet(object.sequenceOverlap)
+        ? sequenceNumbersSequenceOverlapFromJSON(object.sequenceOverlap)
+        : isSet(object.sequence_overlap)
+        ? sequenceNumbersSequenceOverlapFromJSON(object.sequence_overlap)
+        : 0,
+    };
   },
 
   toJSON(message: SequenceNumbersOptions): unknown {
     const obj: any = {};
     if (message.teams !== 0) {
       obj.teams = Math.round(message.teams);
+    }
+    if (message.sequenceOverlap !== 0) {
+      obj.sequenceOverlap = sequenceNumbersSequenceOverlapToJSON(message.sequenceOverlap);
     }
     return obj;
   },
@@ -428,6 +553,7 @@ export const SequenceNumbersOptions: MessageFns<SequenceNumbersOptions> = {
   fromPartial<I extends Exact<DeepPartial<SequenceNumbersOptions>, I>>(object: I): SequenceNumbersOptions {
     const message = createBaseSequenceNumbersOptions();
     message.teams = object.teams ?? 0;
+    message.sequenceOverlap = object.sequenceOverlap ?? 0;
     return message;
   },
 };
@@ -693,6 +819,7 @@ function createBaseSequenceNumbersState(): SequenceNumbersState {
     handSizes: [],
     discardCards: [],
     discardSizes: [],
+    pendingChoice: undefined,
   };
 }
 
@@ -757,6 +884,9 @@ export const SequenceNumbersState: MessageFns<SequenceNumbersState> = {
         writer.uint32(v);
       }
       writer.join();
+    }
+    if (message.pendingChoice !== undefined) {
+      SequenceNumbersPendingChoice.encode(message.pendingChoice, writer.uint32(114).fork()).join();
     }
     return writer;
   },
@@ -922,6 +1052,14 @@ export const SequenceNumbersState: MessageFns<SequenceNumbersState> = {
 
             break;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.pendingChoice = SequenceNumbersPendingChoice.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -969,6 +1107,11 @@ export const SequenceNumbersState: MessageFns<SequenceNumbersState> = {
         : globalThis.Array.isArray(object?.discard_sizes)
         ? object.discard_sizes.map((e: any) => globalThis.Number(e))
         : [],
+      pendingChoice: isSet(object.pendingChoice)
+        ? SequenceNumbersPendingChoice.fromJSON(object.pendingChoice)
+        : isSet(object.pending_choice)
+        ? SequenceNumbersPendingChoice.fromJSON(object.pending_choice)
+        : undefined,
     };
   },
 
@@ -1007,6 +1150,9 @@ export const SequenceNumbersState: MessageFns<SequenceNumbersState> = {
     if (message.discardSizes?.length) {
       obj.discardSizes = message.discardSizes.map((e) => Math.round(e));
     }
+    if (message.pendingChoice !== undefined) {
+      obj.pendingChoice = SequenceNumbersPendingChoice.toJSON(message.pendingChoice);
+    }
     return obj;
   },
 
@@ -1028,6 +1174,76 @@ export const SequenceNumbersState: MessageFns<SequenceNumbersState> = {
     message.handSizes = object.handSizes?.map((e) => e) || [];
     message.discardCards = object.discardCards?.map((e) => e) || [];
     message.discardSizes = object.discardSizes?.map((e) => e) || [];
+    message.pendingChoice = (object.pendingChoice !== undefined && object.pendingChoice !== null)
+      ? SequenceNumbersPendingChoice.fromPartial(object.pendingChoice)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSequenceNumbersPendingChoice(): SequenceNumbersPendingChoice {
+  return { cell: 0 };
+}
+
+export const SequenceNumbersPendingChoice: MessageFns<SequenceNumbersPendingChoice> = {
+  encode(message: SequenceNumbersPendingChoice, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cell !== 0) {
+      writer.uint32(8).uint32(message.cell);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SequenceNumbersPendingChoice {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSequenceNumbersPendingChoice();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.cell = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SequenceNumbersPendingChoice {
+    return { cell: isSet(object.cell) ? globalThis.Number(object.cell) : 0 };
+  },
+
+  toJSON(message: SequenceNumbersPendingChoice): unknown {
+    const obj: any = {};
+    if (message.cell !== 0) {
+      obj.cell = Math.round(message.cell);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SequenceNumbersPendingChoice>, I>>(base?: I): SequenceNumbersPendingChoice {
+    return SequenceNumbersPendingChoice.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SequenceNumbersPendingChoice>, I>>(object: I): SequenceNumbersPendingChoice {
+    const message = createBaseSequenceNumbersPendingChoice();
+    message.cell = object.cell ?? 0;
     return message;
   },
 };
@@ -1117,6 +1333,89 @@ export const SequenceNumbersPlay: MessageFns<SequenceNumbersPlay> = {
   },
 };
 
+function createBaseSequenceNumbersChooseSequence(): SequenceNumbersChooseSequence {
+  return { cells: [] };
+}
+
+export const SequenceNumbersChooseSequence: MessageFns<SequenceNumbersChooseSequence> = {
+  encode(message: SequenceNumbersChooseSequence, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cells.length !== 0) {
+      writer.uint32(10).fork();
+      for (const v of message.cells) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SequenceNumbersChooseSequence {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSequenceNumbersChooseSequence();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag === 8) {
+              message.cells.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 10) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.cells.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SequenceNumbersChooseSequence {
+    return { cells: globalThis.Array.isArray(object?.cells) ? object.cells.map((e: any) => globalThis.Number(e)) : [] };
+  },
+
+  toJSON(message: SequenceNumbersChooseSequence): unknown {
+    const obj: any = {};
+    if (message.cells?.length) {
+      obj.cells = message.cells.map((e) => Math.round(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SequenceNumbersChooseSequence>, I>>(base?: I): SequenceNumbersChooseSequence {
+    return SequenceNumbersChooseSequence.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SequenceNumbersChooseSequence>, I>>(
+    object: I,
+  ): SequenceNumbersChooseSequence {
+    const message = createBaseSequenceNumbersChooseSequence();
+    message.cells = object.cells?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseSequenceNumbersAction(): SequenceNumbersAction {
   return { move: undefined };
 }
@@ -1132,6 +1431,9 @@ export const SequenceNumbersAction: MessageFns<SequenceNumbersAction> = {
         break;
       case "discard":
         writer.uint32(24).uint32(message.move.value);
+        break;
+      case "chooseSequence":
+        SequenceNumbersChooseSequence.encode(message.move.value, writer.uint32(34).fork()).join();
         break;
     }
     return writer;
@@ -1174,6 +1476,17 @@ export const SequenceNumbersAction: MessageFns<SequenceNumbersAction> = {
             message.move = { $case: "discard", value: reader.uint32() };
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.move = {
+              $case: "chooseSequence",
+              value: SequenceNumbersChooseSequence.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1196,6 +1509,10 @@ export const SequenceNumbersAction: MessageFns<SequenceNumbersAction> = {
         ? { $case: "play", value: SequenceNumbersPlay.fromJSON(object.play) }
         : isSet(object.discard)
         ? { $case: "discard", value: globalThis.Number(object.discard) }
+        : isSet(object.chooseSequence)
+        ? { $case: "chooseSequence", value: SequenceNumbersChooseSequence.fromJSON(object.chooseSequence) }
+        : isSet(object.choose_sequence)
+        ? { $case: "chooseSequence", value: SequenceNumbersChooseSequence.fromJSON(object.choose_sequence) }
         : undefined,
     };
   },
@@ -1208,6 +1525,8 @@ export const SequenceNumbersAction: MessageFns<SequenceNumbersAction> = {
       obj.play = SequenceNumbersPlay.toJSON(message.move.value);
     } else if (message.move?.$case === "discard") {
       obj.discard = Math.round(message.move.value);
+    } else if (message.move?.$case === "chooseSequence") {
+      obj.chooseSequence = SequenceNumbersChooseSequence.toJSON(message.move.value);
     }
     return obj;
   },
@@ -1233,6 +1552,15 @@ export const SequenceNumbersAction: MessageFns<SequenceNumbersAction> = {
       case "discard": {
         if (object.move?.value !== undefined && object.move?.value !== null) {
           message.move = { $case: "discard", value: object.move.value };
+        }
+        break;
+      }
+      case "chooseSequence": {
+        if (object.move?.value !== undefined && object.move?.value !== null) {
+          message.move = {
+            $case: "chooseSequence",
+            value: SequenceNumbersChooseSequence.fromPartial(object.move.value),
+          };
         }
         break;
       }
@@ -1355,6 +1683,7 @@ function createBaseSequenceNumbersView(): SequenceNumbersView {
     turn: 0,
     exchanged: false,
     sequencesToWin: 0,
+    sequenceChoice: undefined,
   };
 }
 
@@ -1404,6 +1733,9 @@ export const SequenceNumbersView: MessageFns<SequenceNumbersView> = {
     }
     if (message.sequencesToWin !== 0) {
       writer.uint32(88).uint32(message.sequencesToWin);
+    }
+    if (message.sequenceChoice !== undefined) {
+      SequenceNumbersSequenceChoice.encode(message.sequenceChoice, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -1539,6 +1871,14 @@ export const SequenceNumbersView: MessageFns<SequenceNumbersView> = {
             message.sequencesToWin = reader.uint32();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.sequenceChoice = SequenceNumbersSequenceChoice.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1580,6 +1920,11 @@ export const SequenceNumbersView: MessageFns<SequenceNumbersView> = {
         : isSet(object.sequences_to_win)
         ? globalThis.Number(object.sequences_to_win)
         : 0,
+      sequenceChoice: isSet(object.sequenceChoice)
+        ? SequenceNumbersSequenceChoice.fromJSON(object.sequenceChoice)
+        : isSet(object.sequence_choice)
+        ? SequenceNumbersSequenceChoice.fromJSON(object.sequence_choice)
+        : undefined,
     };
   },
 
@@ -1618,6 +1963,9 @@ export const SequenceNumbersView: MessageFns<SequenceNumbersView> = {
     if (message.sequencesToWin !== 0) {
       obj.sequencesToWin = Math.round(message.sequencesToWin);
     }
+    if (message.sequenceChoice !== undefined) {
+      obj.sequenceChoice = SequenceNumbersSequenceChoice.toJSON(message.sequenceChoice);
+    }
     return obj;
   },
 
@@ -1639,6 +1987,130 @@ export const SequenceNumbersView: MessageFns<SequenceNumbersView> = {
     message.turn = object.turn ?? 0;
     message.exchanged = object.exchanged ?? false;
     message.sequencesToWin = object.sequencesToWin ?? 0;
+    message.sequenceChoice = (object.sequenceChoice !== undefined && object.sequenceChoice !== null)
+      ? SequenceNumbersSequenceChoice.fromPartial(object.sequenceChoice)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSequenceNumbersSequenceChoice(): SequenceNumbersSequenceChoice {
+  return { seat: 0, team: 0, cell: 0, choices: [] };
+}
+
+export const SequenceNumbersSequenceChoice: MessageFns<SequenceNumbersSequenceChoice> = {
+  encode(message: SequenceNumbersSequenceChoice, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seat !== 0) {
+      writer.uint32(8).uint32(message.seat);
+    }
+    if (message.team !== 0) {
+      writer.uint32(16).uint32(message.team);
+    }
+    if (message.cell !== 0) {
+      writer.uint32(24).uint32(message.cell);
+    }
+    for (const v of message.choices) {
+      SequenceNumbersSequence.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SequenceNumbersSequenceChoice {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSequenceNumbersSequenceChoice();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seat = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.team = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.cell = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.choices.push(SequenceNumbersSequence.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SequenceNumbersSequenceChoice {
+    return {
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      team: isSet(object.team) ? globalThis.Number(object.team) : 0,
+      cell: isSet(object.cell) ? globalThis.Number(object.cell) : 0,
+      choices: globalThis.Array.isArray(object?.choices)
+        ? object.choices.map((e: any) => SequenceNumbersSequence.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SequenceNumbersSequenceChoice): unknown {
+    const obj: any = {};
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.team !== 0) {
+      obj.team = Math.round(message.team);
+    }
+    if (message.cell !== 0) {
+      obj.cell = Math.round(message.cell);
+    }
+    if (message.choices?.length) {
+      obj.choices = message.choices.map((e) => SequenceNumbersSequence.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SequenceNumbersSequenceChoice>, I>>(base?: I): SequenceNumbersSequenceChoice {
+    return SequenceNumbersSequenceChoice.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SequenceNumbersSequenceChoice>, I>>(
+    object: I,
+  ): SequenceNumbersSequenceChoice {
+    const message = createBaseSequenceNumbersSequenceChoice();
+    message.seat = object.seat ?? 0;
+    message.team = object.team ?? 0;
+    message.cell = object.cell ?? 0;
+    message.choices = object.choices?.map((e) => SequenceNumbersSequence.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1676,6 +2148,9 @@ export const SequenceNumbersEvent: MessageFns<SequenceNumbersEvent> = {
         break;
       case "turnLimitReached":
         SequenceNumbersTurnLimitReached.encode(message.kind.value, writer.uint32(74).fork()).join();
+        break;
+      case "sequenceChoiceRequired":
+        SequenceNumbersSequenceChoice.encode(message.kind.value, writer.uint32(82).fork()).join();
         break;
     }
     return writer;
@@ -1781,6 +2256,17 @@ export const SequenceNumbersEvent: MessageFns<SequenceNumbersEvent> = {
             };
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.kind = {
+              $case: "sequenceChoiceRequired",
+              value: SequenceNumbersSequenceChoice.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1831,6 +2317,16 @@ export const SequenceNumbersEvent: MessageFns<SequenceNumbersEvent> = {
         ? { $case: "turnLimitReached", value: SequenceNumbersTurnLimitReached.fromJSON(object.turnLimitReached) }
         : isSet(object.turn_limit_reached)
         ? { $case: "turnLimitReached", value: SequenceNumbersTurnLimitReached.fromJSON(object.turn_limit_reached) }
+        : isSet(object.sequenceChoiceRequired)
+        ? {
+          $case: "sequenceChoiceRequired",
+          value: SequenceNumbersSequenceChoice.fromJSON(object.sequenceChoiceRequired),
+        }
+        : isSet(object.sequence_choice_required)
+        ? {
+          $case: "sequenceChoiceRequired",
+          value: SequenceNumbersSequenceChoice.fromJSON(object.sequence_choice_required),
+        }
         : undefined,
     };
   },
@@ -1855,6 +2351,8 @@ export const SequenceNumbersEvent: MessageFns<SequenceNumbersEvent> = {
       obj.teamWon = SequenceNumbersTeamWon.toJSON(message.kind.value);
     } else if (message.kind?.$case === "turnLimitReached") {
       obj.turnLimitReached = SequenceNumbersTurnLimitReached.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "sequenceChoiceRequired") {
+      obj.sequenceChoiceRequired = SequenceNumbersSequenceChoice.toJSON(message.kind.value);
     }
     return obj;
   },
@@ -1927,6 +2425,15 @@ export const SequenceNumbersEvent: MessageFns<SequenceNumbersEvent> = {
           message.kind = {
             $case: "turnLimitReached",
             value: SequenceNumbersTurnLimitReached.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "sequenceChoiceRequired": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "sequenceChoiceRequired",
+            value: SequenceNumbersSequenceChoice.fromPartial(object.kind.value),
           };
         }
         break;
