@@ -4,8 +4,9 @@ Kind: 2–6 seats, turn by turn (no simultaneous moves), chance (the deal and ea
 information (hands and the deck order). On its turn a seat may exchange one dead card, then plays
 one card onto its face-up discard pile: an equation card puts its team's chip on a free cell
 showing the result, PLUS on any free non-corner cell, MINUS removes another team's unlocked chip.
-Then it draws. Five in a line (corners count for every team) make a locked sequence; one sequence
-wins with 2–3 seats, two with 4–6.
+Then it draws. Five in a line (corners count for every team) make a locked sequence (the seat
+chooses which five when its fives exclude one another); one sequence wins with 2–3 seats, two with
+4–6.
 
 Modules: ``tables`` (the board and deck, generated once by ``gen_tables``), ``rules`` (values, the
 turn, sequences, the consistency check), ``bots`` (the ``heuristic`` player), ``engine`` (the
@@ -31,17 +32,28 @@ Decisions (RULES.md and where the rulebook is silent):
   into a new deck, so the deck is never empty between turns.
 - Sequences: five cells in a line, each the team's chip or a corner (corners count for every
   team, in any number of sequences); a sequence's chips are locked. After a placement, only
-  windows through the placed cell can be new. Scan order [decision]: rows, then columns, then
-  diagonals down-right, then diagonals down-left; along a line, the window starting nearest the
-  top (left, for rows) first. A window is taken when it shares at most one cell with each
-  earlier sequence of its team [decision, as in classic Sequence], those found earlier in the
-  same scan included; so a line of nine makes two.
-- Winning: the team that first has its sequences wins at once; the winning play is not followed
-  by a draw. [decision] After 600 turns without a winner the game is a draw (termination
+  fives through the placed cell can be new. A five is new when it shares at most one cell with
+  each earlier sequence of its team [decision, as in classic Sequence], or, with the option
+  ``sequence_overlap`` ``ANY``, when it is not one of them (the rulebook: "any chips of the first
+  sequence may be used as part of the second").
+- Choosing the five: the player turns over the five chips they choose. The fives a play
+  completes that exclude no other (share no more than the option allows with each other) are
+  all locked at once, in scan order; when some exclude one another (a line of six or more), the
+  seat stays to act, before its draw, and chooses one (``ChooseSequence``; the choice is public
+  in views and events). The fives left that still count are then locked the same way, or offered
+  again, so a line of nine makes two sequences when an end five is chosen. With ``ANY`` fives
+  never exclude one another: every five is locked, and a line of six completed at once is two
+  sequences. Scan order (for listing and locking) [decision]: rows, then columns, then
+  diagonals down-right, then diagonals down-left; along a line, the five starting nearest the
+  top (left, for rows) first. While a choice is pending nothing else can happen: no exchange, no
+  MINUS, and the unchosen chips stay unlocked (a later MINUS may remove them).
+- Winning: the team that first has its sequences wins at once, once its play's fives are all
+  chosen (the winning sequence is one the seat chose); the winning play is not followed by a
+  draw. [decision] After 600 turns without a winner the game is a draw (termination
   TURN_LIMIT). Scores are each seat's team's sequence count.
-- Visibility: the board, sequences, discard piles, hand sizes, deck size and whether the seat to
-  act has exchanged are public; hands are seen only by their seat (teammates included: no table
-  talk); the deck order and the generator state never.
+- Visibility: the board, sequences, discard piles, hand sizes, deck size, whether the seat to
+  act has exchanged and a pending choice of five are public; hands are seen only by their seat
+  (teammates included: no table talk); the deck order and the generator state never.
 """
 
 from engines.sequence_numbers.engine import SequenceNumbers

@@ -921,6 +921,8 @@ def validate(state: State) -> None:
     if pending and state.turn == TURN_LIMIT:
         raise InvalidStateError("a choice of five is pending after the turn limit")
     _validate_board(state, seats, teams)
+    if pending:
+        _validate_choice_cell(state, seats, teams)
     winner = _validate_sequences(state, seats, teams)
     finished = (winner is not None and not pending) or state.turn == TURN_LIMIT
     if finished and state.exchanged:
@@ -977,8 +979,8 @@ def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
             raise InvalidStateError("a locked sequence holds a cell that is not its team's")
         if not counts_as_new(cells, by_team[team], most):
             raise InvalidStateError(
-                f"two sequences of a team share more than {most} cells "
-                f"(sequence_overlap {state.options.sequence_overlap.value})"
+                "two sequences of a team share more cells than sequence_overlap "
+                f"{state.options.sequence_overlap.value} allows"
             )
         by_team[team].append(cells)
     # The placement that completes five in a line locks them, unless they share more cells than
@@ -1062,18 +1064,23 @@ def _validate_cards(state: State, seats: int, winner: int | None) -> None:
             raise InvalidStateError("a dead card was exchanged, but there is no dead card")
 
 
-def _validate_choice(state: State, seats: int, teams: int) -> None:
-    """Check a pending choice of five: the chip just placed by the seat to act, with the card
-    that placed it on top of the seat's pile, completing fives that each exclude another."""
+def _validate_choice_cell(state: State, seats: int, teams: int) -> None:
+    """Check that a pending choice of five is on a chip of the seat to act's team."""
     cell = state.pending_cell
     if not 0 <= cell < CELLS or IS_CORNER[cell]:
         raise InvalidStateError(f"a choice of five is pending on cell {cell}, not a cell of a chip")
-    seat = state.turn % seats
-    team = seat % teams
+    team = state.turn % seats % teams
     if state.chips[cell] != team:
         raise InvalidStateError(
             f"a choice of five is pending on {cell_text(cell)}, which holds no chip of team {team}"
         )
+
+
+def _validate_choice(state: State, seats: int, teams: int) -> None:
+    """Check a pending choice of five: the card that placed the chip on top of the seat's pile,
+    and fives through the chip that each exclude another."""
+    cell = state.pending_cell
+    seat = state.turn % seats
     pile = state.discards[seat]
     card = pile[-1] if pile else NO_CHIP
     if not (card in PLUS_CARDS or (0 <= card < EQUATION_COUNT and cell in CARD_CELLS[card])):

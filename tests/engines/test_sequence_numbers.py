@@ -40,6 +40,7 @@ from engines.sequence_numbers.rules import (
     Play,
     Sequence,
     SequenceCompleted,
+    SequenceOverlap,
     State,
     TeamWon,
     TurnLimitReached,
@@ -84,10 +85,11 @@ def table(
     discards: dict[int, tuple[int, ...]] | None = None,
     turn: int | None = None,
     exchanged: bool = False,
+    overlap: SequenceOverlap = SequenceOverlap.ONE_CELL,
 ) -> State:
     """A dealt game with the given board and cards; unnamed hands get the lowest free cards, the
     rest goes to the deck (after ``deck_top``), or is dealt over the piles when ``deck`` is set."""
-    state = ENGINE.new_game(seats, SEED, Options(teams=teams))
+    state = ENGINE.new_game(seats, SEED, Options(teams=teams, sequence_overlap=overlap))
     hands = hands or {}
     discards = dict(discards or {})
     fixed = {card for cards in (*hands.values(), *discards.values()) for card in cards}
@@ -607,19 +609,6 @@ class TestSequences:
         after = ENGINE.apply(state, 0, Play(card, at(4, 6))).state
         assert after.sequences == (Sequence(0, row),)
 
-    def test_a_line_of_nine_makes_two_sequences_at_once(self) -> None:
-        """The middle chip of nine makes the two end windows, which share one cell."""
-        cells = tuple(at(4, col) for col in range(9))
-        state, found = self.complete(cells, at(4, 4))
-        assert found == [SequenceCompleted(0, cells[:5]), SequenceCompleted(0, cells[4:])]
-        assert len(state.sequences) == 2
-
-    def test_windows_are_taken_from_the_start_of_the_line(self) -> None:
-        """Scan order: of two overlapping windows along a row, the leftmost is taken."""
-        cells = tuple(at(4, col) for col in range(1, 7))
-        _, found = self.complete(cells, at(4, 3))
-        assert found == [SequenceCompleted(0, cells[:5])]
-
     def test_directions_are_scanned_row_column_then_diagonals(self) -> None:
         """One chip completing a column and a row reports the row first."""
         row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
@@ -930,7 +919,7 @@ class TestCorruptedStates:
         cells = tuple(at(4, col) for col in range(7))
         state = table(4, chips=line(*cells), sequences=(Sequence(0, cells[:5]),))
         corrupted = replace(state, sequences=(Sequence(0, cells[:5]), Sequence(0, cells[2:])))
-        assert "share more than one cell" in self.rejected(corrupted)
+        assert "share more cells than sequence_overlap ONE_CELL allows" in self.rejected(corrupted)
 
     def test_a_chip_of_a_team_that_does_not_exist(self) -> None:
         """Chips belong to teams 0..teams-1."""
