@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from engines.base import Event
 from engines.errors import InvalidStateError
 from engines.sequence_numbers import ENGINE
 from engines.sequence_numbers.rules import (
@@ -56,7 +57,7 @@ def place(
     overlap: SequenceOverlap = ONE_CELL,
     sequences: tuple[Sequence, ...] = (),
     extra: tuple[int, ...] = (),
-) -> tuple[State, State, tuple[object, ...]]:
+) -> tuple[State, State, tuple[Event, ...]]:
     """Team 0 holds ``held`` but ``cell`` (corners skipped); seat 0 places a chip on ``cell``
     with an equation card. Returns the state before, the state after and the events."""
     card = card_for(cell)
@@ -96,7 +97,7 @@ def choices(state: State) -> list[tuple[int, ...]]:
     return [action.cells for action in actions if isinstance(action, ChooseSequence)]
 
 
-def choose(state: State, cells: tuple[int, ...]) -> tuple[State, tuple[object, ...]]:
+def choose(state: State, cells: tuple[int, ...]) -> tuple[State, tuple[Event, ...]]:
     """The seat to act locks ``cells``; the new state is checked."""
     transition = ENGINE.apply(state, state.turn % len(state.hands), ChooseSequence(cells))
     ENGINE.validate(transition.state)

@@ -6,23 +6,28 @@ from collections.abc import Iterator
 
 import pytest
 
-from engines.errors import InvalidStateError, MalformedActionError
+from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
 from engines.prng import Rng
 from engines.sequence_numbers import ENGINE
 from engines.sequence_numbers.rules import (
     HIDDEN_CARD,
+    NO_CELL,
     WINDOWS,
     CardDrawn,
     ChipPlaced,
+    ChooseSequence,
     Discard,
     Exchange,
     Options,
     Play,
+    SequenceChoice,
+    SequenceOverlap,
     State,
 )
 from ordo.v1 import sequence_numbers_pb2 as pb
 from service.codecs import CODECS
 from service.codecs.sequence_numbers import CODEC
+from tests.engines.test_sequence_numbers_choice import CORNER_FIVE, DIAGONAL, LOWER_FIVE, place
 from tests.service.state_parts import assert_parts_cover_the_state, assert_serialized_in_parts
 
 SEEDS = (1, 2, 3)
@@ -71,6 +76,27 @@ class TestStates:
         """Every field of the engine state is a part, but the envelope's version and revision."""
         assert_parts_cover_the_state(CODEC, State)
 
+    def test_a_pending_choice_round_trips_and_is_serialized_in_parts(self) -> None:
+        """A state awaiting a choice of five keeps its cell; the states around it too."""
+        before, pending, _ = place(DIAGONAL, 36)
+        msg = CODEC.encode_state(pending)
+        assert msg.pending_choice.cell == 36
+        assert round_trip(pending) == pending
+        assert_serialized_in_parts(CODEC, (before, pending))
+
+    def test_no_pending_choice_leaves_the_field_unset(self) -> None:
+        """Between turns the pending choice is absent from the message."""
+        state = ENGINE.new_game(2, 1, Options())
+        assert not CODEC.encode_state(state).HasField("pending_choice")
+        assert round_trip(state).pending_cell == NO_CELL
+
+    def test_an_unknown_overlap_in_a_state_is_refused(self) -> None:
+        """A sequence_overlap value the server does not know makes the state invalid."""
+        msg = CODEC.encode_state(ENGINE.new_game(2, 1, Options()))
+        msg.options.sequence_overlap = 7  # type: ignore[assignment]
+        with pytest.raises(InvalidStateError, match="sequence_overlap"):
+            CODEC.decode_state(msg, 1, 0)
+
     def test_a_state_without_options_is_refused(self) -> None:
         """The options are required in a state."""
         with pytest.raises(InvalidStateError):
@@ -103,7 +129,10 @@ class TestStates:
 class TestActions:
     """Actions survive the wire unchanged."""
 
-    @pytest.mark.parametrize("action", [Play(0, 8), Play(96, 55), Exchange(0), Discard(99)])
+    @pytest.mark.parametrize(
+        "action",
+        [Play(0, 8), Play(96, 55), Exchange(0), Discard(99), ChooseSequence(LOWER_FIVE)],
+    )
     def test_actions_round_trip(self, action: object) -> None:
         """Each kind of action encodes and decodes to itself."""
         wire = CODEC.encode_action(action).SerializeToString()  # type: ignore[arg-type]
@@ -113,6 +142,13 @@ class TestActions:
         """Card id 0 is a real card: the oneof keeps the move set."""
         msg = CODEC.encode_action(Exchange(0))
         assert msg.WhichOneof("move") == "exchange_dead_card"
+
+    def test_a_choice_of_too_many_cells_is_cut_one_past_a_five(self) -> None:
+        """A choice of a million cells decodes to six, which no five on offer is."""
+        msg = pb.SequenceNumbersAction(
+            choose_sequence=pb.SequenceNumbersChooseSequence(cells=range(1_000_000))
+        )
+        assert CODEC.decode_action(msg) == ChooseSequence((0, 1, 2, 3, 4, 5))
 
     def test_an_action_without_a_move_is_malformed(self) -> None:
         """An empty action message has no move."""
@@ -137,6 +173,30 @@ class TestOptions:
     def test_teams_are_carried(self) -> None:
         """The team count is decoded as sent."""
         assert CODEC.decode_options(pb.SequenceNumbersOptions(teams=3)) == Options(teams=3)
+
+    @pytest.mark.parametrize(
+        ("number", "overlap"),
+        [
+            (pb.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED, SequenceOverlap.ONE_CELL),
+            (pb.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL, SequenceOverlap.ONE_CELL),
+            (pb.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY, SequenceOverlap.ANY),
+        ],
+    )
+    def test_sequence_overlap_is_carried(self, number: int, overlap: SequenceOverlap) -> None:
+        """Unset means ONE_CELL; each value decodes to its engine value and back."""
+        msg = pb.SequenceNumbersOptions(sequence_overlap=number)  # type: ignore[arg-type]
+        options = CODEC.decode_options(msg)
+        assert options == Options(sequence_overlap=overlap)
+        assert CODEC.encode_state(ENGINE.new_game(2, 1, options)).options.sequence_overlap == (
+            number or pb.SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL
+        )
+
+    def test_an_unknown_sequence_overlap_is_refused(self) -> None:
+        """A value outside the enum is refused naming the option."""
+        msg = pb.SequenceNumbersOptions(sequence_overlap=9)  # type: ignore[arg-type]
+        with pytest.raises(InvalidOptionsError) as error:
+            CODEC.decode_options(msg)
+        assert error.value.metadata == {"option": "sequence_overlap"}
 
 
 class TestViewsAndEvents:
@@ -178,6 +238,21 @@ class TestViewsAndEvents:
                 for body in events:
                     kinds.add(CODEC.encode_event(body).WhichOneof("kind"))
         assert {"chip_placed", "card_drawn", "sequence_completed", "team_won"} <= kinds
+
+    def test_the_choice_of_five_is_in_views_and_its_event(self) -> None:
+        """The pending choice is in every view and in the event that asks for it."""
+        _, pending, events = place(DIAGONAL, 36)
+        for viewer in (None, 0, 1):
+            choice = CODEC.encode_view(ENGINE.view(pending, viewer)).sequence_choice
+            assert (choice.seat, choice.team, choice.cell) == (0, 0, 36)
+            assert [tuple(five.cells) for five in choice.choices] == [CORNER_FIVE, LOWER_FIVE]
+        asked = [e.body for e in events if isinstance(e.body, SequenceChoice)]
+        msg = CODEC.encode_event(asked[0])
+        assert msg.WhichOneof("kind") == "sequence_choice_required"
+        assert msg.sequence_choice_required.cell == 36
+        assert not CODEC.encode_view(ENGINE.view(ENGINE.new_game(2, 1, Options()), None)).HasField(
+            "sequence_choice"
+        )
 
     def test_an_unknown_event_is_an_error(self) -> None:
         """Only this game's events encode."""
