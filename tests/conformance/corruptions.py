@@ -106,6 +106,12 @@ SEQUENCE_NUMBERS: dict[str, Corruption] = {
         ),
         r"seat 0 holds \d+ cards, not \d+",
     ),
+    "choice_pending_on_a_corner": Corruption(
+        lambda s: replace(s, pending_cell=9), "pending on cell 9, not a cell of a chip"
+    ),
+    "choice_pending_on_an_empty_cell": Corruption(
+        lambda s: replace(s, pending_cell=s.chips.index(-1, 1)), "which holds no chip of team"
+    ),
 }
 
 

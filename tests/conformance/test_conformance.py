@@ -22,6 +22,8 @@ CHECK_EVERY = 7  # the costlier checks (views, illegal actions) run on every 7th
 SENTINEL = 0x5EED_0BAD_F00D_CAFE  # a generator state to search views for
 SEEDS_IN_PROCESS = (1, 2, 3)
 SEEDS_OVER_GRPC = (4,)
+#: Per game with one: the move that answers a pending choice (a row to take, a five to lock).
+CHOICE_MOVES = {"six_nimmt": "choose_row", "sequence_numbers": "choose_sequence"}
 
 
 def seat_counts(game_id: str) -> tuple[int, ...]:
@@ -242,6 +244,33 @@ class TestPlayouts:
             listed = {key(a) for a in driver.legal(state, seat)}
             for policy in ("random", "heuristic"):
                 assert key(driver.suggest(state, seat, policy)) in listed
+
+
+class TestPendingChoices:
+    """Choices a play leaves to its seat: random playouts reach them, and they answer alone."""
+
+    @pytest.mark.parametrize("game", sorted(CHOICE_MOVES))
+    def test_random_playouts_reach_a_pending_choice(self, make_driver: Any, game: str) -> None:
+        """Playouts of the in-process seeds meet the choice move; while it is listed nothing else
+        is, and each listed answer validates and applies."""
+        driver = make_driver(game)
+        move = CHOICE_MOVES[game]
+        met = 0
+        for seats in seat_counts(game):
+            for seed in SEEDS_IN_PROCESS:
+                for state, status, _step in playout(driver, seats, seed, checks=False):
+                    for seat in status.seats_to_act:
+                        legal = driver.legal(state, seat)
+                        moves = {getattr(action, game).WhichOneof("move") for action in legal}
+                        if move not in moves:
+                            continue
+                        met += 1
+                        assert moves == {move}
+                        for action in legal:
+                            assert driver.validate(state, action) == (True, "")
+                            applied = driver.apply(state, action)
+                            assert applied.state.revision == state.revision + 1
+        assert met, f"no random playout of {game} reached {move}"
 
 
 class TestDeterminism:
