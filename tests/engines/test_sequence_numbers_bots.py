@@ -9,7 +9,15 @@ import pytest
 
 from engines.prng import Rng
 from engines.sequence_numbers import ENGINE
-from engines.sequence_numbers.rules import Discard, Exchange, Options, Play, Sequence, State
+from engines.sequence_numbers.rules import (
+    ChooseSequence,
+    Discard,
+    Exchange,
+    Options,
+    Play,
+    Sequence,
+    State,
+)
 from tests.engines import test_sequence_numbers as scenarios
 from tests.engines.test_sequence_numbers import (
     CARD_CELLS,
@@ -25,6 +33,7 @@ from tests.engines.test_sequence_numbers import (
     line,
     table,
 )
+from tests.engines.test_sequence_numbers_choice import DIAGONAL, LOWER_FIVE, ROW, place
 
 GAMES = 1_000
 SEATS = 2  # the fastest setting: two seats, one sequence wins
@@ -41,6 +50,17 @@ def heuristic(state: object, seat: int) -> object:
 
 class TestHeuristicChoices:
     """The heuristic plays sensibly in set situations."""
+
+    def test_it_locks_the_five_that_protects_every_chip(self) -> None:
+        """Offered the corner five or the lower five of the diagonal, it locks all its chips."""
+        _, pending, _ = place(DIAGONAL, 36, seats=4)
+        assert heuristic(pending, 0) == ChooseSequence(LOWER_FIVE)
+
+    def test_it_locks_an_end_five_of_nine_for_two_sequences(self) -> None:
+        """Of the fives of a line of nine it takes the first end five, which brings the other."""
+        nine = ROW[:9]
+        _, pending, _ = place(nine, nine[4], seats=4)
+        assert heuristic(pending, 0) == ChooseSequence(nine[:5])
 
     def test_it_exchanges_a_dead_card_first(self) -> None:
         """A dead card is exchanged before anything else."""
