@@ -325,6 +325,67 @@ class TestSequenceNumbersView:
         assert text.endswith("deck: 50 cards; turn 9\nseat 1 to act")
 
 
+DIAGONAL = (9, 18, 27, 36, 45, 54)  # team A's chips (the corner 9 aside) on one diagonal
+
+
+class TestSequenceNumbersChoice:
+    """A pending choice of five: in the view, in its event and as a move."""
+
+    @staticmethod
+    def game() -> sequence_numbers.SequenceNumbersView:
+        """Two seats; seat 0's chip on 36 completed the corner five and the lower five."""
+        chips = [-1] * 100
+        for cell in DIAGONAL[1:]:
+            chips[cell] = 0
+        fives = [
+            sequence_numbers.SequenceNumbersSequence(team=0, cells=DIAGONAL[:5]),
+            sequence_numbers.SequenceNumbersSequence(team=0, cells=DIAGONAL[1:]),
+        ]
+        return sequence_numbers.SequenceNumbersView(
+            options=sequence_numbers.SequenceNumbersOptions(teams=2),
+            numbers=[0 if cell in CORNERS else cell % 48 + 1 for cell in range(100)],
+            chips=chips,
+            hand_sizes=[4, 5],
+            sequences_to_win=1,
+            deck_size=60,
+            turn=12,
+            sequence_choice=sequence_numbers.SequenceNumbersSequenceChoice(
+                seat=0, team=0, cell=36, choices=fives
+            ),
+        )
+
+    def test_the_view_lists_the_fives_and_what_each_leaves_unlocked(self) -> None:
+        """Each five is listed with the chips it would leave open to a MINUS card."""
+        view = common.GameView(
+            status=common.GameStatus(seats_to_act=[0]), sequence_numbers=self.game()
+        )
+        text = sequence_numbers_render.render_view(view)
+        assert text.endswith(
+            "seat 0 (A) chooses the five its chip at r3c6 locks:\n"
+            "  1. lock r0c9 r1c8 r2c7 r3c6 r4c5 (leaves r5c4 unlocked)\n"
+            "  2. lock r1c8 r2c7 r3c6 r4c5 r5c4\n"
+            "seat 0 to act"
+        )
+
+    def test_the_event_names_the_fives(self) -> None:
+        """The event that asks for the choice names the seat, the chip and the fives."""
+        choice = self.game().sequence_choice
+        event = common.Event(
+            sequence_numbers=sequence_numbers.SequenceNumbersEvent(sequence_choice_required=choice)
+        )
+        assert sequence_numbers_render.render_events([event]) == [
+            "seat 0's chip at r3c6 completes fives that exclude one another: it chooses "
+            "r0c9 r1c8 r2c7 r3c6 r4c5 or r1c8 r2c7 r3c6 r4c5 r5c4"
+        ]
+
+    def test_a_five_as_a_move_and_its_code(self) -> None:
+        """A five reads as the cells it locks; its code is its two end cells."""
+        assert sequence_numbers_render.choose_sequence_text(DIAGONAL[1:]) == (
+            "lock r1c8 r2c7 r3c6 r4c5 r5c4"
+        )
+        assert sequence_numbers_render.five_code(DIAGONAL[1:]) == "r1c8-r5c4"
+
+
 def _side_resolved(**fields: object) -> common.Event:
     resolved = fora_de_ordem.ForaDeOrdemSideResolved(**fields)  # type: ignore[arg-type]
     event = fora_de_ordem.ForaDeOrdemEvent(side_resolved=resolved)

@@ -40,6 +40,38 @@ def team_letter(team: int) -> str:
     return TEAM_LETTERS[team] if 0 <= team < len(TEAM_LETTERS) else str(team)
 
 
+def five_text(cells: Sequence[int]) -> str:
+    """The cells of a five for people, in line order: ``r1c8 r2c7 r3c6 r4c5 r5c4``."""
+    return " ".join(cell_text(cell) for cell in cells)
+
+
+def five_code(cells: Sequence[int]) -> str:
+    """A short code of a five to type: its two end cells, ``r1c8-r5c4`` (two cells fix a line)."""
+    return f"{cell_text(cells[0])}-{cell_text(cells[-1])}" if cells else ""
+
+
+def choose_sequence_text(cells: Sequence[int], view: pb.SequenceNumbersView | None = None) -> str:
+    """The choice of a five as a move: ``lock r1c8 r2c7 r3c6 r4c5 r5c4``. With the view of the
+    pending choice, the chips the other fives offered would have locked and this one leaves
+    unlocked (open to a MINUS card) are named too."""
+    text = f"lock {five_text(cells)}"
+    if view is None or not view.HasField("sequence_choice"):
+        return text
+    locked = {cell for sequence in view.sequences for cell in sequence.cells}
+    team = view.sequence_choice.team
+    left = sorted(
+        {
+            cell
+            for five in view.sequence_choice.choices
+            for cell in five.cells
+            if cell not in cells and cell not in locked and view.chips[cell] == team
+        }
+    )
+    if left:
+        text += f" (leaves {five_text(left)} unlocked)"
+    return text
+
+
 def render_view(view: common_pb2.GameView) -> str:
     """Draw the board (numbers, chips in lower case, locked chips in capitals, free corners as
     ``*``), then the teams, sequences, each seat's cards and discard pile, and who acts."""
@@ -82,8 +114,22 @@ def render_view(view: common_pb2.GameView) -> str:
     if game.hand:
         lines.append("hand: " + " | ".join(card_text(card) for card in game.hand))
     lines.append(f"deck: {game.deck_size} cards; turn {game.turn}")
+    if game.HasField("sequence_choice"):
+        lines.extend(_choice_lines(game))
     lines.append(_status_line(view.status, teams))
     return "\n".join(lines)
+
+
+def _choice_lines(game: pb.SequenceNumbersView) -> list[str]:
+    """The pending choice of five, one line per five it offers."""
+    choice = game.sequence_choice
+    lines = [
+        f"seat {choice.seat} ({team_letter(choice.team)}) chooses the five its chip at "
+        f"{cell_text(choice.cell)} locks:"
+    ]
+    for number, five in enumerate(choice.choices, 1):
+        lines.append(f"  {number}. {choose_sequence_text(five.cells, game)}")
+    return lines
 
 
 def _status_line(status: common_pb2.GameStatus, teams: int) -> str:
@@ -146,6 +192,13 @@ def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent) -> str:
         won = event.team_won
         seats = ", ".join(str(seat) for seat in won.seats)
         return f"team {team_letter(won.team)} wins (seats {seats})"
+    if kind == "sequence_choice_required":
+        choice = event.sequence_choice_required
+        fives = " or ".join(five_text(five.cells) for five in choice.choices)
+        return (
+            f"seat {choice.seat}'s chip at {cell_text(choice.cell)} completes fives that exclude "
+            f"one another: it chooses {fives}"
+        )
     if kind == "turn_limit_reached":
         return f"{event.turn_limit_reached.turns} turns without a winner: the game is a draw"
     return ""
