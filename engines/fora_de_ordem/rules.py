@@ -37,7 +37,8 @@ from engines.fora_de_ordem.data import (
 )
 from engines.prng import MASK64, Rng
 
-RULES_VERSION = 1
+# Bank cards travel as ids: a change to questions.json needs a new RULES_VERSION.
+RULES_VERSION = 2
 GAME_ID = "fora_de_ordem"
 MIN_SEATS, MAX_SEATS = 2, len(COLOURS)  # one deck colour per seat
 HAND_SIZE = 4  # cards drawn at setup, and held again after each refill
