@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 from itertools import chain, compress
@@ -741,18 +741,13 @@ def _await_choice(
     draw, and chooses the five to lock."""
     team = seat % state.options.teams
     events.append(Event(SequenceChoice(seat, team, cell, choices)))
-    new = State(
-        rules_version=state.rules_version,
+    new = replace(
+        state,
         revision=state.revision + 1,
-        options=state.options,
         chips=chips,
         sequences=sequences,
         hands=_replace_at(state.hands, seat, hand),
         discards=discards,
-        deck=state.deck,
-        turn=state.turn,
-        exchanged=state.exchanged,
-        rng_state=state.rng_state,
         pending_cell=cell,
     )
     return new, tuple(events)
