@@ -40,16 +40,18 @@ Decisions (RULES.md and where the rulebook is silent):
   completes that exclude no other (share no more than the option allows with each other) are
   all locked at once, in scan order; when some exclude one another (a line of six or more), the
   seat stays to act, before its draw, and chooses one (``ChooseSequence``; the choice is public
-  in views and events). The fives left that still count are then locked the same way, or offered
-  again, so a line of nine makes two sequences when an end five is chosen. With ``ANY`` fives
-  never exclude one another: every five is locked, and a line of six completed at once is two
-  sequences. Scan order (for listing and locking) [decision]: rows, then columns, then
-  diagonals down-right, then diagonals down-left; along a line, the five starting nearest the
-  top (left, for rows) first. While a choice is pending nothing else can happen: no exchange, no
-  MINUS, and the unchosen chips stay unlocked (a later MINUS may remove them).
-- Winning: the team that first has its sequences wins at once, once its play's fives are all
-  chosen (the winning sequence is one the seat chose); the winning play is not followed by a
-  draw. [decision] After 600 turns without a winner the game is a draw (termination
+  in views and events). [decision] Every five left that still counts is then locked the same
+  way, or offered again, so a play locks as many fives as the choices allow: a line of nine
+  makes two sequences when an end five is chosen, one when the middle five is. [decision] With
+  ``ANY`` fives never exclude one another, so there is no choice: every five is locked, and a
+  line of six completed at once is two sequences. Scan order (for listing and locking)
+  [decision]: rows, then columns, then diagonals down-right, then diagonals down-left; along a
+  line, the five starting nearest the top (left, for rows) first. While a choice is pending
+  nothing else can happen (no exchange, no play), and the chips left out of the chosen five stay
+  unlocked: a later MINUS may remove them.
+- Winning: the team that first has its sequences wins at once, once the seat has chosen its
+  play's fives (the choice is made even when the play wins); the winning play is not followed by
+  a draw. [decision] After 600 turns without a winner the game is a draw (termination
   TURN_LIMIT). Scores are each seat's team's sequence count.
 - Visibility: the board, sequences, discard piles, hand sizes, deck size, whether the seat to
   act has exchanged and a pending choice of five are public; hands are seen only by their seat

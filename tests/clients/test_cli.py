@@ -118,6 +118,23 @@ class TestDemo:
         """The first line names the game, the seats, the seed and the policy."""
         assert demo.stdout.splitlines()[0] == "6 nimmt!: 4 seats, seed 3, heuristic bots"
 
+    def test_a_sequence_numbers_choice_of_five_is_shown(self, server_address: str) -> None:
+        """A seeded Sequence Numbers game whose random bots complete a column of six tells the
+        choice, lists each five in the view, then locks the one chosen."""
+        shown = ordo(
+            "--target", server_address, "demo", "sequence_numbers", "--seats", "2", "--seed", "6",
+            "--policy", "random",
+        )  # fmt: skip
+        assert shown.returncode == 0, shown.stderr
+        assert "seat 1's chip at r6c4 completes fives that exclude one another" in shown.stdout
+        assert (
+            "seat 1 (B) chooses the five its chip at r6c4 locks:\n"
+            "  1. lock r2c4 r3c4 r4c4 r5c4 r6c4 (leaves r7c4 unlocked)\n"
+            "  2. lock r3c4 r4c4 r5c4 r6c4 r7c4 (leaves r2c4 unlocked)\n"
+            "seat 1 to act"
+        ) in shown.stdout
+        assert "team B completes a sequence: r2c4 r3c4 r4c4 r5c4 r6c4" in shown.stdout
+
     def test_every_seat_acts_before_a_turn_is_printed(
         self, demo: subprocess.CompletedProcess[str]
     ) -> None:
