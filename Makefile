@@ -10,6 +10,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/ordo/v1/*.proto)
 GEN_DIR := clients/python
 NODE_DIR := clients/node
+API_REFERENCE := docs/api/reference.md
 NODE_STAMP := $(NODE_DIR)/node_modules/.installed
 NODE_BUILT := $(NODE_DIR)/dist/.built
 NODE_SOURCES := $(wildcard $(NODE_DIR)/src/*.ts $(NODE_DIR)/src/gen/*/*/*.ts $(NODE_DIR)/test/*.ts)
@@ -40,16 +41,19 @@ run: $(STAMP)  ## set up and start the server on its defaults (gRPC :50051, metr
 
 test: $(STAMP) proto-check lint typecheck pytest  ## set up, check generated code, lint, type-check, run every test
 
-proto: $(STAMP) $(NODE_STAMP)  ## regenerate the Python and TypeScript code from proto/
+proto: $(STAMP) $(NODE_STAMP)  ## regenerate the Python and TypeScript code and the API reference from proto/
 	$(PY) clients/python/gen_protos.py $(GEN_DIR)
 	$(PY) $(NODE_DIR)/gen_protos.py $(NODE_DIR)/src/gen
+	$(PY) docs/api/gen_reference.py $(API_REFERENCE)
 
-proto-check: $(STAMP) $(NODE_STAMP)  ## fail when the generated code is stale
+proto-check: $(STAMP) $(NODE_STAMP)  ## fail when the generated code or the API reference is stale
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(PY) clients/python/gen_protos.py "$$tmp/python" && \
 	$(PY) $(NODE_DIR)/gen_protos.py "$$tmp/node" && \
+	$(PY) docs/api/gen_reference.py "$$tmp/reference.md" && \
 	diff -r -x __pycache__ "$$tmp/python/ordo/v1" "$(GEN_DIR)/ordo/v1" && \
-	diff -r "$$tmp/node" "$(NODE_DIR)/src/gen" \
+	diff -r "$$tmp/node" "$(NODE_DIR)/src/gen" && \
+	diff "$$tmp/reference.md" $(API_REFERENCE) \
 	  || { echo "generated code is stale: run 'make proto'"; exit 1; }
 
 proto-baseline: $(STAMP)  ## record the contract as released: later changes must not break it

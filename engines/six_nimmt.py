@@ -1,11 +1,11 @@
-"""6 nimmt! (Wolfgang Kramer, Amigo 1994): RULES.md §1, seed "6 Fuori!".
+"""6 nimmt! (Wolfgang Kramer, Amigo 1994): docs/rules/six_nimmt.md, seed "6 Fuori!".
 
 Kind: 2–10 seats, chance (the deal of each hand), hidden information (hands), simultaneous
 moves. Each turn every seat secretly selects a card (``Select``); when the last seat has
 selected, the cards are revealed and placed in ascending order by Rules 1–4. A card lower than
 every row (Rule 4) makes its seat the only seat to act until it takes a row (``ChooseRow``).
 
-Decisions (RULES.md):
+Decisions (docs/rules/six_nimmt.md):
 - ``too_low_rule`` TAKE_CHEAPEST_ROW [decision]: the seed's "Ricorda" line as an automatic rule —
   the row with the fewest bullheads, then the fewest cards, then the lowest index.
 - Zero card [decision]: with ``zero_card`` each seat holds a 0 card for the whole game and may
@@ -76,7 +76,7 @@ ZERO_CARD_COST = 1.0  # expected bullheads of the best card from which the bot p
 
 
 def _bullheads(card: int) -> int:
-    """Penalty points of a card: the first matching rule of RULES.md §1 wins."""
+    """Penalty points of a card: the first matching rule of docs/rules/six_nimmt.md wins."""
     if card == ZERO_CARD:
         return 0
     if card == 55:

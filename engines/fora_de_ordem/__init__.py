@@ -1,4 +1,4 @@
-"""Fora de Ordem (Adoleta): RULES.md §4, seed "Fora de Ordem Rulebook".
+"""Fora de Ordem (Adoleta): docs/rules/fora_de_ordem.md, seed "Fora de Ordem Rulebook".
 
 Kind: 2 to 6 seats, chance (each seat's deck order, the question cards), hidden information (hands,
 decks, the ranks on the back of the question card), one seat acts at a time. Each round shows a
@@ -18,8 +18,8 @@ Rules as implemented:
   left in hand; if still tied, every tied seat wins.
 
 Decisions:
-- Player decks [decision, RULES.md §4]: the real composition is not public;
-  ``data.DECK_COMPOSITION`` is the table of RULES.md (19 cards per seat, 50 bombs), which
+- Player decks [decision, docs/rules/fora_de_ordem.md]: the real composition is not public;
+  ``data.DECK_COMPOSITION`` is the table of the rules (19 cards per seat, 50 bombs), which
   reproduces every figure of the seed's example. Seat ``i`` plays colour ``i`` (yellow, purple,
   pink, blue, green, orange).
 - A card is the int ``seat * 19 + position`` in the composition, so its owner is part of its id.

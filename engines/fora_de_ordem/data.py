@@ -1,8 +1,9 @@
 """The data of Fora de Ordem: the player deck composition and the question cards.
 
-The deck composition (RULES.md §4) is a table of rows, so that it can be replaced when the real
-composition is known; every seat's deck is the same 19 cards in its own colour. A player card is an
-int id, ``seat * DECK_SIZE + position``, and the per-id tables below say what each id is.
+The deck composition (docs/rules/fora_de_ordem.md) is a table of rows, so that it can be replaced
+when the real composition is known; every seat's deck is the same 19 cards in its own colour. A
+player card is an int id, ``seat * DECK_SIZE + position``, and the per-id tables below say what
+each id is.
 
 The question bank is ``questions.json`` in this package, loaded once at import. Each entry has an
 id, a topic, a source note, the rank set of each of its 5 items and, per language, a category and
@@ -57,8 +58,9 @@ class CardFace:
     bombs: int  # penalty points, 1..5
 
 
-# [decision] RULES.md §4: the real composition is not public; this table reproduces every figure of
-# the seed's example. Each row: the ranks named (or a special kind), and the bombs of each copy.
+# [decision] docs/rules/fora_de_ordem.md: the real composition is not public; this table reproduces
+# every figure of the seed's example. Each row: the ranks named (or a special kind), and the bombs
+# of each copy.
 DECK_COMPOSITION: tuple[tuple[CardKind, tuple[int, ...], tuple[int, ...]], ...] = (
     (CardKind.NUMBER, (1,), (1, 2)),
     (CardKind.NUMBER, (2,), (2,)),

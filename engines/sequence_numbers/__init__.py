@@ -1,4 +1,4 @@
-"""Sequence Numbers (Jax, "Sequence game of add & subtract"): RULES.md §2, the Polish seed.
+"""Sequence Numbers (Jax, "Sequence game of add & subtract"): docs/rules/sequence_numbers.md.
 
 Kind: 2–6 seats, turn by turn (no simultaneous moves), chance (the deal and each draw), hidden
 information (hands and the deck order). On its turn a seat may exchange one dead card, then plays
@@ -12,7 +12,7 @@ Modules: ``tables`` (the board and deck, generated once by ``gen_tables``), ``ru
 turn, sequences, the consistency check), ``bots`` (the ``heuristic`` player), ``engine`` (the
 shared protocol). ``ENGINE`` is the registered engine.
 
-Decisions (RULES.md and where the rulebook is silent):
+Decisions (docs/rules/sequence_numbers.md, where the rulebook is silent):
 - Board and deck [decision]: the fixed, versioned tables in ``tables``: 10 × 10 cells, the four
   corners free, 1..48 twice each (the two cells at Chebyshev distance >= 3); 96 equation cards
   (two per number, operands 0..60), 2 PLUS, 2 MINUS. Cells are ``row × 10 + column``.

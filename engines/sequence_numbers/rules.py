@@ -1,4 +1,5 @@
-"""Sequence Numbers rules: values, the turn, sequences and the consistency check (RULES.md §2).
+"""Sequence Numbers rules: values, the turn, sequences and the consistency check
+(docs/rules/sequence_numbers.md).
 
 The board and the deck come from ``tables`` (fixed, versioned data). Cells are numbered row by
 row, ``cell = row × 10 + column``; cards by their id in the tables (0..95 equation cards in result

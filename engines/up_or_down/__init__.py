@@ -1,4 +1,4 @@
-"""Up or Down? (Wolfgang Kramer & Michael Kiesling, Abacusspiele 2024): RULES.md §3.
+"""Up or Down? (Wolfgang Kramer & Michael Kiesling, Abacusspiele 2024): docs/rules/up_or_down.md.
 
 Kind: 2 to 6 seats, chance (the deal), hidden information (hands, the face-down pile, the face-up
 pile below its top, discarded faces), sequential turns from seat 0. One action (``Turn``) is one
@@ -8,7 +8,7 @@ it) and the pile drawn from. Every part is checked, and the legal actions list e
 combinations. The game ends when both piles and every hand are empty; then each row scores its
 length times the count of its most common colour, plus the discard pile per ``discard_scoring``.
 
-Rules and decisions (RULES.md §3 and this engine):
+Rules and decisions (docs/rules/up_or_down.md and this engine):
 - Cards 1..126, every number unique, in six colours (yellow, blue, red, green, purple, orange).
   [decision: the real colour table is not public] each block of six consecutive numbers holds
   the six colours once, so each colour has 21 cards (``data.COLOUR_BLOCKS``, a fixed checked-in
@@ -41,7 +41,7 @@ Rules and decisions (RULES.md §3 and this engine):
   ``discard_scoring``: PER_CARD (default, the seed) adds 1 point per discarded card; PER_ROW
   [decision: the reading of one rules summary] 1 point per abandoned row. The highest total wins;
   ties share the win (termination ``ALL_CARDS_PLAYED``).
-- Visibility [decision]: RULES.md hides discarded cards' faces and makes an exception only for
+- Visibility [decision]: the rules hide discarded cards' faces and makes an exception only for
   one's own hand, so no view shows a discarded face, not even to the pile's owner; every seat's
   discard pile size and number of abandoned rows are public (they are what the pile scores). The
   faces were public while the row lay in its display, so this hides nothing a seat could not

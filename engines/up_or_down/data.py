@@ -1,10 +1,10 @@
 """The fixed data of Up or Down?: the colour of every card and the card set per seat count.
 
-RULES.md §3 [decision: the real colour table is not public]: each block of six consecutive
-numbers (1-6, 7-12, ..., 121-126) holds one card of each of the six colours, so every colour has 21
-cards and every cut-down deck stays balanced. The table below was drawn once (a shuffle of the six
-colours per block) and is checked in; it never changes within a rules version, and the tests pin
-its invariants.
+docs/rules/up_or_down.md [decision: the real colour table is not public]: each block of six
+consecutive numbers (1-6, 7-12, ..., 121-126) holds one card of each of the six colours, so every
+colour has 21 cards and every cut-down deck stays balanced. The table below was drawn once (a
+shuffle of the six colours per block) and is checked in; it never changes within a rules version,
+and the tests pin its invariants.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from enum import Enum
 
 
 class Colour(Enum):
-    """The six card colours, in the order RULES.md names them."""
+    """The six card colours, in the order docs/rules/up_or_down.md names them."""
 
     YELLOW = "Y"
     BLUE = "B"

@@ -1,4 +1,5 @@
-"""The rules of Up or Down? (RULES.md §3): value types, the deal, the turn, scoring, the check.
+"""The rules of Up or Down? (docs/rules/up_or_down.md): value types, the deal, the turn, scoring,
+the check.
 
 Every function here is pure; ``engines.up_or_down.engine`` wraps them in the engine protocol.
 """

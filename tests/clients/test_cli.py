@@ -187,7 +187,7 @@ class TestDemo:
 
 
 class TestEveryGame:
-    """The demo of each game, as the README shows it, plays a whole game through the server."""
+    """The demo of each game, as docs/clients.md shows it, plays a whole game through the server."""
 
     @pytest.mark.parametrize(
         "args",

@@ -29,8 +29,8 @@ from tests.clients.fakes import CERTIFICATE, WAITING_SECONDS, closed_port
 from tests.node import BUILT, CLI, NODE_DIR, ROOT, RUN_SECONDS, node_executable, run_node, run_suite
 
 POLICY = "heuristic"
-README = ROOT / "README.md"
-README_SECTION = "### With the Node.js client"
+README = ROOT / "docs" / "clients.md"
+README_SECTION = "## With the Node.js client"
 DEFAULT_ADDRESS = "localhost:50051"
 
 
@@ -209,7 +209,7 @@ def test_node_tls_trusts_grpc_default_roots(node: str, tls_server_address: str) 
 
 
 def test_the_readme_example_runs(node: str, server_address: str, tmp_path: Path) -> None:
-    """The README's JavaScript example runs as written against the session's server (its
+    """The JavaScript example of docs/clients.md runs as written against the session's server (its
     package name resolved to the built client)."""
     text = README.read_text(encoding="utf-8")
     start = text.index(README_SECTION)

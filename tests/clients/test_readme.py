@@ -1,4 +1,4 @@
-"""The README's examples of the Python clients run as written against a real server."""
+"""The examples of the Python clients in docs/clients.md run as written against a real server."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-SECTION = "### With the Python client"
+README = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
+SECTION = "## With the Python client"
 DEFAULT_ADDRESS = "localhost:50051"
 
 
 def _examples() -> list[str]:
-    """The Python blocks of the README's section on the Python client."""
+    """The Python blocks of the section on the Python client."""
     text = README.read_text(encoding="utf-8")
     start = text.index(SECTION)
     section = text[start : text.index("\n## ", start)]

@@ -1,4 +1,4 @@
-"""Scenario tests of the Fora de Ordem engine (RULES.md §4), one rule per test."""
+"""Scenario tests of the Fora de Ordem engine (docs/rules/fora_de_ordem.md), one rule per test."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def worked_example() -> tuple[State, list[Event], dict[str, int]]:
 
 
 class TestDecks:
-    """The player decks: RULES.md §4's composition table, one colour per seat."""
+    """The player decks: docs/rules/fora_de_ordem.md's composition table, one colour per seat."""
 
     def test_a_deck_has_19_cards_17_numbers_and_2_specials(self) -> None:
         """Each deck holds 19 cards: 17 number cards and one of each special."""
@@ -146,7 +146,7 @@ class TestDecks:
         }
 
     def test_composition_matches_the_rules_table(self) -> None:
-        """Copies and bombs per card follow the table of RULES.md §4."""
+        """Copies and bombs per card follow the table of docs/rules/fora_de_ordem.md."""
         faces = Counter((face.ranks, face.bombs) for face in data.DECK if face.ranks)
         assert faces == {
             ((1,), 1): 1, ((1,), 2): 1, ((2,), 2): 1, ((3,), 1): 1, ((3,), 2): 1,
@@ -419,7 +419,7 @@ def card_range(seat: int, count: int) -> list[int]:
 
 
 class TestWorkedExample:
-    """RULES.md §4's worked example, played as a whole round."""
+    """docs/rules/fora_de_ordem.md's worked example, played as a whole round."""
 
     def test_verdicts_of_each_side(self) -> None:
         """Each side's cards are judged as in the seed's example."""

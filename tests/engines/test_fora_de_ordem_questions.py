@@ -1,4 +1,4 @@
-"""Invariants of the Fora de Ordem question bank data file (RULES.md §4, "Question cards")."""
+"""Invariants of the Fora de Ordem question bank data file (docs/rules/fora_de_ordem.md)."""
 
 import json
 import re
@@ -11,7 +11,7 @@ import pytest
 QUESTIONS_PATH = (
     Path(__file__).resolve().parents[2] / "engines" / "fora_de_ordem" / "questions.json"
 )
-MIN_CARDS = 106  # RULES.md §4: the product ships 106 cards; the bank has at least as many
+MIN_CARDS = 106  # the product ships 106 cards; the bank has at least as many
 ITEMS_PER_CARD = 5  # every question card has 5 item sides
 ALL_RANKS = frozenset(range(1, ITEMS_PER_CARD + 1))
 LANGUAGES = ("pt_br", "en")  # every card is in Brazilian Portuguese and English

@@ -1,4 +1,4 @@
-"""Scenario tests of Sequence Numbers (RULES.md §2), one rule per test.
+"""Scenario tests of Sequence Numbers (docs/rules/sequence_numbers.md), one rule per test.
 
 Situations are built by replacing parts of a dealt state (board, hands, deck, discard piles) and
 checked with ``ENGINE.validate`` before the rule under test is exercised.
@@ -205,7 +205,7 @@ class TestSetup:
 
     @pytest.mark.parametrize(("seats", "teams"), [(2, 3), (3, 2), (4, 4), (4, 3), (6, 6), (6, 1)])
     def test_a_team_count_the_seats_cannot_form_is_rejected(self, seats: int, teams: int) -> None:
-        """The teams option accepts only the splits RULES.md allows for the seat count."""
+        """The teams option accepts only the splits the rules allow for the seat count."""
         with pytest.raises(InvalidOptionsError) as error:
             ENGINE.new_game(seats, SEED, Options(teams=teams))
         assert error.value.reason == "TEAMS_NOT_ALLOWED"

@@ -1,4 +1,4 @@
-"""Invariants of the Sequence Numbers board and deck tables (RULES.md §2)."""
+"""Invariants of the Sequence Numbers board and deck tables (docs/rules/sequence_numbers.md)."""
 
 from collections import Counter
 from itertools import product
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from engines.sequence_numbers import gen_tables, tables
 
-SIZE = 10  # RULES.md §2: 10 x 10 cells
+SIZE = 10  # docs/rules/sequence_numbers.md: 10 x 10 cells
 NUMBERS = range(1, 49)  # the non-corner cells and the equation results: 1..48
 COPIES = 2  # each number is on two cells and on two equation cards
 MIN_DISTANCE = 3  # Chebyshev distance between the two cells of a number

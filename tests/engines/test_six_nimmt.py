@@ -1,4 +1,4 @@
-"""Scenario tests of the 6 nimmt! engine: one rule of RULES.md §1 per test."""
+"""Scenario tests of the 6 nimmt! engine: one rule of docs/rules/six_nimmt.md per test."""
 
 from __future__ import annotations
 
@@ -458,7 +458,7 @@ class TestRule4TakeCheapestRow:
 
 
 class TestWorkedExample:
-    """The three turns of RULES.md §1 with four seats and rows 12 | 37 | 43 | 58."""
+    """The three turns of docs/rules/six_nimmt.md with four seats and rows 12 | 37 | 43 | 58."""
 
     def test_the_worked_example(self) -> None:
         """Turns 14 15 44 61, then 21 26 30 36 (30 takes 6 bullheads), then 3 9 68 83."""

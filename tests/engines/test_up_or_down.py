@@ -1,4 +1,4 @@
-"""Scenario tests of Up or Down? (RULES.md §3), one rule per test."""
+"""Scenario tests of Up or Down? (docs/rules/up_or_down.md), one rule per test."""
 
 from __future__ import annotations
 
@@ -484,18 +484,18 @@ class TestEndAndScoring:
         assert error.value.reason == "GAME_FINISHED"
 
     def test_eight_cards_three_of_a_colour_score_24(self) -> None:
-        """RULES.md §3: 8 cards with 3 of the most common colour score 24."""
+        """docs/rules/up_or_down.md: 8 cards with 3 of the most common colour score 24."""
         row = sorted(
             cards_of(Colour.YELLOW)[:3] + cards_of(Colour.BLUE)[:3] + cards_of(Colour.RED)[:2]
         )
         assert row_score(tuple(row)) == 24
 
     def test_two_cards_of_different_colours_score_2(self) -> None:
-        """RULES.md §3: 2 cards of different colours score 2."""
+        """docs/rules/up_or_down.md: 2 cards of different colours score 2."""
         assert row_score((cards_of(Colour.GREEN)[0], cards_of(Colour.PURPLE)[0])) == 2
 
     def test_eight_cards_five_of_a_colour_score_40(self) -> None:
-        """RULES.md §3: 8 cards with 5 of one colour score 40."""
+        """docs/rules/up_or_down.md: 8 cards with 5 of one colour score 40."""
         row = sorted(cards_of(Colour.ORANGE)[:5] + cards_of(Colour.BLUE)[:3])
         assert row_score(tuple(row[::-1])) == 40
 

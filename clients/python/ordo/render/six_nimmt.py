@@ -19,7 +19,7 @@ ROW_WIDTH = 5 * 4  # five cards of up to three digits, space-separated
 
 
 def bullheads(card: int) -> int:
-    """The bullheads printed on a card (RULES.md §1: the first matching rule wins)."""
+    """The bullheads printed on a card (docs/rules/six_nimmt.md: the first rule that matches)."""
     if card == ZERO_CARD:
         return 0
     if card == 55:
