@@ -53,6 +53,12 @@ MILLISECONDS_PER_SECOND = 1_000
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
 LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
 EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
+# Calls in flight at once on one connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS, the
+# smallest figure RFC 9113 recommends). A gRPC client queues the calls beyond it until one
+# ends; a stream opened past it anyway is refused (RST_STREAM REFUSED_STREAM: UNAVAILABLE, never
+# served, so retried). Without it a caller with thousands of calls on one connection had
+# hundreds cancelled with no detail.
+MAX_CONCURRENT_STREAMS = 100
 
 log = structlog.get_logger("ordo.server")
 
@@ -201,6 +207,7 @@ def create_server(
     options: list[tuple[str, int]] = [
         ("grpc.so_reuseport", 1),
         ("grpc.max_receive_message_length", settings.max_request_bytes),
+        ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
     ]
     if settings.max_connection_age_seconds:
         # After the age (give or take 10%, which gRPC adds so that connections do not all go at
@@ -215,7 +222,7 @@ def create_server(
         options=options,
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
-    servicer = GameEngineServicer(settings.state_cache_size)
+    servicer = GameEngineServicer(settings.state_cache_bytes)
     handlers = method_handlers(servicer, observers, pool.after)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
