@@ -53,12 +53,13 @@ MILLISECONDS_PER_SECOND = 1_000
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
 LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
 EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
-# Calls in flight at once on one connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS, the
-# smallest figure RFC 9113 recommends). A gRPC client queues the calls beyond it until one
-# ends; a stream opened past it anyway is refused (RST_STREAM REFUSED_STREAM: UNAVAILABLE, never
-# served, so retried). Without it a caller with thousands of calls on one connection had
-# hundreds cancelled with no detail.
-MAX_CONCURRENT_STREAMS = 100
+# Calls in flight at once on one connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS). A stream
+# opened past it is refused (RST_STREAM REFUSED_STREAM, which a client reads as UNAVAILABLE: the
+# call was never served, so the clients retry it). Without it, a caller with thousands of calls
+# in flight on one connection had hundreds cancelled with no detail (calls gRPC had queued, but
+# never handed to the worker). A worker runs a handful of calls at a time: a thousand queued on
+# one connection is already a second or more of its work.
+MAX_CONCURRENT_STREAMS = 1000
 
 log = structlog.get_logger("ordo.server")
 
