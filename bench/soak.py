@@ -51,6 +51,7 @@ KIB = 1024
 STATUS_RSS = "VmRSS:"
 BAD_CODE = grpc.StatusCode.INVALID_ARGUMENT
 CHANNELS = 4  # connections per caller process: the kernel spreads them over the workers
+READY_SECONDS = 300.0  # bound on a caller process's start
 HANDOVER_SECONDS = 0.5  # how often the callers hand over what they counted
 
 
@@ -129,9 +130,16 @@ class Caller:
     into ``tally`` under ``lock``."""
 
     def __init__(
-        self, client: Client, tally: Tally, lock: threading.Lock, seed: int, bad_share: float
+        self,
+        client: Client,
+        tally: Tally,
+        lock: threading.Lock,
+        seed: int,
+        bad_share: float,
+        stopping: EventType,
     ) -> None:
         self.client = client
+        self.stopping = stopping
         self.tally = tally
         self.lock = lock
         self.rng = random.Random(seed)
@@ -169,7 +177,7 @@ class Caller:
             self.timed("apply_action", state, common.Action(seat=0, **{other: {}}), bad=True)
 
     def play(self, game: str) -> None:
-        """One game to its end (or until a call fails)."""
+        """One game to its end (or until a call fails, or the soak ends)."""
         info = ENGINES[game].info
         seats = self.rng.choice(info.seat_counts)
         options = common.GameOptions(**{game: {}})
@@ -180,7 +188,7 @@ class Caller:
         if new is None:
             return
         state, status = new.state, new.status
-        while not status.finished:
+        while not status.finished and not self.stopping.is_set():
             if self.rng.random() < self.bad_share:
                 self.bad_request(state, game)
             seat = self.rng.choice(list(status.seats_to_act))
@@ -204,20 +212,22 @@ def caller_process(
     stopping: EventType,
 ) -> None:
     """Run ``threads`` callers on one client until ``stopping``; hand over what they saw every
-    ``HANDOVER_SECONDS``, then once more and None at the end."""
+    ``HANDOVER_SECONDS`` (an empty tally first, once ready), then once more and None at the
+    end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the load
     tally, lock = Tally(), threading.Lock()
     games = sorted(ENGINES)
     with Client(target, channels=CHANNELS) as client:
 
         def loop(index: int) -> None:
-            caller = Caller(client, tally, lock, seed * 1_000 + index, bad_share)
+            caller = Caller(client, tally, lock, seed * 1_000 + index, bad_share, stopping)
             turn = index
             while not stopping.is_set():
                 caller.play(games[turn % len(games)])
                 turn += 1
 
         callers = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(threads)]
+        out.put(Tally())  # ready: the run's clock starts once every process is
         for thread in callers:
             thread.start()
         while not stopping.wait(HANDOVER_SECONDS):
@@ -348,9 +358,11 @@ def run(args: argparse.Namespace) -> None:
             )
             for index in range(args.processes)
         ]
-        started = time.monotonic()
         for process in callers:
             process.start()
+        for _ in callers:
+            out.get(timeout=READY_SECONDS)
+        started = time.monotonic()
         rows: list[Row] = []
         last, running = started, len(callers)
         while last - started < total - 1e-9 and running:
