@@ -14,6 +14,10 @@ LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 CPU_AFFINITIES = ("auto", "pin", "none")
 MAX_PORT = 65_535
+# A worker's resident memory stays below this with the default settings, whatever states it is
+# sent (docs/operations.md, "Memory, draining and connection limits"; tests/e2e/test_memory.py).
+WORKER_RSS_CEILING_MB = 200
+PARENT_RSS_MB = 64  # the parent process and multiprocessing's resource tracker, rounded up
 
 
 def allowed_cpus() -> frozenset[int]:

@@ -3,8 +3,12 @@
 Each worker process is a synchronous ``grpc.server`` with a small thread pool, bound to the same
 port with SO_REUSEPORT so the kernel spreads connections over the workers (CPU-bound Python wants
 one process per core). The parent process supervises the workers, serves the metrics of all of
-them, and forwards SIGTERM: every worker turns its health NOT_SERVING, lets in-flight calls
-finish within the grace period and exits 0.
+them, and forwards SIGTERM: every worker turns its health NOT_SERVING, stops taking new calls
+(it stops listening and sends every connection a GOAWAY, so clients send their next calls
+elsewhere), lets the calls it holds finish within the grace period and exits 0. The calls gRPC
+had received but not yet handed to the worker, and those a client sent before it read the
+GOAWAY, are cancelled unserved (gRPC's own behaviour, grpc/grpc issue 41785): the clients retry
+them, as every call that failed before the service answered it.
 """
 
 from __future__ import annotations
@@ -315,6 +319,8 @@ def run_worker(settings: Settings, index: int = 0) -> None:
 
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("draining", worker=index, grace_seconds=settings.grace_seconds)
+        # Health first (load balancers and watchers stop sending), then the GOAWAY: the calls
+        # held go on, and only those left past the grace are cancelled.
         health_servicer.enter_graceful_shutdown()
         server.stop(settings.grace_seconds)
 

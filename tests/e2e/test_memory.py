@@ -16,11 +16,11 @@ import pytest
 from bench.soak import largest_fora_de_ordem_options, rss_mb, worker_pids
 from engines.fora_de_ordem.rules import MAX_SEATS
 from ordo import Client
+from service.config import WORKER_RSS_CEILING_MB
 from tests.e2e.server_process import running_server
 
 pytestmark = pytest.mark.e2e
 
-CEILING_MB = 200.0  # a worker's RSS with the default settings, as docs/operations.md says
 GAMES = 2_400  # states sent: at the cost of the old bound's 4,096 entries, ~250 MB of them
 BATCHES = 8  # RSS is read after each batch
 CALLERS = 4
@@ -50,6 +50,6 @@ def test_largest_states_leave_a_worker_below_its_memory_ceiling(tmp_path: Path) 
     shown = ", ".join(f"{mb:.0f}" for mb in samples if mb is not None)
     assert all(mb is not None for mb in samples), f"the worker died: RSS MB {shown}"
     highest = max(mb for mb in samples if mb is not None)
-    assert highest < CEILING_MB, f"RSS MB after each batch: {shown}"
+    assert highest < WORKER_RSS_CEILING_MB, f"RSS MB after each batch: {shown}"
     second_half = [mb for mb in samples[BATCHES // 2 :] if mb is not None]
     assert max(second_half) - min(second_half) < PLATEAU_MB, f"still rising: {shown}"
