@@ -257,12 +257,25 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 def slope(points: Sequence[tuple[float, float]]) -> float | None:
     """The least-squares slope of ``points`` (x, y); None for fewer than two x values."""
+    fitted = fit(points)
+    return None if fitted is None else fitted[0]
+
+
+def fit(points: Sequence[tuple[float, float]]) -> tuple[float, float] | None:
+    """The least-squares slope of ``points`` (x, y) and its standard error (0 for fewer than
+    three points); None for fewer than two x values. A worker's RSS swings by megabytes from
+    minute to minute (the caches churn, large requests come and go): the error says how far
+    the slope could be from the trend."""
     if len({x for x, _ in points}) < 2:
         return None
     xs, ys = [x for x, _ in points], [y for _, y in points]
     x_mean, y_mean = statistics.fmean(xs), statistics.fmean(ys)
-    numerator = sum((x - x_mean) * (y - y_mean) for x, y in points)
-    return numerator / sum((x - x_mean) ** 2 for x in xs)
+    spread = sum((x - x_mean) ** 2 for x in xs)
+    value = sum((x - x_mean) * (y - y_mean) for x, y in points) / spread
+    if len(points) < 3:  # a line through two points has no residual
+        return value, 0.0
+    residual = sum((y - y_mean - value * (x - x_mean)) ** 2 for x, y in points)
+    return value, (residual / (len(points) - 2) / spread) ** 0.5
 
 
 @dataclass
@@ -301,8 +314,12 @@ def summary(rows: Sequence[Row], warm_up: float) -> list[str]:
     pids = sorted({pid for row in rows for pid in row.rss_mb})
     for pid in pids:
         points = [(row.minute, mb) for row in after if (mb := row.rss_mb.get(pid)) is not None]
-        value = slope(points)
-        shown = "n/a (too few intervals)" if value is None else f"{value:+.3f} MB/min"
+        fitted = fit(points)
+        shown = (
+            "n/a (too few intervals)"
+            if fitted is None
+            else f"{fitted[0]:+.3f} MB/min (standard error {fitted[1]:.3f})"
+        )
         lines.append(f"rss slope after minute {warm_up:g}: worker {pid}: {shown}")
     if after:
         lines.append(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.soak import HEADER, slope
+from bench.soak import HEADER, fit, slope
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_SECONDS = 120  # bound on the whole short run, server start-up included
@@ -19,9 +19,13 @@ ROW = re.compile(
 
 
 def test_slope_is_the_least_squares_line() -> None:
-    """The RSS slope is that of the least-squares line; none for a single minute."""
+    """The RSS slope is that of the least-squares line, with its standard error; none for a
+    single minute."""
     assert slope([(5.0, 100.0), (6.0, 100.5), (7.0, 101.0)]) == pytest.approx(0.5)
     assert slope([(5.0, 100.0)]) is None
+    value, error = fit([(5.0, 100.0), (6.0, 102.0), (7.0, 100.0), (8.0, 102.0)]) or (0, 0)
+    assert value == pytest.approx(0.4)
+    assert error == pytest.approx(0.32**0.5)
 
 
 @pytest.mark.e2e
@@ -46,7 +50,11 @@ def test_a_short_soak_prints_rows_and_the_rss_slope() -> None:
     assert len(workers) == 2
     for pid in workers:
         assert any(
-            re.fullmatch(rf"rss slope after minute 0: worker {pid}: [+-]\d+\.\d{{3}} MB/min", line)
+            re.fullmatch(
+                rf"rss slope after minute 0: worker {pid}: [+-]\d+\.\d{{3}} MB/min "
+                r"\(standard error \d+\.\d{3}\)",
+                line,
+            )
             for line in lines
         ), done.stdout
     assert any(
