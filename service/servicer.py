@@ -130,6 +130,7 @@ class Encodings:
             seen = self._new.pop(key, None)
             if seen is None:
                 return None
+            self._bytes[id(self._new)] -= encoding_cost(seen[1])
             self._keep(self._again, key, seen)
         return seen[1] if seen[0] is value else None
 
