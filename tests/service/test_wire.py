@@ -297,6 +297,17 @@ class TestAssembledResponses:
         assert encodings.get(values[4]) == b"\x04"
         assert encodings.get(values[0]) is None
 
+    def test_an_encoding_asked_for_again_leaves_room_for_new_ones(self) -> None:
+        """An encoding that moves to the table of those asked for again no longer takes room
+        among the new ones: two more new ones fit where two did."""
+        encodings = Encodings(2 * ONE_BYTE)
+        first, second, third = (Status((seat,), False, None) for seat in range(3))
+        encodings.put(first, None, b"a")
+        assert encodings.get(first) == b"a"
+        encodings.put(second, None, b"b")
+        encodings.put(third, None, b"c")
+        assert encodings.get(second) == b"b"
+
     def test_new_encodings_do_not_push_out_those_asked_for_again(self) -> None:
         """A value asked for a second time stays kept however many new values follow it, as a
         shared status does among the new events of every action."""
