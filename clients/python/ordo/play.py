@@ -141,11 +141,14 @@ def play_game(table: Table, options: common.GameOptions, seats: int, seed: int) 
     started = client.new_game(options, seats, seed)
     state, status = started.state, started.status
     table.unseen = {seat: [] for seat in table.people}
-    people = ", ".join(str(seat) for seat in table.people)
     bots = [seat for seat in range(seats) if seat not in table.people]
-    against = f"; {table.bots} bots play seat {', '.join(map(str, bots))}" if bots else ""
     table.say(f"{info.title}: {seats} seats, seed {started.seed}")
-    table.say(f"You play seat {people}{against}. Type ? for help, q to quit.")
+    table.say(
+        f"You play {seats_text(table.people)}"
+        + (" in turn (hot seat)" if table.hot_seat else "")
+        + (f"; {bots_text(table.bots, bots)}" if bots else "")
+        + ". Type ? for help, q to quit."
+    )
     try:
         while not status.finished:
             acting = list(status.seats_to_act)
@@ -168,6 +171,20 @@ def play_game(table: Table, options: common.GameOptions, seats: int, seed: int) 
         return 0
     show_end(table, state, status.outcome)
     return 0
+
+
+def seats_text(seats: Sequence[int]) -> str:
+    """``seat 2``, or ``seats 0, 1 and 3``."""
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return f"seats {', '.join(map(str, seats[:-1]))} and {seats[-1]}"
+
+
+def bots_text(policy: str, seats: Sequence[int]) -> str:
+    """``a heuristic bot plays seat 1``, or ``random bots play seats 1 and 2``."""
+    if len(seats) == 1:
+        return f"a {policy} bot plays {seats_text(seats)}"
+    return f"{policy} bots play {seats_text(seats)}"
 
 
 def person_move(table: Table, state: common.GameState, seat: int) -> common.Action:
