@@ -28,6 +28,7 @@ QUIT_WORDS = ("q", "quit")
 HELP_WORDS = ("?", "help")
 BACK_WORDS = ("b", "back")
 CLEAR_SCREEN = "\x1b[2J\x1b[H"
+RULE = "-" * 72  # above each turn of a person
 NO_MORE = Step("end the move here")  # a move that is a prefix of another, longer one
 HELP = """\
 Type the key in brackets of a choice, then Enter. A move of several parts is chosen one part at
@@ -193,6 +194,7 @@ def person_move(table: Table, state: common.GameState, seat: int) -> common.Acti
         if table.out.isatty():
             table.out.write(CLEAR_SCREEN)
         table.ask(f"Seat {seat}'s turn: pass the keyboard to seat {seat}, then press Enter. ")
+    table.say(RULE)
     show_events(table, seat)
     view = table.client.get_view(state, seat).view
     table.say(table.render.render_view(view))
