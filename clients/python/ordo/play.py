@@ -184,7 +184,8 @@ def seats_text(seats: Sequence[int]) -> str:
 def bots_text(policy: str, seats: Sequence[int]) -> str:
     """``a heuristic bot plays seat 1``, or ``random bots play seats 1 and 2``."""
     if len(seats) == 1:
-        return f"a {policy} bot plays {seats_text(seats)}"
+        article = "an" if policy[:1] in "aeiou" else "a"
+        return f"{article} {policy} bot plays {seats_text(seats)}"
     return f"{policy} bots play {seats_text(seats)}"
 
 
