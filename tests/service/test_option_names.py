@@ -26,7 +26,9 @@ def test_every_listed_enum_value_is_sent_with_its_type_prefix(
     and a game dealt with each of them carries it."""
     checked = 0
     for game in stub.ListGames(api.ListGamesRequest(), timeout=10).games:
-        fields = common.GameOptions.DESCRIPTOR.fields_by_name[game.id].message_type.fields_by_name
+        options_type = common.GameOptions.DESCRIPTOR.fields_by_name[game.id].message_type
+        assert options_type is not None
+        fields = options_type.fields_by_name
         for option in game.options:
             enum = fields[option.name].enum_type
             if enum is None:
