@@ -15,7 +15,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from ordo.play import HELP
+from ordo.client import Client
+from ordo.play import HELP, choose
+from ordo.render import generic_action_steps, renderer
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import sequence_numbers_pb2
 
 PROMPT = "> "
 CHOOSE = "Choose"
@@ -192,3 +196,55 @@ def test_a_compound_move_step_by_step(terminals: list[Terminal], server_address:
     terminal.type("q")
     terminal.wait()
     assert terminal.close() == 0
+
+
+class Person:
+    """Answers ``choose``'s questions with a key picked at random; remembers each question's
+    options and the text of the option picked."""
+
+    def __init__(self, seed: int) -> None:
+        self.pick = random.Random(seed)
+        self.questions: list[list[str]] = []
+        self.answers: list[str] = []
+        self.keys: list[str] = []
+
+    def say(self, text: str) -> None:
+        if KEY.search(text):
+            self.questions.append([line for _, line in KEY.findall(text)])
+            self.keys = [key for key, _ in KEY.findall(text)]
+
+    def ask(self, prompt: str) -> str:
+        index = self.pick.randrange(len(self.keys))
+        self.answers.append(self.questions[-1][index])
+        return self.keys[index]
+
+
+@pytest.mark.parametrize("game", ["up_or_down", "sequence_numbers", "fora_de_ordem"])
+def test_each_step_offers_what_some_legal_move_allows(server_address: str, game: str) -> None:
+    """Choosing part by part, each list offered holds exactly the next parts of the legal moves
+    that agree with the parts chosen so far, and the move chosen is one of them."""
+    with Client(server_address) as client:
+        render = renderer(game)
+        state = client.new_game(game, 2, seed=13).state
+        view = client.get_view(state, 0).view
+        actions = list(client.list_legal_actions(state, 0).actions)
+    steps = [render.action_steps(action, view) for action in actions]
+    paths = [[step.text for step in move] for move in steps]
+    for seed in range(20):
+        person = Person(seed)
+        path = paths[choose(steps, person.ask, person.say)]
+        depth = 0
+        for options, answer in zip(person.questions, person.answers, strict=True):
+            depth = path.index(answer, depth)  # the part this question decided
+            agreeing = [other for other in paths if other[:depth] == path[:depth]]
+            assert sorted(options) == sorted({other[depth] for other in agreeing})
+            depth += 1
+
+
+def test_a_move_no_renderer_knows_is_offered_as_its_text() -> None:
+    """A move the game's renderer does not know (one a newer server added) is still offered,
+    as the generic text of its message: a single step."""
+    action = common.Action(seat=0, sequence_numbers=sequence_numbers_pb2.SequenceNumbersAction())
+    (step,) = renderer("sequence_numbers").action_steps(action, None)
+    assert step == generic_action_steps(action, None)[0]
+    assert renderer("sequence_numbers").action_text(action) == step.text
