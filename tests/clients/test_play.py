@@ -248,3 +248,30 @@ def test_a_move_no_renderer_knows_is_offered_as_its_text() -> None:
     (step,) = renderer("sequence_numbers").action_steps(action, None)
     assert step == generic_action_steps(action, None)[0]
     assert renderer("sequence_numbers").action_text(action) == step.text
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (("--people", "0,0"), "--people must name distinct seats of 0..1"),
+        (("--people", "2"), "--people must name distinct seats of 0..1"),
+        (("--people", "me"), "--people takes seat numbers separated by commas"),
+        (("--option", "hands=many"), "--option hands: 'many' is not a value of hands"),
+        (("--option", "end=SOMETIMES"), "--option end: 'SOMETIMES' is not a value of end"),
+        (("--option", "colour=red"), "--option takes NAME=VALUE with a NAME of too_low_rule, end"),
+    ],
+)
+def test_bad_seats_and_options_are_usage_errors(
+    server_address: str, args: tuple[str, ...], error: str
+) -> None:
+    """Seats people cannot play and options the game does not have stop ``ordo play`` with
+    exit code 2 and the reason, before any game is dealt."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ordo.cli", "--target", server_address, "play", "six_nimmt", *args],
+        capture_output=True,
+        text=True,
+        timeout=SECONDS,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert error in done.stderr

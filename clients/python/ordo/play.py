@@ -56,6 +56,8 @@ class Table:
     inp: TextIO
     out: TextIO
     unseen: dict[int, list[common.Event]] = field(default_factory=dict)
+    last_person: int | None = None  # the seat of the person who moved last
+    moved: set[int] = field(default_factory=set)  # the people's seats that have moved
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -191,10 +193,11 @@ def bots_text(policy: str, seats: Sequence[int]) -> str:
 
 def person_move(table: Table, state: common.GameState, seat: int) -> common.Action:
     """Show a person their seat's table and what happened since their last move; their move."""
-    if table.hot_seat:
-        if table.out.isatty():
-            table.out.write(CLEAR_SCREEN)
+    if table.hot_seat and table.last_person != seat:
+        if table.out.isatty() and table.last_person is not None:
+            table.out.write(CLEAR_SCREEN)  # the last person's hand goes out of sight
         table.ask(f"Seat {seat}'s turn: pass the keyboard to seat {seat}, then press Enter. ")
+    table.last_person = seat
     table.say(RULE)
     show_events(table, seat)
     view = table.client.get_view(state, seat).view
@@ -204,6 +207,7 @@ def person_move(table: Table, state: common.GameState, seat: int) -> common.Acti
     table.say(f"\nSeat {seat}, your move.")
     action = actions[choose(steps, table.ask, table.say)]
     table.say(f"Seat {seat}: {table.render.action_text(action, view)}\n")
+    table.moved.add(seat)
     return action
 
 
@@ -212,7 +216,7 @@ def show_events(table: Table, seat: int) -> None:
     lines = table.render.render_events(table.unseen[seat])
     table.unseen[seat] = []
     if lines:
-        table.say("Since your last move:")
+        table.say("Since your last move:" if seat in table.moved else "Before your first move:")
         for line in lines:
             table.say(f"  {line}")
         table.say()
