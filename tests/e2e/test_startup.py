@@ -33,6 +33,11 @@ from tests.e2e.server_process import (
 HEALTH_SECONDS = 3.0  # from the start of ``python -m service`` to a SERVING health answer
 HEALTH_ATTEMPTS = 3  # starts tried: one slowed down by a busy machine is tried again
 HEALTH_POLL_SECONDS = 0.02
+# A Python process that imports gRPC and protobuf, the first work of every server process, takes
+# about this long on an idle machine; where it takes longer (a machine busy with other work),
+# the bound grows in proportion, so that the test measures the server and not its neighbours.
+REFERENCE_SECONDS = 0.25
+REFERENCE = "import grpc, google.protobuf.message"
 
 
 def start_alone(scratch: Path, **settings: str) -> tuple[int, str, list[dict[str, Any]]]:
@@ -81,14 +86,24 @@ def seconds_to_health(scratch: Path) -> float:
         terminate(process)
 
 
+def reference_seconds() -> float:
+    """The wall-clock seconds of a Python process that imports gRPC and protobuf."""
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", REFERENCE], cwd=ROOT, check=True, timeout=START_SECONDS)
+    return time.monotonic() - started
+
+
 def test_health_answers_within_seconds_of_the_start(tmp_path: Path) -> None:
-    """A server started by ``python -m service`` answers health SERVING within 3 seconds."""
-    times = []
+    """A server started by ``python -m service`` answers health SERVING within 3 seconds (on a
+    machine as fast as an idle one: the bound grows with the time of a reference process)."""
+    tried = []
     for attempt in range(HEALTH_ATTEMPTS):
-        times.append(seconds_to_health(tmp_path / str(attempt)))
-        if times[-1] <= HEALTH_SECONDS:
+        slowness = max(1.0, reference_seconds() / REFERENCE_SECONDS)
+        seconds = seconds_to_health(tmp_path / str(attempt))
+        tried.append(f"{seconds:.2f} s of {HEALTH_SECONDS * slowness:.2f} s")
+        if seconds <= HEALTH_SECONDS * slowness:
             return
-    raise AssertionError(f"health answered after {', '.join(f'{t:.2f}' for t in times)} s")
+    raise AssertionError(f"health answered too late: {', '.join(tried)}")
 
 
 def test_the_supervising_process_imports_no_engine() -> None:
