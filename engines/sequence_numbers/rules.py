@@ -609,13 +609,11 @@ def _play(state: State, seat: int, card: int, cell: int) -> tuple[State, tuple[E
         chips = (*chips[:cell], NO_CHIP, *chips[cell + 1 :])
         events.append(Event(ChipRemoved(seat, card, cell, occupant)))
     else:
-        if card < EQUATION_COUNT:
-            if cell not in CARD_CELLS[card]:
-                raise IllegalActionError(
-                    f"{cell_text(cell)} does not show {RESULTS[card]}, the result of "
-                    f"{card_text(card)}",
-                    "WRONG_NUMBER",
-                )
+        if card < EQUATION_COUNT and cell not in CARD_CELLS[card]:
+            raise IllegalActionError(
+                f"{cell_text(cell)} does not show {RESULTS[card]}, the result of {card_text(card)}",
+                "WRONG_NUMBER",
+            )
         if occupant != NO_CHIP:
             raise IllegalActionError(f"{cell_text(cell)} already holds a chip", "CELL_OCCUPIED")
         chips = (*chips[:cell], team, *chips[cell + 1 :])
