@@ -7,6 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 PROTOS := $(wildcard proto/ordo/v1/*.proto)
 GEN_DIR := clients/python
 NODE_DIR := clients/node
@@ -17,13 +18,21 @@ NODE_SOURCES := $(wildcard $(NODE_DIR)/src/*.ts $(NODE_DIR)/src/gen/*/*/*.ts $(N
 TSC := $(NODE_DIR)/node_modules/.bin/tsc
 PYTEST_ARGS ?=
 
-.PHONY: help run test proto proto-check proto-baseline lint typecheck pytest node bench soak clean
+.PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest node bench soak clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml
+# What the server needs, and no more: its own packages and their runtime dependencies. The
+# project's modules are compiled ahead, so that the first start reads bytecode too.
+$(RUN_STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ./clients/python -e .
+	$(PY) -m compileall -q engines service clients/python/ordo
+	touch $@
+
+# The development tools on top: linters, type checkers, buf, grpcurl, pytest and the rest.
+$(STAMP): $(RUN_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev]'
 	touch $@
 
@@ -36,8 +45,10 @@ $(NODE_BUILT): $(NODE_STAMP) $(NODE_SOURCES) $(NODE_DIR)/tsconfig.json
 	$(TSC) -p $(NODE_DIR)
 	touch $@
 
-run: $(STAMP)  ## set up and start the server on its defaults (gRPC :50051, metrics :9464)
+run: $(RUN_STAMP)  ## set up what the server needs and start it on its defaults (gRPC :50051, metrics :9464)
 	exec $(PY) -m service
+
+dev: $(STAMP)  ## install the development tools into .venv/bin (grpcurl, buf, ruff, mypy, pytest…)
 
 test: $(STAMP) proto-check lint typecheck pytest  ## set up, check generated code, lint, type-check, run every test
 

@@ -81,6 +81,12 @@ def rich_status(
     return rpc_status.to_status(proto)
 
 
+def with_article(noun: str) -> str:
+    """``a six_nimmt``, ``an up_or_down``: the indefinite article a message needs before a word
+    (read by its first letter, as game ids are)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def cut(text: str, limit: int) -> str:
     """``text``, or its first characters and an ellipsis, ``limit`` characters in all."""
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -22,14 +22,12 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from random import getrandbits
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import structlog
 from google.protobuf import message_factory
 from google.protobuf.message import DecodeError
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from engines.errors import RulesError
 from ordo.v1 import engine_service_pb2 as api
@@ -46,7 +44,11 @@ from service.errors import (
 )
 from service.observe import CallRecord, Observer
 from service.pool import After, CallThreadPool
-from service.servicer import RAW_REQUESTS, GameEngineServicer
+
+if TYPE_CHECKING:
+    from grpc_health.v1 import health
+
+    from service.servicer import GameEngineServicer
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
 SERVICE_NAME = SERVICE.full_name
@@ -107,6 +109,8 @@ def _handler(
     message of its own. The observers hear of the finished call through ``after`` (see
     ``CallThreadPool``), once the response has left, or at once without it.
     """
+
+    from service.servicer import RAW_REQUESTS  # noqa: PLC0415 - see create_server
 
     raw_request = name in RAW_REQUESTS
 
@@ -209,6 +213,13 @@ def create_server(
 ) -> tuple[grpc.Server, int, health.HealthServicer]:
     """Build and bind (not start) a worker's server on ``pool`` (a new one of
     ``settings.threads`` threads by default); returns it, its port and its health."""
+    # Imported here, in the workers: the parent process only supervises them, and starts them
+    # sooner without the engines, the servicer, health and reflection.
+    from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # noqa: PLC0415
+    from grpc_reflection.v1alpha import reflection  # noqa: PLC0415
+
+    from service.servicer import GameEngineServicer  # noqa: PLC0415
+
     options: list[tuple[str, int]] = [
         ("grpc.so_reuseport", 1),
         ("grpc.max_receive_message_length", settings.max_request_bytes),

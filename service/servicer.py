@@ -38,7 +38,7 @@ from ordo.v1 import engine_service_pb2 as api
 from service import wire
 from service.codecs import CODECS
 from service.codecs.base import Codec
-from service.errors import RequestError
+from service.errors import RequestError, with_article
 from service.observe import CallRecord
 from service.state_cache import DECODED_BYTES_PER_BYTE, StateCache
 
@@ -421,7 +421,8 @@ class GameEngineServicer:
             raise MalformedActionError("the action has no move: set one field of Action.game")
         if action_game != game.id:
             raise MalformedActionError(
-                f"a {action_game} action cannot apply to a {game.id} state", "GAME_MISMATCH"
+                f"{with_article(action_game)} action cannot apply to {with_article(game.id)} state",
+                "GAME_MISMATCH",
             )
         if action is None:
             action = game.codec.decode_action(getattr(msg, action_game))

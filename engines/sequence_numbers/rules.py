@@ -691,6 +691,8 @@ def _play(state: State, seat: int, card: int, cell: int) -> tuple[State, tuple[E
     occupant = chips[cell]
     events: list[Event] = []
     sequences = state.sequences
+    if IS_CORNER[cell]:  # a free space, every team's chip: no card places or removes one there
+        raise IllegalActionError("no card is played on a corner: it is a free space", "CORNER_CELL")
     if card in MINUS_CARDS:
         if occupant == NO_CHIP:
             raise IllegalActionError(f"no chip on {cell_text(cell)} to remove", "NO_CHIP_TO_REMOVE")
@@ -703,15 +705,11 @@ def _play(state: State, seat: int, card: int, cell: int) -> tuple[State, tuple[E
         chips = (*chips[:cell], NO_CHIP, *chips[cell + 1 :])
         events.append(Event(ChipRemoved(seat, card, cell, occupant)))
     else:
-        if card < EQUATION_COUNT:
-            if cell not in CARD_CELLS[card]:
-                raise IllegalActionError(
-                    f"{cell_text(cell)} does not show {RESULTS[card]}, the result of "
-                    f"{card_text(card)}",
-                    "WRONG_NUMBER",
-                )
-        elif IS_CORNER[cell]:
-            raise IllegalActionError("nobody places a chip on a corner", "CORNER_CELL")
+        if card < EQUATION_COUNT and cell not in CARD_CELLS[card]:
+            raise IllegalActionError(
+                f"{cell_text(cell)} does not show {RESULTS[card]}, the result of {card_text(card)}",
+                "WRONG_NUMBER",
+            )
         if occupant != NO_CHIP:
             raise IllegalActionError(f"{cell_text(cell)} already holds a chip", "CELL_OCCUPIED")
         chips = (*chips[:cell], team, *chips[cell + 1 :])

@@ -82,9 +82,14 @@ class TestCalls:
         assert client.new_game(options, SEATS, SEED).state == dealt.state
 
     def test_new_game_unknown_id_is_refused_locally(self, client: Client) -> None:
-        """A game id that is no field of GameOptions is a ValueError before any call."""
-        with pytest.raises(ValueError, match="unknown game"):
+        """A game id that is no field of GameOptions is the client's one error, as the server
+        gives it for a game it does not run: INVALID_ARGUMENT, UNKNOWN_GAME, the id."""
+        with pytest.raises(OrdoError) as raised:
             client.new_game("chess", 2)
+        error = raised.value
+        assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_GAME")
+        assert error.metadata == {"game": "chess"}
+        assert "unknown game 'chess'" in error.message
 
     def test_apply_action(self, client: Client, dealt: api.NewGameResponse) -> None:
         """apply_action returns the new state, the status and the events."""

@@ -1,6 +1,6 @@
-"""A server says which version it runs as it starts; it refuses to start on a port that is
-already served, instead of sharing it, and starts on a port where connections of an earlier run
-linger."""
+"""A server says which version it runs as it starts; it answers health within seconds of being
+started; it refuses to start on a port that is already served, instead of sharing it, and starts
+on a port where connections of an earlier run linger."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +23,21 @@ from tests.e2e.server_process import (
     events,
     free_port,
     health_status,
+    read_log,
     running_server,
     server_env,
+    start_server,
+    terminate,
 )
+
+HEALTH_SECONDS = 3.0  # from the start of ``python -m service`` to a SERVING health answer
+HEALTH_ATTEMPTS = 3  # starts tried: one slowed down by a busy machine is tried again
+HEALTH_POLL_SECONDS = 0.02
+# A Python process that imports gRPC and protobuf, the first work of every server process, takes
+# about this long on an idle machine; where it takes longer (a machine busy with other work),
+# the bound grows in proportion, so that the test measures the server and not its neighbours.
+REFERENCE_SECONDS = 0.25
+REFERENCE = "import grpc, google.protobuf.message"
 
 
 def start_alone(scratch: Path, **settings: str) -> tuple[int, str, list[dict[str, Any]]]:
@@ -50,6 +63,61 @@ def test_the_started_line_gives_the_versions(tmp_path: Path) -> None:
         (started,) = events(server.log, "started")
     assert started["workers"] == 2
     assert {key: started[key] for key in build_info()} == build_info()
+
+
+def seconds_to_health(scratch: Path) -> float:
+    """Start ``python -m service`` with two workers on free ports and poll its health; the
+    seconds until it answers SERVING (or ``START_SECONDS`` when it never does)."""
+    scratch.mkdir()
+    env = server_env(
+        scratch / "metrics", port=str(port := free_port()), metrics_port="0", workers="2"
+    )
+    log = scratch / "server.log"
+    started = time.monotonic()
+    process = start_server(env, log)
+    try:
+        while health_status(port) != health_pb2.HealthCheckResponse.SERVING:
+            assert process.poll() is None, f"the server exited:\n{read_log(log)}"
+            if time.monotonic() - started > START_SECONDS:
+                return START_SECONDS
+            time.sleep(HEALTH_POLL_SECONDS)
+        return time.monotonic() - started
+    finally:
+        terminate(process)
+
+
+def reference_seconds() -> float:
+    """The wall-clock seconds of a Python process that imports gRPC and protobuf."""
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", REFERENCE], cwd=ROOT, check=True, timeout=START_SECONDS)
+    return time.monotonic() - started
+
+
+def test_health_answers_within_seconds_of_the_start(tmp_path: Path) -> None:
+    """A server started by ``python -m service`` answers health SERVING within 3 seconds (on a
+    machine as fast as an idle one: the bound grows with the time of a reference process)."""
+    tried = []
+    for attempt in range(HEALTH_ATTEMPTS):
+        slowness = max(1.0, reference_seconds() / REFERENCE_SECONDS)
+        seconds = seconds_to_health(tmp_path / str(attempt))
+        tried.append(f"{seconds:.2f} s of {HEALTH_SECONDS * slowness:.2f} s")
+        if seconds <= HEALTH_SECONDS * slowness:
+            return
+    raise AssertionError(f"health answered too late: {', '.join(tried)}")
+
+
+def test_the_supervising_process_imports_no_engine() -> None:
+    """The parent process, which only supervises the workers, starts without the engines, the
+    servicer or the Python client's asyncio half: each worker imports what it serves."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, service.__main__; print(*sorted(sys.modules))"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    heavy = ("engines.registry", "service.servicer", "ordo.aio", "ordo.client")
+    assert [name for name in heavy if name in loaded] == []
 
 
 class TestTakenPorts:

@@ -300,6 +300,12 @@ class TestPlusCards:
         assert refused(state, 0, Play(PLUS, 0)) == "CORNER_CELL"
         assert refused(state, 0, Play(PLUS, 99)) == "CORNER_CELL"
 
+    def test_any_card_on_a_corner_is_refused_as_such(self) -> None:
+        """An equation card or a MINUS card on a corner is refused for the corner, as PLUS is."""
+        state = table(hands={0: (ONE_A, MINUS, 20, 30, 40)})
+        assert refused(state, 0, Play(ONE_A, 0)) == "CORNER_CELL"
+        assert refused(state, 0, Play(MINUS, 90)) == "CORNER_CELL"
+
     def test_an_occupied_cell_is_refused(self) -> None:
         """PLUS needs a free cell."""
         state = table(hands={0: (PLUS, 10, 20, 30, 40)}, chips={at(5, 5): 1})

@@ -205,7 +205,7 @@ class TestRequestsAsSent:
 
     def test_a_kept_action_is_checked_against_the_state(self) -> None:
         """The bytes of a 6 nimmt! action, kept after a 6 nimmt! state, still cannot apply to
-        another game's state."""
+        another game's state; the message names both games, each with its article."""
         servicer = GameEngineServicer()
         six = _new_game(servicer, "six_nimmt")
         action = _select(six)
@@ -218,6 +218,7 @@ class TestRequestsAsSent:
         with pytest.raises(MalformedActionError) as caught:
             servicer.ApplyAction(other.SerializeToString(), CallRecord("ApplyAction"))
         assert caught.value.reason == "GAME_MISMATCH"
+        assert str(caught.value) == "a six_nimmt action cannot apply to an up_or_down state"
 
     def test_the_kept_actions_are_bounded(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """When full, the kept actions are dropped and kept again from the next one."""

@@ -1,10 +1,12 @@
-"""The ``ordo`` command: list a server's games, or watch its bots play one.
+"""The ``ordo`` command: list a server's games, watch its bots play one, or play one.
 
 ``ordo games`` prints every game the server runs with its seats, policies and options.
 ``ordo demo GAME --seats N`` deals a game and lets a bot policy play every seat through the
 server (SuggestAction, then ApplyAction), printing each turn as a spectator sees it: the public
 events, then the spectator's view; then the outcome. In a game with simultaneous turns every seat
 to act acts before the turn is printed.
+``ordo play GAME`` seats people (``--people 0,2``, seat 0 by default) at a game against bots:
+see ``ordo.play``.
 
 The command knows no game: it learns the games from ListGames, builds their options through the
 ``GameOptions`` descriptor, and renders them with ``ordo.render``. Exit codes: 0 done, 1 the
@@ -18,13 +20,14 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib import metadata
-from typing import TextIO
+from typing import Any, TextIO
 
 import grpc
 from google.protobuf.message import Message
 
 from ordo.client import DEFAULT_TARGET, Client, OrdoError, game_options
-from ordo.render import renderer
+from ordo.play import Table, play_game
+from ordo.render import Renderer, renderer
 from ordo.v1 import common_pb2 as common
 
 __all__ = ["build_parser", "main", "set_language"]
@@ -82,12 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="watch bots play a whole game through the server")
     demo.add_argument("game", metavar="GAME", help="the game id, as `ordo games` lists it")
     demo.add_argument("--seats", type=int, required=True, help="the number of seats")
-    demo.add_argument("--seed", type=int, default=0, help="the deal's seed (0: the server picks)")
     demo.add_argument(
         "--policy", choices=POLICIES, default="heuristic", help="the bots' policy (%(default)s)"
-    )
-    demo.add_argument(
-        "--lang", choices=LANGUAGES, help="the game's language, for games that have one"
     )
     demo.add_argument(
         "--max-turns",
@@ -96,6 +95,41 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="stop after K turns (default %(default)s)",
     )
+    play = commands.add_parser(
+        "play",
+        help="play seats of a game against bots in this terminal",
+        description="Play a game against bots: each turn shows your seat's table and numbers "
+        "your legal moves; type a move's key (? for help, q to quit).",
+    )
+    play.add_argument("game", metavar="GAME", help="the game id, as `ordo games` lists it")
+    play.add_argument(
+        "--seats", type=int, help="the number of seats (default: the fewest the game takes)"
+    )
+    play.add_argument(
+        "--people",
+        default="0",
+        metavar="SEATS",
+        help="the seats people play, comma-separated, sharing this terminal in turn "
+        "(default %(default)s)",
+    )
+    play.add_argument(
+        "--bots", choices=POLICIES, default="heuristic", help="the bots' policy (%(default)s)"
+    )
+    for command in (demo, play):
+        command.add_argument(
+            "--seed", type=int, default=0, help="the deal's seed (0: the server picks)"
+        )
+        command.add_argument(
+            "--lang", choices=LANGUAGES, help="the game's language, for games that have one"
+        )
+        command.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="set one of the game's options, as `ordo games` lists them (repeatable), "
+            "e.g. --option rounds=1",
+        )
     return parser
 
 
@@ -113,8 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.timeout <= 0:
         parser.error("--timeout must be positive")
-    if args.command == "demo" and not (0 <= args.seed < SEED_LIMIT and args.max_turns >= 1):
-        parser.error(f"--seed must be in 0..{SEED_LIMIT - 1} and --max-turns at least 1")
+    if args.command == "demo" and args.max_turns < 1:
+        parser.error("--max-turns must be at least 1")
+    if args.command in ("demo", "play") and not 0 <= args.seed < SEED_LIMIT:
+        parser.error(f"--seed must be in 0..{SEED_LIMIT - 1}")
     try:
         credentials = channel_credentials(args.tls, args.ca_file)
     except OSError as error:
@@ -124,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "games":
                 print_games(client, sys.stdout)
                 return EXIT_OK
+            if args.command == "play":
+                return play(client, args, sys.stdin, sys.stdout)
             return demo(client, args, sys.stdout)
     except UsageError as error:
         parser.error(str(error))  # exits with EXIT_USAGE
@@ -181,29 +219,98 @@ def set_language(options: Message, language: str) -> bool:
     field = options.DESCRIPTOR.fields_by_name.get(LANGUAGE_FIELD)
     if field is None or field.enum_type is None:
         return False
-    suffix = "_" + language.upper()
+    number = enum_number(field, language)
+    if number is None:
+        names = ", ".join(value.name for value in field.enum_type.values if value.number)
+        raise UsageError(f"no language {language!r} in {field.enum_type.name}: {names}")
+    setattr(options, LANGUAGE_FIELD, number)
+    return True
+
+
+def enum_number(field: Any, text: str) -> int | None:
+    """The number of the value of ``field``'s enum named ``text``, in full or without the enum's
+    prefix (``EN`` for ``FORA_DE_ORDEM_LANGUAGE_EN``); None when there is none."""
+    text = text.upper()
     for value in field.enum_type.values:
-        if value.name.endswith(suffix):
-            setattr(options, LANGUAGE_FIELD, value.number)
-            return True
-    names = ", ".join(value.name for value in field.enum_type.values if value.number)
-    raise UsageError(f"no language {language!r} in {field.enum_type.name}: {names}")
+        if value.number and (value.name == text or value.name.endswith("_" + text)):
+            number: int = value.number
+            return number
+    return None
 
 
-def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    """Play a whole game with bots, printing it as a spectator sees it; returns the exit code."""
+def set_option(options: Message, assignment: str) -> None:
+    """Set one option of a game's options message from ``NAME=VALUE`` (an enum value by its name,
+    a flag as true or false, a number); raises ``UsageError`` for anything else."""
+    name, _, text = assignment.partition("=")
+    scalars = {
+        field.name: field
+        for field in options.DESCRIPTOR.fields
+        if not field.is_repeated and field.message_type is None
+    }
+    field = scalars.get(name)
+    if field is None or "=" not in assignment:
+        names = ", ".join(scalars)
+        raise UsageError(f"--option takes NAME=VALUE with a NAME of {names}, not {assignment!r}")
+    current = getattr(options, name)
+    value: object = text
+    if field.enum_type is not None:
+        value = enum_number(field, text)
+    elif isinstance(current, bool):
+        value = {"true": True, "false": False}.get(text.lower())
+    elif isinstance(current, int):
+        value = int(text) if text.lstrip("-").isdigit() else None
+    try:
+        if value is None:
+            raise ValueError(text)
+        setattr(options, name, value)
+    except (ValueError, TypeError):
+        raise UsageError(f"--option {name}: {text!r} is not a value of {name}") from None
+
+
+def prepare(
+    client: Client, args: argparse.Namespace, policy: str, seats: int | None
+) -> tuple[common.GameInfo, common.GameOptions, Renderer, int]:
+    """The game, its options (``--lang``), its renderer and its seat count (the fewest when
+    ``seats`` is None), checked against what the server says of it; raises ``UsageError``."""
     games = {game.id: game for game in client.list_games().games}
     info = games.get(args.game)
     if info is None:
         raise UsageError(f"unknown game {args.game!r}; the server runs {', '.join(games)}")
-    if args.policy not in info.policies:
-        raise UsageError(f"{info.id} has no policy {args.policy!r}: {', '.join(info.policies)}")
-    if args.seats not in seat_counts(info):
-        raise UsageError(f"{info.id} takes {seat_counts_text(info)} seats, not {args.seats}")
+    if policy not in info.policies:
+        raise UsageError(f"{info.id} has no policy {policy!r}: {', '.join(info.policies)}")
+    seats = seat_counts(info)[0] if seats is None else seats
+    if seats not in seat_counts(info):
+        raise UsageError(f"{info.id} takes {seat_counts_text(info)} seats, not {seats}")
     options = game_options(info.id)
     if args.lang is not None and not set_language(getattr(options, info.id), args.lang):
         print(f"ordo: {info.id} has no language option; --lang ignored", file=sys.stderr)
-    render = renderer(info.id)
+    for assignment in args.option:
+        set_option(getattr(options, info.id), assignment)
+    return info, options, renderer(info.id), seats
+
+
+def people_seats(text: str, seats: int) -> list[int]:
+    """The seats of ``--people``: distinct seat numbers of the game, at least one."""
+    try:
+        people = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--people takes seat numbers separated by commas, not {text!r}") from None
+    if len(set(people)) != len(people) or not all(0 <= seat < seats for seat in people):
+        raise UsageError(f"--people must name distinct seats of 0..{seats - 1}, not {text!r}")
+    return people
+
+
+def play(client: Client, args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
+    """Seat people at a game against bots and play it to its end; returns the exit code."""
+    info, options, render, seats = prepare(client, args, args.bots, args.seats)
+    people = people_seats(args.people, seats)
+    table = Table(client, info, render, people, args.bots, inp, out)
+    return play_game(table, options, seats, args.seed)
+
+
+def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    """Play a whole game with bots, printing it as a spectator sees it; returns the exit code."""
+    info, options, render, _ = prepare(client, args, args.policy, args.seats)
 
     started = client.new_game(options, args.seats, args.seed)
     state, status = started.state, started.status

@@ -59,6 +59,7 @@ RETRYABLE = frozenset(
 # default now (it is in RETRYABLE), kept for the code that names it.
 ALSO_RETRYABLE = frozenset({grpc.StatusCode.CANCELLED})
 GAME_FIELD = "game"  # the oneof of GameOptions whose field names are the game ids
+UNKNOWN_GAME = "UNKNOWN_GAME"  # the server's reason for a game it does not run
 
 ChannelT = TypeVar("ChannelT")
 StubT = TypeVar("StubT")
@@ -410,8 +411,11 @@ def game_options(
 ) -> common.GameOptions:
     """The ``GameOptions`` of a game id (with its options message, or its defaults).
 
-    Raises ``ValueError`` for an id that is no field of ``GameOptions.game``, or for options
-    given together with a ``GameOptions``.
+    An id that is no field of ``GameOptions.game`` raises ``OrdoError`` as a server would answer
+    it (INVALID_ARGUMENT, reason ``UNKNOWN_GAME``, the id in its metadata under ``game``): a game
+    id often comes from a person or a configuration, and a caller handles one error type for
+    every game a request cannot name. Options given together with a ``GameOptions`` are a
+    mistake in the calling code, a ``ValueError``.
     """
     if isinstance(game, common.GameOptions):
         if options is not None:
@@ -420,7 +424,12 @@ def game_options(
     oneof = common.GameOptions.DESCRIPTOR.oneofs_by_name[GAME_FIELD]
     ids = [field.name for field in oneof.fields]
     if game not in ids:
-        raise ValueError(f"unknown game {game!r}; GameOptions knows {', '.join(ids)}")
+        raise OrdoError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            UNKNOWN_GAME,
+            f"unknown game {game!r}; GameOptions knows {', '.join(ids)}",
+            {"game": game},
+        )
     result = common.GameOptions()
     selected = getattr(result, game)
     if options is None:

@@ -4,10 +4,19 @@ A module ``ordo.render.<game_id>`` exposes two functions:
 
 - ``render_view(view: common_pb2.GameView) -> str``: what a viewer sees, on several lines;
 - ``render_events(events: Sequence[common_pb2.Event]) -> list[str]``: one line per event worth
-  telling (the caller passes only the events its viewer may see).
+  telling (the caller passes only the events its viewer may see);
+
+and may expose a third:
+
+- ``action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) ->
+  tuple[Step, ...]``: a move as the choices a person makes one after the other (a card, then
+  where it goes…), each with a text and, where one is natural, a short code to type. The view,
+  when given, is that of the seat to act, for the names of the cards it holds.
 
 ``renderer(game_id)`` finds that module, or falls back to a generic rendering of the game's
-messages in compact protobuf text format for a game without one.
+messages in compact protobuf text format for a game without one; a module without
+``action_steps``, or a move it does not know (one a newer server added), gets the generic
+one-step text of the move.
 """
 
 from __future__ import annotations
@@ -21,22 +30,54 @@ from google.protobuf.message import Message
 
 from ordo.v1 import common_pb2 as common
 
-__all__ = ["GENERIC", "Renderer", "generic_events", "generic_view", "renderer"]
+__all__ = [
+    "GENERIC",
+    "Renderer",
+    "Step",
+    "generic_action_steps",
+    "generic_events",
+    "generic_view",
+    "renderer",
+]
+
+STEP_SEPARATOR = ", "  # between the steps of a move written on one line
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One choice of a move: its text for people, and a short code to type ("" for none)."""
+
+    text: str
+    code: str = ""
+
+
+ActionSteps = Callable[[common.Action, common.GameView | None], tuple[Step, ...]]
+
+
+def generic_action_steps(action: common.Action, view: common.GameView | None) -> tuple[Step, ...]:
+    """A move as one step: the compact text of its game message."""
+    game = _game_message(action)
+    return (Step("(no game in the action)" if game is None else _compact(game)),)
 
 
 @dataclass(frozen=True, slots=True)
 class Renderer:
-    """The two rendering functions of one game."""
+    """The rendering functions of one game."""
 
     render_view: Callable[[common.GameView], str]
     render_events: Callable[[Sequence[common.Event]], list[str]]
+    action_steps: ActionSteps = generic_action_steps
+
+    def action_text(self, action: common.Action, view: common.GameView | None = None) -> str:
+        """A move on one line for people: its steps one after the other."""
+        return STEP_SEPARATOR.join(step.text for step in self.action_steps(action, view))
 
 
 def _compact(message: Message) -> str:
     return text_format.MessageToString(message, as_one_line=True)
 
 
-def _game_message(message: common.GameView | common.Event) -> Message | None:
+def _game_message(message: common.GameView | common.Event | common.Action) -> Message | None:
     field = message.WhichOneof("game")
     game: Message | None = None if field is None else getattr(message, field)
     return game
@@ -67,4 +108,5 @@ def renderer(game_id: str) -> Renderer:
         if error.name != name:  # the module exists but fails to import: let that be seen
             raise
         return GENERIC
-    return Renderer(module.render_view, module.render_events)
+    steps = getattr(module, "action_steps", generic_action_steps)
+    return Renderer(module.render_view, module.render_events, steps)

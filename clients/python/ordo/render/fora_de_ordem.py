@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ordo.render import Step, generic_action_steps
 from ordo.v1 import fora_de_ordem_pb2 as pb
 
 if TYPE_CHECKING:
@@ -141,3 +142,19 @@ def _side_line(resolved: pb.ForaDeOrdemSideResolved) -> str:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) -> tuple[Step, ...]:
+    """A play in two steps: the card from hand, then the side, coded by its number (``0``-``4``);
+    the view names the card and the side's item."""
+    move = action.fora_de_ordem
+    if move.WhichOneof("move") != "play":
+        return generic_action_steps(action, view)
+    game = view.fora_de_ordem if view is not None else None
+    hand = {card.id: card_label(card) for card in game.hand} if game is not None else {}
+    side = move.play.side
+    item = f" {game.items[side]}" if game is not None and side < len(game.items) else ""
+    return (
+        Step(f"play {hand.get(move.play.card, f'card {move.play.card}')}"),
+        Step(f"on [{side}]{item}", str(side)),
+    )

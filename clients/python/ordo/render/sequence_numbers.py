@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ordo.render import Step, generic_action_steps
 from ordo.v1 import common_pb2, sequence_numbers_pb2
 
 pb = sequence_numbers_pb2
@@ -202,3 +203,30 @@ def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent) -> str:
     if kind == "turn_limit_reached":
         return f"{event.turn_limit_reached.turns} turns without a winner: the game is a draw"
     return ""
+
+
+def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) -> tuple[Step, ...]:
+    """A move as the card first, then for a play the cell, coded ``r3c5``; the view names the
+    viewer's cards and the cells' numbers."""
+    move = action.sequence_numbers
+    kind = move.WhichOneof("move")
+    game = view.sequence_numbers if view is not None else None
+    hand = {card.id: card_text(card) for card in game.hand} if game is not None else {}
+
+    def card(card_id: int) -> str:
+        return hand.get(card_id, f"card {card_id}")
+
+    if kind == "exchange_dead_card":
+        return (Step(f"exchange the dead card {card(move.exchange_dead_card)}"),)
+    if kind == "discard":
+        return (Step(f"discard {card(move.discard)} (no card can be played)"),)
+    if kind == "play":
+        cell = move.play.cell
+        number = (
+            f"{game.numbers[cell]} at " if game is not None and cell < len(game.numbers) else ""
+        )
+        return (
+            Step(f"play {card(move.play.card)}"),
+            Step(f"on {number}{cell_text(cell)}", cell_text(cell)),
+        )
+    return generic_action_steps(action, view)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ordo.render import Step, generic_action_steps
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 
-__all__ = ["bullheads", "render_events", "render_view"]
+__all__ = ["action_steps", "bullheads", "render_events", "render_view"]
 
 ZERO_CARD = 0  # the zero-card variant's card: revealed, never placed
 NO_CARD = -1  # no selection, or not revealed yet
@@ -118,3 +119,20 @@ def _event_line(event: six_nimmt.SixNimmtEvent) -> str:
         dealt = event.hand_dealt
         return f"hand {dealt.hand_number} dealt; the rows start with {_cards(dealt.rows)}"
     return ""
+
+
+def action_steps(action: common.Action, view: common.GameView | None) -> tuple[Step, ...]:
+    """A move in one step, coded by its number: the card (``37``) or the row (``r2``)."""
+    move = action.six_nimmt
+    kind = move.WhichOneof("move")
+    if kind == "select_card":
+        card = move.select_card
+        return (Step(f"play {_card(card)}, {_plural(bullheads(card), 'bullhead')}", str(card)),)
+    if kind == "choose_row":
+        row = move.choose_row
+        text = f"take row {row}"
+        if view is not None and row < len(view.six_nimmt.rows):
+            heads = sum(bullheads(card) for card in view.six_nimmt.rows[row].cards)
+            text += f" ({_cards(view.six_nimmt.rows[row].cards)}: {_plural(heads, 'bullhead')})"
+        return (Step(text, f"r{row}"),)
+    return generic_action_steps(action, view)

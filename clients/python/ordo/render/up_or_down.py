@@ -6,8 +6,10 @@ rows show their direction: ``up`` and ``down`` once a second card fixed it, ``op
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
+from ordo.render import Step, generic_action_steps
 from ordo.v1 import up_or_down_pb2 as pb
 
 if TYPE_CHECKING:
@@ -39,8 +41,7 @@ def render_view(view: common_pb2.GameView) -> str:
     colours = list(game.card_colours)
 
     def card(value: int) -> str:
-        letter = COLOUR_LETTERS.get(colours[value - 1], "?") if 0 < value <= len(colours) else "?"
-        return f"{value}{letter}"
+        return _card_name(colours, value)
 
     def cards(values: Sequence[int]) -> str:
         return " ".join(card(value) for value in values) or "-"
@@ -136,3 +137,48 @@ def _at(values: Sequence[int], index: int) -> int:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) -> tuple[Step, ...]:
+    """A turn in four steps: the card played (``37``), the neighbour taken (``l``/``h``), where
+    it goes (``e1`` extend row 1, ``n`` a new row, ``a0`` abandon row 0), the pile (``u``/``d``).
+    With the viewer's view the taken card and the face-up top are named."""
+    turn = action.up_or_down
+    game = view.up_or_down if view is not None else None
+    colours = list(game.card_colours) if game is not None else []
+    lower = higher = ""
+    if game is not None and game.circle:
+        index = bisect_left(list(game.circle), turn.card)
+        lower = " " + _card_name(colours, game.circle[index - 1])
+        higher = " " + _card_name(colours, game.circle[index % len(game.circle)])
+    take = {
+        pb.UP_OR_DOWN_NEIGHBOUR_LOWER: Step(f"take the lower neighbour{lower}", "l"),
+        pb.UP_OR_DOWN_NEIGHBOUR_HIGHER: Step(f"take the higher neighbour{higher}", "h"),
+    }.get(turn.take)
+    row = turn.row
+    place = {
+        pb.UP_OR_DOWN_PLACEMENT_EXTEND: Step(f"onto row {row}", f"e{row}"),
+        pb.UP_OR_DOWN_PLACEMENT_NEW_ROW: Step(f"to start row {row}", "n"),
+        pb.UP_OR_DOWN_PLACEMENT_ABANDON: Step(
+            f"abandoning row {row} to restart it with the card", f"a{row}"
+        ),
+    }.get(turn.placement)
+    top = ""
+    if game is not None and game.face_up_top != NO_CARD:
+        top = f" (top {_card_name(colours, game.face_up_top)})"
+    draw = {
+        pb.UP_OR_DOWN_DRAW_FACE_UP: Step(f"draw from the face-up pile{top}", "u"),
+        pb.UP_OR_DOWN_DRAW_FACE_DOWN: Step("draw from the face-down pile", "d"),
+        pb.UP_OR_DOWN_DRAW_NONE: Step("draw nothing (both piles are empty)", "-"),
+    }.get(turn.draw)
+    if take is None or place is None or draw is None:
+        return generic_action_steps(action, view)
+    return (Step(f"play {_card_name(colours, turn.card)}", str(turn.card)), take, place, draw)
+
+
+def _card_name(colours: Sequence[pb.UpOrDownColour.ValueType], value: int) -> str:
+    """A card with its colour's letter (none without the colours)."""
+    if not colours:
+        return str(value)
+    letter = COLOUR_LETTERS.get(colours[value - 1], "?") if 0 < value <= len(colours) else "?"
+    return f"{value}{letter}"

@@ -1,0 +1,246 @@
+"""``ordo play``: people play seats of a game against bots, in a terminal.
+
+Each person's turn shows what happened since their last one and the table as their seat sees it
+(``GetView``), then asks for a move among the seat's legal actions (``ListLegalActions``). A move
+made of several choices (an Up or Down? turn: card, neighbour, place, pile) is asked one choice
+at a time, each offering only what some legal action still allows; a choice that is the only one
+left is made without asking. The choices come from the game's renderer (``ordo.render``), so a
+move the renderer does not know still appears, as its generic text. Bots play the other seats
+through ``SuggestAction``. A move is final once applied: the new state is the server's answer.
+
+Several people share one terminal in turn (hot seat): before each of their turns the screen is
+cleared and the next person is asked to take the keyboard, so no one sees another's hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from ordo.client import Client
+from ordo.render import Renderer, Step
+from ordo.v1 import common_pb2 as common
+
+__all__ = ["QuitRequestedError", "Table", "choose", "option_keys", "play_game"]
+
+QUIT_WORDS = ("q", "quit")
+HELP_WORDS = ("?", "help")
+BACK_WORDS = ("b", "back")
+CLEAR_SCREEN = "\x1b[2J\x1b[H"
+RULE = "-" * 72  # above each turn of a person
+NO_MORE = Step("end the move here")  # a move that is a prefix of another, longer one
+HELP = """\
+Type the key in brackets of a choice, then Enter. A move of several parts is chosen one part at
+a time: each list offers only what some legal move still allows, and a part with one possibility
+left is chosen for you.
+  back (b)   take back the last part chosen of the move not yet made
+  quit (q)   leave the game
+  help (?)   this text
+A move is final once made: the state is the server's answer, there is no undo."""
+
+
+class QuitRequestedError(Exception):
+    """A person asked to leave the game (or their input ended)."""
+
+
+@dataclass
+class Table:
+    """A game in progress with the seats people play; each person's events not yet shown."""
+
+    client: Client
+    info: common.GameInfo
+    render: Renderer
+    people: Sequence[int]
+    bots: str
+    inp: TextIO
+    out: TextIO
+    unseen: dict[int, list[common.Event]] = field(default_factory=dict)
+    last_person: int | None = None  # the seat of the person who moved last
+    moved: set[int] = field(default_factory=set)  # the people's seats that have moved
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        """One line typed by the person; ``QuitRequestedError`` when the input has ended."""
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.inp.readline()
+        if not line:
+            self.say()
+            raise QuitRequestedError
+        return line.strip()
+
+    @property
+    def hot_seat(self) -> bool:
+        return len(self.people) > 1
+
+
+def option_keys(options: Sequence[Step]) -> list[str]:
+    """What a person types for each option: the short codes when every option has its own (and
+    none is a command word), else the numbers 1, 2, 3…"""
+    codes = [step.code.lower() for step in options]
+    commands = {*QUIT_WORDS, *HELP_WORDS, *BACK_WORDS}
+    if all(codes) and len(set(codes)) == len(codes) and not commands & set(codes):
+        return codes
+    return [str(number) for number in range(1, len(options) + 1)]
+
+
+def choose(
+    steps: Sequence[Sequence[Step]], ask: Callable[[str], str], say: Callable[[str], None]
+) -> int:
+    """The index of the move a person picks among ``steps`` (each legal move as its steps),
+    asking one step at a time; raises ``QuitRequestedError`` when they leave."""
+    candidates = list(range(len(steps)))
+    chosen: list[str] = []
+    asked: list[tuple[list[int], int]] = []  # before each question: the candidates, the depth
+    while True:
+        depth = len(chosen)
+        branches: dict[Step, list[int]] = {}
+        for index in candidates:
+            step = steps[index][depth] if depth < len(steps[index]) else NO_MORE
+            branches.setdefault(step, []).append(index)
+        if len(branches) == 1:
+            ((step, candidates),) = branches.items()
+            if step is NO_MORE:
+                return candidates[0]
+            chosen.append(step.text)
+            continue
+        options = list(branches)
+        keys = option_keys(options)
+        lines = [f"  [{key}] {step.text}" for key, step in zip(keys, options, strict=True)]
+        so_far = f" (so far: {', '.join(chosen)})" if chosen else ""
+        say(f"Choose{so_far}:\n" + "\n".join(lines))
+        while True:
+            answer = ask("> ").lower()
+            if answer in keys:
+                asked.append((candidates, depth))
+                step = options[keys.index(answer)]
+                candidates = branches[step]
+                if step is not NO_MORE:
+                    chosen.append(step.text)
+                else:
+                    return candidates[0]
+                break
+            if answer in QUIT_WORDS:
+                raise QuitRequestedError
+            if answer in HELP_WORDS:
+                say(HELP)
+            elif answer in BACK_WORDS:
+                if not asked:
+                    say("Nothing to take back: no part of this move is chosen yet.")
+                    continue
+                candidates, depth = asked.pop()
+                del chosen[depth:]
+                break
+            elif answer:
+                say(f"No choice {answer!r}: type a key in brackets (? for help, q to quit).")
+
+
+def play_game(table: Table, options: common.GameOptions, seats: int, seed: int) -> int:
+    """Deal a game and play it to the end (or until a person leaves); returns the exit code."""
+    client, info = table.client, table.info
+    started = client.new_game(options, seats, seed)
+    state, status = started.state, started.status
+    table.unseen = {seat: [] for seat in table.people}
+    bots = [seat for seat in range(seats) if seat not in table.people]
+    table.say(f"{info.title}: {seats} seats, seed {started.seed}")
+    table.say(
+        f"You play {seats_text(table.people)}"
+        + (" in turn (hot seat)" if table.hot_seat else "")
+        + (f"; {bots_text(table.bots, bots)}" if bots else "")
+        + ". Type ? for help, q to quit."
+    )
+    try:
+        while not status.finished:
+            acting = list(status.seats_to_act)
+            if not acting:
+                table.say("ordo: the game is not over but no seat is to act")
+                return 1
+            for seat in acting if info.simultaneous else acting[:1]:
+                if seat not in status.seats_to_act:  # an earlier action changed who acts
+                    continue
+                if seat in table.people:
+                    action = person_move(table, state, seat)
+                else:
+                    action = client.suggest_action(state, seat, table.bots).action
+                applied = client.apply_action(state, action)
+                state, status = applied.state, applied.status
+                for person, unseen in table.unseen.items():
+                    unseen.extend(e for e in applied.events if person in e.visible_to_seats)
+    except QuitRequestedError:
+        table.say("You left the game.")
+        return 0
+    show_end(table, state, status.outcome)
+    return 0
+
+
+def seats_text(seats: Sequence[int]) -> str:
+    """``seat 2``, or ``seats 0, 1 and 3``."""
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return f"seats {', '.join(map(str, seats[:-1]))} and {seats[-1]}"
+
+
+def bots_text(policy: str, seats: Sequence[int]) -> str:
+    """``a heuristic bot plays seat 1``, or ``random bots play seats 1 and 2``."""
+    if len(seats) == 1:
+        article = "an" if policy[:1] in "aeiou" else "a"
+        return f"{article} {policy} bot plays {seats_text(seats)}"
+    return f"{policy} bots play {seats_text(seats)}"
+
+
+def person_move(table: Table, state: common.GameState, seat: int) -> common.Action:
+    """Show a person their seat's table and what happened since their last move; their move."""
+    if table.hot_seat and table.last_person != seat:
+        if table.out.isatty() and table.last_person is not None:
+            table.out.write(CLEAR_SCREEN)  # the last person's hand goes out of sight
+        table.ask(f"Seat {seat}'s turn: pass the keyboard to seat {seat}, then press Enter. ")
+    table.last_person = seat
+    table.say(RULE)
+    show_events(table, seat)
+    view = table.client.get_view(state, seat).view
+    table.say(table.render.render_view(view))
+    actions = list(table.client.list_legal_actions(state, seat).actions)
+    steps = [table.render.action_steps(action, view) for action in actions]
+    table.say(f"\nSeat {seat}, your move.")
+    action = actions[choose(steps, table.ask, table.say)]
+    table.say(f"Seat {seat}: {table.render.action_text(action, view)}\n")
+    table.moved.add(seat)
+    return action
+
+
+def show_events(table: Table, seat: int) -> None:
+    """Print, and forget, what ``seat`` may see of what happened since its last move."""
+    lines = table.render.render_events(table.unseen[seat])
+    table.unseen[seat] = []
+    if lines:
+        table.say("Since your last move:" if seat in table.moved else "Before your first move:")
+        for line in lines:
+            table.say(f"  {line}")
+        table.say()
+
+
+def show_end(table: Table, state: common.GameState, outcome: common.Outcome) -> None:
+    """The last events, the table as a spectator sees it and the outcome."""
+    public: list[common.Event] = []
+    for events in table.unseen.values():
+        public.extend(event for event in events if event.public and event not in public)
+    if not table.hot_seat and table.people:
+        public = table.unseen[table.people[0]]  # one person: their own events too
+    table.say("\nThe last moves:")
+    for line in table.render.render_events(public):
+        table.say(f"  {line}")
+    table.say()
+    table.say(table.render.render_view(table.client.get_view(state).view))
+    better = "lower" if outcome.lower_is_better else "higher"
+
+    def name(seat: int) -> str:
+        return f"seat {seat} (you)" if seat in table.people else f"seat {seat}"
+
+    scores = ", ".join(f"{name(seat)}: {score}" for seat, score in enumerate(outcome.scores))
+    winners = ", ".join(name(seat) for seat in outcome.winners) or "none (a draw)"
+    table.say(f"\nGame over ({outcome.termination or 'finished'}).")
+    table.say(f"Scores ({better} is better): {scores}")
+    table.say(f"Winners: {winners}")
