@@ -42,6 +42,7 @@ from service.errors import (
 )
 from service.observe import CallRecord, Observer
 from service.pool import After, CallThreadPool
+from service.sealing import Sealer
 from service.servicer import RAW_REQUESTS, GameEngineServicer
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
@@ -215,7 +216,8 @@ def create_server(
         options=options,
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
-    servicer = GameEngineServicer(settings.state_cache_size)
+    sealer = Sealer(settings.state_keys) if settings.state_keys else None
+    servicer = GameEngineServicer(settings.state_cache_size, sealer, settings.require_sealed)
     handlers = method_handlers(servicer, observers, pool.after)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
