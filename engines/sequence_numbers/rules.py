@@ -766,6 +766,14 @@ def validate(state: State) -> None:
     if finished and state.exchanged:
         raise InvalidStateError("a dead card was exchanged in a finished game")
     _validate_cards(state, seats, winner)
+    # The revision counts the actions: a play or a discard ends each turn, after at most one
+    # dead-card exchange.
+    fewest = state.turn + state.exchanged
+    if not fewest <= state.revision <= fewest + state.turn:
+        raise InvalidStateError(
+            f"the revision {state.revision} does not follow from the turns played: "
+            f"{fewest}..{fewest + state.turn} actions"
+        )
 
 
 def _turns_played(state: State, seat: int) -> int:

@@ -371,11 +371,16 @@ class TestCorruptedStates:
         assert refused.value.reason == "UNSUPPORTED_RULES_VERSION"
 
     @pytest.mark.parametrize("game", GAMES)
-    def test_the_last_revision_is_refused(self, make_driver: Any, game: str) -> None:
-        """Revisions are 64-bit: a state at the last one could not count another action."""
+    @pytest.mark.parametrize("revision", [2**64 - 1, 2**64 - 2], ids=["last", "last-but-one"])
+    def test_the_last_revisions_are_refused(
+        self, make_driver: Any, game: str, revision: int
+    ) -> None:
+        """Revisions are 64-bit: a state at the last one could not count another action, and
+        one at the last but one is refused too, as the state an action made from it would be
+        (a state the server returns is always taken back)."""
         driver = make_driver(game)
         new = driver.to_engine(driver.new_game(seat_counts(game)[0], 5))
-        state = driver.to_plain_message(dataclasses.replace(new, revision=2**64 - 1))
+        state = driver.to_plain_message(dataclasses.replace(new, revision=revision))
         with pytest.raises(RefusedError) as refused:
             driver.view(state, None)
         assert refused.value.reason == "INVALID_STATE"
