@@ -13,9 +13,9 @@ are equal exactly when the plain states (and the key) are, which anyone may alre
 the states they hold; nothing of what they contain.
 
 A keys file has one key per line, ``KEY_ID BASE64_KEY``: the first line's key seals, every
-listed key unseals, so a key rotates by adding a new first line, rolling out, then removing
-the old line once no state sealed under it is still in play. Blank lines and lines opening
-with ``#`` are skipped.
+listed key unseals, so a key rotates without refusing a state in play: listed second
+everywhere, then first, then the old line removed once no state sealed under it is in play
+(docs/operations.md). Blank lines and lines opening with ``#`` are skipped.
 """
 
 from __future__ import annotations
