@@ -388,12 +388,12 @@ class GameEngineServicer:
             raise RequestError("the request carries no game state", "STATE_NOT_SET")
         game = self._game(game_id)
         call.game = game.id
-        return game, self._engine_state(game, getattr(msg, game_id), msg, call, True), None
+        return game, self._engine_state(game, getattr(msg, game_id), msg, call, validate=True), None
 
     def _unseal(self, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
-        """The game and engine state of a sealed state. Its seal opened, so this deployment's
-        rules produced it: it is decoded, not validated (its rules version is checked, as a
-        state sealed before an upgrade of the rules may come back)."""
+        """The game and engine state of a sealed state. A state whose seal opens was produced
+        by this deployment's rules: it is decoded, not validated (its rules version is checked:
+        a state sealed before an upgrade of the rules may come back)."""
         if self.sealer is None:
             raise RequestError(
                 "the state is sealed, and this server has no keys to open it",
@@ -402,18 +402,14 @@ class GameEngineServicer:
         game = self.games.get(msg.game_id)
         if game is None or msg.WhichOneof("game") is not None:
             raise SealInvalidError
-        start = perf_counter()
-        try:
-            payload = self.sealer.unseal(msg.sealed, game.id, msg.rules_version, msg.revision)
-        finally:
-            call.engine_seconds += perf_counter() - start
+        payload = self.sealer.unseal(msg.sealed, game.id, msg.rules_version, msg.revision)
         call.game = game.id
         game.engine.check_rules_version(msg.rules_version)
         return game, self._engine_state(game, game.state_type.FromString(payload), msg, call)
 
     @staticmethod
     def _engine_state(
-        game: Game, inner: Any, msg: common.GameState, call: CallRecord, validate: bool = False
+        game: Game, inner: Any, msg: common.GameState, call: CallRecord, *, validate: bool = False
     ) -> Any:
         """The engine state of ``inner``, the game's state message in the envelope ``msg``,
         validated when asked (a plain state: it is the caller's)."""
