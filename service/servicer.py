@@ -9,11 +9,11 @@ bytes after them (the action) key the actions decoded before, the new state is s
 engines share, which recur from call to call, are kept (``service.wire`` frames the parts). With
 state keys, a state is sealed where it is serialized and opened where it is decoded
 (``service.sealing``): the rest of the servicer sees engine states only, and the state cache
-keys a sealed state by its bytes as it keys a plain one. The
-time spent in the engine is added to the call record around each engine section. Errors are
-raised as ``RulesError``; ``service.server`` turns them into rich statuses in one place. Which
-game a request is about comes from the ``game`` oneof of its state or options (``WhichOneof``)
-and a registry lookup: no game is named here.
+keys a sealed state by its bytes as it keys a plain one. The time spent in the engine is added
+to the call record around each engine section. Errors are raised as ``RulesError``;
+``service.server`` turns them into rich statuses in one place. Which game a request is about
+comes from the ``game`` oneof of its state or options (``WhichOneof``), or from the ``game_id``
+of a sealed state, and a registry lookup: no game is named here.
 """
 
 from __future__ import annotations
