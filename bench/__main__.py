@@ -1,7 +1,8 @@
 """``python -m bench`` (``make bench``): run every benchmark and print the results.
 
 Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
-``--seconds N`` for the time of each measured point, ``--only engine|rpc`` for one part.
+``--seconds N`` for the time of each measured point, ``--only engine|rpc`` for one part
+(``--only sealed``: the engine benchmark's table of the handler on sealed and plain states).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=float,
         help=f"seconds per measured point (default {DEFAULT_SECONDS:g}, --quick {QUICK_SECONDS:g})",
     )
-    parser.add_argument("--only", choices=("engine", "rpc"), help="run one benchmark only")
+    parser.add_argument(
+        "--only", choices=("engine", "rpc", "sealed"), help="run one benchmark (or table) only"
+    )
     args = parser.parse_args(argv)
     seconds = args.seconds or (QUICK_SECONDS if args.quick else DEFAULT_SECONDS)
     if seconds <= 0:
@@ -41,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(header(settings, chosen), flush=True)
     if args.only in (None, "engine"):
         engine.run(settings, chosen)
+    if args.only == "sealed":
+        engine.sealed_only(settings, chosen)
     if args.only in (None, "rpc"):
         rpc.run(settings, chosen)
     print(f"\ndone in {time.perf_counter() - started:.0f} s")

@@ -7,7 +7,8 @@
 3. The whole ``ApplyAction`` handler in-process, part by part, to show where our own time per call
    goes (the server adds gRPC's own cost per call on top of it); then the handler, and the
    baseline server's, after their thread slept, as a server's does between one caller's calls,
-   and after other work went through the core's cache, as in a busy server.
+   and after other work went through the core's cache, as in a busy server; and the handler on
+   sealed states beside plain ones.
 4. The heuristic bot against random bots: seat 0 heuristic, the other seats random, over seeded
    games, beside a control where every seat is random; in the game's own score unit.
 """
@@ -46,7 +47,8 @@ from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.observe import CallRecord
-from service.servicer import GameEngineServicer, encode_status
+from service.sealing import Sealer, StateKey
+from service.servicer import DEFAULT_STATE_CACHE_SIZE, GameEngineServicer, encode_status
 
 #: Actions per second each game's engine should reach on one core. 6 nimmt! has its own target
 #: (bots simulate many of its turns per decision); every other game, present or future, gets the
@@ -59,6 +61,7 @@ IDLE_GAPS = (0.0, 0.0002, 0.0005, 0.002)  # seconds a handler's thread sleeps be
 #: development machines (4 MiB), so that a call finds little of its own in it.
 OTHER_WORK_BYTES = 16 * 2**20
 CACHE_LINE = 64  # bytes
+BENCH_KEY: StateKey = ("bench", bytes(range(64)))  # a fixed key: sealing costs the same with any
 
 
 def run(settings: Settings, chosen: Sequence[Game]) -> None:
@@ -232,26 +235,27 @@ def _quiet_observers() -> Iterator[list[Any]]:
 Handler = Callable[[bytes], object]
 
 
-def _apply_handlers(observers: Sequence[Any]) -> tuple[Handler, Handler]:
-    """The server's real ``ApplyAction`` handler with its response serializer, without and with
-    the observers."""
+def _apply_handler(servicer: GameEngineServicer, observers: Sequence[Any] = ()) -> Handler:
+    """The server's real ``ApplyAction`` handler of ``servicer`` with its response serializer."""
     from service.server import rpc_handler  # noqa: PLC0415
 
     context = cast("grpc.ServicerContext", _Context())
     details = cast("grpc.HandlerCallDetails", SimpleNamespace(method=APPLY_PATH))
-    handlers = []
-    for chosen in ((), observers):
-        method = rpc_handler(GameEngineServicer(), chosen).service(details)
-        handle = None if method is None else method.unary_unary
-        serialize = None if method is None else method.response_serializer
-        if handle is None or serialize is None:
-            raise RuntimeError(f"the server has no unary handler for {APPLY_PATH}")
+    method = rpc_handler(servicer, observers).service(details)
+    handle = None if method is None else method.unary_unary
+    serialize = None if method is None else method.response_serializer
+    if handle is None or serialize is None:
+        raise RuntimeError(f"the server has no unary handler for {APPLY_PATH}")
 
-        def served(raw: bytes, handle: Any = handle, serialize: Any = serialize) -> object:
-            return serialize(handle(raw, context))
+    def served(raw: bytes) -> object:
+        return serialize(handle(raw, context))
 
-        handlers.append(served)
-    return handlers[0], handlers[1]
+    return served
+
+
+def _apply_handlers(observers: Sequence[Any]) -> tuple[Handler, Handler]:
+    """The server's real ``ApplyAction`` handler, without and with the observers."""
+    return _apply_handler(GameEngineServicer()), _apply_handler(GameEngineServicer(), observers)
 
 
 def handler_parts(
@@ -284,6 +288,7 @@ def handler_parts(
     print(table(headers, rows))
     print(f"Observers alone, call_started + call_finished of an ApplyAction, µs per call: {hooks}")
     after_idle_table(settings, chosen, samples, bare)
+    sealed_table(settings, chosen, samples)
 
 
 def after_idle_table(
@@ -318,6 +323,75 @@ def after_idle_table(
             rows.append((name, *slept, fmt_us(after_other_work(handle, raw, other_work, calls))))
     headers = ("handler", *(f"slept {gap * 1e3:g} ms" for gap in IDLE_GAPS), "other work")
     print(table(headers, rows))
+
+
+def sealed_only(settings: Settings, chosen: Sequence[Game]) -> None:
+    """The table of the handler on sealed and plain states alone."""
+    section("3. ApplyAction in-process on sealed and plain states, mid-game requests")
+    samples = {game.id: mid_game_steps(game, settings.recorded_games) for game in chosen}
+    sealed_table(settings, chosen, samples)
+
+
+def sealed_table(
+    settings: Settings, chosen: Sequence[Game], samples: dict[str, list[Step]]
+) -> None:
+    """The handler on sealed states beside plain ones: on states the worker returned (its state
+    cache knows them) and on states new to it (as on another replica)."""
+    print(
+        "\nThe handler (no observers) on sealed states beside plain ones, µs per call. 'returned\n"
+        "here': the recorded requests in turn, each state one this worker returned (its state\n"
+        "cache knows it: only the answer is sealed). 'new here': the state cache off, as for\n"
+        "states another replica returned: a plain state is decoded and validated, a sealed one\n"
+        "opened and decoded, not validated. The key is a fixed benchmark key."
+    )
+    sealer = Sealer([BENCH_KEY])
+    rows = []
+    for game in chosen:
+        plain = [apply_request(game, step) for step in samples[game.id]]
+        sealed = [sealed_request(game, raw, sealer) for raw in plain]
+        cases = [
+            (_apply_handler(GameEngineServicer(size, sealer if seal else None)), requests)
+            for size in (DEFAULT_STATE_CACHE_SIZE, 0)
+            for seal, requests in ((False, plain), (True, sealed))
+        ]
+        here, here_sealed, new, new_sealed = micros_per_call(cases, settings.call_seconds)
+        rows.append(
+            (
+                game.id,
+                fmt_us(here),
+                fmt_us(here_sealed),
+                f"{here_sealed / here:.2f}",
+                fmt_us(new),
+                fmt_us(new_sealed),
+                f"{new_sealed / new:.2f}",
+            )
+        )
+    headers = (
+        "game", "plain, returned here", "sealed", "sealed/plain", "plain, new here", "sealed",
+        "sealed/plain",
+    )  # fmt: skip
+    print(table(headers, rows))
+
+
+def sealed_request(game: Game, raw: bytes, sealer: Sealer) -> bytes:
+    """A recorded ``ApplyActionRequest`` with its state sealed, as a server with keys returns
+    it."""
+    request = api.ApplyActionRequest.FromString(raw)
+    plain = request.state
+    request.state.CopyFrom(
+        common.GameState(
+            rules_version=plain.rules_version,
+            revision=plain.revision,
+            game_id=game.id,
+            sealed=sealer.seal(
+                game.id,
+                plain.rules_version,
+                plain.revision,
+                getattr(plain, game.id).SerializeToString(),
+            ),
+        )
+    )
+    return request.SerializeToString()
 
 
 def after_idle(handle: Handler, requests: Sequence[bytes], gap: float, calls: int) -> float:

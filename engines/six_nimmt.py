@@ -858,8 +858,12 @@ def _validate(state: State) -> None:
     # threshold, or the game would have ended after that hand, and at most every bullhead of
     # the set in each hand before this one.
     most_before = (hand_number - 1) * sum(BULLHEADS[1 : highest + 1])
+    all_before = 0
     for seat, (total, taken) in enumerate(zip(state.penalties, state.taken, strict=True)):
+        if not _ascending(taken):
+            raise InvalidStateError(f"seat {seat}'s taken cards must be ascending")
         before_hand = total - sum(map(BULLHEADS.__getitem__, taken))
+        all_before += before_hand
         if before_hand < 0:
             raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
         if before_hand > most_before:
@@ -877,6 +881,24 @@ def _validate(state: State) -> None:
             raise InvalidStateError("the game ended before its last hand")
     elif options.end is EndRule.FIXED_HANDS and hand_number > options.hands:
         raise InvalidStateError("more hands than the game has")
+    # Every hand takes a row: its turns place at least 18 number cards (two seats, one zero
+    # card each), and the rows take 16 before a sixth card or a card lower than every row
+    # takes one. Every card bears a bullhead or more.
+    if all_before < hand_number - 1:
+        raise InvalidStateError(
+            f"the totals hold {all_before} bullheads from {hand_number - 1} earlier hands, each "
+            "of which took a row"
+        )
+    # The revision counts the actions: every seat's selection in each turn, and a row choice
+    # in at most one of its placements (only the lowest card can be lower than every row).
+    turns = (hand_number - 1) * HAND_SIZE + turn
+    fewest = turns * seats + seats - state.selections.count(NO_SELECTION)
+    choices = turns if options.too_low_rule is TooLowRule.CHOOSE_ROW else 0
+    if not fewest <= state.revision <= fewest + choices:
+        raise InvalidStateError(
+            f"the revision {state.revision} does not follow from the turns played: "
+            f"{fewest}..{fewest + choices} actions"
+        )
 
 
 ENGINE = SixNimmt()

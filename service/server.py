@@ -218,6 +218,7 @@ def create_server(
     from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # noqa: PLC0415
     from grpc_reflection.v1alpha import reflection  # noqa: PLC0415
 
+    from service.sealing import Sealer  # noqa: PLC0415
     from service.servicer import GameEngineServicer  # noqa: PLC0415
 
     options: list[tuple[str, int]] = [
@@ -238,7 +239,8 @@ def create_server(
         options=options,
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
-    servicer = GameEngineServicer(settings.state_cache_bytes)
+    sealer = Sealer(settings.state_keys) if settings.state_keys else None
+    servicer = GameEngineServicer(settings.state_cache_bytes, sealer, settings.require_sealed)
     handlers = method_handlers(servicer, observers, pool.after)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.

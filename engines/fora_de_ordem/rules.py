@@ -566,6 +566,12 @@ def validate(state: State) -> None:
             on_board[OWNER[card]] += 1
     if not over and on_board != plays_this_round(state):
         raise InvalidStateError("the cards on the board do not match the seats' turns")
+    # Every action plays one card: the revision is the number of cards played.
+    plays = state.rounds_played * PLAYS_PER_ROUND * seats + played
+    if state.revision != plays:
+        raise InvalidStateError(
+            f"the revision {state.revision} does not follow from the turns played: {plays} actions"
+        )
 
 
 def _validate_options_and_questions(state: State, seats: int) -> None:

@@ -924,6 +924,16 @@ def validate(state: State) -> None:
     _validate_cards(state, seats, winner)
     if pending:
         _validate_choice(state, seats, teams)
+    # The revision counts the actions: a play or a discard ends each turn, after at most one
+    # dead-card exchange; a play that awaits its choice of five counts, and each choice of five
+    # locks one of the sequences.
+    fewest = _plays(state) + state.exchanged
+    most = fewest + state.turn + len(state.sequences)
+    if not fewest <= state.revision <= most:
+        raise InvalidStateError(
+            f"the revision {state.revision} does not follow from the turns played: "
+            f"{fewest}..{most} actions"
+        )
 
 
 def _plays(state: State) -> int:

@@ -10,10 +10,12 @@ from typing import Any
 import grpc
 import pytest
 
+import ordo
 from ordo import Client, OrdoError
 from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE, game_options
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import engine_service_pb2_grpc as rpc
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 from tests.clients.fakes import (
     SERVICE,
@@ -24,6 +26,7 @@ from tests.clients.fakes import (
     running_fake,
     trusting_credentials,
 )
+from tests.state_keys import TEST_KEY
 
 GAME = "six_nimmt"
 SEATS = 4
@@ -616,3 +619,25 @@ class TestGameOptions:
         """A GameOptions with a separate options message is ambiguous."""
         with pytest.raises(ValueError, match="either"):
             game_options(common.GameOptions(), six_nimmt.SixNimmtOptions())
+
+
+class TestSealedInfo:
+    """ordo.sealed_info reads what a sealed state keeps in clear, and nothing of a plain one."""
+
+    def test_a_sealed_state(self, sealed_stub: rpc.GameEngineServiceStub) -> None:
+        """A state a server with keys returned gives its game, revision, rules version and the
+        id of the key that sealed it."""
+        options = common.GameOptions(fora_de_ordem={})
+        state = sealed_stub.NewGame(api.NewGameRequest(seats=3, seed=8, options=options)).state
+        assert ordo.sealed_info(state) == ordo.SealedInfo(
+            game_id="fora_de_ordem",
+            revision=0,
+            rules_version=state.rules_version,
+            key_id=TEST_KEY[0],
+        )
+
+    def test_a_plain_state(self, stub: rpc.GameEngineServiceStub) -> None:
+        """A plain state is not sealed: None."""
+        options = common.GameOptions(six_nimmt={})
+        state = stub.NewGame(api.NewGameRequest(seats=3, seed=8, options=options)).state
+        assert ordo.sealed_info(state) is None

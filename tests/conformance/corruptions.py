@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from engines.sequence_numbers.rules import Sequence
+from engines.six_nimmt import row_bullheads
 
 #: The actions each seat has played in the state a corruption starts from.
 STEPS_PER_SEAT = 4
@@ -33,6 +34,36 @@ def _swap_hand_and_deck_card(state: Any) -> Any:
 
 
 CARDS_DO_NOT_ADD_UP = "the cards do not add up"
+REVISION_DOES_NOT_FOLLOW = "the revision .* does not follow from the turns played"
+#: A revision the rules cannot reach: 0 after plays, the last but one of 64 bits (the state an
+#: action makes from it would be at the last, which no state may have), 2^63.
+UNREACHABLE_REVISIONS = {
+    "revision_zero_after_plays": 0,
+    "revision_before_the_last": 2**64 - 2,
+    "revision_of_2_to_the_63": 2**63,
+}
+
+
+def _unreachable_revisions() -> dict[str, Corruption]:
+    """The corruptions that set a revision the rules cannot reach."""
+    return {
+        name: Corruption(
+            lambda s, revision=revision: replace(s, revision=revision), REVISION_DOES_NOT_FOLLOW
+        )
+        for name, revision in UNREACHABLE_REVISIONS.items()
+    }
+
+
+def _six_nimmt_taken_out_of_order(state: Any) -> Any:
+    """Seat 0 takes two cards of the deck more (its total with them), its pile descending."""
+    cards = tuple(sorted((*state.taken[0], *state.deck[:2]), reverse=True))
+    return replace(
+        state,
+        taken=(cards, *state.taken[1:]),
+        penalties=(state.penalties[0] + row_bullheads(state.deck[:2]), *state.penalties[1:]),
+        deck=state.deck[2:],
+    )
+
 
 SIX_NIMMT: dict[str, Corruption] = {
     "card_in_two_places": Corruption(
@@ -63,7 +94,9 @@ SIX_NIMMT: dict[str, Corruption] = {
         r"a row's cards must ascend",
     ),
     "penalty_below_taken": Corruption(
-        lambda s: replace(s, taken=((s.deck[0], *s.taken[0]), *s.taken[1:]), deck=s.deck[1:]),
+        lambda s: replace(
+            s, taken=(tuple(sorted((s.deck[0], *s.taken[0]))), *s.taken[1:]), deck=s.deck[1:]
+        ),
         "total is below the bullheads it took",
     ),
     "revealed_before_all_selected": Corruption(
@@ -79,6 +112,18 @@ SIX_NIMMT: dict[str, Corruption] = {
     "hand_number_at_its_limit": Corruption(
         lambda s: replace(s, hand_number=2**32 - 1), "hand number or turn out of range"
     ),
+    "taken_pile_out_of_order": Corruption(
+        _six_nimmt_taken_out_of_order, "seat 0's taken cards must be ascending"
+    ),
+    "hand_number_raised_without_penalties": Corruption(
+        lambda s: replace(s, hand_number=s.hand_number + 1), "each of which took a row"
+    ),
+    "revision_one_more_than_every_action": Corruption(
+        # Every selection and a row choice in each turn: one more is beyond reach.
+        lambda s: replace(s, revision=s.turn * (len(s.hands) + 1) + len(s.hands) + 1),
+        REVISION_DOES_NOT_FOLLOW,
+    ),
+    **_unreachable_revisions(),
 }
 
 SEQUENCE_NUMBERS: dict[str, Corruption] = {
@@ -112,6 +157,10 @@ SEQUENCE_NUMBERS: dict[str, Corruption] = {
     "choice_pending_on_an_empty_cell": Corruption(
         lambda s: replace(s, pending_cell=s.chips.index(-1, 1)), "which holds no chip of team"
     ),
+    "revision_beyond_the_actions_of_the_turns": Corruption(
+        lambda s: replace(s, revision=2 * s.turn + s.exchanged + len(s.sequences) + 1), REVISION_DOES_NOT_FOLLOW
+    ),
+    **_unreachable_revisions(),
 }
 
 
@@ -157,6 +206,10 @@ FORA_DE_ORDEM: dict[str, Corruption] = {
     "question_missing": Corruption(
         lambda s: replace(s, questions=s.questions[:-1]), r"holds \d+ questions for \d+ rounds"
     ),
+    "revision_one_more_than_the_plays": Corruption(
+        lambda s: replace(s, revision=s.revision + 1), REVISION_DOES_NOT_FOLLOW
+    ),
+    **_unreachable_revisions(),
 }
 
 

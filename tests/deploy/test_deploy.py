@@ -24,6 +24,7 @@ from prometheus_client import Counter, Histogram
 
 from service import metrics
 from service.config import PARENT_RSS_MB, WORKER_RSS_CEILING_MB
+from service.sealing import KeysFileError, parse_keys
 from tests.deploy.grafana import DASHBOARD, dashboard_queries
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +39,7 @@ PROMETHEUS_CONFIG = PROMETHEUS / "prometheus.yml"
 SYNC_RULES = PROMETHEUS / "sync_rules.py"
 DASHBOARD_SCRIPT = DEPLOY / "grafana" / "dashboard.py"
 DASHBOARD_CONFIGMAP = K8S / "grafana-dashboard.yaml"
+STATE_KEYS_EXAMPLE = K8S / "state-keys.example.yaml"
 
 GRPC_PORT = 50051
 METRICS_PORT = 9464
@@ -669,6 +671,45 @@ class TestDeployment:
         assert keys == {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
         for constraint in constraints:
             assert selects(constraint["labelSelector"]["matchLabels"], pod_labels(manifests))
+
+
+class TestStateKeys:
+    """The pods seal states with keys mounted from a Secret that the repository never holds."""
+
+    def test_the_keys_file_is_the_mounted_secret(self, manifests: list[Doc]) -> None:
+        """ORDO_STATE_KEYS_FILE lies in a read-only mount of the Secret of the example, which
+        the pod needs (not optional), readable by its group alone; sealed states are required."""
+        path = Path(env_value(manifests, "ORDO_STATE_KEYS_FILE"))
+        (mount,) = (
+            mount
+            for mount in container(manifests)["volumeMounts"]
+            if path.parent == Path(mount["mountPath"])
+        )
+        assert mount["readOnly"] is True
+        volumes = {volume["name"]: volume for volume in pod_spec(manifests)["volumes"]}
+        secret = volumes[mount["name"]]["secret"]
+        example = load_yaml(STATE_KEYS_EXAMPLE)
+        assert secret["secretName"] == example["metadata"]["name"]
+        assert not secret.get("optional", False)
+        assert secret["defaultMode"] == 0o440
+        assert pod_spec(manifests)["securityContext"]["fsGroup"] == dockerfile_uid()
+        assert path.name in example["stringData"]
+        assert env_value(manifests, "ORDO_REQUIRE_SEALED") == "true"
+
+    def test_the_example_holds_no_key(self) -> None:
+        """The example's placeholder is refused as a keys file: it can never seal a state."""
+        example = load_yaml(STATE_KEYS_EXAMPLE)
+        assert (example["kind"], example["type"]) == ("Secret", "Opaque")
+        assert "data" not in example
+        with pytest.raises(KeysFileError, match="not valid base64"):
+            parse_keys(example["stringData"]["keys"], STATE_KEYS_EXAMPLE.name)
+
+    def test_the_example_validates_strictly(self) -> None:
+        """kubernetes-validate --strict passes the example Secret."""
+        validate = require_tool("kubernetes-validate", "pip install kubernetes-validate")
+        result = run([validate, "--strict", "-k", MIN_KUBERNETES, str(STATE_KEYS_EXAMPLE)])
+        assert result.returncode == 0, explain(result)
+        assert "passed for resource secret/ordo-state-keys" in result.stdout, explain(result)
 
 
 # --- Kubernetes: Services, autoscaling, disruptions -------------------------------------------

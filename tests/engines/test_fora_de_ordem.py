@@ -569,6 +569,7 @@ def finished_game(hand_cards: dict[int, int], piles: dict[int, list[int]]) -> St
         decks.append(tuple(c for c in others if c not in filler))
     finished = dataclasses.replace(
         state,
+        revision=2 * rules.PLAYS_PER_ROUND,  # every card of the round played
         rounds_played=1,
         hands=tuple(hands),
         decks=tuple(decks),

@@ -122,6 +122,7 @@ def table(
         turn=seats * 25 if turn is None else turn,
         exchanged=exchanged,
     )
+    built = replace(built, revision=built.turn + exchanged)  # one action a turn, and the exchange
     ENGINE.validate(built)
     return built
 

@@ -66,8 +66,8 @@ def build(
 ) -> State:
     """A consistent state with these rows and hands; every other card of the set is in the deck.
 
-    The turn follows from the first hand's size, and the totals from the taken cards, unless
-    given; ``selections`` are cards already selected (not in hand) this turn.
+    The turn follows from the first hand's size, and the totals from the taken cards and the
+    earlier hands, unless given; ``selections`` are cards already selected (not in hand) this turn.
     """
     seats = len(hands)
     taken = taken or [()] * seats
@@ -79,15 +79,31 @@ def build(
         rows=tuple(tuple(row) for row in rows),
         hands=tuple(tuple(sorted(hand)) for hand in hands),
         taken=tuple(tuple(sorted(cards)) for cards in taken),
-        penalties=tuple(penalties or [row_bullheads(tuple(cards)) for cards in taken]),
+        penalties=tuple(penalties or earlier_hands(hand_number, taken)),
         selections=tuple(selections),
         zero_card_used_in_hand=tuple(zero_used or [0] * seats),
         hand_number=hand_number,
         turn=HAND_SIZE - len(hands[0]) if turn is None else turn,
         deck=tuple(card for card in card_set(options, seats) if card not in in_play),
     )
+    # The fewest actions that lead here: each seat's selection in every turn played and this one.
+    turns = (hand_number - 1) * HAND_SIZE + state.turn
+    selected = seats - state.selections.count(NO_SELECTION)
+    state = replace(state, revision=turns * seats + selected)
     ENGINE.validate(state)
     return state
+
+
+#: Taken cards of a two-seat hand: a hand that ends has taken a row, or more.
+TOOK_A_ROW = ((1,), ())
+
+
+def earlier_hands(hand_number: int, taken: Sequence[Sequence[int]]) -> list[int]:
+    """Totals of the cards taken this hand, seat 0's with a bullhead from each earlier hand (each
+    took a row)."""
+    totals = [row_bullheads(tuple(cards)) for cards in taken]
+    totals[0] += hand_number - 1
+    return totals
 
 
 def select_all(state: State, cards: Sequence[int]) -> tuple[State, list[Event]]:
@@ -652,14 +668,14 @@ class TestNewHand:
 
     def test_a_new_hand_uses_the_whole_card_set(self) -> None:
         """The re-deal uses all 104 cards again, the deck holding the undealt ones."""
-        state = build([[10], [20], [30], [40]], [[15], [25]], options=Options())
+        state = build([[10], [20], [30], [40]], [[15], [25]], options=Options(), taken=TOOK_A_ROW)
         after, _ = select_all(state, [15, 25])
         cards = {c for group in (*after.hands, *after.rows, after.deck) for c in group}
         assert cards == set(range(1, HIGHEST_CARD + 1))
 
     def test_the_re_deal_comes_from_the_state_generator(self) -> None:
         """Two states that differ only in their generator deal different next hands."""
-        state = build([[10], [20], [30], [40]], [[15], [25]], options=Options())
+        state = build([[10], [20], [30], [40]], [[15], [25]], options=Options(), taken=TOOK_A_ROW)
         first, _ = select_all(state, [15, 25])
         second, _ = select_all(replace(state, rng_state=state.rng_state ^ 1), [15, 25])
         assert first.hands != second.hands
@@ -810,7 +826,9 @@ class TestZeroCard:
     def test_the_leftover_card_is_shuffled_into_the_next_hand(self) -> None:
         """When another hand follows, the leftover card is dealt again with the whole set."""
         options = replace(ZERO, hands=2)
-        state = build(self.ROWS, [[11, 55], [21]], options=options, zero_used=[1, 0], turn=9)
+        state = build(
+            self.ROWS, [[11, 55], [21]], options=options, zero_used=[1, 0], turn=9, taken=TOOK_A_ROW
+        )
         after, _ = select_all(state, [11, 21])
         assert after.discarded == ()
         assert after.hand_number == 2

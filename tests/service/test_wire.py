@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from engines import registry
 from engines.base import Event, Status
-from engines.errors import MalformedActionError
+from engines.errors import InvalidStateError, MalformedActionError
 from engines.prng import Rng
 from engines.six_nimmt import HAND_SIZE
 from ordo.v1 import common_pb2 as common
@@ -245,17 +245,21 @@ class TestRequestsAsSent:
 
     def test_a_state_sent_twice_is_merged(self) -> None:
         """A request holding the state field twice means what protobuf makes of it (the two
-        merged), not the first one alone, even when the first is a state the worker knows."""
+        merged), not the first one alone, even when the first is a state the worker knows: here
+        a new game at revision 5, which no action led to."""
         servicer = GameEngineServicer()
         new = _new_game(servicer, seed=9)
         first = api.ApplyActionRequest(state=new.state, action=_select(new)).SerializeToString()
         tampered = common.GameState(revision=new.state.revision + 5)
         second = api.ApplyActionRequest(state=tampered).SerializeToString()
-        data = servicer.ApplyAction(first + second, CallRecord("ApplyAction"))
         merged = api.ApplyActionRequest.FromString(first + second)
         assert merged.state.revision == new.state.revision + 5
-        expected = GameEngineServicer(0).ApplyAction(merged, CallRecord("ApplyAction"))
-        assert data == expected
+        with pytest.raises(InvalidStateError) as sent:
+            servicer.ApplyAction(first + second, CallRecord("ApplyAction"))
+        with pytest.raises(InvalidStateError) as parsed:
+            GameEngineServicer(0).ApplyAction(merged, CallRecord("ApplyAction"))
+        assert sent.value.message == parsed.value.message
+        assert "the revision 5 does not follow" in sent.value.message
 
     def test_unparsable_bytes_are_a_malformed_request(self) -> None:
         """A state that is no GameState, or a rest that is no message, is MALFORMED_REQUEST."""

@@ -1,5 +1,6 @@
 """Ordo's Python client: ``Client`` calls a GameEngineService (``AsyncClient`` from asyncio),
-``OrdoError`` is their one error.
+``OrdoError`` is their one error; ``sealed_info`` tells whether a state is sealed and, when it is,
+its game and revision.
 
 The generated messages and stubs of the ``ordo.v1`` contract live in ``ordo.v1``; the command-line
 client is ``ordo.cli`` (the ``ordo`` command).
@@ -16,10 +17,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ordo.aio import AsyncClient
     from ordo.client import Client, OrdoError
+    from ordo.sealed import SealedInfo, sealed_info
 
-__all__ = ["AsyncClient", "Client", "OrdoError"]
+__all__ = ["AsyncClient", "Client", "OrdoError", "SealedInfo", "sealed_info"]
 
-_MODULES = {"AsyncClient": "ordo.aio", "Client": "ordo.client", "OrdoError": "ordo.client"}
+_MODULES = {
+    "AsyncClient": "ordo.aio", "Client": "ordo.client", "OrdoError": "ordo.client",
+    "SealedInfo": "ordo.sealed",
+    "sealed_info": "ordo.sealed",
+}
 
 
 def __getattr__(name: str) -> Any:
