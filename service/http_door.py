@@ -250,7 +250,9 @@ async def _lifespan(receive: Receive, send: Send) -> None:
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host:port`` that every worker binds (SO_REUSEPORT)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # Named TCP, so that asyncio turns Nagle's algorithm off on each connection: a response
+    # written in two parts (head, body) would otherwise wait for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host.strip("[]"), port))
@@ -270,7 +272,10 @@ class HttpServer:
         self.port: int = sock.getsockname()[1]
         config = uvicorn.Config(
             app,
+            http="zttp",  # HTTP/1.1, and HTTP/2 (h2c, or over TLS) with trailers for gRPC
+            http2=True,
             lifespan="off",
+            log_level="warning",  # its start and stop lines would repeat the worker's
             log_config=None,
             access_log=False,
             server_header=False,
