@@ -20,6 +20,17 @@ PROTOCOLS = ("connect-proto", "connect-json", "grpc-web", "grpc-http")
 GRPC_WEB_TRAILERS = 0x80  # the flag of the frame that carries the status in gRPC-Web
 TIMEOUT_SECONDS = 30
 ERROR_INFO = "google.rpc.ErrorInfo"
+# The gRPC status of an HTTP answer without one, as gRPC's clients read it.
+HTTP_STATUS_CODES = {
+    400: grpc.StatusCode.INTERNAL,
+    401: grpc.StatusCode.UNAUTHENTICATED,
+    403: grpc.StatusCode.PERMISSION_DENIED,
+    404: grpc.StatusCode.UNIMPLEMENTED,
+    429: grpc.StatusCode.UNAVAILABLE,
+    502: grpc.StatusCode.UNAVAILABLE,
+    503: grpc.StatusCode.UNAVAILABLE,
+    504: grpc.StatusCode.UNAVAILABLE,
+}
 
 
 @dataclass
@@ -151,7 +162,8 @@ class HttpDoor:
             else:
                 message = data
         if "grpc-status" not in trailers:
-            return Answer(grpc.StatusCode.UNKNOWN, body=body, status=status, headers=trailers)
+            code = HTTP_STATUS_CODES.get(status, grpc.StatusCode.UNKNOWN)
+            return Answer(code, body=body, status=status, headers=trailers)
         code = next(c for c in grpc.StatusCode if c.value[0] == int(trailers["grpc-status"]))
         reason = ""
         if code == grpc.StatusCode.INVALID_ARGUMENT:
