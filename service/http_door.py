@@ -284,6 +284,7 @@ class HttpServer:
             app,
             http="zttp",  # HTTP/1.1, and HTTP/2 (h2c, or over TLS) with trailers for gRPC
             http2=True,
+            loop="asyncio",  # uvloop saved too little to be worth a dependency
             lifespan="off",
             log_level="warning",  # its start and stop lines would repeat the worker's
             log_config=None,
