@@ -18,25 +18,21 @@ from service.servicer import GameEngineServicer
 
 @dataclass(frozen=True)
 class Worker:
-    """Where the session's server listens: its gRPC door and its HTTP door."""
+    """The session's server: its gRPC address and its servicer, which the HTTP door shares."""
 
     grpc_address: str
-    http_address: str
+    servicer: GameEngineServicer
+    settings: Settings
 
 
 @pytest.fixture(scope="session")
 def worker() -> Iterator[Worker]:
-    """Start one in-process server for the whole session, as a worker runs: a gRPC server and
-    the HTTP door on free loopback ports, with one servicer."""
+    """Start one in-process server on a free loopback port for the whole session."""
     settings = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0, http_port=0)
     servicer = GameEngineServicer(settings.state_cache_size)
     server, port, _health = create_server(settings, servicer=servicer)
-    door = http_door(settings, servicer, (), structlog.get_logger("ordo.server"))
     server.start()
-    door.start()
-    yield Worker(f"127.0.0.1:{port}", f"127.0.0.1:{door.port}")
-    door.stop()
-    door.wait()
+    yield Worker(f"127.0.0.1:{port}", servicer, settings)
     server.stop(None)
 
 
@@ -47,9 +43,14 @@ def server_address(worker: Worker) -> str:
 
 
 @pytest.fixture(scope="session")
-def http_address(worker: Worker) -> str:
-    """The HTTP address of the session's server."""
-    return worker.http_address
+def http_address(worker: Worker) -> Iterator[str]:
+    """The HTTP door of the session's server, on the same servicer as its gRPC port, as a
+    worker runs them (started when a test first needs it: its event loop runs on a thread)."""
+    door = http_door(worker.settings, worker.servicer, (), structlog.get_logger("ordo.server"))
+    door.start()
+    yield f"127.0.0.1:{door.port}"
+    door.stop()
+    door.wait()
 
 
 @pytest.fixture(scope="session")

@@ -97,3 +97,21 @@ def test_every_worker_serves_the_http_port(server: ServerProcess) -> None:
         check=True,
     )
     assert done.stdout == "SERVING\n"
+
+
+@pytest.mark.parametrize("version", ["--http1.1", "--http2-prior-knowledge"])
+def test_connect_over_http1_and_http2(server: ServerProcess, version: str) -> None:
+    """Connect JSON answers over HTTP/1.1 and over HTTP/2 (h2c) alike."""
+    if shutil.which("curl") is None:
+        pytest.skip("curl is needed: apt-get install curl")
+    done = subprocess.run(
+        [
+            "curl", "-sS", version, "-w", "\n%{http_version}",
+            "-H", "Content-Type: application/json", "-d", "{}",
+            f"http://{HOST}:{server.http_port}/ordo.v1.GameEngineService/ListGames",
+        ],
+        capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    body, http_version = done.stdout.rsplit("\n", 1)
+    assert http_version == ("2" if version == "--http2-prior-knowledge" else "1.1")
+    assert len(json.loads(body)["games"]) == 4
