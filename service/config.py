@@ -134,6 +134,9 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     ports = (settings.port, settings.metrics_port, settings.http_port)
     if not all(0 <= port <= MAX_PORT for port in ports):
         parser.error(f"ports must be 0..{MAX_PORT}")
+    chosen = [port for port in ports if port]
+    if len(set(chosen)) < len(chosen):
+        parser.error("the gRPC, metrics and HTTP ports must differ")
     if settings.workers < 0 or settings.max_concurrent_rpcs < 0:
         parser.error("workers and max concurrent RPCs must be >= 0 (0: one per core, no limit)")
     if (
