@@ -35,7 +35,7 @@ $(NODE_BUILT): $(NODE_STAMP) $(NODE_SOURCES) $(NODE_DIR)/tsconfig.json
 	$(TSC) -p $(NODE_DIR)
 	touch $@
 
-run: $(STAMP)  ## set up and start the server on its defaults (gRPC :50051, metrics :9464)
+run: $(STAMP)  ## set up and start the server on its defaults (gRPC :50051, HTTP :8080, metrics :9464)
 	exec $(PY) -m service
 
 test: $(STAMP) proto-check lint typecheck pytest  ## set up, check generated code, lint, type-check, run every test
