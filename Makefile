@@ -45,7 +45,7 @@ $(NODE_BUILT): $(NODE_STAMP) $(NODE_SOURCES) $(NODE_DIR)/tsconfig.json
 	$(TSC) -p $(NODE_DIR)
 	touch $@
 
-run: $(RUN_STAMP)  ## set up what the server needs and start it on its defaults (gRPC :50051, metrics :9464)
+run: $(RUN_STAMP)  ## set up what the server needs and start it on its defaults (gRPC :50051, HTTP :8080, metrics :9464)
 	exec $(PY) -m service
 
 dev: $(STAMP)  ## install the development tools into .venv/bin (grpcurl, buf, ruff, mypy, pytest…)

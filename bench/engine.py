@@ -48,7 +48,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.observe import CallRecord
 from service.sealing import Sealer, StateKey
-from service.servicer import DEFAULT_STATE_CACHE_SIZE, GameEngineServicer, encode_status
+from service.servicer import DEFAULT_STATE_CACHE_BYTES, GameEngineServicer, encode_status
 
 #: Actions per second each game's engine should reach on one core. 6 nimmt! has its own target
 #: (bots simulate many of its turns per decision); every other game, present or future, gets the
@@ -351,7 +351,7 @@ def sealed_table(
         sealed = [sealed_request(game, raw, sealer) for raw in plain]
         cases = [
             (_apply_handler(GameEngineServicer(size, sealer if seal else None)), requests)
-            for size in (DEFAULT_STATE_CACHE_SIZE, 0)
+            for size in (DEFAULT_STATE_CACHE_BYTES, 0)
             for seal, requests in ((False, plain), (True, sealed))
         ]
         here, here_sealed, new, new_sealed = micros_per_call(cases, settings.call_seconds)

@@ -1,26 +1,57 @@
-"""Shared fixtures: a real server on a free port, and a channel to it."""
+"""Shared fixtures: a real server on free ports (both doors of one worker), and a channel to it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import grpc
 import pytest
+import structlog
 
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
-from service.server import create_server
+from service.http_door import http_door
+from service.server import create_server, new_servicer
+from service.servicer import GameEngineServicer
 from tests.state_keys import TEST_KEY
 
 
+@dataclass(frozen=True)
+class Worker:
+    """The session's server: its gRPC address and its servicer, which the HTTP door shares."""
+
+    grpc_address: str
+    servicer: GameEngineServicer
+    settings: Settings
+
+
 @pytest.fixture(scope="session")
-def server_address() -> Iterator[str]:
+def worker() -> Iterator[Worker]:
     """Start one in-process server on a free loopback port for the whole session."""
-    settings = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0)
-    server, port, _health = create_server(settings)
+    settings = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0, http_port=0)
+    servicer = new_servicer(settings)
+    server, port, _health = create_server(settings, servicer=servicer)
     server.start()
-    yield f"127.0.0.1:{port}"
+    yield Worker(f"127.0.0.1:{port}", servicer, settings)
     server.stop(None)
+
+
+@pytest.fixture(scope="session")
+def server_address(worker: Worker) -> str:
+    """The gRPC address of the session's server."""
+    return worker.grpc_address
+
+
+@pytest.fixture(scope="session")
+def http_address(worker: Worker) -> Iterator[str]:
+    """The HTTP door of the session's server, on the same servicer as its gRPC port, as a
+    worker runs them (started when a test first needs it: its event loop runs on a thread)."""
+    door = http_door(worker.settings, worker.servicer, (), structlog.get_logger("ordo.server"))
+    door.start()
+    yield f"127.0.0.1:{door.port}"
+    door.stop()
+    door.wait()
 
 
 @pytest.fixture(scope="session")

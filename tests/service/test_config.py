@@ -74,6 +74,9 @@ class TestSettings:
             (["--port", "-1"], {}),
             (["--port", "65536"], {}),
             (["--metrics-port", "70000"], {}),
+            (["--http-port", "70000"], {}),
+            (["--http-port", "50051"], {}),
+            (["--metrics-port", "8080"], {}),
         ],
     )
     def test_bad_settings_exit_with_usage(self, argv: list[str], environ: dict[str, str]) -> None:
