@@ -32,6 +32,8 @@ class GameState(_message.Message):
 
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     REVISION_FIELD_NUMBER: _builtins.int
+    SEALED_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
     SIX_NIMMT_FIELD_NUMBER: _builtins.int
     SEQUENCE_NUMBERS_FIELD_NUMBER: _builtins.int
     UP_OR_DOWN_FIELD_NUMBER: _builtins.int
@@ -42,6 +44,10 @@ class GameState(_message.Message):
     """
     revision: _builtins.int
     """The number of actions applied since NewGame (0 for a new game)."""
+    sealed: _builtins.bytes
+    """The sealed state: the authenticated encryption of the plain state, with its key id."""
+    game_id: _builtins.str
+    """The game id of a sealed state (which sets no game); empty on a plain state."""
     @_builtins.property
     def six_nimmt(self) -> _six_nimmt_pb2.SixNimmtState:
         """The state of a 6 nimmt! game."""
@@ -63,6 +69,8 @@ class GameState(_message.Message):
         *,
         rules_version: _builtins.int = ...,
         revision: _builtins.int = ...,
+        sealed: _builtins.bytes = ...,
+        game_id: _builtins.str = ...,
         six_nimmt: _six_nimmt_pb2.SixNimmtState | None = ...,
         sequence_numbers: _sequence_numbers_pb2.SequenceNumbersState | None = ...,
         up_or_down: _up_or_down_pb2.UpOrDownState | None = ...,
@@ -70,7 +78,7 @@ class GameState(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "revision", b"revision", "rules_version", b"rules_version", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "game_id", b"game_id", "revision", b"revision", "rules_version", b"rules_version", "sealed", b"sealed", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
