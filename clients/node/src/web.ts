@@ -9,6 +9,7 @@
  * ```
  */
 
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 
 import { ClientCore, type CommonOptions } from "./core.js";
@@ -37,6 +38,7 @@ export class OrdoClient extends ClientCore {
     const protocol = options.protocol ?? "connect";
     const common = {
       baseUrl,
+      interceptors: [networkErrors],
       useBinaryFormat: protocol === "grpc-web" || options.format !== "json",
       ...(options.fetch ? { fetch: options.fetch } : {}),
     };
@@ -47,3 +49,21 @@ export class OrdoClient extends ClientCore {
     this.protocol = protocol;
   }
 }
+
+/**
+ * A `fetch` that rejects with a `TypeError` met a network error (the Fetch standard says so): no
+ * connection, a connection lost, a CORS refusal. Connect-ES calls it UNKNOWN; it is UNAVAILABLE,
+ * a failure on the way to the service, retried as such.
+ */
+const networkErrors: Interceptor = (next) => async (request) => {
+  try {
+    return await next(request);
+  } catch (error) {
+    const cause =
+      error instanceof ConnectError && error.code === Code.Unknown ? error.cause : error;
+    if (cause instanceof TypeError && !request.signal.aborted) {
+      throw new ConnectError(cause.message, Code.Unavailable, undefined, undefined, cause);
+    }
+    throw error;
+  }
+};

@@ -1,11 +1,13 @@
 /**
- * OrdoClient's retries and connections, against a fake server in this process (Connect-ES's
- * Node.js handler on an HTTP/2 server, which speaks gRPC and Connect): its `ListGames` fails as
- * a test scripts (a status, with or without Ordo's `ErrorInfo`, or a reset HTTP/2 stream), then
- * answers, and it records what each call carried and which connection it came on.
+ * OrdoClient's retries and connections, Node.js's and the browser entry's, against a fake server
+ * in this process (Connect-ES's Node.js handler, which speaks gRPC, gRPC-Web and Connect, on an
+ * HTTP/2 or an HTTP/1.1 server): its `ListGames` fails as a test scripts (a status, with or
+ * without Ordo's `ErrorInfo`, a reset HTTP/2 stream, or a dropped connection), then answers, and
+ * it records what each call carried and which connection it came on.
  */
 
 import assert from "node:assert/strict";
+import * as http from "node:http";
 import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, test } from "node:test";
@@ -15,10 +17,14 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 
 import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import { GameEngineService } from "../src/gen/ordo/v1/engine_service_pb.js";
-import { type ClientOptions, OrdoClient, OrdoError, RETRYABLE } from "../src/index.js";
+import { type CommonOptions, OrdoClient, OrdoError, RETRYABLE } from "../src/index.js";
+import { OrdoClient as WebClient } from "../src/web.js";
 
-/** A failure to answer with: a status (Ordo's reason makes it an answer), or a stream reset. */
-type Failure = { code: Code; reason?: string } | { reset: number };
+/**
+ * A failure to answer with: a status (Ordo's reason makes it an answer), a reset of the call's
+ * HTTP/2 stream, or (HTTP/1.1) its connection dropped.
+ */
+type Failure = { code: Code; reason?: string } | { reset: number } | { drop: true };
 
 interface Received {
   requestId: string;
@@ -37,10 +43,10 @@ const {
 class FakeServer {
   readonly received: Received[] = [];
   script: Failure[] = [];
-  private readonly sessions = new Map<http2.Http2Session, number>();
-  private readonly server: http2.Http2Server;
+  private readonly connections = new Map<object, number>();
+  private readonly server: http.Server | http2.Http2Server;
 
-  constructor() {
+  constructor(httpVersion: "1.1" | "2") {
     const adapter = connectNodeAdapter({
       routes: (router) =>
         router.service(GameEngineService, {
@@ -56,21 +62,43 @@ class FakeServer {
           },
         }),
     });
-    this.server = http2.createServer((request, response) => {
+    const handle = (
+      request: http.IncomingMessage | http2.Http2ServerRequest,
+      response: http.ServerResponse | http2.Http2ServerResponse,
+      connection: object,
+    ): void => {
       this.received.push({
         requestId: String(request.headers["x-request-id"]),
         tenant: String(request.headers["x-tenant"]),
-        connection: this.sessions.get(request.stream.session!) ?? -1,
+        connection: this.connections.get(connection) ?? -1,
       });
       const next = this.script[0];
-      if (next !== undefined && "reset" in next) {
+      if (next !== undefined && ("reset" in next || "drop" in next)) {
         this.script.shift();
-        request.stream.close(next.reset);
+        if ("reset" in next && request instanceof http2.Http2ServerRequest) {
+          request.stream.close(next.reset);
+        } else {
+          request.socket.destroy();
+        }
         return;
       }
       adapter(request, response);
-    });
-    this.server.on("session", (session) => this.sessions.set(session, this.sessions.size));
+    };
+    if (httpVersion === "2") {
+      this.server = http2.createServer((request, response) =>
+        handle(request, response, request.stream.session!),
+      );
+      this.server.on("session", (session) => this.track(session));
+    } else {
+      this.server = http.createServer((request, response) =>
+        handle(request, response, request.socket),
+      );
+      this.server.on("connection", (socket) => this.track(socket));
+    }
+  }
+
+  private track(connection: object): void {
+    this.connections.set(connection, this.connections.size);
   }
 
   async start(): Promise<void> {
@@ -83,31 +111,76 @@ class FakeServer {
 
   stop(): void {
     this.server.close();
-    for (const session of this.sessions.keys()) {
-      session.destroy();
+    for (const connection of this.connections.keys()) {
+      (connection as { destroy(): void }).destroy();
     }
   }
 }
 
-const PROTOCOLS: ClientOptions[] = [
-  { protocol: "grpc" },
-  { protocol: "connect", httpVersion: "2" },
+/** A client under test: one protocol of one entry, and the server it needs. */
+interface Variant {
+  name: string;
+  httpVersion: "1.1" | "2";
+  /** Node.js's client, which takes several connections and targets. */
+  node: boolean;
+  client(target: string | string[], options: CommonOptions & { channels?: number }): Client;
+}
+type Client = Pick<OrdoClient, "listGames" | typeof Symbol.dispose>;
+
+const VARIANTS: Variant[] = [
+  {
+    name: "gRPC",
+    httpVersion: "2",
+    node: true,
+    client: (target, options) => new OrdoClient(target, { ...options, protocol: "grpc" }),
+  },
+  {
+    name: "Connect over HTTP/2",
+    httpVersion: "2",
+    node: true,
+    client: (target, options) =>
+      new OrdoClient(target, { ...options, protocol: "connect", httpVersion: "2" }),
+  },
+  {
+    name: "Connect over HTTP/1.1",
+    httpVersion: "1.1",
+    node: true,
+    client: (target, options) => new OrdoClient(target, { ...options, protocol: "connect" }),
+  },
+  {
+    name: "Connect from the browser entry",
+    httpVersion: "1.1",
+    node: false,
+    client: (target, options) => new WebClient(`http://${String(target)}`, options),
+  },
+  {
+    name: "gRPC-Web from the browser entry",
+    httpVersion: "1.1",
+    node: false,
+    client: (target, options) =>
+      new WebClient(`http://${String(target)}`, { ...options, protocol: "grpc-web" }),
+  },
 ];
 
-for (const options of PROTOCOLS) {
-  describe(`OrdoClient's retries over ${options.protocol}`, () => {
+for (const variant of VARIANTS) {
+  describe(`OrdoClient's retries over ${variant.name}`, () => {
     // A server of its own for each test: a late attempt of one test never reaches another's.
     let fake: FakeServer;
-    const quick = { ...options, backoffMs: 1, maxBackoffMs: 5 };
+    const quick = { backoffMs: 1, maxBackoffMs: 5 };
+    const connect = (options: CommonOptions & { channels?: number } = {}): Client =>
+      variant.client(fake.target, { ...quick, ...options });
+    // What a call meets when its connection goes away under it.
+    const lost: Failure =
+      variant.httpVersion === "2" ? { reset: NGHTTP2_REFUSED_STREAM } : { drop: true };
     beforeEach(async () => {
-      fake = new FakeServer();
+      fake = new FakeServer(variant.httpVersion);
       await fake.start();
     });
     afterEach(() => fake.stop());
 
     test("retries UNAVAILABLE with the same request id, and answers", async () => {
       fake.script = [{ code: Code.Unavailable }, { code: Code.Unavailable }];
-      using client = new OrdoClient(fake.target, { retries: 2, ...quick });
+      using client = connect({ retries: 2 });
       await client.listGames({ requestId: "again" });
       assert.deepEqual(
         fake.received.map((call) => call.requestId),
@@ -117,7 +190,7 @@ for (const options of PROTOCOLS) {
 
     test("gives up after its retries, with the last failure", async () => {
       fake.script = Array<Failure>(3).fill({ code: Code.Unavailable });
-      using client = new OrdoClient(fake.target, { retries: 1, ...quick });
+      using client = connect({ retries: 1 });
       const error = await client.listGames().catch((failure: unknown) => failure);
       assert.ok(error instanceof OrdoError);
       assert.equal(error.code, Code.Unavailable);
@@ -125,31 +198,43 @@ for (const options of PROTOCOLS) {
     });
 
     test("retries by default what failed on the way, not in the service", async () => {
-      const failures: [Failure, Code][] = [
+      // Each failure, and the code it fails the call with (one of RETRYABLE when left out).
+      const failures: [Failure, Code?][] = [
         [{ code: Code.Canceled }, Code.Canceled],
         [{ code: Code.ResourceExhausted }, Code.ResourceExhausted],
         [{ code: Code.Internal }, Code.Internal],
         [{ code: Code.Aborted }, Code.Aborted],
-        [{ reset: NGHTTP2_CANCEL }, Code.Canceled],
-        [{ reset: NGHTTP2_REFUSED_STREAM }, Code.Unavailable],
-        [{ reset: NGHTTP2_ENHANCE_YOUR_CALM }, Code.ResourceExhausted],
-        [{ reset: NGHTTP2_INTERNAL_ERROR }, Code.Internal],
+        [lost],
       ];
+      if (variant.httpVersion === "2") {
+        failures.push(
+          [{ reset: NGHTTP2_CANCEL }, Code.Canceled],
+          [{ reset: NGHTTP2_REFUSED_STREAM }, Code.Unavailable],
+          [{ reset: NGHTTP2_ENHANCE_YOUR_CALM }, Code.ResourceExhausted],
+          [{ reset: NGHTTP2_INTERNAL_ERROR }, Code.Internal],
+        );
+      }
       for (const [failure, code] of failures) {
         fake.received.length = 0;
         fake.script = [failure];
-        using client = new OrdoClient(fake.target, quick);
+        using client = connect();
         await client.listGames();
         assert.equal(fake.received.length, 2, JSON.stringify(failure));
         fake.script = [failure];
-        using once = new OrdoClient(fake.target, { ...quick, retries: 0 });
+        using once = connect({ retries: 0 });
         const error = await once.listGames().catch((thrown: unknown) => thrown);
-        assert.ok(error instanceof OrdoError && error.code === code, String(error));
+        assert.ok(error instanceof OrdoError, String(error));
+        assert.equal(error.reason, "");
+        if (code === undefined) {
+          assert.ok(RETRYABLE.includes(error.code), error.message);
+        } else {
+          assert.equal(error.code, code, error.message);
+        }
       }
     });
 
     test("never retries an answer of the service, nor the codes only an answer carries", async () => {
-      const answers: Failure[] = [
+      const answers: { code: Code; reason?: string }[] = [
         { code: Code.InvalidArgument, reason: "CARD_NOT_IN_HAND" },
         { code: Code.Internal, reason: "INTERNAL" },
         { code: Code.Unavailable, reason: "SOME_REASON" },
@@ -161,19 +246,18 @@ for (const options of PROTOCOLS) {
       for (const answer of answers) {
         fake.received.length = 0;
         fake.script = [answer];
-        using client = new OrdoClient(fake.target, { retries: 3, ...quick });
+        using client = connect({ retries: 3 });
         const error = await client.listGames().catch((failure: unknown) => failure);
         assert.ok(error instanceof OrdoError);
-        assert.equal(error.code, (answer as { code: Code }).code);
-        assert.equal(error.reason, (answer as { reason?: string }).reason ?? "");
+        assert.equal(error.code, answer.code);
+        assert.equal(error.reason, answer.reason ?? "");
         assert.equal(fake.received.length, 1, JSON.stringify(answer));
       }
     });
 
     test("retries only the codes it is given", async () => {
       fake.script = [{ code: Code.Canceled }];
-      const retryCodes = RETRYABLE.filter((code) => code !== Code.Canceled);
-      using client = new OrdoClient(fake.target, { ...quick, retryCodes });
+      using client = connect({ retryCodes: RETRYABLE.filter((code) => code !== Code.Canceled) });
       const error = await client.listGames().catch((failure: unknown) => failure);
       assert.ok(error instanceof OrdoError && error.code === Code.Canceled);
       assert.equal(fake.received.length, 1);
@@ -181,13 +265,7 @@ for (const options of PROTOCOLS) {
 
     test("stops retrying at the deadline", async () => {
       fake.script = Array<Failure>(1_000).fill({ code: Code.Unavailable });
-      using client = new OrdoClient(fake.target, {
-        ...options,
-        retries: 1_000,
-        backoffMs: 20,
-        maxBackoffMs: 20,
-        timeoutMs: 300,
-      });
+      using client = connect({ retries: 1_000, backoffMs: 20, maxBackoffMs: 20, timeoutMs: 300 });
       const started = Date.now();
       const error = await client.listGames().catch((failure: unknown) => failure);
       assert.ok(error instanceof OrdoError);
@@ -196,7 +274,7 @@ for (const options of PROTOCOLS) {
     });
 
     test("sends its metadata and a fresh request id with every call", async () => {
-      using client = new OrdoClient(fake.target, { ...options, metadata: { "x-tenant": "t1" } });
+      using client = connect({ metadata: { "x-tenant": "t1" } });
       await client.listGames();
       await client.listGames();
       const [first, second] = fake.received.map((call) => call.requestId);
@@ -208,32 +286,35 @@ for (const options of PROTOCOLS) {
       );
     });
 
-    test("spreads its calls over its connections, one each", async () => {
-      for (const channels of [1, 3]) {
-        fake.received.length = 0;
-        using client = new OrdoClient(fake.target, { ...options, channels });
-        for (let call = 0; call < 2 * channels; call += 1) {
-          await client.listGames();
+    // Only Node.js's client opens connections of its own, to one or several servers.
+    if (variant.node) {
+      test("spreads its calls over its connections, one each", async () => {
+        for (const channels of [1, 3]) {
+          fake.received.length = 0;
+          using client = connect({ channels });
+          for (let call = 0; call < 2 * channels; call += 1) {
+            await client.listGames();
+          }
+          const connections = new Set(fake.received.map((call) => call.connection));
+          assert.equal(connections.size, channels);
         }
-        const connections = new Set(fake.received.map((call) => call.connection));
-        assert.equal(connections.size, channels);
-      }
-    });
+      });
 
-    test("takes several servers in turn, and retries a failed call on the next", async () => {
-      const other = new FakeServer();
-      await other.start();
-      try {
-        fake.script = Array<Failure>(10).fill({ reset: NGHTTP2_REFUSED_STREAM });
-        using client = new OrdoClient([fake.target, other.target], quick);
-        for (let call = 0; call < 5; call += 1) {
-          await client.listGames();
+      test("takes several servers in turn, and retries a failed call on the next", async () => {
+        const other = new FakeServer(variant.httpVersion);
+        await other.start();
+        try {
+          fake.script = Array<Failure>(10).fill(lost);
+          using client = variant.client([fake.target, other.target], quick);
+          for (let call = 0; call < 5; call += 1) {
+            await client.listGames();
+          }
+          assert.equal(fake.received.length, 5);
+          assert.equal(other.received.length, 5);
+        } finally {
+          other.stop();
         }
-        assert.equal(fake.received.length, 5);
-        assert.equal(other.received.length, 5);
-      } finally {
-        other.stop();
-      }
-    });
+      });
+    }
   });
 }
