@@ -21,11 +21,14 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+import structlog
 
 from ordo.client import Client
 from ordo.v1 import common_pb2 as common
 from service.config import Settings
+from service.http_door import http_door
 from service.server import create_server
+from service.servicer import GameEngineServicer
 from tests.clients.fakes import CERTIFICATE, WAITING_SECONDS, closed_port
 from tests.node import BUILT, CLI, NODE_DIR, ROOT, RUN_SECONDS, node_executable, run_node, run_suite
 
@@ -36,17 +39,30 @@ DEFAULT_ADDRESS = "localhost:50051"
 
 
 @pytest.fixture(scope="module")
+def http_address() -> Iterator[str]:
+    """Ordo's HTTP door (Connect, gRPC-Web) on a free loopback port, for the module."""
+    settings = Settings(host="127.0.0.1", port=0, http_port=0, metrics_port=0, workers=1)
+    door = http_door(settings, GameEngineServicer(), [], structlog.get_logger("ordo.server"))
+    door.start()
+    yield f"127.0.0.1:{door.port}"
+    door.stop()
+    door.wait()
+
+
+@pytest.fixture(scope="module")
 def node() -> str:
     """The ``node`` executable, with the client built (``make test`` builds it)."""
     return node_executable()
 
 
 def test_the_node_suite_passes_against_real_servers(
-    node: str, server_address: str, tls_server_address: str
+    node: str, server_address: str, http_address: str, tls_server_address: str
 ) -> None:
-    """``node --test`` over the client's own suite: every test passes, none is skipped."""
+    """``node --test`` over the client's own suite, over gRPC and over the HTTP door's Connect
+    (and gRPC-Web): every test passes, none is skipped."""
     env = {
         "ORDO_TARGET": server_address,
+        "ORDO_HTTP_TARGET": http_address,
         "ORDO_CLOSED_TARGET": f"127.0.0.1:{closed_port()}",
         "ORDO_TLS_TARGET": tls_server_address,
         "ORDO_CA_FILE": str(CERTIFICATE),
