@@ -44,23 +44,36 @@ export function gameOptions(game: GameChoice, options?: object): GameOptions {
   } as MessageInitShape<typeof GameOptionsSchema>);
 }
 
-/** What a sealed state keeps in clear: its game and its revision. */
+/** What a sealed state keeps in clear, and the id of the key that sealed it. */
 export interface SealedInfo {
   /** The game id, e.g. `six_nimmt`. */
   gameId: string;
   /** The number of actions applied since NewGame. */
   revision: bigint;
+  /** The version of the rules the state was produced under. */
+  rulesVersion: number;
+  /** The id of the server's key that sealed it (keys rotate). */
+  keyId: string;
 }
 
 /**
  * Whether `state` is sealed (a server with state keys returned it: it can be neither read nor
- * forged) and, when it is, its game and revision; `null` for a plain state.
+ * forged, and goes back untouched) and, when it is, what it keeps in clear; `null` for a plain
+ * state.
  */
 export function sealedInfo(
-  state: Pick<GameState, "sealed" | "gameId" | "revision">,
+  state: Pick<GameState, "sealed" | "gameId" | "revision" | "rulesVersion">,
 ): SealedInfo | null {
-  if (state.sealed.length === 0) {
+  const { sealed } = state;
+  if (sealed.length === 0) {
     return null;
   }
-  return { gameId: state.gameId, revision: state.revision };
+  // The seal opens with its key id: its length in one byte, then the id in ASCII.
+  const keyId = new TextDecoder().decode(sealed.subarray(1, 1 + sealed[0]));
+  return {
+    gameId: state.gameId,
+    revision: state.revision,
+    rulesVersion: state.rulesVersion,
+    keyId,
+  };
 }

@@ -479,11 +479,17 @@ describe("OrdoClient's failures", () => {
     const plain = create(v1.GameStateSchema, { revision: 3n });
     assert.equal(sealedInfo(plain), null);
     const sealed = create(v1.GameStateSchema, {
+      rulesVersion: 2,
       revision: 12n,
-      sealed: new Uint8Array([1, 2, 3]),
+      sealed: new Uint8Array([3, ...new TextEncoder().encode("k-1"), 0xfe, 0x01]),
       gameId: "six_nimmt",
     });
-    assert.deepEqual(sealedInfo(sealed), { gameId: "six_nimmt", revision: 12n });
+    assert.deepEqual(sealedInfo(sealed), {
+      gameId: "six_nimmt",
+      revision: 12n,
+      rulesVersion: 2,
+      keyId: "k-1",
+    });
   });
 });
 

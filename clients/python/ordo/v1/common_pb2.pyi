@@ -45,9 +45,14 @@ class GameState(_message.Message):
     revision: _builtins.int
     """The number of actions applied since NewGame (0 for a new game)."""
     sealed: _builtins.bytes
-    """The sealed state: the authenticated encryption of the plain state, with its key id."""
+    """The sealed state: the id of the key that sealed it and an authenticated encryption (AES-SIV)
+    of the game-specific state. Opaque to callers: sent back unchanged. Empty on a plain state.
+    A state whose seal does not open is refused with reason STATE_SEAL_INVALID.
+    """
     game_id: _builtins.str
-    """The game id of a sealed state (which sets no game); empty on a plain state."""
+    """The game id of a sealed state (e.g. "six_nimmt"); empty on a plain state, whose `game`
+    field names the game.
+    """
     @_builtins.property
     def six_nimmt(self) -> _six_nimmt_pb2.SixNimmtState:
         """The state of a 6 nimmt! game."""

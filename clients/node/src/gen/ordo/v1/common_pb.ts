@@ -43,14 +43,17 @@ export type GameState = Message<"ordo.v1.GameState"> & {
   revision: bigint;
 
   /**
-   * The sealed state: the authenticated encryption of the plain state, with its key id.
+   * The sealed state: the id of the key that sealed it and an authenticated encryption (AES-SIV)
+   * of the game-specific state. Opaque to callers: sent back unchanged. Empty on a plain state.
+   * A state whose seal does not open is refused with reason STATE_SEAL_INVALID.
    *
    * @generated from field: bytes sealed = 3;
    */
   sealed: Uint8Array;
 
   /**
-   * The game id of a sealed state (which sets no game); empty on a plain state.
+   * The game id of a sealed state (e.g. "six_nimmt"); empty on a plain state, whose `game`
+   * field names the game.
    *
    * @generated from field: string game_id = 4;
    */
