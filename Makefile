@@ -16,7 +16,7 @@ NODE_SOURCES := $(wildcard $(NODE_DIR)/src/*.ts $(NODE_DIR)/src/gen/*/*/*.ts $(N
 TSC := $(NODE_DIR)/node_modules/.bin/tsc
 PYTEST_ARGS ?=
 
-.PHONY: help run test proto proto-check proto-baseline lint typecheck pytest node bench clean
+.PHONY: help run test proto proto-check proto-baseline lint typecheck pytest node bench soak clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -72,6 +72,10 @@ pytest: $(STAMP) $(NODE_BUILT)
 
 bench: $(STAMP)  ## engine and RPC benchmarks (printed ratios, never asserted)
 	$(PY) -m bench
+
+SOAK_ARGS ?=
+soak: $(STAMP)  ## steady load for 30 minutes: throughput, p50/p99 and worker RSS per minute (SOAK_ARGS="--minutes 5")
+	$(PY) -m bench.soak $(SOAK_ARGS)
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(NODE_DIR)/node_modules $(NODE_DIR)/dist

@@ -86,7 +86,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
     # with their workers left to the kernel where the default pins them: a line each.
     ordo_args = ["-m", "service", "--metrics-port", "0"]
     base_args = ["-m", "bench.baseline"]
-    variants = [("no cache", [*ordo_args, "--state-cache-size", "0"])]
+    variants = [("no cache", [*ordo_args, "--state-cache-bytes", "0"])]
     placement = "left to the kernel"
     if pinned(defaults):
         variants.append(("unpinned", [*ordo_args, "--cpu-affinity", "none"]))
@@ -168,7 +168,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
         "\n'ordo' is the default server. Each connection plays its own games step by step, as a\n"
         "game server sends back the state it got, so the worker's state cache skips decoding\n"
         "and validating them (a connection stays with one worker). 'no cache' is the same\n"
-        "server with --state-cache-size 0: every state decoded and validated. On a machine where\n"
+        "server with --state-cache-bytes 0: every state decoded and validated. On a machine where\n"
         "the default pins its workers to CPUs, 'unpinned' and 'unpinned base' are Ordo and the\n"
         "baseline with --cpu-affinity none, their workers left to the kernel.\n"
         "Target: ordo/base >= 0.80 with the default server. x/base is the median over the\n"

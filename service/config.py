@@ -14,6 +14,10 @@ LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 CPU_AFFINITIES = ("auto", "pin", "none")
 MAX_PORT = 65_535
+# A worker's resident memory stays below this with the default settings, whatever states it is
+# sent (docs/operations.md, "Memory, draining and connection limits"; tests/e2e/test_memory.py).
+WORKER_RSS_CEILING_MB = 200
+PARENT_RSS_MB = 64  # the parent process and multiprocessing's resource tracker, rounded up
 
 
 def allowed_cpus() -> frozenset[int]:
@@ -54,7 +58,10 @@ class Settings:
     access_log_flush_ms: int = 100  # access lines are written together, at most this late
     max_request_bytes: int = 1 << 20
     max_concurrent_rpcs: int = 0  # per worker; 0 means no limit
-    state_cache_size: int = 4096  # states a worker remembers having returned; 0 turns it off
+    # Bytes of states a worker remembers having returned (charged as ``service.state_cache``
+    # says); 0 turns it off. With the other caches' fixed budgets it keeps a worker's memory
+    # below the ceiling the operations docs give (200 MB), whatever states it is sent.
+    state_cache_bytes: int = 64 << 20
 
     @property
     def worker_count(self) -> int:
@@ -83,8 +90,8 @@ HELP = {
     "many milliseconds after the call (0: each line at once)",
     "max_request_bytes": "largest request accepted, in bytes",
     "max_concurrent_rpcs": "calls at once per worker before RESOURCE_EXHAUSTED (0: no limit)",
-    "state_cache_size": "states a worker remembers having returned, so that a state sent back "
-    "unchanged is not decoded and validated again (0: off)",
+    "state_cache_bytes": "bytes of states a worker remembers having returned, so that a state "
+    "sent back unchanged is not decoded and validated again (0: off)",
 }
 
 
@@ -141,11 +148,11 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         or settings.max_request_bytes < 1
         or not 0 <= settings.grace_seconds < math.inf
         or not 0 <= settings.max_connection_age_seconds < math.inf
-        or settings.state_cache_size < 0
+        or settings.state_cache_bytes < 0
         or settings.access_log_flush_ms < 0
     ):
         parser.error(
             "threads and max request bytes must be positive; the grace period, the connection "
-            "age, the state cache size and the access log's flush delay >= 0 (and finite)"
+            "age, the state cache's bytes and the access log's flush delay >= 0 (and finite)"
         )
     return settings

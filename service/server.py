@@ -3,8 +3,12 @@
 Each worker process is a synchronous ``grpc.server`` with a small thread pool, bound to the same
 port with SO_REUSEPORT so the kernel spreads connections over the workers (CPU-bound Python wants
 one process per core). The parent process supervises the workers, serves the metrics of all of
-them, and forwards SIGTERM: every worker turns its health NOT_SERVING, lets in-flight calls
-finish within the grace period and exits 0.
+them, and forwards SIGTERM: every worker turns its health NOT_SERVING, stops taking new calls
+(it stops listening and sends every connection a GOAWAY, so clients send their next calls
+elsewhere), lets the calls it holds finish within the grace period and exits 0. The calls gRPC
+had received but not yet handed to the worker, and those a client sent before it read the
+GOAWAY, are cancelled unserved (gRPC's own behaviour, grpc/grpc issue 41785): the clients retry
+them, as every call that failed before the service answered it.
 """
 
 from __future__ import annotations
@@ -54,6 +58,13 @@ RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pa
 LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
 EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
 GRPC_PROTOCOL = "grpc"  # the protocol of the calls of the gRPC door, as logged and counted
+# Calls in flight at once on one connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS). A stream
+# opened past it is refused (RST_STREAM REFUSED_STREAM, which a client reads as UNAVAILABLE: the
+# call was never served, so the clients retry it). Without it, a caller with thousands of calls
+# in flight on one connection had hundreds cancelled with no detail (calls gRPC had queued, but
+# never handed to the worker). A worker runs a handful of calls at a time: a thousand queued on
+# one connection is already a second or more of its work.
+MAX_CONCURRENT_STREAMS = 1000
 
 log = structlog.get_logger("ordo.server")
 
@@ -251,6 +262,7 @@ def create_server(
     options: list[tuple[str, int]] = [
         ("grpc.so_reuseport", 1),
         ("grpc.max_receive_message_length", settings.max_request_bytes),
+        ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
     ]
     if settings.max_connection_age_seconds:
         # After the age (give or take 10%, which gRPC adds so that connections do not all go at
@@ -266,7 +278,7 @@ def create_server(
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
     if servicer is None:
-        servicer = GameEngineServicer(settings.state_cache_size)
+        servicer = GameEngineServicer(settings.state_cache_bytes)
     handlers = method_handlers(servicer, observers, pool.after)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
@@ -349,7 +361,7 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     cpu = _pin_worker(settings, index)
     observers = worker_observers(settings)
     pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
-    servicer = GameEngineServicer(settings.state_cache_size)
+    servicer = GameEngineServicer(settings.state_cache_bytes)
     server, port, health_servicer = create_server(settings, observers, pool, servicer)
     door = None
     if settings.http_port:
@@ -364,6 +376,8 @@ def run_worker(settings: Settings, index: int = 0) -> None:
 
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("draining", worker=index, grace_seconds=settings.grace_seconds)
+        # Health first (load balancers and watchers stop sending), then the GOAWAY: the calls
+        # held go on, and only those left past the grace are cancelled.
         health_servicer.enter_graceful_shutdown()
         if door is not None:
             door.stop()

@@ -40,13 +40,22 @@ from service.codecs import CODECS
 from service.codecs.base import Codec
 from service.errors import RequestError
 from service.observe import CallRecord
-from service.state_cache import StateCache
+from service.state_cache import DECODED_BYTES_PER_BYTE, StateCache
 
 DEFAULT_POLICY = "heuristic"
-DEFAULT_STATE_CACHE_SIZE = 4096  # states per worker: a few KB each
-ENCODINGS_KEPT = 4096  # status and event encodings kept per worker, each a few bytes
-ACTIONS_KEPT = 4096  # decoded actions kept per worker, by their request bytes (a few each)
+# Every cache of a worker is bounded in bytes (see ``service.state_cache`` for the states'):
+# with the defaults they hold at most 64 + 2 x 4 + 1 + 1 MiB, charged as upper bounds.
+DEFAULT_STATE_CACHE_BYTES = 64 << 20  # states per worker (--state-cache-bytes)
+ENCODING_BYTES = 4 << 20  # status and event encodings per table (new, asked for again)
+ACTION_BYTES = 1 << 20  # decoded actions, by the request bytes that carried them
+AUDIENCE_BYTES = 1 << 20  # the encoded audiences of events, by seat count and audience
 KEPT_ACTION_BYTES = 64  # longer action bytes are decoded every time, never kept
+# What a kept action, encoding or audience is charged beyond its bytes: the table's slot, the
+# key and the decoded value (tracemalloc: a decoded action of any game takes under 600 bytes).
+KEPT_OVERHEAD_BYTES = 1024
+KEPT_ACTION_COST = KEPT_ACTION_BYTES + KEPT_OVERHEAD_BYTES  # the most a kept action is charged
+MAX_SEATS = 10  # no game has more: an audience is at most this many seats
+AUDIENCE_COST = 2 * MAX_SEATS + KEPT_OVERHEAD_BYTES  # the most a kept audience is charged
 
 _STATE_FIELDS = common.GameState.DESCRIPTOR.fields_by_name
 _RESPONSE_FIELDS = api.ApplyActionResponse.DESCRIPTOR.fields_by_name
@@ -86,10 +95,16 @@ class Game:
     event_key: bytes  # the key of the game's field in Event
 
 
+def encoding_cost(encoding: bytes) -> int:
+    """What a kept encoding is charged: its bytes, and the engine value it encodes (an event
+    may carry a question's text, as its encoding does) bounded as a decoded state is."""
+    return len(encoding) * (1 + DECODED_BYTES_PER_BYTE) + KEPT_OVERHEAD_BYTES
+
+
 class Encodings:
-    """Encodings of engine values, kept per object and context, at most ``size`` new ones and
-    ``size`` asked for again (each table dropped when full, which keeps the memory of a worker
-    flat).
+    """Encodings of engine values, kept per object and context: new ones and those asked for
+    again, each table at most ``max_bytes`` (see ``encoding_cost``) and dropped when full,
+    which keeps the memory of a worker flat.
 
     Encoding is a pure function of an engine value (a frozen dataclass) and its context (the
     game, the seat count), so a kept encoding is the one protobuf would make again. Engines
@@ -101,10 +116,11 @@ class Encodings:
     use: the new ones, which fill their table call after call, never push those out.
     """
 
-    def __init__(self, size: int) -> None:
-        self.size = size
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
         self._again: dict[tuple[int, Any], tuple[Any, bytes]] = {}
         self._new: dict[tuple[int, Any], tuple[Any, bytes]] = {}
+        self._bytes = {id(self._again): 0, id(self._new): 0}  # what each table is charged
 
     def get(self, value: Any, context: Any = None) -> bytes | None:
         """The encoding kept for ``value`` (this very object) in ``context``, or None."""
@@ -114,6 +130,7 @@ class Encodings:
             seen = self._new.pop(key, None)
             if seen is None:
                 return None
+            self._bytes[id(self._new)] -= encoding_cost(seen[1])
             self._keep(self._again, key, seen)
         return seen[1] if seen[0] is value else None
 
@@ -121,10 +138,18 @@ class Encodings:
         """Keep ``encoding`` for ``value`` in ``context``."""
         self._keep(self._new, (id(value), context), (value, encoding))
 
-    def _keep(self, table: dict[tuple[int, Any], tuple[Any, bytes]], key: Any, entry: Any) -> None:
-        if len(table) >= self.size:
+    def _keep(
+        self, table: dict[tuple[int, Any], tuple[Any, bytes]], key: Any, entry: tuple[Any, bytes]
+    ) -> None:
+        cost = encoding_cost(entry[1])
+        if cost > self.max_bytes:
+            return
+        charged = self._bytes[id(table)] + cost
+        if charged > self.max_bytes:
             table.clear()
+            charged = cost
         table[key] = entry
+        self._bytes[id(table)] = charged
 
     def __len__(self) -> int:
         return len(self._again) + len(self._new)
@@ -176,10 +201,10 @@ def encode_status(status: Status) -> common.GameStatus:
 class GameEngineServicer:
     """Implements every RPC of ``ordo.v1.GameEngineService``."""
 
-    def __init__(self, state_cache_size: int = DEFAULT_STATE_CACHE_SIZE) -> None:
+    def __init__(self, state_cache_bytes: int = DEFAULT_STATE_CACHE_BYTES) -> None:
         self.games = _registered_games()
-        self.states = StateCache(state_cache_size)
-        self.encodings = Encodings(ENCODINGS_KEPT)
+        self.states = StateCache(state_cache_bytes)
+        self.encodings = Encodings(ENCODING_BYTES)
         self._audiences: dict[tuple[int, tuple[int, ...] | None], bytes] = {}
         self.actions: dict[bytes, KnownAction] = {}
         self._list_games = api.ListGamesResponse(
@@ -348,7 +373,7 @@ class GameEngineServicer:
         """The game and engine state of ``msg`` (or of ``sent``, its serialized bytes as they
         arrived, when ``msg`` was not parsed), and the encoding of its parts when this worker
         returned it (None otherwise)."""
-        if self.states.size:
+        if self.states.max_bytes:
             key = sent if msg is None else msg.SerializeToString()
             known = self.states.get(key) if key else None
             if known is not None:  # a state this worker returned, sent back unchanged
@@ -401,7 +426,7 @@ class GameEngineServicer:
         if action is None:
             action = game.codec.decode_action(getattr(msg, action_game))
             if rest is not None and len(rest) <= KEPT_ACTION_BYTES:
-                if len(self.actions) >= ACTIONS_KEPT:
+                if (len(self.actions) + 1) * KEPT_ACTION_COST > ACTION_BYTES:
                     self.actions.clear()
                 self.actions[rest] = KnownAction(seat, action_game, action)
         return seat, action
@@ -441,7 +466,7 @@ class GameEngineServicer:
                 payload,
             )
         )
-        if self.states.size:
+        if self.states.max_bytes:
             self.states.put(data, game.id, state, parts)
         call.state_bytes = len(data)
         return data
@@ -493,7 +518,7 @@ class GameEngineServicer:
             fields = common.Event(
                 visible_to_seats=range(seats) if public else audience, public=public
             ).SerializeToString()
-            if len(self._audiences) >= ENCODINGS_KEPT:
+            if (len(self._audiences) + 1) * AUDIENCE_COST > AUDIENCE_BYTES:
                 self._audiences.clear()
             self._audiences[seats, audience] = fields
         return fields

@@ -1,4 +1,4 @@
-"""A bounded cache of the states a worker returned, keyed by their wire bytes.
+"""A cache of the states a worker returned, keyed by their wire bytes, bounded in bytes.
 
 A game server sends back the state it was given, unchanged, with the next action; the same
 connection reaches the same worker. Such a state was encoded here from an engine state that the
@@ -6,6 +6,15 @@ rules produced, so decoding and validating it again would only find that engine 
 the cache returns it instead. It changes no answer — a state it does not hold, or a single byte
 different, is decoded and validated as always — and it is per worker and bounded, so the service
 stays stateless: any replica gives the same answers, only slower for states it has not seen.
+
+The bound is in bytes, not entries: a state may be a few hundred bytes (6 nimmt!) or 33 KB (Fora
+de Ordem with the longest custom questions), so a count of entries bounds nothing. Each entry is
+charged ``state_cost`` of its key: the key itself, plus the engine state and its encoded parts,
+which measure (tracemalloc, decoding states of every game at every stage afresh) at most
+``DECODED_BYTES_PER_BYTE`` times the encoded size plus ``STATE_OVERHEAD_BYTES``: the largest
+Fora de Ordem states take 3.3 times their size, a small state up to 4 KB of fixed costs
+(objects' headers, small tuples). The charge is an upper bound: a state made by an action shares
+most of its objects with the state before it.
 """
 
 from __future__ import annotations
@@ -14,12 +23,23 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+DECODED_BYTES_PER_BYTE = 4  # an engine state and its encoded parts, per byte of its encoding
+STATE_OVERHEAD_BYTES = 8 * 1024  # and a fixed part: twice the largest one measured
+ENTRY_BYTES = 200  # the cache's own entry: the table's slot, the tuple, the key's header
+
+
+def state_cost(key: bytes) -> int:
+    """The bytes an entry keyed by ``key`` (a serialized state) is charged."""
+    return len(key) * (1 + DECODED_BYTES_PER_BYTE) + STATE_OVERHEAD_BYTES + ENTRY_BYTES
+
 
 class StateCache:
-    """The ``size`` most recently returned states, least recently used evicted first."""
+    """The most recently returned states that fit in ``max_bytes`` (see ``state_cost``), least
+    recently used evicted first; 0 turns the cache off."""
 
-    def __init__(self, size: int) -> None:
-        self.size = size
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0  # what the entries held now are charged
         self._states: OrderedDict[bytes, tuple[str, Any, Any]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -34,15 +54,18 @@ class StateCache:
     def put(self, key: bytes, game_id: str, state: Any, parts: Any = None) -> None:
         """Remember that ``key`` is the encoding of ``state``, and the encoding of its parts
         when the codec serializes it in parts (``service.codecs.base.StateParts``)."""
-        if not self.size:
+        cost = state_cost(key)
+        if cost > self.max_bytes:
             return
         with self._lock:
             if key in self._states:
                 self._states.move_to_end(key)
                 return
             self._states[key] = (game_id, state, parts)  # a new key goes last: the most recent
-            if len(self._states) > self.size:
-                self._states.popitem(last=False)
+            self.bytes += cost
+            while self.bytes > self.max_bytes:
+                evicted, _ = self._states.popitem(last=False)
+                self.bytes -= state_cost(evicted)
 
     def __len__(self) -> int:
         return len(self._states)

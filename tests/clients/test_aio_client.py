@@ -12,7 +12,7 @@ import grpc
 import pytest
 
 from ordo import AsyncClient, Client, OrdoError
-from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE
+from ordo.client import REQUEST_ID_KEY
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
@@ -173,7 +173,7 @@ class TestErrors:
 
     def test_details_that_contradict_the_call_are_ignored(self, fake: FakeServer) -> None:
         """Rich details of the call's code give their reason; of another code, none."""
-        fake.failures = [grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INTERNAL]
+        fake.failures = [grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED]
         fake.details = details(grpc.StatusCode.NOT_FOUND, "SOME_REASON")
         caught = []
 
@@ -186,7 +186,7 @@ class TestErrors:
         run(lambda: AsyncClient(fake.address), twice)
         assert [(error.code, error.reason) for error in caught] == [
             (grpc.StatusCode.NOT_FOUND, "SOME_REASON"),
-            (grpc.StatusCode.INTERNAL, ""),
+            (grpc.StatusCode.PERMISSION_DENIED, ""),
         ]
 
     def test_unreachable_server(self) -> None:
@@ -206,8 +206,9 @@ async def _list_games(ordo: AsyncClient) -> None:
 
 
 class TestRetries:
-    """The client's retry policy: the retry codes only, a bounded number of times, within the
-    call's deadline, with the same request id."""
+    """The client's retry policy: failures on the way only (never an answer of the service, nor
+    the caller's own cancellation), a bounded number of times, within the call's deadline, with
+    the same request id."""
 
     def test_retries_unavailable_until_success(self, fake: FakeServer) -> None:
         """Two UNAVAILABLE answers then success: three attempts, one request id."""
@@ -225,21 +226,46 @@ class TestRetries:
         assert caught.value.request_id == fake.calls[0].metadata[REQUEST_ID_KEY]
         assert len(fake.calls) == 3
 
-    @pytest.mark.parametrize("code", [grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.CANCELLED])
+    @pytest.mark.parametrize(
+        "code", [grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED]
+    )
     def test_other_codes_are_not_retried(self, fake: FakeServer, code: grpc.StatusCode) -> None:
-        """Any code but UNAVAILABLE is raised after the first attempt by default."""
+        """A code that a server answers with is raised after the first attempt."""
         fake.failures = [code]
         with pytest.raises(OrdoError) as caught:
             run(lambda: AsyncClient(fake.address, backoff=0.001), _list_games)
         assert caught.value.code is code
         assert len(fake.calls) == 1
 
-    def test_cancelled_is_retried_when_asked(self, fake: FakeServer) -> None:
-        """With CANCELLED among the retry codes, a cancelled call is sent again."""
+    def test_cancelled_is_retried_by_default(self, fake: FakeServer) -> None:
+        """A call cancelled on the server's side (a stopping worker's) is sent again."""
         fake.failures = [grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE]
-        codes = RETRYABLE | ALSO_RETRYABLE
-        run(lambda: AsyncClient(fake.address, backoff=0.001, retry_codes=codes), _list_games)
+        run(lambda: AsyncClient(fake.address, backoff=0.001), _list_games)
         assert len(fake.calls) == 3
+
+    def test_an_answer_of_the_service_is_never_retried(self, fake: FakeServer) -> None:
+        """A failure with Ordo's ErrorInfo is the service's answer, even as UNAVAILABLE."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE]
+        fake.details = details(grpc.StatusCode.UNAVAILABLE, "SOME_REASON")
+        with pytest.raises(OrdoError) as caught:
+            run(lambda: AsyncClient(fake.address, backoff=0.001), _list_games)
+        assert caught.value.answered
+        assert len(fake.calls) == 1
+
+    def test_the_callers_cancellation_is_not_retried(self, fake: FakeServer) -> None:
+        """A task cancelled while its call is in flight ends cancelled, after one attempt."""
+        fake.pauses = [WAITING_SECONDS * 4]
+
+        async def cancelled(ordo: AsyncClient) -> None:
+            call = asyncio.ensure_future(ordo.list_games())
+            while not fake.received.is_set():
+                await asyncio.sleep(0.01)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+
+        run(lambda: AsyncClient(fake.address, backoff=0.001), cancelled)
+        assert len(fake.calls) == 1
 
     def test_retries_share_the_calls_deadline(self, fake: FakeServer) -> None:
         """A retry gets what is left of the call's timeout, on the next channel."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from concurrent import futures
 from typing import Any
@@ -202,7 +203,7 @@ class TestErrorsFromAnyServer:
         code, and no reason."""
         fake.failures = [grpc.StatusCode.INTERNAL]
         fake.details = details(grpc.StatusCode.NOT_FOUND, "SOME_REASON")
-        with Client(fake.address) as ordo, pytest.raises(OrdoError) as caught:
+        with Client(fake.address, retries=0) as ordo, pytest.raises(OrdoError) as caught:
             ordo.list_games()
         assert (caught.value.code, caught.value.reason) == (grpc.StatusCode.INTERNAL, "")
         assert caught.value.message == "scripted failure"
@@ -214,8 +215,8 @@ class TestErrorsFromAnyServer:
 
 
 class TestRetries:
-    """UNAVAILABLE (and CANCELLED when asked), nothing else, is retried a bounded number of
-    times."""
+    """A call that failed before the service answered it (UNAVAILABLE, CANCELLED, INTERNAL or
+    UNKNOWN without an ErrorInfo) is retried a bounded number of times; nothing else is."""
 
     def test_retries_unavailable_until_success(self, fake: FakeServer) -> None:
         """Two UNAVAILABLE answers then success: three attempts, no error."""
@@ -235,17 +236,30 @@ class TestRetries:
         assert caught.value.code is grpc.StatusCode.UNAVAILABLE
         assert len(fake.calls) == 3
 
+    @pytest.mark.parametrize("code", sorted(RETRYABLE, key=lambda code: code.name))
+    def test_failures_on_the_way_are_retried_by_default(
+        self, fake: FakeServer, code: grpc.StatusCode
+    ) -> None:
+        """A failure that carries no answer of the service (no ErrorInfo), such as the
+        CANCELLED of a call a stopping worker never served, is sent again by default."""
+        fake.failures = [code, grpc.StatusCode.UNAVAILABLE]
+        with Client(fake.address, retries=3, backoff=0.001) as ordo:
+            ordo.list_games()
+        assert len(fake.calls) == 3
+
     @pytest.mark.parametrize(
         "code",
         [
             grpc.StatusCode.INVALID_ARGUMENT,
-            grpc.StatusCode.INTERNAL,
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             grpc.StatusCode.DEADLINE_EXCEEDED,
+            grpc.StatusCode.UNIMPLEMENTED,
+            grpc.StatusCode.PERMISSION_DENIED,
         ],
     )
     def test_other_codes_are_not_retried(self, fake: FakeServer, code: grpc.StatusCode) -> None:
-        """Any code but UNAVAILABLE is raised after the first attempt."""
+        """A code that a server answers with (or the caller's spent deadline) is raised after
+        the first attempt."""
         fake.failures = [code]
         with (
             Client(fake.address, retries=3, backoff=0.001) as ordo,
@@ -256,24 +270,59 @@ class TestRetries:
         assert caught.value.reason == ""
         assert len(fake.calls) == 1
 
-    def test_cancelled_is_retried_when_asked(self, fake: FakeServer) -> None:
-        """With CANCELLED among the retry codes, a cancelled call is sent again."""
-        fake.failures = [grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE]
-        codes = RETRYABLE | ALSO_RETRYABLE
-        with Client(fake.address, retries=3, backoff=0.001, retry_codes=codes) as ordo:
-            ordo.list_games()
-        assert len(fake.calls) == 3
-
-    def test_cancelled_is_not_retried_by_default(self, fake: FakeServer) -> None:
-        """By default only UNAVAILABLE is retried: CANCELLED is raised after one attempt."""
-        fake.failures = [grpc.StatusCode.CANCELLED]
+    @pytest.mark.parametrize("code", sorted(RETRYABLE, key=lambda code: code.name))
+    def test_an_answer_of_the_service_is_never_retried(
+        self, fake: FakeServer, code: grpc.StatusCode
+    ) -> None:
+        """A failure with Ordo's ErrorInfo is the service's answer, raised after one attempt
+        whatever its code (the same request would get it again)."""
+        fake.failures = [code]
+        fake.details = details(code, "SOME_REASON")
         with (
             Client(fake.address, retries=3, backoff=0.001) as ordo,
             pytest.raises(OrdoError) as caught,
         ):
             ordo.list_games()
+        assert (caught.value.code, caught.value.reason) == (code, "SOME_REASON")
+        assert caught.value.answered
+        assert len(fake.calls) == 1
+
+    def test_fewer_codes_retry_less(self, fake: FakeServer) -> None:
+        """With UNAVAILABLE alone among the retry codes, CANCELLED is raised at once."""
+        fake.failures = [grpc.StatusCode.CANCELLED]
+        codes = {grpc.StatusCode.UNAVAILABLE}
+        with (
+            Client(fake.address, retries=3, backoff=0.001, retry_codes=codes) as ordo,
+            pytest.raises(OrdoError) as caught,
+        ):
+            ordo.list_games()
         assert caught.value.code is grpc.StatusCode.CANCELLED
         assert len(fake.calls) == 1
+
+    def test_the_callers_cancellation_is_not_retried(self, fake: FakeServer) -> None:
+        """A call in flight when its caller closes the client fails CANCELLED, once: closing
+        is the caller's own cancellation."""
+        fake.pauses = [WAITING_SECONDS * 4]
+        failures: list[OrdoError] = []
+        ordo = Client(fake.address, retries=3, backoff=0.001)
+
+        def call() -> None:
+            try:
+                ordo.list_games()
+            except OrdoError as error:
+                failures.append(error)
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        assert fake.received.wait(WAITING_SECONDS * 4)
+        ordo.close()
+        caller.join()
+        assert [failure.code for failure in failures] == [grpc.StatusCode.CANCELLED]
+        assert len(fake.calls) == 1
+
+    def test_the_old_name_of_cancelled_is_retried_too(self) -> None:
+        """``ALSO_RETRYABLE``, which a caller once added to retry CANCELLED, is in RETRYABLE."""
+        assert ALSO_RETRYABLE <= RETRYABLE
 
     def test_retries_share_the_calls_deadline(self, fake: FakeServer) -> None:
         """A retry gets what is left of the call's timeout, not a whole timeout of its own."""
@@ -304,14 +353,13 @@ class TestRetries:
         "code",
         [
             grpc.StatusCode.INVALID_ARGUMENT,
-            grpc.StatusCode.INTERNAL,
             grpc.StatusCode.DEADLINE_EXCEEDED,
             grpc.StatusCode.RESOURCE_EXHAUSTED,
         ],
     )
     def test_codes_a_server_answered_cannot_be_retried(self, code: grpc.StatusCode) -> None:
-        """Asking to retry any code but UNAVAILABLE and CANCELLED (an answer that would come
-        again, or a deadline already spent) is refused."""
+        """Asking to retry a code outside RETRYABLE (an answer that would come again, or a
+        deadline already spent) is refused."""
         with pytest.raises(ValueError, match="retry_codes"):
             Client(retry_codes={grpc.StatusCode.UNAVAILABLE, code})
 
@@ -371,7 +419,7 @@ class TestMetadata:
 
     def test_a_failed_call_tells_its_request_id(self, fake: FakeServer) -> None:
         """The error carries the request id its attempts were sent with, given or made."""
-        fake.failures = [grpc.StatusCode.INTERNAL] * 2
+        fake.failures = [grpc.StatusCode.INVALID_ARGUMENT] * 2
         with Client(fake.address) as ordo:
             with pytest.raises(OrdoError) as given:
                 ordo.list_games(request_id="match-42-move-7")

@@ -23,6 +23,7 @@ import yaml
 from prometheus_client import Counter, Histogram
 
 from service import metrics
+from service.config import PARENT_RSS_MB, WORKER_RSS_CEILING_MB
 from tests.deploy.grafana import DASHBOARD, dashboard_queries
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -597,6 +598,17 @@ class TestDeployment:
         resources = container(manifests)["resources"]
         assert re.fullmatch(r"\d+", str(resources["limits"]["cpu"])), "a whole number of cores"
         assert resources["requests"] == resources["limits"]
+
+    def test_memory_follows_the_workers_ceiling(self, manifests: list[Doc]) -> None:
+        """The memory limit, requested in full, holds every worker at its RSS ceiling (one per
+        core of the CPU limit) and the parent process."""
+        resources = container(manifests)["resources"]
+        workers = int(resources["limits"]["cpu"])
+        needed_mb = workers * WORKER_RSS_CEILING_MB + PARENT_RSS_MB
+        assert resources["requests"]["memory"] == resources["limits"]["memory"]
+        limit = str(resources["limits"]["memory"])
+        assert limit.endswith("Mi"), limit
+        assert int(limit.removesuffix("Mi")) * 2**20 / 1e6 > needed_mb
 
     def test_settings_match_the_ports(self, manifests: list[Doc]) -> None:
         """The container's named ports and the server's port settings agree."""

@@ -22,7 +22,8 @@ from service import servicer as servicer_module
 from service.config import Settings
 from service.observe import CallRecord
 from service.server import create_server
-from service.servicer import GameEngineServicer
+from service.servicer import GameEngineServicer, encoding_cost
+from service.state_cache import state_cost
 from tests.conformance.drivers import InProcess, reason_of
 from tests.service.conftest import race
 
@@ -30,7 +31,8 @@ APPLY = "/ordo.v1.GameEngineService/ApplyAction"
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 THREADS = 16  # client threads, each sending its playouts step by step
 SERVER_THREADS = 8
-KEPT = 8  # states, actions and encodings the server keeps: fewer than the playouts under way
+KEPT = 8  # states, actions and encodings (of their usual size) the server keeps: fewer than the
+# playouts under way
 PLAYOUTS = 4  # per game
 STEPS = 60  # at most, per playout
 TAMPERED = 0.3  # the share of steps followed by a tampered copy of their request
@@ -44,7 +46,7 @@ def answer(request: bytes) -> bytes | str:
     """The response of a new servicer, which has kept nothing yet, to ``request``, or the
     reason it refuses it."""
     try:
-        return GameEngineServicer(state_cache_size=0).ApplyAction(
+        return GameEngineServicer(state_cache_bytes=0).ApplyAction(
             request, CallRecord("ApplyAction")
         )
     except RulesError as error:
@@ -80,15 +82,15 @@ def playout(game: str, seed: int) -> list[Call]:
 @pytest.fixture
 def channel(monkeypatch: pytest.MonkeyPatch) -> Iterator[grpc.Channel]:
     """A channel to a server that keeps ``KEPT`` states, actions and encodings."""
-    monkeypatch.setattr(servicer_module, "ACTIONS_KEPT", KEPT)
-    monkeypatch.setattr(servicer_module, "ENCODINGS_KEPT", KEPT)
+    monkeypatch.setattr(servicer_module, "ACTION_BYTES", KEPT * servicer_module.KEPT_ACTION_COST)
+    monkeypatch.setattr(servicer_module, "ENCODING_BYTES", KEPT * encoding_cost(bytes(64)))
     settings = Settings(
         host="127.0.0.1",
         port=0,
         workers=1,
         metrics_port=0,
         threads=SERVER_THREADS,
-        state_cache_size=KEPT,
+        state_cache_bytes=KEPT * state_cost(bytes(256)),
     )
     server, port, _health = create_server(settings)
     server.start()

@@ -26,7 +26,7 @@ class TestSettings:
         assert settings.access_log_flush_ms == 100
         assert settings.max_request_bytes == 1_048_576
         assert settings.max_concurrent_rpcs == 0
-        assert settings.state_cache_size == 4096
+        assert settings.state_cache_bytes == 64 * 1024 * 1024
 
     def test_environment_overrides_defaults(self) -> None:
         """ORDO_PORT and friends override the defaults."""
@@ -54,7 +54,7 @@ class TestSettings:
             ([], {"ORDO_PORT": "eighty"}),
             (["--port", "0"], {"ORDO_WORKERS": "2"}),
             (["--threads", "0"], {}),
-            (["--state-cache-size", "-1"], {}),
+            (["--state-cache-bytes", "-1"], {}),
             (["--grace-seconds", "-1"], {}),
             (["--grace-seconds", "nan"], {}),
             (["--max-connection-age-seconds", "-1"], {}),

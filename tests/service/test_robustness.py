@@ -309,7 +309,7 @@ class TestUnexpectedErrorsInAState:
         error: type[Exception],
     ) -> None:
         """An arithmetic, lookup, value or type error raised by validation is INVALID_STATE."""
-        servicer = GameEngineServicer(state_cache_size=0)
+        servicer = GameEngineServicer(state_cache_bytes=0)
 
         def trip(state: Any) -> None:
             raise error("tripped")

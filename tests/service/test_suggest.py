@@ -40,4 +40,4 @@ def test_the_seed_comes_from_the_state_and_the_seat(game: str) -> None:
         )
         answer = suggested(servicer, state, seat)
         assert answer == driver.action(seat, expected).SerializeToString(deterministic=True)
-        assert suggested(GameEngineServicer(state_cache_size=0), state, seat) == answer
+        assert suggested(GameEngineServicer(state_cache_bytes=0), state, seat) == answer

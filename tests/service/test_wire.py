@@ -18,8 +18,10 @@ from service import wire
 from service.codecs import CODECS
 from service.errors import RequestError
 from service.observe import CallRecord
-from service.servicer import Encodings, GameEngineServicer, encode_status
+from service.servicer import Encodings, GameEngineServicer, encode_status, encoding_cost
 from tests.conformance.drivers import InProcess
+
+ONE_BYTE = encoding_cost(b"x")  # what an encoding of one byte is charged
 
 GAMES = sorted(registry.ENGINES)
 UINT64 = st.integers(min_value=0, max_value=2**64 - 1)
@@ -180,7 +182,7 @@ class TestRequestsAsSent:
     def test_same_answers(self, game: str) -> None:
         """Along a whole game, sent as bytes to one servicer (which knows the states it returned,
         and, the second time, every action) and as messages to another that knows none."""
-        raw, parsed = GameEngineServicer(), GameEngineServicer(state_cache_size=0)
+        raw, parsed = GameEngineServicer(), GameEngineServicer(state_cache_bytes=0)
         for _ in range(2):
             driver = InProcess(game)
             rng = Rng(3)
@@ -219,7 +221,7 @@ class TestRequestsAsSent:
 
     def test_the_kept_actions_are_bounded(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """When full, the kept actions are dropped and kept again from the next one."""
-        monkeypatch.setattr(servicer_module, "ACTIONS_KEPT", 3)
+        monkeypatch.setattr(servicer_module, "ACTION_BYTES", 3 * servicer_module.KEPT_ACTION_COST)
         servicer = GameEngineServicer()
         new = _new_game(servicer)
         sizes = []
@@ -281,7 +283,7 @@ class TestAssembledResponses:
     def test_the_kept_encodings_are_bounded(self) -> None:
         """When full, the new encodings are dropped and kept again from the next one; so are
         those asked for again."""
-        encodings = Encodings(2)
+        encodings = Encodings(2 * ONE_BYTE)
         values = [Status((seat,), False, None) for seat in range(5)]
         for value in values:
             encodings.put(value, None, bytes(value.seats_to_act))
@@ -295,10 +297,21 @@ class TestAssembledResponses:
         assert encodings.get(values[4]) == b"\x04"
         assert encodings.get(values[0]) is None
 
+    def test_an_encoding_asked_for_again_leaves_room_for_new_ones(self) -> None:
+        """An encoding that moves to the table of those asked for again no longer takes room
+        among the new ones: two more new ones fit where two did."""
+        encodings = Encodings(2 * ONE_BYTE)
+        first, second, third = (Status((seat,), False, None) for seat in range(3))
+        encodings.put(first, None, b"a")
+        assert encodings.get(first) == b"a"
+        encodings.put(second, None, b"b")
+        encodings.put(third, None, b"c")
+        assert encodings.get(second) == b"b"
+
     def test_new_encodings_do_not_push_out_those_asked_for_again(self) -> None:
         """A value asked for a second time stays kept however many new values follow it, as a
         shared status does among the new events of every action."""
-        encodings = Encodings(4)
+        encodings = Encodings(4 * ONE_BYTE)
         shared = Status((1,), False, None)
         encodings.put(shared, None, b"s")
         assert encodings.get(shared) == b"s"
@@ -310,7 +323,7 @@ class TestAssembledResponses:
     def test_kept_per_object_and_context(self) -> None:
         """A value finds the encoding kept for it in its context; an equal value (another
         object) and the same value in another context do not."""
-        encodings = Encodings(8)
+        encodings = Encodings(8 * ONE_BYTE)
         first, equal = Status((1,), False, None), Status((1,), False, None)
         assert first == equal
         assert first is not equal
@@ -325,7 +338,7 @@ class TestAssembledResponses:
     def test_only_the_object_kept_finds_its_encoding(self) -> None:
         """An encoding is found by the object it was kept for alone, even once the caller has
         let go of that object, whose id a new object may then take."""
-        encodings = Encodings(8)
+        encodings = Encodings(8 * ONE_BYTE)
         encodings.put(Status((1,), False, None), None, b"a")
         for _ in range(100):
             assert encodings.get(Status((2,), False, None)) is None

@@ -1,8 +1,9 @@
 """``AsyncClient``: Ordo's client for asyncio, on ``grpc.aio``.
 
 It is ``ordo.Client`` with coroutines: the same methods with the same arguments, the same
-``OrdoError``, the same retries (UNAVAILABLE only unless asked, exponential backoff with full
-jitter, within the call's deadline), the same ``x-request-id`` on every attempt of a call, and
+``OrdoError``, the same retries (of every call that failed before the service answered it, but
+never of the caller's own deadline or cancellation; exponential backoff with full jitter,
+within the call's deadline), the same ``x-request-id`` on every attempt of a call, and
 the same ``channels``, ``channel_options``, ``credentials`` and ``wait_for_ready``. Calls run
 concurrently on one client::
 

@@ -5,9 +5,12 @@ game state and knows no game. What it adds to a bare stub:
 
 - ``OrdoError``, the single exception of every failed call, carrying the status code and the
   stable ``reason`` of the server's ``google.rpc.ErrorInfo``;
-- retries of calls that failed with UNAVAILABLE (and only those, unless the caller names more
-  codes), with exponential backoff and full jitter, within the call's deadline — safe because
-  every RPC is pure, ApplyAction included;
+- retries, by default, of every call that failed without an answer of the service (refused,
+  cut off or lost on the way: a worker stopping, a connection closing, a stream over a
+  connection's limit), with exponential backoff and full jitter, within the call's deadline —
+  safe because every RPC is a pure function of its request, ApplyAction included. An answer of
+  the service (an error with Ordo's ``ErrorInfo``), the caller's own deadline and the caller's
+  own cancellation are never retried;
 - an ``x-request-id`` on every call (the caller's, or a fresh one), the same for all attempts;
 - several connections on demand (``channels=N``), used round-robin (call by call, attempt by
   attempt), so that one client reaches every worker of a server whose workers share a port with
@@ -37,9 +40,23 @@ __all__ = ["ALSO_RETRYABLE", "DEFAULT_TARGET", "REQUEST_ID_KEY", "RETRYABLE", "C
 
 DEFAULT_TARGET = "localhost:50051"
 REQUEST_ID_KEY = "x-request-id"
-RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})  # the server was not reached: try again
-# What a call may also be retried on: a worker that stops cancels the calls gRPC had received
-# but not yet handed to it, and this client never cancels a call of its own.
+# The codes of a call that failed on the way, which no answer of the service carries (its
+# answers carry an ErrorInfo, and are never retried whatever their code): UNAVAILABLE (no
+# connection, a stream refused: REFUSED_STREAM, or sent after the server's GOAWAY), CANCELLED
+# (a stopping worker cancels the calls gRPC had received but not handed to it; the caller's own
+# cancellation is told apart and never retried), INTERNAL and UNKNOWN (a stream reset with an
+# HTTP/2 error, a proxy's failure). Not DEADLINE_EXCEEDED: the caller's deadline is spent. Not
+# RESOURCE_EXHAUSTED: a limit answered (a request too large), and would answer the same again.
+RETRYABLE = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNKNOWN,
+    }
+)
+# Once the code a caller had to add to retry the calls a stopping worker cancels; retried by
+# default now (it is in RETRYABLE), kept for the code that names it.
 ALSO_RETRYABLE = frozenset({grpc.StatusCode.CANCELLED})
 GAME_FIELD = "game"  # the oneof of GameOptions whose field names are the game ids
 
@@ -58,6 +75,8 @@ class OrdoError(Exception):
     ``reason`` is empty when the failure did not come from Ordo's rules (an unreachable server,
     an expired deadline); ``message`` is for people. ``request_id`` is the ``x-request-id`` the
     call was sent with (every attempt), which the server's access log and error lines carry.
+    ``answered`` says that the failure is an answer of the service: it carried an ``ErrorInfo``
+    (the same request would get it again, so it is never retried).
     """
 
     def __init__(
@@ -67,6 +86,8 @@ class OrdoError(Exception):
         message: str,
         metadata: Mapping[str, str] | None = None,
         request_id: str = "",
+        *,
+        answered: bool = False,
     ) -> None:
         super().__init__(code, reason, message)
         self.code = code
@@ -74,6 +95,7 @@ class OrdoError(Exception):
         self.message = message
         self.metadata: dict[str, str] = dict(metadata or {})
         self.request_id = request_id
+        self.answered = answered
 
     def __str__(self) -> str:
         head = f"{self.code.name} {self.reason}" if self.reason else self.code.name
@@ -97,7 +119,7 @@ class OrdoError(Exception):
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
             if detail.Unpack(info):
-                return cls(code, info.reason, status.message, info.metadata)
+                return cls(code, info.reason, status.message, info.metadata, answered=True)
         return cls(code, "", status.message)
 
 
@@ -122,10 +144,10 @@ class _ClientBase(Generic[ChannelT, StubT]):
     ) -> None:
         if channels < 1:
             raise ValueError(f"channels must be at least 1, not {channels}")
-        if not set(retry_codes) <= RETRYABLE | ALSO_RETRYABLE:
+        if not set(retry_codes) <= RETRYABLE:
             raise ValueError(
-                "retry_codes may hold only UNAVAILABLE and CANCELLED: other codes come from "
-                "calls a server has answered, and would fail again"
+                "retry_codes may hold only UNAVAILABLE, CANCELLED, INTERNAL and UNKNOWN: other "
+                "codes come from calls a server has answered, and would fail again"
             )
         if retries < 0 or timeout <= 0 or backoff < 0 or max_backoff < backoff:
             raise ValueError("need retries >= 0, timeout > 0 and 0 <= backoff <= max_backoff")
@@ -191,9 +213,15 @@ class _ClientBase(Generic[ChannelT, StubT]):
 
     def _pause(self, failure: OrdoError, attempt: int, deadline: float) -> float:
         """The pause before trying a failed call again, drawn below a bound that doubles at each
-        retry (full jitter); raises ``failure`` when the call is not to be tried again: a code
-        not to retry, no retry left, or a pause that would end past the deadline."""
-        if failure.code not in self.retry_codes or attempt >= self.retries:
+        retry (full jitter); raises ``failure`` when the call is not to be tried again: an answer
+        of the service, a code not to retry, a client closed by its caller (which cancels its
+        calls), no retry left, or a pause that would end past the deadline."""
+        if (
+            failure.answered
+            or failure.code not in self.retry_codes
+            or self._closed
+            or attempt >= self.retries
+        ):
             raise failure
         pause = self._random.uniform(0.0, min(self.max_backoff, self.backoff * 2**attempt))
         if time.monotonic() + pause >= deadline:
@@ -205,10 +233,15 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
     """A connection to an Ordo server; use it as a context manager or call ``close()``.
 
     ``timeout`` is each call's deadline in seconds, retries included; ``retries`` is how many
-    times a call that failed with one of the ``retry_codes`` is tried again (so at most
-    ``retries + 1`` attempts). The retry codes are UNAVAILABLE alone by default; add CANCELLED
-    (``RETRYABLE | ALSO_RETRYABLE``) to resend the few calls a server's worker cancels as it
-    stops, which no worker has served. ``channels`` is the number of distinct connections to
+    times a call that failed on the way, with one of the ``retry_codes`` and no answer of the
+    service, is tried again (so at most ``retries + 1`` attempts). The retry codes are
+    ``RETRYABLE`` by default: UNAVAILABLE, CANCELLED, INTERNAL and UNKNOWN, which gRPC gives a
+    call refused or cut off before the service answered it (a worker that stops, a stream over
+    a connection's limit); a failure that carries the service's ``ErrorInfo`` is its answer and
+    is never retried, nor is the caller's own deadline (DEADLINE_EXCEEDED) or cancellation (a
+    client closed). Every RPC is a pure function of its request, so sending one again is safe.
+    Pass fewer codes (``retry_codes={grpc.StatusCode.UNAVAILABLE}``), or ``retries=0``, to
+    retry less. ``channels`` is the number of distinct connections to
     open; ``metadata`` is sent with every call. ``backoff`` is the first retry's largest pause
     in seconds, doubled at each retry up to ``max_backoff``; each pause is drawn uniformly below
     that bound (full jitter). ``channel_options`` are gRPC channel arguments given to every
