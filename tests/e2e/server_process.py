@@ -132,12 +132,13 @@ def running_server(
     metrics_dir = scratch / "metrics"
     log = scratch / "server.log"
     port, metrics_port = port or free_port(), free_port()
+    # The HTTP door on a free port of its own too, unless the test names one.
     env = server_env(
         metrics_dir,
         port=str(port),
         metrics_port=str(metrics_port),
         workers=str(workers),
-        **settings,
+        **{"http_port": str(free_port()), **settings},
     )
     process = start_server(env, log)
     running = ServerProcess(process, port, metrics_port, metrics_dir, log)

@@ -11,14 +11,11 @@ import { readFileSync } from "node:fs";
 import * as http from "node:http";
 import * as https from "node:https";
 
-import {
-  createConnectTransport,
-  createGrpcTransport,
-  Http2SessionManager,
-} from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 
 import { ClientCore, type CommonOptions, type Connection } from "./core.js";
 import { nodeErrorCodes } from "./node-errors.js";
+import { SessionManager } from "./node-session.js";
 
 export * from "./common.js";
 
@@ -110,7 +107,7 @@ function connect(
   const useBinaryFormat = options.format !== "json";
   const interceptors = [nodeErrorCodes];
   if (protocol === "grpc" || options.httpVersion === "2") {
-    const sessionManager = new Http2SessionManager(url, {}, secure);
+    const sessionManager = new SessionManager(url, secure);
     const transport =
       protocol === "grpc"
         ? createGrpcTransport({ baseUrl: url, sessionManager, interceptors })
@@ -121,7 +118,7 @@ function connect(
             useBinaryFormat,
             interceptors,
           });
-    return { transport, close: () => sessionManager.abort() };
+    return { transport, close: () => sessionManager.close() };
   }
   const agent = url.startsWith("https:")
     ? new https.Agent({ keepAlive: true, ...secure })
