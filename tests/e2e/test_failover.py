@@ -2,8 +2,9 @@
 settings, fails no call.
 
 Two servers (each ``python -m service``) on their own ports; 16 callers of a client on
-``ipv4:127.0.0.1:A,127.0.0.1:B`` with ``round_robin`` loop NewGame and ApplyAction (the command
-``CALLERS`` names, see ``tests/e2e/caller.py``). Server A gets SIGTERM under load: it drains and
+``ipv4:127.0.0.1:A,127.0.0.1:B`` (the Python client with ``round_robin``, the TypeScript client
+taking both addresses in turn) loop NewGame and ApplyAction (the command ``CALLERS`` names, see
+``tests/e2e/caller.py``). Server A gets SIGTERM under load: it drains and
 exits 0, every call is answered (its request id has an OK line in A's or B's access log) and the
 calls sent once A had exited went to B.
 """
@@ -30,7 +31,10 @@ AFTER_SECONDS = 1.5  # of load once server A has exited
 START_SECONDS = 60  # bound on the callers' start
 #: The commands that run the callers of each client (``tests/e2e/caller.py`` says what they do
 #: and print), by client.
-CALLERS = {"python": [sys.executable, str(ROOT / "tests" / "e2e" / "caller.py")]}
+CALLERS = {
+    "python": [sys.executable, str(ROOT / "tests" / "e2e" / "caller.py")],
+    "node": ["node", str(ROOT / "clients" / "node" / "dist" / "test" / "caller.js")],
+}
 
 
 def answered_ok(log: Path) -> set[str]:
