@@ -24,6 +24,10 @@ export const file_ordo_v1_common: GenFile = /*@__PURE__*/
  * GameState is the whole state of one game, hidden parts included. The caller keeps it between
  * calls and sends it back unchanged; Ordo stores nothing.
  *
+ * A server with state keys seals the states it returns: such a state sets `sealed` and
+ * `game_id` and no `game` field, and keeps in clear only `rules_version`, `revision` and
+ * `game_id`, which the seal binds (changing any of them breaks it).
+ *
  * @generated from message ordo.v1.GameState
  */
 export type GameState = Message<"ordo.v1.GameState"> & {
@@ -60,7 +64,8 @@ export type GameState = Message<"ordo.v1.GameState"> & {
   gameId: string;
 
   /**
-   * The game-specific state; the field name is the game id.
+   * The game-specific state of a plain state; the field name is the game id. Unset on a sealed
+   * state.
    *
    * @generated from oneof ordo.v1.GameState.game
    */

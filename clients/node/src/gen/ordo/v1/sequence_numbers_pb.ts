@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/sequence_numbers.proto.
  */
 export const file_ordo_v1_sequence_numbers: GenFile = /*@__PURE__*/
-  fileDesc("Ch5vcmRvL3YxL3NlcXVlbmNlX251bWJlcnMucHJvdG8SB29yZG8udjEiJwoWU2VxdWVuY2VOdW1iZXJzT3B0aW9ucxINCgV0ZWFtcxgBIAEoDSKyAQoTU2VxdWVuY2VOdW1iZXJzQ2FyZBIKCgJpZBgBIAEoDRIuCgRraW5kGAIgASgOMiAub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDYXJkS2luZBIyCghvcGVyYXRvchgDIAEoDjIgLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzT3BlcmF0b3ISDAoEbGVmdBgEIAEoDRINCgVyaWdodBgFIAEoDRIOCgZyZXN1bHQYBiABKA0iNgoXU2VxdWVuY2VOdW1iZXJzU2VxdWVuY2USDAoEdGVhbRgBIAEoDRINCgVjZWxscxgCIAMoDSLBAgoUU2VxdWVuY2VOdW1iZXJzU3RhdGUSMAoHb3B0aW9ucxgBIAEoCzIfLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzT3B0aW9ucxINCgVjaGlwcxgCIAMoERIzCglzZXF1ZW5jZXMYAyADKAsyIC5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc1NlcXVlbmNlEgwKBGRlY2sYBiADKA0SDAoEdHVybhgHIAEoDRIRCglleGNoYW5nZWQYCCABKAgSEQoJcm5nX3N0YXRlGAkgASgEEhIKCmhhbmRfY2FyZHMYCiADKA0SEgoKaGFuZF9zaXplcxgLIAMoDRIVCg1kaXNjYXJkX2NhcmRzGAwgAygNEhUKDWRpc2NhcmRfc2l6ZXMYDSADKA1KBAgEEAVKBAgFEAZSBWhhbmRzUghkaXNjYXJkcyIxChNTZXF1ZW5jZU51bWJlcnNQbGF5EgwKBGNhcmQYASABKA0SDAoEY2VsbBgCIAEoDSJ+ChVTZXF1ZW5jZU51bWJlcnNBY3Rpb24SHAoSZXhjaGFuZ2VfZGVhZF9jYXJkGAEgASgNSAASLAoEcGxheRgCIAEoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzUGxheUgAEhEKB2Rpc2NhcmQYAyABKA1IAEIGCgRtb3ZlIlYKGlNlcXVlbmNlTnVtYmVyc0Rpc2NhcmRQaWxlEg0KBWNhcmRzGAEgAygNEikKA3RvcBgCIAEoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzQ2FyZCLhAgoTU2VxdWVuY2VOdW1iZXJzVmlldxIwCgdvcHRpb25zGAEgASgLMh8ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNPcHRpb25zEg8KB251bWJlcnMYAiADKA0SDQoFY2hpcHMYAyADKBESMwoJc2VxdWVuY2VzGAQgAygLMiAub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNTZXF1ZW5jZRIqCgRoYW5kGAUgAygLMhwub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDYXJkEhIKCmhhbmRfc2l6ZXMYBiADKA0SNQoIZGlzY2FyZHMYByADKAsyIy5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0Rpc2NhcmRQaWxlEhEKCWRlY2tfc2l6ZRgIIAEoDRIMCgR0dXJuGAkgASgNEhEKCWV4Y2hhbmdlZBgKIAEoCBIYChBzZXF1ZW5jZXNfdG9fd2luGAsgASgNIuMEChRTZXF1ZW5jZU51bWJlcnNFdmVudBJIChNkZWFkX2NhcmRfZXhjaGFuZ2VkGAEgASgLMikub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNEZWFkQ2FyZEV4Y2hhbmdlZEgAEjcKCmNhcmRfZHJhd24YAiABKAsyIS5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0NhcmREcmF3bkgAEjkKC2NoaXBfcGxhY2VkGAMgASgLMiIub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDaGlwUGxhY2VkSAASOwoMY2hpcF9yZW1vdmVkGAQgASgLMiMub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDaGlwUmVtb3ZlZEgAEj8KDmNhcmRfZGlzY2FyZGVkGAUgASgLMiUub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDYXJkRGlzY2FyZGVkSAASRwoSc2VxdWVuY2VfY29tcGxldGVkGAYgASgLMikub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNTZXF1ZW5jZUNvbXBsZXRlZEgAEkEKD2RlY2tfcmVzaHVmZmxlZBgHIAEoCzImLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzRGVja1Jlc2h1ZmZsZWRIABIzCgh0ZWFtX3dvbhgIIAEoCzIfLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzVGVhbVdvbkgAEkYKEnR1cm5fbGltaXRfcmVhY2hlZBgJIAEoCzIoLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzVHVybkxpbWl0UmVhY2hlZEgAQgYKBGtpbmQiXAogU2VxdWVuY2VOdW1iZXJzRGVhZENhcmRFeGNoYW5nZWQSDAoEc2VhdBgBIAEoDRIqCgRjYXJkGAIgASgLMhwub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDYXJkIlQKGFNlcXVlbmNlTnVtYmVyc0NhcmREcmF3bhIMCgRzZWF0GAEgASgNEioKBGNhcmQYAiABKAsyHC5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0NhcmQigQEKGVNlcXVlbmNlTnVtYmVyc0NoaXBQbGFjZWQSDAoEc2VhdBgBIAEoDRIMCgR0ZWFtGAIgASgNEioKBGNhcmQYAyABKAsyHC5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0NhcmQSDAoEY2VsbBgEIAEoDRIOCgZudW1iZXIYBSABKA0icgoaU2VxdWVuY2VOdW1iZXJzQ2hpcFJlbW92ZWQSDAoEc2VhdBgBIAEoDRIqCgRjYXJkGAIgASgLMhwub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDYXJkEgwKBGNlbGwYAyABKA0SDAoEdGVhbRgEIAEoDSJYChxTZXF1ZW5jZU51bWJlcnNDYXJkRGlzY2FyZGVkEgwKBHNlYXQYASABKA0SKgoEY2FyZBgCIAEoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzQ2FyZCI/CiBTZXF1ZW5jZU51bWJlcnNTZXF1ZW5jZUNvbXBsZXRlZBIMCgR0ZWFtGAEgASgNEg0KBWNlbGxzGAIgAygNIi0KHVNlcXVlbmNlTnVtYmVyc0RlY2tSZXNodWZmbGVkEgwKBHNpemUYASABKA0iNQoWU2VxdWVuY2VOdW1iZXJzVGVhbVdvbhIMCgR0ZWFtGAEgASgNEg0KBXNlYXRzGAIgAygNIjAKH1NlcXVlbmNlTnVtYmVyc1R1cm5MaW1pdFJlYWNoZWQSDQoFdHVybnMYASABKA0quQEKF1NlcXVlbmNlTnVtYmVyc0NhcmRLaW5kEioKJlNFUVVFTkNFX05VTUJFUlNfQ0FSRF9LSU5EX1VOU1BFQ0lGSUVEEAASJwojU0VRVUVOQ0VfTlVNQkVSU19DQVJEX0tJTkRfRVFVQVRJT04QARIjCh9TRVFVRU5DRV9OVU1CRVJTX0NBUkRfS0lORF9QTFVTEAISJAogU0VRVUVOQ0VfTlVNQkVSU19DQVJEX0tJTkRfTUlOVVMQAyqPAQoXU2VxdWVuY2VOdW1iZXJzT3BlcmF0b3ISKQolU0VRVUVOQ0VfTlVNQkVSU19PUEVSQVRPUl9VTlNQRUNJRklFRBAAEiEKHVNFUVVFTkNFX05VTUJFUlNfT1BFUkFUT1JfQUREEAESJgoiU0VRVUVOQ0VfTlVNQkVSU19PUEVSQVRPUl9TVUJUUkFDVBACYgZwcm90bzM");
+  fileDesc("Ch5vcmRvL3YxL3NlcXVlbmNlX251bWJlcnMucHJvdG8SB29yZG8udjEiagoWU2VxdWVuY2VOdW1iZXJzT3B0aW9ucxINCgV0ZWFtcxgBIAEoDRJBChBzZXF1ZW5jZV9vdmVybGFwGAIgASgOMicub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNTZXF1ZW5jZU92ZXJsYXAisgEKE1NlcXVlbmNlTnVtYmVyc0NhcmQSCgoCaWQYASABKA0SLgoEa2luZBgCIAEoDjIgLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzQ2FyZEtpbmQSMgoIb3BlcmF0b3IYAyABKA4yIC5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc09wZXJhdG9yEgwKBGxlZnQYBCABKA0SDQoFcmlnaHQYBSABKA0SDgoGcmVzdWx0GAYgASgNIjYKF1NlcXVlbmNlTnVtYmVyc1NlcXVlbmNlEgwKBHRlYW0YASABKA0SDQoFY2VsbHMYAiADKA0igAMKFFNlcXVlbmNlTnVtYmVyc1N0YXRlEjAKB29wdGlvbnMYASABKAsyHy5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc09wdGlvbnMSDQoFY2hpcHMYAiADKBESMwoJc2VxdWVuY2VzGAMgAygLMiAub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNTZXF1ZW5jZRIMCgRkZWNrGAYgAygNEgwKBHR1cm4YByABKA0SEQoJZXhjaGFuZ2VkGAggASgIEhEKCXJuZ19zdGF0ZRgJIAEoBBISCgpoYW5kX2NhcmRzGAogAygNEhIKCmhhbmRfc2l6ZXMYCyADKA0SFQoNZGlzY2FyZF9jYXJkcxgMIAMoDRIVCg1kaXNjYXJkX3NpemVzGA0gAygNEj0KDnBlbmRpbmdfY2hvaWNlGA4gASgLMiUub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNQZW5kaW5nQ2hvaWNlSgQIBBAFSgQIBRAGUgVoYW5kc1IIZGlzY2FyZHMiLAocU2VxdWVuY2VOdW1iZXJzUGVuZGluZ0Nob2ljZRIMCgRjZWxsGAEgASgNIjEKE1NlcXVlbmNlTnVtYmVyc1BsYXkSDAoEY2FyZBgBIAEoDRIMCgRjZWxsGAIgASgNIi4KHVNlcXVlbmNlTnVtYmVyc0Nob29zZVNlcXVlbmNlEg0KBWNlbGxzGAEgAygNIsEBChVTZXF1ZW5jZU51bWJlcnNBY3Rpb24SHAoSZXhjaGFuZ2VfZGVhZF9jYXJkGAEgASgNSAASLAoEcGxheRgCIAEoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzUGxheUgAEhEKB2Rpc2NhcmQYAyABKA1IABJBCg9jaG9vc2Vfc2VxdWVuY2UYBCABKAsyJi5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0Nob29zZVNlcXVlbmNlSABCBgoEbW92ZSJWChpTZXF1ZW5jZU51bWJlcnNEaXNjYXJkUGlsZRINCgVjYXJkcxgBIAMoDRIpCgN0b3AYAiABKAsyHC5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0NhcmQiogMKE1NlcXVlbmNlTnVtYmVyc1ZpZXcSMAoHb3B0aW9ucxgBIAEoCzIfLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzT3B0aW9ucxIPCgdudW1iZXJzGAIgAygNEg0KBWNoaXBzGAMgAygREjMKCXNlcXVlbmNlcxgEIAMoCzIgLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzU2VxdWVuY2USKgoEaGFuZBgFIAMoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzQ2FyZBISCgpoYW5kX3NpemVzGAYgAygNEjUKCGRpc2NhcmRzGAcgAygLMiMub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNEaXNjYXJkUGlsZRIRCglkZWNrX3NpemUYCCABKA0SDAoEdHVybhgJIAEoDRIRCglleGNoYW5nZWQYCiABKAgSGAoQc2VxdWVuY2VzX3RvX3dpbhgLIAEoDRI/Cg9zZXF1ZW5jZV9jaG9pY2UYDCABKAsyJi5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc1NlcXVlbmNlQ2hvaWNlInwKHVNlcXVlbmNlTnVtYmVyc1NlcXVlbmNlQ2hvaWNlEgwKBHNlYXQYASABKA0SDAoEdGVhbRgCIAEoDRIMCgRjZWxsGAMgASgNEjEKB2Nob2ljZXMYBCADKAsyIC5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc1NlcXVlbmNlIq8FChRTZXF1ZW5jZU51bWJlcnNFdmVudBJIChNkZWFkX2NhcmRfZXhjaGFuZ2VkGAEgASgLMikub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNEZWFkQ2FyZEV4Y2hhbmdlZEgAEjcKCmNhcmRfZHJhd24YAiABKAsyIS5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0NhcmREcmF3bkgAEjkKC2NoaXBfcGxhY2VkGAMgASgLMiIub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDaGlwUGxhY2VkSAASOwoMY2hpcF9yZW1vdmVkGAQgASgLMiMub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDaGlwUmVtb3ZlZEgAEj8KDmNhcmRfZGlzY2FyZGVkGAUgASgLMiUub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDYXJkRGlzY2FyZGVkSAASRwoSc2VxdWVuY2VfY29tcGxldGVkGAYgASgLMikub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNTZXF1ZW5jZUNvbXBsZXRlZEgAEkEKD2RlY2tfcmVzaHVmZmxlZBgHIAEoCzImLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzRGVja1Jlc2h1ZmZsZWRIABIzCgh0ZWFtX3dvbhgIIAEoCzIfLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzVGVhbVdvbkgAEkYKEnR1cm5fbGltaXRfcmVhY2hlZBgJIAEoCzIoLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzVHVybkxpbWl0UmVhY2hlZEgAEkoKGHNlcXVlbmNlX2Nob2ljZV9yZXF1aXJlZBgKIAEoCzImLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzU2VxdWVuY2VDaG9pY2VIAEIGCgRraW5kIlwKIFNlcXVlbmNlTnVtYmVyc0RlYWRDYXJkRXhjaGFuZ2VkEgwKBHNlYXQYASABKA0SKgoEY2FyZBgCIAEoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzQ2FyZCJUChhTZXF1ZW5jZU51bWJlcnNDYXJkRHJhd24SDAoEc2VhdBgBIAEoDRIqCgRjYXJkGAIgASgLMhwub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDYXJkIoEBChlTZXF1ZW5jZU51bWJlcnNDaGlwUGxhY2VkEgwKBHNlYXQYASABKA0SDAoEdGVhbRgCIAEoDRIqCgRjYXJkGAMgASgLMhwub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNDYXJkEgwKBGNlbGwYBCABKA0SDgoGbnVtYmVyGAUgASgNInIKGlNlcXVlbmNlTnVtYmVyc0NoaXBSZW1vdmVkEgwKBHNlYXQYASABKA0SKgoEY2FyZBgCIAEoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzQ2FyZBIMCgRjZWxsGAMgASgNEgwKBHRlYW0YBCABKA0iWAocU2VxdWVuY2VOdW1iZXJzQ2FyZERpc2NhcmRlZBIMCgRzZWF0GAEgASgNEioKBGNhcmQYAiABKAsyHC5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0NhcmQiPwogU2VxdWVuY2VOdW1iZXJzU2VxdWVuY2VDb21wbGV0ZWQSDAoEdGVhbRgBIAEoDRINCgVjZWxscxgCIAMoDSItCh1TZXF1ZW5jZU51bWJlcnNEZWNrUmVzaHVmZmxlZBIMCgRzaXplGAEgASgNIjUKFlNlcXVlbmNlTnVtYmVyc1RlYW1Xb24SDAoEdGVhbRgBIAEoDRINCgVzZWF0cxgCIAMoDSIwCh9TZXF1ZW5jZU51bWJlcnNUdXJuTGltaXRSZWFjaGVkEg0KBXR1cm5zGAEgASgNKrkBChdTZXF1ZW5jZU51bWJlcnNDYXJkS2luZBIqCiZTRVFVRU5DRV9OVU1CRVJTX0NBUkRfS0lORF9VTlNQRUNJRklFRBAAEicKI1NFUVVFTkNFX05VTUJFUlNfQ0FSRF9LSU5EX0VRVUFUSU9OEAESIwofU0VRVUVOQ0VfTlVNQkVSU19DQVJEX0tJTkRfUExVUxACEiQKIFNFUVVFTkNFX05VTUJFUlNfQ0FSRF9LSU5EX01JTlVTEAMqjwEKF1NlcXVlbmNlTnVtYmVyc09wZXJhdG9yEikKJVNFUVVFTkNFX05VTUJFUlNfT1BFUkFUT1JfVU5TUEVDSUZJRUQQABIhCh1TRVFVRU5DRV9OVU1CRVJTX09QRVJBVE9SX0FERBABEiYKIlNFUVVFTkNFX05VTUJFUlNfT1BFUkFUT1JfU1VCVFJBQ1QQAiquAQoeU2VxdWVuY2VOdW1iZXJzU2VxdWVuY2VPdmVybGFwEjEKLVNFUVVFTkNFX05VTUJFUlNfU0VRVUVOQ0VfT1ZFUkxBUF9VTlNQRUNJRklFRBAAEi4KKlNFUVVFTkNFX05VTUJFUlNfU0VRVUVOQ0VfT1ZFUkxBUF9PTkVfQ0VMTBABEikKJVNFUVVFTkNFX05VTUJFUlNfU0VRVUVOQ0VfT1ZFUkxBUF9BTlkQAmIGcHJvdG8z");
 
 /**
  * SequenceNumbersOptions are the variant settings of Sequence Numbers.
@@ -27,6 +27,13 @@ export type SequenceNumbersOptions = Message<"ordo.v1.SequenceNumbersOptions"> &
    * @generated from field: uint32 teams = 1;
    */
   teams: number;
+
+  /**
+   * How much a team's new sequence may share with its earlier ones; unset means ONE_CELL.
+   *
+   * @generated from field: ordo.v1.SequenceNumbersSequenceOverlap sequence_overlap = 2;
+   */
+  sequenceOverlap: SequenceNumbersSequenceOverlap;
 };
 
 /**
@@ -206,6 +213,14 @@ export type SequenceNumbersState = Message<"ordo.v1.SequenceNumbersState"> & {
    * @generated from field: repeated uint32 discard_sizes = 13;
    */
   discardSizes: number[];
+
+  /**
+   * Set while the seat to act must choose the five its chip locks (see
+   * SequenceNumbersChooseSequence); unset otherwise.
+   *
+   * @generated from field: ordo.v1.SequenceNumbersPendingChoice pending_choice = 14;
+   */
+  pendingChoice?: SequenceNumbersPendingChoice | undefined;
 };
 
 /**
@@ -214,6 +229,28 @@ export type SequenceNumbersState = Message<"ordo.v1.SequenceNumbersState"> & {
  */
 export const SequenceNumbersStateSchema: GenMessage<SequenceNumbersState> = /*@__PURE__*/
   messageDesc(file_ordo_v1_sequence_numbers, 3);
+
+/**
+ * SequenceNumbersPendingChoice is a choice of five awaited in a state: the fives to choose from
+ * follow from the board.
+ *
+ * @generated from message ordo.v1.SequenceNumbersPendingChoice
+ */
+export type SequenceNumbersPendingChoice = Message<"ordo.v1.SequenceNumbersPendingChoice"> & {
+  /**
+   * The cell (row × 10 + column) of the chip just placed by the seat to act.
+   *
+   * @generated from field: uint32 cell = 1;
+   */
+  cell: number;
+};
+
+/**
+ * Describes the message ordo.v1.SequenceNumbersPendingChoice.
+ * Use `create(SequenceNumbersPendingChoiceSchema)` to create a new message.
+ */
+export const SequenceNumbersPendingChoiceSchema: GenMessage<SequenceNumbersPendingChoice> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_sequence_numbers, 4);
 
 /**
  * SequenceNumbersPlay plays a card from hand onto the seat's discard pile.
@@ -242,7 +279,29 @@ export type SequenceNumbersPlay = Message<"ordo.v1.SequenceNumbersPlay"> & {
  * Use `create(SequenceNumbersPlaySchema)` to create a new message.
  */
 export const SequenceNumbersPlaySchema: GenMessage<SequenceNumbersPlay> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 4);
+  messageDesc(file_ordo_v1_sequence_numbers, 5);
+
+/**
+ * SequenceNumbersChooseSequence locks one of the fives a play completed, when they exclude one
+ * another (they share more cells than the sequence_overlap option allows).
+ *
+ * @generated from message ordo.v1.SequenceNumbersChooseSequence
+ */
+export type SequenceNumbersChooseSequence = Message<"ordo.v1.SequenceNumbersChooseSequence"> & {
+  /**
+   * The five cells (row × 10 + column) in line order, as the view's choice lists them.
+   *
+   * @generated from field: repeated uint32 cells = 1;
+   */
+  cells: number[];
+};
+
+/**
+ * Describes the message ordo.v1.SequenceNumbersChooseSequence.
+ * Use `create(SequenceNumbersChooseSequenceSchema)` to create a new message.
+ */
+export const SequenceNumbersChooseSequenceSchema: GenMessage<SequenceNumbersChooseSequence> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_sequence_numbers, 6);
 
 /**
  * SequenceNumbersAction is a Sequence Numbers move.
@@ -280,6 +339,15 @@ export type SequenceNumbersAction = Message<"ordo.v1.SequenceNumbersAction"> & {
      */
     value: number;
     case: "discard";
+  } | {
+    /**
+     * After a play that completed fives excluding one another: lock one of them. The seat
+     * chooses again while fives excluding one another are left; then the turn ends.
+     *
+     * @generated from field: ordo.v1.SequenceNumbersChooseSequence choose_sequence = 4;
+     */
+    value: SequenceNumbersChooseSequence;
+    case: "chooseSequence";
   } | { case: undefined; value?: undefined };
 };
 
@@ -288,7 +356,7 @@ export type SequenceNumbersAction = Message<"ordo.v1.SequenceNumbersAction"> & {
  * Use `create(SequenceNumbersActionSchema)` to create a new message.
  */
 export const SequenceNumbersActionSchema: GenMessage<SequenceNumbersAction> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 5);
+  messageDesc(file_ordo_v1_sequence_numbers, 7);
 
 /**
  * SequenceNumbersDiscardPile is one seat's face-up discard pile.
@@ -316,7 +384,7 @@ export type SequenceNumbersDiscardPile = Message<"ordo.v1.SequenceNumbersDiscard
  * Use `create(SequenceNumbersDiscardPileSchema)` to create a new message.
  */
 export const SequenceNumbersDiscardPileSchema: GenMessage<SequenceNumbersDiscardPile> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 6);
+  messageDesc(file_ordo_v1_sequence_numbers, 8);
 
 /**
  * SequenceNumbersView is what one viewer sees of a Sequence Numbers game.
@@ -401,6 +469,13 @@ export type SequenceNumbersView = Message<"ordo.v1.SequenceNumbersView"> & {
    * @generated from field: uint32 sequences_to_win = 11;
    */
   sequencesToWin: number;
+
+  /**
+   * The choice of five the seat to act must make, public; unset when none is pending.
+   *
+   * @generated from field: ordo.v1.SequenceNumbersSequenceChoice sequence_choice = 12;
+   */
+  sequenceChoice?: SequenceNumbersSequenceChoice | undefined;
 };
 
 /**
@@ -408,7 +483,52 @@ export type SequenceNumbersView = Message<"ordo.v1.SequenceNumbersView"> & {
  * Use `create(SequenceNumbersViewSchema)` to create a new message.
  */
 export const SequenceNumbersViewSchema: GenMessage<SequenceNumbersView> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 7);
+  messageDesc(file_ordo_v1_sequence_numbers, 9);
+
+/**
+ * SequenceNumbersSequenceChoice is a choice of five a seat must make: its chip completed fives
+ * that share more cells than the sequence_overlap option allows, so it locks one of them.
+ *
+ * @generated from message ordo.v1.SequenceNumbersSequenceChoice
+ */
+export type SequenceNumbersSequenceChoice = Message<"ordo.v1.SequenceNumbersSequenceChoice"> & {
+  /**
+   * The seat that chooses, the seat to act.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Its team.
+   *
+   * @generated from field: uint32 team = 2;
+   */
+  team: number;
+
+  /**
+   * The cell (row × 10 + column) of the chip just placed: every five passes through it.
+   *
+   * @generated from field: uint32 cell = 3;
+   */
+  cell: number;
+
+  /**
+   * The fives to choose from, in scan order (rows, columns, diagonals down-right, diagonals
+   * down-left; along a line from its start), each one the cells of a
+   * SequenceNumbersChooseSequence.
+   *
+   * @generated from field: repeated ordo.v1.SequenceNumbersSequence choices = 4;
+   */
+  choices: SequenceNumbersSequence[];
+};
+
+/**
+ * Describes the message ordo.v1.SequenceNumbersSequenceChoice.
+ * Use `create(SequenceNumbersSequenceChoiceSchema)` to create a new message.
+ */
+export const SequenceNumbersSequenceChoiceSchema: GenMessage<SequenceNumbersSequenceChoice> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_sequence_numbers, 10);
 
 /**
  * SequenceNumbersEvent is something that happened in a Sequence Numbers game.
@@ -493,6 +613,14 @@ export type SequenceNumbersEvent = Message<"ordo.v1.SequenceNumbersEvent"> & {
      */
     value: SequenceNumbersTurnLimitReached;
     case: "turnLimitReached";
+  } | {
+    /**
+     * A seat must choose the five its chip locks, before its turn goes on.
+     *
+     * @generated from field: ordo.v1.SequenceNumbersSequenceChoice sequence_choice_required = 10;
+     */
+    value: SequenceNumbersSequenceChoice;
+    case: "sequenceChoiceRequired";
   } | { case: undefined; value?: undefined };
 };
 
@@ -501,7 +629,7 @@ export type SequenceNumbersEvent = Message<"ordo.v1.SequenceNumbersEvent"> & {
  * Use `create(SequenceNumbersEventSchema)` to create a new message.
  */
 export const SequenceNumbersEventSchema: GenMessage<SequenceNumbersEvent> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 8);
+  messageDesc(file_ordo_v1_sequence_numbers, 11);
 
 /**
  * SequenceNumbersDeadCardExchanged tells that a seat discarded a dead card to draw another.
@@ -529,7 +657,7 @@ export type SequenceNumbersDeadCardExchanged = Message<"ordo.v1.SequenceNumbersD
  * Use `create(SequenceNumbersDeadCardExchangedSchema)` to create a new message.
  */
 export const SequenceNumbersDeadCardExchangedSchema: GenMessage<SequenceNumbersDeadCardExchanged> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 9);
+  messageDesc(file_ordo_v1_sequence_numbers, 12);
 
 /**
  * SequenceNumbersCardDrawn tells that a seat drew a card.
@@ -557,7 +685,7 @@ export type SequenceNumbersCardDrawn = Message<"ordo.v1.SequenceNumbersCardDrawn
  * Use `create(SequenceNumbersCardDrawnSchema)` to create a new message.
  */
 export const SequenceNumbersCardDrawnSchema: GenMessage<SequenceNumbersCardDrawn> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 10);
+  messageDesc(file_ordo_v1_sequence_numbers, 13);
 
 /**
  * SequenceNumbersChipPlaced tells that a seat played an equation or PLUS card and placed a chip.
@@ -606,7 +734,7 @@ export type SequenceNumbersChipPlaced = Message<"ordo.v1.SequenceNumbersChipPlac
  * Use `create(SequenceNumbersChipPlacedSchema)` to create a new message.
  */
 export const SequenceNumbersChipPlacedSchema: GenMessage<SequenceNumbersChipPlaced> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 11);
+  messageDesc(file_ordo_v1_sequence_numbers, 14);
 
 /**
  * SequenceNumbersChipRemoved tells that a seat played a MINUS card and removed a chip.
@@ -648,7 +776,7 @@ export type SequenceNumbersChipRemoved = Message<"ordo.v1.SequenceNumbersChipRem
  * Use `create(SequenceNumbersChipRemovedSchema)` to create a new message.
  */
 export const SequenceNumbersChipRemovedSchema: GenMessage<SequenceNumbersChipRemoved> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 12);
+  messageDesc(file_ordo_v1_sequence_numbers, 15);
 
 /**
  * SequenceNumbersCardDiscarded tells that a seat with no playable card discarded one.
@@ -676,7 +804,7 @@ export type SequenceNumbersCardDiscarded = Message<"ordo.v1.SequenceNumbersCardD
  * Use `create(SequenceNumbersCardDiscardedSchema)` to create a new message.
  */
 export const SequenceNumbersCardDiscardedSchema: GenMessage<SequenceNumbersCardDiscarded> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 13);
+  messageDesc(file_ordo_v1_sequence_numbers, 16);
 
 /**
  * SequenceNumbersSequenceCompleted tells that a team completed a sequence, now locked.
@@ -704,7 +832,7 @@ export type SequenceNumbersSequenceCompleted = Message<"ordo.v1.SequenceNumbersS
  * Use `create(SequenceNumbersSequenceCompletedSchema)` to create a new message.
  */
 export const SequenceNumbersSequenceCompletedSchema: GenMessage<SequenceNumbersSequenceCompleted> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 14);
+  messageDesc(file_ordo_v1_sequence_numbers, 17);
 
 /**
  * SequenceNumbersDeckReshuffled tells that the draw deck ran out and every discard pile was
@@ -726,7 +854,7 @@ export type SequenceNumbersDeckReshuffled = Message<"ordo.v1.SequenceNumbersDeck
  * Use `create(SequenceNumbersDeckReshuffledSchema)` to create a new message.
  */
 export const SequenceNumbersDeckReshuffledSchema: GenMessage<SequenceNumbersDeckReshuffled> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 15);
+  messageDesc(file_ordo_v1_sequence_numbers, 18);
 
 /**
  * SequenceNumbersTeamWon tells that a team has the sequences it needs and wins.
@@ -754,7 +882,7 @@ export type SequenceNumbersTeamWon = Message<"ordo.v1.SequenceNumbersTeamWon"> &
  * Use `create(SequenceNumbersTeamWonSchema)` to create a new message.
  */
 export const SequenceNumbersTeamWonSchema: GenMessage<SequenceNumbersTeamWon> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 16);
+  messageDesc(file_ordo_v1_sequence_numbers, 19);
 
 /**
  * SequenceNumbersTurnLimitReached tells that the game ended as a draw at the turn limit.
@@ -775,7 +903,7 @@ export type SequenceNumbersTurnLimitReached = Message<"ordo.v1.SequenceNumbersTu
  * Use `create(SequenceNumbersTurnLimitReachedSchema)` to create a new message.
  */
 export const SequenceNumbersTurnLimitReachedSchema: GenMessage<SequenceNumbersTurnLimitReached> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_sequence_numbers, 17);
+  messageDesc(file_ordo_v1_sequence_numbers, 20);
 
 /**
  * SequenceNumbersCardKind says what a card does when played.
@@ -851,4 +979,40 @@ export enum SequenceNumbersOperator {
  */
 export const SequenceNumbersOperatorSchema: GenEnum<SequenceNumbersOperator> = /*@__PURE__*/
   enumDesc(file_ordo_v1_sequence_numbers, 1);
+
+/**
+ * SequenceNumbersSequenceOverlap says how many cells a team's new sequence may share with each
+ * of its earlier sequences.
+ *
+ * @generated from enum ordo.v1.SequenceNumbersSequenceOverlap
+ */
+export enum SequenceNumbersSequenceOverlap {
+  /**
+   * Unset: the default, SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL.
+   *
+   * @generated from enum value: SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * At most one cell, as in classic Sequence: a line of nine makes two sequences.
+   *
+   * @generated from enum value: SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ONE_CELL = 1;
+   */
+  ONE_CELL = 1,
+
+  /**
+   * Any chips of an earlier sequence, as long as it is not the same five: a line of six makes
+   * two sequences, and the fives of a play never exclude one another.
+   *
+   * @generated from enum value: SEQUENCE_NUMBERS_SEQUENCE_OVERLAP_ANY = 2;
+   */
+  ANY = 2,
+}
+
+/**
+ * Describes the enum ordo.v1.SequenceNumbersSequenceOverlap.
+ */
+export const SequenceNumbersSequenceOverlapSchema: GenEnum<SequenceNumbersSequenceOverlap> = /*@__PURE__*/
+  enumDesc(file_ordo_v1_sequence_numbers, 2);
 
