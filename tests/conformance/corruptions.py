@@ -158,7 +158,8 @@ SEQUENCE_NUMBERS: dict[str, Corruption] = {
         lambda s: replace(s, pending_cell=s.chips.index(-1, 1)), "which holds no chip of team"
     ),
     "revision_beyond_the_actions_of_the_turns": Corruption(
-        lambda s: replace(s, revision=2 * s.turn + s.exchanged + len(s.sequences) + 1), REVISION_DOES_NOT_FOLLOW
+        lambda s: replace(s, revision=2 * s.turn + s.exchanged + len(s.sequences) + 1),
+        REVISION_DOES_NOT_FOLLOW,
     ),
     **_unreachable_revisions(),
 }

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 __all__ = ["AsyncClient", "Client", "OrdoError", "SealedInfo", "sealed_info"]
 
 _MODULES = {
-    "AsyncClient": "ordo.aio", "Client": "ordo.client", "OrdoError": "ordo.client",
+    "AsyncClient": "ordo.aio",
+    "Client": "ordo.client",
+    "OrdoError": "ordo.client",
     "SealedInfo": "ordo.sealed",
     "sealed_info": "ordo.sealed",
 }
