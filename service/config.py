@@ -35,6 +35,8 @@ class Settings:
     host: str = "0.0.0.0"  # a server in a container listens on every interface
     port: int = 50051
     metrics_port: int = 9464  # 0 turns the metrics endpoint off
+    http_port: int = 8080  # the HTTP door (Connect, gRPC-Web, gRPC, the playground); 0: off
+    http_cors_origins: str = ""  # comma-separated origins browsers may call from; * for any
     workers: int = 0  # worker processes; 0 means one per core
     threads: int = 4  # threads per worker
     # auto: each worker on a CPU of its own when there are as many workers as CPUs to run on
@@ -64,6 +66,10 @@ HELP = {
     "host": "address to listen on",
     "port": "gRPC port (0 picks a free one; only with one worker)",
     "metrics_port": "Prometheus /metrics port (0 turns it off)",
+    "http_port": "HTTP port: Connect, gRPC-Web and gRPC, /healthz and the web playground "
+    "(0 turns it off)",
+    "http_cors_origins": "comma-separated origins that browsers may call the HTTP port from "
+    "(* for any; none by default)",
     "workers": "worker processes, each a gRPC server on the same port (0: one per core)",
     "threads": "threads per worker",
     "cpu_affinity": f"one of {', '.join(CPU_AFFINITIES)}: pin each worker to a CPU of its own "
@@ -125,7 +131,8 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         parser.error("log level, log format or CPU affinity out of range")
     if settings.worker_count > 1 and settings.port == 0:
         parser.error("port 0 needs --workers 1: workers share one fixed port")
-    if not all(0 <= port <= MAX_PORT for port in (settings.port, settings.metrics_port)):
+    ports = (settings.port, settings.metrics_port, settings.http_port)
+    if not all(0 <= port <= MAX_PORT for port in ports):
         parser.error(f"ports must be 0..{MAX_PORT}")
     if settings.workers < 0 or settings.max_concurrent_rpcs < 0:
         parser.error("workers and max concurrent RPCs must be >= 0 (0: one per core, no limit)")

@@ -135,7 +135,8 @@ def configure(level: str = "info", fmt: str = "auto", stream: TextIO | None = No
 
 
 class AccessLog:
-    """Writes one line per RPC: method, game, seat, status code, reason, latency, request id.
+    """Writes one line per RPC: method, game, seat, status code, reason, latency, request id and
+    protocol.
 
     Only these fields are logged: never a request, a state, a hand, a deck or a seed. In the
     JSON format the line is rendered here, with the same fields in the same order as structlog
@@ -189,6 +190,7 @@ class AccessLog:
                 reason=call.reason or None,
                 latency_ms=latency_ms(call),
                 request_id=call.request_id,
+                protocol=call.protocol,
             )
             return
         level = logging.WARNING if failed else logging.INFO
@@ -279,7 +281,8 @@ def json_access_line(call: CallRecord, level: str, timestamp: str) -> str:
     seat = "null" if call.seat is None else str(call.seat)
     return (
         f"{_head(call.method, call.game)}{seat}{_middle(call.code, call.reason)}"
-        f'{latency_ms(call)!r}, "request_id": {_json_text(call.request_id)}{_tail(level)}'
+        f'{latency_ms(call)!r}, "request_id": {_json_text(call.request_id)}'
+        f"{_tail(call.protocol, level)}"
         f'{timestamp}"}}'
     )
 
@@ -295,8 +298,11 @@ def _middle(code: str, reason: str) -> str:
 
 
 @lru_cache(maxsize=FRAGMENTS_KEPT)
-def _tail(level: str) -> str:
-    return f', "event": "{ACCESS_EVENT}", "level": "{level}", "timestamp": "'
+def _tail(protocol: str, level: str) -> str:
+    return (
+        f', "protocol": {_json_text(protocol)}, "event": "{ACCESS_EVENT}", "level": "{level}", '
+        '"timestamp": "'
+    )
 
 
 def error_fields(error: BaseException) -> dict[str, str]:

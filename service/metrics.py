@@ -63,6 +63,9 @@ values.ValueClass = MappedValue
 
 SERVICE = "ordo.v1.GameEngineService"
 UNARY = "unary"  # grpc_type: every method of the service is unary
+# The protocol label of the gRPC server metrics: grpc for the gRPC door; connect, grpc-web or
+# grpc-http (gRPC on the HTTP port) for the HTTP door.
+GRPC_PROTOCOL = "grpc"
 LATENCY_BUCKETS = (
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
 )  # fmt: skip
@@ -74,17 +77,17 @@ SIZE_BUCKETS = (64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536, 262144,
 GRPC_STARTED = Counter(
     "grpc_server_started_total",
     "RPCs started on the server.",
-    ["grpc_service", "grpc_method", "grpc_type"],
+    ["grpc_service", "grpc_method", "grpc_type", "protocol"],
 )
 GRPC_HANDLED = Counter(
     "grpc_server_handled_total",
     "RPCs completed on the server, regardless of success or failure.",
-    ["grpc_service", "grpc_method", "grpc_type", "grpc_code"],
+    ["grpc_service", "grpc_method", "grpc_type", "grpc_code", "protocol"],
 )
 GRPC_SECONDS = Histogram(
     "grpc_server_handling_seconds",
     "Response latency of RPCs handled by the server, in seconds.",
-    ["grpc_service", "grpc_method", "grpc_type"],
+    ["grpc_service", "grpc_method", "grpc_type", "protocol"],
     buckets=LATENCY_BUCKETS,
 )
 GAMES_STARTED = Counter("ordo_games_started_total", "Games dealt by NewGame.", ["game"])
@@ -135,25 +138,25 @@ CODE_NAMES = {
 
 
 # What decides the series a finished call counts in: method, code, game, reason, whether it
-# returned no state, whether it started a game, whether it finished one. Each field takes a few
-# values only (the reason is set on refused calls), so there are few such keys.
-FinishedKey = tuple[str, str, str, str, bool, bool, bool]
+# returned no state, whether it started a game, whether it finished one, protocol. Each field
+# takes a few values only (the reason is set on refused calls), so there are few such keys.
+FinishedKey = tuple[str, str, str, str, bool, bool, bool, str]
 
 # The amounts a finished call observes, in the order ``Metrics.call_finished`` passes them.
 SECONDS_AMOUNT, REQUEST_BYTES_AMOUNT, ENGINE_SECONDS_AMOUNT, STATE_BYTES_AMOUNT = range(4)
 
 
-def _started_batch(method: str) -> Batch:
-    """What a started call of ``method`` counts."""
-    return Batch([GRPC_STARTED.labels(SERVICE, method, UNARY)])
+def _started_batch(method: str, protocol: str) -> Batch:
+    """What a started call of ``method`` over ``protocol`` counts."""
+    return Batch([GRPC_STARTED.labels(SERVICE, method, UNARY, protocol)])
 
 
 def _finished_batch(key: FinishedKey) -> Batch:
     """What a finished call counts and observes, the children made in the order of first use."""
-    method, code, game, reason, no_state, game_started, game_finished = key
-    counters = [GRPC_HANDLED.labels(SERVICE, method, UNARY, CODE_NAMES.get(code, code))]
+    method, code, game, reason, no_state, game_started, game_finished, protocol = key
+    counters = [GRPC_HANDLED.labels(SERVICE, method, UNARY, CODE_NAMES.get(code, code), protocol)]
     histograms = [
-        (GRPC_SECONDS.labels(SERVICE, method, UNARY), SECONDS_AMOUNT),
+        (GRPC_SECONDS.labels(SERVICE, method, UNARY, protocol), SECONDS_AMOUNT),
         (REQUEST_BYTES.labels(method), REQUEST_BYTES_AMOUNT),
     ]
     if method == "ApplyAction" and code not in {"OK", "INTERNAL"}:
@@ -187,17 +190,18 @@ class Metrics:
         A counter that appears only at its first increment hides that increment from
         ``rate()``; the zero series are there before the first call.
         """
-        self._started: dict[str, Batch] = {}
+        self._started: dict[tuple[str, str], Batch] = {}
         self._finished: dict[FinishedKey, Batch] = {}
         for method in methods:
-            self._started[method] = _started_batch(method)
-            GRPC_HANDLED.labels(SERVICE, method, UNARY, CODE_NAMES["OK"])
+            self._started[method, GRPC_PROTOCOL] = _started_batch(method, GRPC_PROTOCOL)
+            GRPC_HANDLED.labels(SERVICE, method, UNARY, CODE_NAMES["OK"], GRPC_PROTOCOL)
 
     def call_started(self, call: CallRecord) -> None:
         """Count the call as started."""
-        batch = self._started.get(call.method)
+        key = (call.method, call.protocol)
+        batch = self._started.get(key)
         if batch is None:
-            batch = self._started[call.method] = _started_batch(call.method)
+            batch = self._started[key] = _started_batch(call.method, call.protocol)
         batch.apply()
 
     def call_finished(self, call: CallRecord) -> None:
@@ -211,6 +215,7 @@ class Metrics:
             state_bytes is None,
             call.game_started,
             call.game_finished,
+            call.protocol,
         )
         batch = self._finished.get(key)
         if batch is None:

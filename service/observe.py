@@ -21,6 +21,7 @@ class CallRecord:
 
     method: str
     request_id: str = ""
+    protocol: str = "grpc"  # grpc (the gRPC door), or connect, grpc-web, grpc-http (the HTTP door)
     request_bytes: int = 0
     game: str = ""
     seat: int | None = None

@@ -53,8 +53,12 @@ MILLISECONDS_PER_SECOND = 1_000
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
 LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
 EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
+GRPC_PROTOCOL = "grpc"  # the protocol of the calls of the gRPC door, as logged and counted
 
 log = structlog.get_logger("ordo.server")
+
+#: The shared call path of one method (see ``invoker``).
+Invoke = Callable[..., tuple[Any, "Exception | None", CallRecord]]
 
 
 def request_id_of(context: grpc.ServicerContext) -> str:
@@ -62,6 +66,11 @@ def request_id_of(context: grpc.ServicerContext) -> str:
     for key, value in context.invocation_metadata():
         if key == REQUEST_ID_KEY and isinstance(value, str) and value:
             return value[:MAX_REQUEST_ID_LENGTH]
+    return new_request_id()
+
+
+def new_request_id() -> str:
+    """A new request id, for a call whose caller sent none."""
     # Unique, not secret: Python's generator (seeded from the system's, again in a forked child)
     # costs no system call, unlike os.urandom.
     return f"{getrandbits(REQUEST_ID_BITS):032x}"
@@ -79,22 +88,24 @@ def _observer_failed(observer: Observer, call: CallRecord, error: Exception, log
     )
 
 
-def _handler(
+def invoker(
     name: str,
     request_type: Any,
     method: Callable[[Any, CallRecord], Any],
     observers: Sequence[Observer],
     log: Any,
-    after: After | None = None,
-) -> Callable[[bytes, grpc.ServicerContext], Any]:
-    """Wrap one servicer method: parse, call, map errors to rich statuses, observe.
+) -> Invoke:
+    """The call path of one servicer method that both doors share: parse, call, observe.
 
-    The request arrives as raw bytes so that unparsable input is an INVALID_ARGUMENT with a
-    reason like any other bad argument, not a transport error; a method named in
-    ``RAW_REQUESTS`` gets the bytes and parses them itself. The request id goes back in the
-    trailing metadata, which leaves with the status: sending it at the start would cost a
-    message of its own. The observers hear of the finished call through ``after`` (see
-    ``CallThreadPool``), once the response has left, or at once without it.
+    ``invoke(raw, request_id, protocol, after, size, problem)`` returns the response (None on
+    failure), the error (a ``RulesError``, or any other exception for an unexpected failure,
+    already logged) and the call's record. The request arrives as raw bytes so that unparsable
+    input is a bad argument with a reason like any other, not a transport error; a method named
+    in ``RAW_REQUESTS`` gets the bytes and parses them itself. ``size`` is the size of the
+    request as sent when that was not ``raw`` (JSON); a ``problem`` found before (JSON that does
+    not parse) fails the call as the servicer would have. The observers hear of the finished
+    call through ``after`` (see ``CallThreadPool``), once the response has left, or at once
+    without it.
     """
 
     raw_request = name in RAW_REQUESTS
@@ -106,17 +117,30 @@ def _handler(
             except Exception as error:
                 _observer_failed(observer, call, error, log)
 
-    def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
-        call = CallRecord(method=name, request_bytes=len(raw), request_id=request_id_of(context))
-        request_id = ((REQUEST_ID_KEY, call.request_id),)
+    def invoke(
+        raw: bytes,
+        request_id: str,
+        protocol: str,
+        after: After | None,
+        size: int | None = None,
+        problem: RulesError | None = None,
+    ) -> tuple[Any, Exception | None, CallRecord]:
+        call = CallRecord(
+            method=name,
+            request_bytes=len(raw) if size is None else size,
+            request_id=request_id,
+            protocol=protocol,
+        )
         for observer in observers:
             try:
                 observer.call_started(call)
             except Exception as error:
                 _observer_failed(observer, call, error, log)
-        status = None
+        failure: Exception | None = None
         response = None
         try:
+            if problem is not None:
+                raise problem
             if raw_request:
                 response = method(raw, call)
             else:
@@ -128,7 +152,7 @@ def _handler(
                     ) from None
                 response = method(request, call)
         except RulesError as error:
-            status = status_of(error)
+            failure = error
             call.code = status_code_of(error).name
             call.reason = error.reason
         except Exception as error:
@@ -142,12 +166,34 @@ def _handler(
                 seat=call.seat,
                 request_id=call.request_id,
             )
-            status = internal_status()
+            failure = error
             call.code, call.reason = "INTERNAL", INTERNAL_REASON
         call.seconds = time.perf_counter() - call.started
         if after is None or not after(finished, call):
             finished(call)
-        if status is not None:
+        return response, failure, call
+
+    return invoke
+
+
+def _handler(
+    name: str,
+    request_type: Any,
+    method: Callable[[Any, CallRecord], Any],
+    observers: Sequence[Observer],
+    log: Any,
+    after: After | None = None,
+) -> Callable[[bytes, grpc.ServicerContext], Any]:
+    """Wrap one servicer method for the gRPC door: the shared call path (``invoker``), its
+    errors as rich statuses. The request id goes back in the trailing metadata, which leaves
+    with the status: sending it at the start would cost a message of its own."""
+    invoke = invoker(name, request_type, method, observers, log)
+
+    def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
+        response, failure, call = invoke(raw, request_id_of(context), GRPC_PROTOCOL, after)
+        request_id = ((REQUEST_ID_KEY, call.request_id),)
+        if failure is not None:
+            status = status_of(failure) if isinstance(failure, RulesError) else internal_status()
             context.abort_with_status(with_trailing_metadata(status, request_id))
         context.set_trailing_metadata(request_id)
         return response
@@ -194,10 +240,14 @@ def rpc_handler(
 
 
 def create_server(
-    settings: Settings, observers: Sequence[Observer] = (), pool: CallThreadPool | None = None
+    settings: Settings,
+    observers: Sequence[Observer] = (),
+    pool: CallThreadPool | None = None,
+    servicer: GameEngineServicer | None = None,
 ) -> tuple[grpc.Server, int, health.HealthServicer]:
     """Build and bind (not start) a worker's server on ``pool`` (a new one of
-    ``settings.threads`` threads by default); returns it, its port and its health."""
+    ``settings.threads`` threads by default) and ``servicer`` (a new one by default); returns
+    it, its port and its health."""
     options: list[tuple[str, int]] = [
         ("grpc.so_reuseport", 1),
         ("grpc.max_receive_message_length", settings.max_request_bytes),
@@ -215,7 +265,8 @@ def create_server(
         options=options,
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
-    servicer = GameEngineServicer(settings.state_cache_size)
+    if servicer is None:
+        servicer = GameEngineServicer(settings.state_cache_size)
     handlers = method_handlers(servicer, observers, pool.after)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
@@ -298,7 +349,13 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     cpu = _pin_worker(settings, index)
     observers = worker_observers(settings)
     pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
-    server, port, health_servicer = create_server(settings, observers, pool)
+    servicer = GameEngineServicer(settings.state_cache_size)
+    server, port, health_servicer = create_server(settings, observers, pool, servicer)
+    door = None
+    if settings.http_port:
+        from service.http_door import http_door  # noqa: PLC0415 - the HTTP stack, when served
+
+        door = http_door(settings, servicer, observers, log)
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,
     # which would otherwise stall a call for tens of milliseconds now and then.
@@ -308,21 +365,28 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     def stop(signum: int, frame: FrameType | None) -> None:
         log.info("draining", worker=index, grace_seconds=settings.grace_seconds)
         health_servicer.enter_graceful_shutdown()
+        if door is not None:
+            door.stop()
         server.stop(settings.grace_seconds)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     server.start()
+    if door is not None:
+        door.start()
     log.info(
         "serving",
         worker=index,
         pid=os.getpid(),
         host=settings.host,
         port=port,
+        http_port=door.port if door is not None else None,
         cpu=cpu,
         frozen_objects=gc.get_freeze_count(),
     )
     server.wait_for_termination()
+    if door is not None:
+        door.wait()
     pool.shutdown(wait=True)  # the work left by the last calls is done
     for observer in observers:
         if isinstance(observer, logs.AccessLog):
@@ -366,9 +430,10 @@ def serve(settings: Settings) -> int:
     from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
 
     logs.configure(settings.log_level, settings.log_format)
-    if settings.port and (taken := port_taken(settings.host, settings.port)):
-        log.error("cannot listen", port=settings.port, error=taken)
-        return EXIT_CANNOT_START
+    for port in (settings.port, settings.http_port):
+        if port and (taken := port_taken(settings.host, port)):
+            log.error("cannot listen", port=port, error=taken)
+            return EXIT_CANNOT_START
     metrics.prepare_multiprocess_dir()  # samples of an earlier run must not count
     try:
         metrics_server = metrics.start_http_server(settings.metrics_port, settings.host)
@@ -414,6 +479,7 @@ def serve(settings: Settings) -> int:
         "started",
         workers=count,
         port=settings.port,
+        http_port=settings.http_port,
         metrics_port=settings.metrics_port,
         **build_info(),
     )

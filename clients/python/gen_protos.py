@@ -1,4 +1,5 @@
-"""Generate the Python code of the Ordo contract (messages, gRPC stubs, mypy stubs).
+"""Generate the Python code of the Ordo contract (messages, gRPC stubs, mypy stubs, and the
+Connect application and clients of ``connectrpc``, on Google's protobuf runtime).
 
 Usage: ``python clients/python/gen_protos.py OUT_DIR`` writes ``OUT_DIR/ordo/v1``. ``make proto``
 writes into ``clients/python``; ``make proto-check`` writes into a scratch folder and compares.
@@ -32,10 +33,13 @@ def generate(out_dir: Path) -> None:
         f"-I{Path(protoc.__file__).parent / '_proto'}",
         f"--plugin=protoc-gen-mypy={bin_dir / 'protoc-gen-mypy'}",
         f"--plugin=protoc-gen-mypy_grpc={bin_dir / 'protoc-gen-mypy_grpc'}",
+        f"--plugin=protoc-gen-connectrpc={bin_dir / 'protoc-gen-connectrpc'}",
         f"--python_out={out_dir}",
         f"--grpc_python_out={out_dir}",
         f"--mypy_out={out_dir}",
         f"--mypy_grpc_out={out_dir}",
+        f"--connectrpc_out={out_dir}",
+        "--connectrpc_opt=protobuf=google",
         *protos,
     ]
     if protoc.main(args) != 0:

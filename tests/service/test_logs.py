@@ -26,7 +26,7 @@ from tests.service.conftest import StartServer
 
 ACCESS_FIELDS = {
     "event", "level", "timestamp",
-    "method", "game", "seat", "code", "reason", "latency_ms", "request_id",
+    "method", "game", "seat", "code", "reason", "latency_ms", "request_id", "protocol",
 }  # fmt: skip
 SEED = 0x5EED_0BAD_F00D_CAFE  # distinctive: must never show up in a log
 ANSI_ESCAPE = "\x1b["
@@ -606,6 +606,7 @@ class TestJsonAccessLine:
                 code="INVALID_ARGUMENT",
                 reason="CARD_NOT_IN_HAND",
                 seconds=0.000_412_5,
+                protocol="grpc-web",
             ),
         ],
     )
@@ -619,6 +620,7 @@ class TestJsonAccessLine:
             "reason": call.reason or None,
             "latency_ms": round(call.seconds * 1000, 3),
             "request_id": call.request_id,
+            "protocol": call.protocol,
             "event": "rpc",
             "level": "warning",
             "timestamp": "2025-01-01T12:00:00.000001Z",

@@ -141,17 +141,19 @@ class PlainMetrics:
 
     def __init__(self, methods: list[str]) -> None:
         for method in methods:
-            metrics.GRPC_STARTED.labels(metrics.SERVICE, method, metrics.UNARY)
-            metrics.GRPC_HANDLED.labels(metrics.SERVICE, method, metrics.UNARY, "OK")
+            metrics.GRPC_STARTED.labels(metrics.SERVICE, method, metrics.UNARY, "grpc")
+            metrics.GRPC_HANDLED.labels(metrics.SERVICE, method, metrics.UNARY, "OK", "grpc")
 
     def call_started(self, call: CallRecord) -> None:
-        metrics.GRPC_STARTED.labels(metrics.SERVICE, call.method, metrics.UNARY).inc()
+        labels = (metrics.SERVICE, call.method, metrics.UNARY, call.protocol)
+        metrics.GRPC_STARTED.labels(*labels).inc()
 
     def call_finished(self, call: CallRecord) -> None:
         method, code, game = call.method, call.code, call.game
         grpc_labels = (metrics.SERVICE, method, metrics.UNARY)
-        metrics.GRPC_HANDLED.labels(*grpc_labels, metrics.CODE_NAMES.get(code, code)).inc()
-        metrics.GRPC_SECONDS.labels(*grpc_labels).observe(call.seconds)
+        code_name = metrics.CODE_NAMES.get(code, code)
+        metrics.GRPC_HANDLED.labels(*grpc_labels, code_name, call.protocol).inc()
+        metrics.GRPC_SECONDS.labels(*grpc_labels, call.protocol).observe(call.seconds)
         metrics.REQUEST_BYTES.labels(method).observe(call.request_bytes)
         if method == "ApplyAction" and code not in {"OK", "INTERNAL"}:
             metrics.ACTIONS_REJECTED.labels(game, call.reason).inc()
@@ -177,6 +179,7 @@ def calls() -> Iterator[CallRecord]:
     yield CallRecord("ListGames", seconds=0.0003, request_bytes=0)
     yield CallRecord("NewGame", seconds=0.001, request_bytes=64, game_started=True, **state)
     yield CallRecord("NewGame", seconds=0.002, request_bytes=65, game="up_or_down")
+    yield CallRecord("NewGame", seconds=0.002, request_bytes=70, protocol="connect", **state)
     for finished in (False, False, True):
         yield CallRecord(
             "ApplyAction", seconds=0.0025, engine_seconds=0.00005, request_bytes=213,

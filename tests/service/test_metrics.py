@@ -28,7 +28,7 @@ from tests.service.bots import GAME, Bots, card_not_in_hand, no_state
 from tests.service.conftest import StartServer, race
 
 METHODS = [method.name for method in SERVICE.methods]
-GRPC_LABELS = {"grpc_service": metrics.SERVICE, "grpc_type": "unary"}
+GRPC_LABELS = {"grpc_service": metrics.SERVICE, "grpc_type": "unary", "protocol": "grpc"}
 
 Sample = tuple[str, frozenset[tuple[str, str]]]
 

@@ -1,0 +1,170 @@
+"""The service over Connect, gRPC-Web and gRPC on HTTP: codecs and the servicer's adapter.
+
+The HTTP door runs the generated ``GameEngineServiceASGIApplication`` of ``connectrpc``, whose
+endpoints call ``ConnectService``: each method goes down the same call path as the gRPC door's
+(``service.server.invoker``), with the same servicer. Binary requests reach it as the bytes that
+arrived, exactly as gRPC hands them over, so both doors give the same answer byte for byte; a
+JSON request is parsed and serialized to those bytes first. Errors leave as Connect errors with
+the one ``google.rpc.ErrorInfo`` of the gRPC door's status among their details.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError, ErrorDetail
+from google.protobuf import json_format, message_factory
+from google.rpc import error_details_pb2
+from protobuf.wkt import Any as AnyDetail
+
+from engines.errors import RulesError
+from service.errors import DOMAIN, INTERNAL_REASON, MAX_MESSAGE_CHARACTERS, RequestError, cut
+from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
+from service.observe import CallRecord, Observer
+from service.pool import After
+from service.server import (
+    MAX_REQUEST_ID_LENGTH,
+    REQUEST_ID_KEY,
+    SERVICE,
+    invoker,
+    new_request_id,
+)
+from service.servicer import GameEngineServicer
+
+ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
+JSON_CODEC = "json"
+PROTO_CODEC = "proto"
+
+#: Whether the request being served reached the servicer (a one-item list per request): the
+#: door counts the requests refused before it (unknown method, bad content type, too large).
+reached: ContextVar[list[bool]] = ContextVar("reached")
+
+
+@dataclass(frozen=True, slots=True)
+class JsonRequest:
+    """A JSON request as the JSON codec decoded it: the message in binary (as the gRPC door
+    gets it), the size of the JSON sent, and why it could not be parsed, if it could not."""
+
+    raw: bytes
+    size: int
+    problem: RulesError | None = None
+
+
+class BinaryCodec:
+    """Protobuf binary: a request stays the bytes that arrived; a response goes out as the
+    servicer serialized it, or serialized here."""
+
+    def name(self) -> str:
+        return PROTO_CODEC
+
+    def encode(self, message: Any) -> bytes:
+        return message if type(message) is bytes else bytes(message.SerializeToString())
+
+    def decode(self, data: bytes | bytearray, message_class: type[Any]) -> bytes:
+        return bytes(data)
+
+
+class JsonCodec:
+    """Protobuf's JSON mapping, field names in lowerCamelCase; unknown fields are refused, as
+    the binary form cannot carry them through either. A request that does not parse is handed
+    on with its problem, so that the call path refuses it with a reason like any bad request."""
+
+    def name(self) -> str:
+        return JSON_CODEC
+
+    def encode(self, message: Any) -> bytes:
+        return json_format.MessageToJson(message, indent=None).encode()
+
+    def decode(self, data: bytes | bytearray, message_class: type[Any]) -> JsonRequest:
+        message = message_class()
+        try:
+            json_format.Parse(bytes(data), message)
+        except (json_format.ParseError, UnicodeDecodeError, RecursionError) as error:
+            problem = RequestError(
+                f"the request is not a valid {message_class.DESCRIPTOR.full_name} in JSON: "
+                f"{cut(str(error), METADATA_CHARACTERS)}"
+            )
+            return JsonRequest(b"", len(data), problem)
+        return JsonRequest(message.SerializeToString(), len(data))
+
+
+CODECS = (BinaryCodec(), JsonCodec())
+
+
+def protocol_of(content_type: str) -> str:
+    """The protocol of a request, as logged and counted, from its content type."""
+    if content_type.startswith("application/grpc-web"):
+        return "grpc-web"
+    if content_type.startswith("application/grpc"):
+        return "grpc-http"
+    return "connect"
+
+
+def connect_error(failure: Exception) -> ConnectError:
+    """The Connect error of a failed call: INVALID_ARGUMENT with the reason of a rules error,
+    INTERNAL for anything else (whose details were logged, never sent)."""
+    if isinstance(failure, RulesError):
+        code, message, reason = Code.INVALID_ARGUMENT, failure.message, failure.reason
+        metadata = {key: cut(value, METADATA_CHARACTERS) for key, value in failure.metadata.items()}
+    else:
+        code, message, reason, metadata = Code.INTERNAL, "internal error", INTERNAL_REASON, {}
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+    detail = ErrorDetail(AnyDetail(type_url=ERROR_INFO_TYPE, value=info.SerializeToString()))
+    return ConnectError(code, cut(message, MAX_MESSAGE_CHARACTERS), [detail])
+
+
+def snake_case(name: str) -> str:
+    """The Python name the generated code gives a method: ``ApplyAction`` -> ``apply_action``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _method(
+    invoke: Callable[..., tuple[Any, Exception | None, CallRecord]],
+    response_type: Any,
+    after: After | None,
+) -> Callable[..., Any]:
+    async def call(request: bytes | JsonRequest, ctx: Any) -> Any:
+        mark = reached.get(None)
+        if mark is not None:
+            mark[0] = True
+        headers = ctx.request_headers
+        request_id = headers.get(REQUEST_ID_KEY, "")[:MAX_REQUEST_ID_LENGTH] or new_request_id()
+        protocol = protocol_of(headers.get("content-type", ""))
+        if isinstance(request, bytes):
+            response, failure, _ = invoke(request, request_id, protocol, after)
+        else:
+            response, failure, _ = invoke(
+                request.raw, request_id, protocol, after, request.size, request.problem
+            )
+            if type(response) is bytes:
+                response = response_type.FromString(response)
+        if protocol == "connect":
+            ctx.response_headers[REQUEST_ID_KEY] = request_id
+        else:
+            ctx.response_trailers[REQUEST_ID_KEY] = request_id
+        if failure is not None:
+            raise connect_error(failure)
+        return response
+
+    return call
+
+
+def connect_service(
+    servicer: GameEngineServicer,
+    observers: Sequence[Observer],
+    log: Any,
+    after: After | None = None,
+) -> Any:
+    """An object with the servicer's methods as the generated application calls them."""
+    methods = {}
+    for method in SERVICE.methods:
+        request_type = message_factory.GetMessageClass(method.input_type)
+        response_type = message_factory.GetMessageClass(method.output_type)
+        invoke = invoker(method.name, request_type, getattr(servicer, method.name), observers, log)
+        methods[snake_case(method.name)] = _method(invoke, response_type, after)
+    return type("ConnectService", (), {name: staticmethod(f) for name, f in methods.items()})()

@@ -1,0 +1,313 @@
+"""The HTTP door: the service over Connect, gRPC-Web and gRPC, health, CORS and the playground.
+
+Each worker serves it beside its gRPC server, on a port of its own that all workers bind with
+SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application routes a request:
+
+- ``/ordo.v1.GameEngineService/<Method>``: the generated Connect application (``service.connect``),
+  which calls the worker's servicer through the call path the gRPC door uses;
+- ``/healthz``: 200 while the worker serves, 503 once it drains;
+- anything else, with GET or HEAD: the files of the built web playground (``clients/web/dist``).
+
+Requests refused before they reach a method (an unknown method, a content type that is not
+Connect's, gRPC's or gRPC-Web's, a body over the size limit) are logged and counted like calls,
+under the method they named (``unknown`` when it is none of the service's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import mimetypes
+import socket
+import threading
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from service.observe import CallRecord, Observer
+from service.server import REQUEST_ID_KEY, SERVICE, new_request_id
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+HEALTH_PATH = "/healthz"
+SERVICE_PREFIX = f"/{SERVICE.full_name}/"
+STATIC_DIR = Path(__file__).resolve().parents[1] / "clients" / "web" / "dist"
+NOT_BUILT = b"The web playground is not built: run npm run build in clients/web.\n"
+UNKNOWN_METHOD = "unknown"
+# What a browser may send and read across origins: Connect's and gRPC-Web's own headers, and
+# the request id.
+CORS_ALLOW_METHODS = "GET, POST, OPTIONS"
+CORS_ALLOW_HEADERS = (
+    "Content-Type, Connect-Protocol-Version, Connect-Timeout-Ms, Connect-Accept-Encoding, "
+    "Connect-Content-Encoding, Content-Encoding, Accept-Encoding, Grpc-Timeout, X-Grpc-Web, "
+    "X-User-Agent, X-Request-Id"
+)
+CORS_EXPOSE_HEADERS = (
+    "Grpc-Status, Grpc-Message, Grpc-Status-Details-Bin, Connect-Content-Encoding, "
+    "Content-Encoding, X-Request-Id, Trailer-X-Request-Id"
+)
+CORS_MAX_AGE = "7200"  # seconds a browser may keep a preflight's answer
+# The status codes of the answers the Connect library gives itself, as gRPC names them.
+HTTP_CODES = {
+    400: "INVALID_ARGUMENT",
+    404: "UNIMPLEMENTED",
+    405: "UNIMPLEMENTED",
+    408: "DEADLINE_EXCEEDED",
+    415: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+GRPC_CODES = {
+    0: "OK", 1: "CANCELLED", 2: "UNKNOWN", 3: "INVALID_ARGUMENT", 4: "DEADLINE_EXCEEDED",
+    5: "NOT_FOUND", 6: "ALREADY_EXISTS", 7: "PERMISSION_DENIED", 8: "RESOURCE_EXHAUSTED",
+    9: "FAILED_PRECONDITION", 10: "ABORTED", 11: "OUT_OF_RANGE", 12: "UNIMPLEMENTED",
+    13: "INTERNAL", 14: "UNAVAILABLE", 15: "DATA_LOSS", 16: "UNAUTHENTICATED",
+}  # fmt: skip
+METHOD_NAMES = frozenset(method.name for method in SERVICE.methods)
+
+
+def parse_origins(text: str) -> frozenset[str]:
+    """The origins of ``--http-cors-origins``: comma-separated, ``*`` for any."""
+    return frozenset(origin.strip().rstrip("/") for origin in text.split(",") if origin.strip())
+
+
+@dataclass
+class Health:
+    """Whether the worker serves; it stops when the worker drains."""
+
+    serving: bool = True
+
+
+@dataclass
+class Door:
+    """The ASGI application of the HTTP door."""
+
+    connect_app: Callable[[Scope, Receive, Send], Awaitable[None]]
+    observers: Sequence[Observer] = ()
+    cors_origins: frozenset[str] = frozenset()
+    static_dir: Path = STATIC_DIR
+    health: Health = field(default_factory=Health)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        path: str = scope["path"]
+        method: str = scope["method"]
+        cors = self._cors_headers(scope)
+        if method == "OPTIONS" and cors is not None:
+            await _respond(send, 204, [*cors, *_preflight_headers(scope)], b"")
+            return
+        if path.startswith(SERVICE_PREFIX):
+            await self._call(scope, receive, _with_headers(send, cors or []))
+        elif path == HEALTH_PATH:
+            serving = self.health.serving
+            body = b"SERVING\n" if serving else b"NOT_SERVING\n"
+            await _respond(send, 200 if serving else 503, _text(cors), body)
+        elif method in {"GET", "HEAD"}:
+            await self._static(path, method, send)
+        else:
+            await _respond(send, 405, [(b"allow", b"GET, HEAD"), *_text(None)], b"")
+
+    def _cors_headers(self, scope: Scope) -> list[tuple[bytes, bytes]] | None:
+        """The CORS headers of a request from an allowed origin; None for any other."""
+        if not self.cors_origins:
+            return None
+        origin = _header(scope, b"origin")
+        if origin is None:
+            return None
+        if "*" in self.cors_origins:
+            return [(b"access-control-allow-origin", b"*")]
+        if origin.decode("latin-1") not in self.cors_origins:
+            return None
+        return [(b"access-control-allow-origin", origin), (b"vary", b"Origin")]
+
+    async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve an RPC; count and log it here when the library refused it before a method."""
+        from service.connect import reached  # noqa: PLC0415 - loaded with the library
+
+        mark = [False]
+        token = reached.set(mark)
+        refusal: CallRecord | None = None
+
+        async def watch(message: Message) -> None:
+            nonlocal refusal
+            if message["type"] == "http.response.start" and not mark[0]:
+                refusal = self._refusal(scope, message)
+            await send(message)
+
+        try:
+            await self.connect_app(scope, receive, watch)
+        finally:
+            reached.reset(token)
+            if refusal is not None:
+                for observer in self.observers:
+                    observer.call_finished(refusal)
+
+    def _refusal(self, scope: Scope, start: Message) -> CallRecord:
+        """The record of a request refused before it reached a method."""
+        name = scope["path"][len(SERVICE_PREFIX) :]
+        headers = dict(start.get("headers", ()))
+        status = start["status"]
+        grpc_status = headers.get(b"grpc-status")
+        if grpc_status is not None and grpc_status.isdigit():
+            code = GRPC_CODES.get(int(grpc_status), "UNKNOWN")
+        else:
+            code = HTTP_CODES.get(status, "INTERNAL" if status >= 500 else "UNKNOWN")
+        request_id = (_header(scope, REQUEST_ID_KEY.encode()) or b"").decode("latin-1")
+        content_type = (_header(scope, b"content-type") or b"").decode("latin-1")
+        from service.connect import protocol_of  # noqa: PLC0415 - loaded with the library
+
+        call = CallRecord(
+            method=name if name in METHOD_NAMES else UNKNOWN_METHOD,
+            request_id=request_id or new_request_id(),
+            protocol=protocol_of(content_type),
+            code=code,
+        )
+        for observer in self.observers:
+            observer.call_started(call)
+        return call
+
+    async def _static(self, path: str, method: str, send: Send) -> None:
+        """A file of the playground, ``index.html`` for ``/``; a plain 404 for any other."""
+        root = self.static_dir
+        if not root.is_dir():
+            await _respond(send, 404, _text(None), NOT_BUILT)
+            return
+        relative = path.lstrip("/") or "index.html"
+        target = (root / relative).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_relative_to(root.resolve()) or not target.is_file():
+            await _respond(send, 404, _text(None), b"Not found.\n")
+            return
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind in {"application/javascript", "application/json"}:
+            kind += "; charset=utf-8"
+        body = await asyncio.to_thread(target.read_bytes)
+        headers = [(b"content-type", kind.encode()), (b"content-length", b"%d" % len(body))]
+        await _respond(send, 200, headers, b"" if method == "HEAD" else body)
+
+
+def _preflight_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"access-control-allow-methods", CORS_ALLOW_METHODS.encode()),
+        (b"access-control-allow-headers", CORS_ALLOW_HEADERS.encode()),
+        (b"access-control-max-age", CORS_MAX_AGE.encode()),
+    ]
+
+
+def _text(cors: list[tuple[bytes, bytes]] | None) -> list[tuple[bytes, bytes]]:
+    return [(b"content-type", b"text/plain; charset=utf-8"), *(cors or [])]
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value)
+    return None
+
+
+def _with_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
+    """``send`` that adds ``extra`` (the CORS headers) to the response's headers."""
+    if not extra:
+        return send
+    expose = [(b"access-control-expose-headers", CORS_EXPOSE_HEADERS.encode())]
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), *extra, *expose]}
+        await send(message)
+
+    return sending
+
+
+async def _respond(
+    send: Send, status: int, headers: Iterable[tuple[bytes, bytes]], body: bytes
+) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": list(headers)})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` that every worker binds (SO_REUSEPORT)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host.strip("[]"), port))
+    sock.listen(1024)
+    sock.set_inheritable(True)
+    return sock
+
+
+class HttpServer:
+    """The HTTP door of one worker, served by uvicorn on a thread of its own."""
+
+    def __init__(self, app: Door, sock: socket.socket, grace_seconds: float) -> None:
+        import uvicorn  # noqa: PLC0415 - only a worker with an HTTP port needs it
+
+        self.app = app
+        self.sock = sock
+        self.port: int = sock.getsockname()[1]
+        config = uvicorn.Config(
+            app,
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            server_header=False,
+            timeout_graceful_shutdown=math.ceil(grace_seconds),
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, name="http", daemon=True)
+
+    def _run(self) -> None:
+        asyncio.run(self._server.serve(sockets=[self.sock]))
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop taking connections, let the calls in flight finish (within the grace period)."""
+        self.app.health.serving = False
+        self._server.should_exit = True
+
+    def wait(self) -> None:
+        self._thread.join()
+
+
+def http_door(settings: Any, servicer: Any, observers: Sequence[Observer], log: Any) -> HttpServer:
+    """Build and bind (not start) a worker's HTTP door on the worker's servicer."""
+    from ordo.v1.engine_service_connect import (  # noqa: PLC0415 - loaded when served
+        GameEngineServiceASGIApplication,
+    )
+    from service.connect import CODECS, connect_service  # noqa: PLC0415
+
+    service = connect_service(servicer, observers, log)
+    connect_app = GameEngineServiceASGIApplication(
+        service, codecs=CODECS, read_max_bytes=settings.max_request_bytes
+    )
+    door = Door(
+        connect_app,
+        observers=observers,
+        cors_origins=parse_origins(settings.http_cors_origins),
+    )
+    return HttpServer(door, bind(settings.host, settings.http_port), settings.grace_seconds)
