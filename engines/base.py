@@ -212,16 +212,20 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
 
     def validate(self, state: S) -> None:
         """Raise ``InvalidStateError`` unless the rules could have produced ``state``."""
-        if state.rules_version != self.info.rules_version:
-            raise UnsupportedRulesVersionError(
-                f"the state was produced under rules version {state.rules_version}; this server "
-                f"runs {self.info.id} rules version {self.info.rules_version}",
-                state_version=str(state.rules_version),
-                server_version=str(self.info.rules_version),
-            )
+        self.check_rules_version(state.rules_version)
         if not 0 <= state.revision < MAX_REVISION:
             raise InvalidStateError(f"the revision is out of range (0..{MAX_REVISION - 1})")
         self._validate(state)
+
+    def check_rules_version(self, rules_version: int) -> None:
+        """Raise ``UnsupportedRulesVersionError`` unless ``rules_version`` is this server's."""
+        if rules_version != self.info.rules_version:
+            raise UnsupportedRulesVersionError(
+                f"the state was produced under rules version {rules_version}; this server "
+                f"runs {self.info.id} rules version {self.info.rules_version}",
+                state_version=str(rules_version),
+                server_version=str(self.info.rules_version),
+            )
 
     @abstractmethod
     def seats(self, state: S) -> int:

@@ -6,9 +6,10 @@ import argparse
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, replace
 
 from service.build import DISTRIBUTION, version
+from service.sealing import KeysFileError, StateKey, load_keys
 
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -55,6 +56,11 @@ class Settings:
     max_request_bytes: int = 1 << 20
     max_concurrent_rpcs: int = 0  # per worker; 0 means no limit
     state_cache_size: int = 4096  # states a worker remembers having returned; 0 turns it off
+    state_keys_file: str = ""  # the keys that seal states (service.sealing); empty: no sealing
+    require_sealed: bool = False  # refuse plain states (needs state keys)
+    # The keys read from ``state_keys_file`` at start-up, the sealing one first: every worker
+    # seals with the same keys. Never shown (repr), never a flag.
+    state_keys: tuple[StateKey, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def worker_count(self) -> int:
@@ -85,7 +91,14 @@ HELP = {
     "max_concurrent_rpcs": "calls at once per worker before RESOURCE_EXHAUSTED (0: no limit)",
     "state_cache_size": "states a worker remembers having returned, so that a state sent back "
     "unchanged is not decoded and validated again (0: off)",
+    "state_keys_file": "file of state keys, one 'KEY_ID BASE64_KEY' a line: the first seals "
+    "the states returned, every one opens sealed states (empty: states are not sealed)",
+    "require_sealed": "refuse plain states: only sealed ones (needs --state-keys-file)",
 }
+#: Settings that are not flags: made from the others.
+DERIVED = frozenset({"state_keys"})
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
 
 
 def env_name(field_name: str) -> str:
@@ -102,27 +115,30 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     )
     parser.add_argument("--version", action="version", version=f"{DISTRIBUTION} {version()}")
     defaults = Settings()
-    for field in fields(Settings):
-        kind = type(getattr(defaults, field.name))
-        raw = environ.get(env_name(field.name))
+    names = [each.name for each in fields(Settings) if each.name not in DERIVED]
+    for name in names:
+        kind = type(getattr(defaults, name))
+        raw = environ.get(env_name(name))
+        parse = _boolean if kind is bool else kind
         try:
-            default = kind(raw) if raw is not None else getattr(defaults, field.name)
+            default = getattr(defaults, name) if raw is None else parse(raw)
         except ValueError:
-            parser.error(f"{env_name(field.name)}={raw!r} is not a valid {kind.__name__}")
+            parser.error(f"{env_name(name)}={raw!r} is not a valid {kind.__name__}")
         choices = {
             "log_level": LOG_LEVELS,
             "log_format": LOG_FORMATS,
             "cpu_affinity": CPU_AFFINITIES,
-        }.get(field.name)
-        parser.add_argument(
-            "--" + field.name.replace("_", "-"),
-            type=kind,
-            default=default,
-            choices=choices,
-            help=f"{HELP[field.name]} (env {env_name(field.name)}, default %(default)s)",
-        )
+        }.get(name)
+        help_text = f"{HELP[name]} (env {env_name(name)}, default %(default)s)"
+        flag = "--" + name.replace("_", "-")
+        if kind is bool:
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=default, help=help_text
+            )
+        else:
+            parser.add_argument(flag, type=kind, default=default, choices=choices, help=help_text)
     args = parser.parse_args(argv)
-    settings = Settings(**{field.name: getattr(args, field.name) for field in fields(Settings)})
+    settings = Settings(**{name: getattr(args, name) for name in names})
     if (
         settings.log_level not in LOG_LEVELS
         or settings.log_format not in LOG_FORMATS
@@ -148,4 +164,28 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             "threads and max request bytes must be positive; the grace period, the connection "
             "age, the state cache size and the access log's flush delay >= 0 (and finite)"
         )
-    return settings
+    return _with_state_keys(settings, parser)
+
+
+def _boolean(raw: str) -> bool:
+    """A boolean setting's environment value: true/false, 1/0, yes/no, on/off."""
+    word = raw.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ValueError(raw)
+
+
+def _with_state_keys(settings: Settings, parser: argparse.ArgumentParser) -> Settings:
+    """``settings`` with the keys of its keys file, read once here: a file that cannot be used
+    stops the server before it starts (exit 2), never leaves it half working."""
+    if not settings.state_keys_file:
+        if settings.require_sealed:
+            parser.error("--require-sealed needs --state-keys-file: no key could seal a state")
+        return settings
+    try:
+        keys = load_keys(settings.state_keys_file)
+    except KeysFileError as error:
+        parser.error(str(error))
+    return replace(settings, state_keys=keys)

@@ -42,6 +42,7 @@ from service.errors import (
 )
 from service.observe import CallRecord, Observer
 from service.pool import After, CallThreadPool
+from service.sealing import Sealer
 from service.servicer import RAW_REQUESTS, GameEngineServicer
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
@@ -239,6 +240,12 @@ def rpc_handler(
     return grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer, observers))
 
 
+def new_servicer(settings: Settings) -> GameEngineServicer:
+    """The servicer both doors call, sealing states when keys are configured."""
+    sealer = Sealer(settings.state_keys) if settings.state_keys else None
+    return GameEngineServicer(settings.state_cache_size, sealer, settings.require_sealed)
+
+
 def create_server(
     settings: Settings,
     observers: Sequence[Observer] = (),
@@ -266,7 +273,7 @@ def create_server(
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
     if servicer is None:
-        servicer = GameEngineServicer(settings.state_cache_size)
+        servicer = new_servicer(settings)
     handlers = method_handlers(servicer, observers, pool.after)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
@@ -349,7 +356,7 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     cpu = _pin_worker(settings, index)
     observers = worker_observers(settings)
     pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
-    servicer = GameEngineServicer(settings.state_cache_size)
+    servicer = new_servicer(settings)
     server, port, health_servicer = create_server(settings, observers, pool, servicer)
     door = None
     if settings.http_port:

@@ -6,7 +6,10 @@ its response message (a message passed to a constructor is copied; one filled in
 response already serialized: the state's bytes key the state cache as they were sent, the
 bytes after them (the action) key the actions decoded before, the new state is serialized once
 (in parts that the next action may reuse), and the encodings of the statuses and events the
-engines share, which recur from call to call, are kept (``service.wire`` frames the parts). The
+engines share, which recur from call to call, are kept (``service.wire`` frames the parts). With
+state keys, a state is sealed where it is serialized and opened where it is decoded
+(``service.sealing``): the rest of the servicer sees engine states only, and the state cache
+keys a sealed state by its bytes as it keys a plain one. The
 time spent in the engine is added to the call record around each engine section. Errors are
 raised as ``RulesError``; ``service.server`` turns them into rich statuses in one place. Which
 game a request is about comes from the ``game`` oneof of its state or options (``WhichOneof``)
@@ -40,6 +43,7 @@ from service.codecs import CODECS
 from service.codecs.base import Codec
 from service.errors import RequestError
 from service.observe import CallRecord
+from service.sealing import Sealer, SealInvalidError
 from service.state_cache import StateCache
 
 DEFAULT_POLICY = "heuristic"
@@ -53,6 +57,8 @@ _RESPONSE_FIELDS = api.ApplyActionResponse.DESCRIPTOR.fields_by_name
 _EVENT_FIELDS = common.Event.DESCRIPTOR.fields_by_name
 RULES_VERSION_KEY = wire.key(_STATE_FIELDS["rules_version"].number, wire.VARINT)
 REVISION_KEY = wire.key(_STATE_FIELDS["revision"].number, wire.VARINT)
+SEALED_KEY = wire.key(_STATE_FIELDS["sealed"].number, wire.LENGTH_DELIMITED)
+GAME_ID_KEY = wire.key(_STATE_FIELDS["game_id"].number, wire.LENGTH_DELIMITED)
 RESPONSE_STATE_KEY = wire.key(_RESPONSE_FIELDS["state"].number, wire.LENGTH_DELIMITED)
 RESPONSE_STATUS_KEY = wire.key(_RESPONSE_FIELDS["status"].number, wire.LENGTH_DELIMITED)
 RESPONSE_EVENTS_KEY = wire.key(_RESPONSE_FIELDS["events"].number, wire.LENGTH_DELIMITED)
@@ -84,6 +90,8 @@ class Game:
     codec: Codec
     state_key: bytes  # the key of the game's field in GameState
     event_key: bytes  # the key of the game's field in Event
+    state_type: Any  # the game's state message (its field in GameState)
+    id_field: bytes  # the game_id field of its sealed states
 
 
 class Encodings:
@@ -141,6 +149,8 @@ def _registered_games() -> dict[str, Game]:
             CODECS[gid],
             wire.key(_STATE_FIELDS[gid].number, wire.LENGTH_DELIMITED),
             wire.key(_EVENT_FIELDS[gid].number, wire.LENGTH_DELIMITED),
+            type(getattr(common.GameState(), gid)),
+            wire.length_delimited(GAME_ID_KEY, gid.encode()),
         )
         for gid in sorted(registry.ENGINES)
     }
@@ -176,7 +186,16 @@ def encode_status(status: Status) -> common.GameStatus:
 class GameEngineServicer:
     """Implements every RPC of ``ordo.v1.GameEngineService``."""
 
-    def __init__(self, state_cache_size: int = DEFAULT_STATE_CACHE_SIZE) -> None:
+    def __init__(
+        self,
+        state_cache_size: int = DEFAULT_STATE_CACHE_SIZE,
+        sealer: Sealer | None = None,
+        require_sealed: bool = False,
+    ) -> None:
+        if require_sealed and sealer is None:
+            raise ValueError("sealed states can be required only with keys to seal them")
+        self.sealer = sealer
+        self.require_sealed = require_sealed
         self.games = _registered_games()
         self.states = StateCache(state_cache_size)
         self.encodings = Encodings(ENCODINGS_KEPT)
@@ -357,15 +376,52 @@ class GameEngineServicer:
                 return game, known[1], known[2]
         if msg is None:
             msg = _parse(common.GameState, sent or b"")
+        if msg.sealed or msg.game_id:
+            return (*self._unseal(msg, call), None)
+        if self.require_sealed:
+            raise RequestError(
+                "this server takes sealed states only: send back the states it returned",
+                "STATE_NOT_SEALED",
+            )
         game_id = msg.WhichOneof("game")
         if game_id is None:
             raise RequestError("the request carries no game state", "STATE_NOT_SET")
         game = self._game(game_id)
         call.game = game.id
+        return game, self._engine_state(game, getattr(msg, game_id), msg, call, True), None
+
+    def _unseal(self, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
+        """The game and engine state of a sealed state. Its seal opened, so this deployment's
+        rules produced it: it is decoded, not validated (its rules version is checked, as a
+        state sealed before an upgrade of the rules may come back)."""
+        if self.sealer is None:
+            raise RequestError(
+                "the state is sealed, and this server has no keys to open it",
+                "SEALING_NOT_CONFIGURED",
+            )
+        game = self.games.get(msg.game_id)
+        if game is None or msg.WhichOneof("game") is not None:
+            raise SealInvalidError
         start = perf_counter()
         try:
-            state = game.codec.decode_state(getattr(msg, game_id), msg.rules_version, msg.revision)
-            game.engine.validate(state)
+            payload = self.sealer.unseal(msg.sealed, game.id, msg.rules_version, msg.revision)
+        finally:
+            call.engine_seconds += perf_counter() - start
+        call.game = game.id
+        game.engine.check_rules_version(msg.rules_version)
+        return game, self._engine_state(game, game.state_type.FromString(payload), msg, call)
+
+    @staticmethod
+    def _engine_state(
+        game: Game, inner: Any, msg: common.GameState, call: CallRecord, validate: bool = False
+    ) -> Any:
+        """The engine state of ``inner``, the game's state message in the envelope ``msg``,
+        validated when asked (a plain state: it is the caller's)."""
+        start = perf_counter()
+        try:
+            state = game.codec.decode_state(inner, msg.rules_version, msg.revision)
+            if validate:
+                game.engine.validate(state)
         except (ArithmeticError, LookupError, ValueError, TypeError) as error:
             # The state is the caller's input: whatever trips its checks is a bad argument.
             raise InvalidStateError(
@@ -373,7 +429,7 @@ class GameEngineServicer:
             ) from error
         finally:
             call.engine_seconds += perf_counter() - start
-        return game, state, None
+        return state
 
     def _decode_action(
         self,
@@ -420,9 +476,10 @@ class GameEngineServicer:
         previous: Any = None,
         previous_parts: Any = None,
     ) -> bytes:
-        """The serialized ``GameState`` of ``state``, remembered by the state cache. When the
-        codec serializes states in parts and the encoded parts of ``previous`` (the state the
-        action applied to) are known, the parts the action left as they were are reused."""
+        """The serialized ``GameState`` of ``state``, sealed when the server has keys,
+        remembered by the state cache. When the codec serializes states in parts and the
+        encoded parts of ``previous`` (the state the action applied to) are known, the parts
+        the action left as they were are reused."""
         codec = game.codec
         if codec.state_parts is not None:
             if previous_parts is None:
@@ -432,13 +489,16 @@ class GameEngineServicer:
         else:
             parts = None
             payload = codec.encode_state(state).SerializeToString()
+        if self.sealer is None:
+            fields: tuple[bytes, ...] = (game.state_key, wire.varint(len(payload)), payload)
+        else:
+            sealed = self.sealer.seal(game.id, state.rules_version, state.revision, payload)
+            fields = (SEALED_KEY, wire.varint(len(sealed)), sealed, game.id_field)
         data = b"".join(
             (
                 wire.uint_field(RULES_VERSION_KEY, state.rules_version),
                 wire.uint_field(REVISION_KEY, state.revision),
-                game.state_key,
-                wire.varint(len(payload)),
-                payload,
+                *fields,
             )
         )
         if self.states.size:

@@ -2,7 +2,10 @@
 real server over gRPC. The conformance suite runs every check through both.
 
 Both speak in wire messages (``GameState``, ``Action``, ``GameView``) so that one test body serves
-both; the in-process driver translates with the game's codec and calls the engine directly.
+both; the in-process driver translates with the game's codec and calls the engine directly. A
+driver over gRPC to a server with state keys holds them too (``sealer``): the states it makes
+(re-dealt, with a planted generator state) are sealed as the server's are, and the states it
+reads are opened first.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.codecs import CODECS
+from service.sealing import Sealer
 from service.servicer import encode_status
 
 
@@ -51,19 +55,50 @@ class Driver(Protocol):
 class Codecs:
     """Engine ↔ message translation shared by the drivers and the tests."""
 
-    def __init__(self, game_id: str) -> None:
+    def __init__(self, game_id: str, sealer: Sealer | None = None) -> None:
         self.game_id = game_id
         self.engine = registry.get(game_id)
         self.codec = CODECS[game_id]
+        self.sealer = sealer
 
     def to_engine(self, state: common.GameState) -> Any:
-        """Decode a state message into the engine's state (not validated)."""
+        """Decode a state message, sealed or plain, into the engine's state (not validated)."""
+        plain = self.unsealed(state)
         return self.codec.decode_state(
-            getattr(state, self.game_id), state.rules_version, state.revision
+            getattr(plain, self.game_id), plain.rules_version, plain.revision
         )
 
+    def unsealed(self, state: common.GameState) -> common.GameState:
+        """The plain state of a sealed one (``state`` itself when it is plain)."""
+        if not state.sealed:
+            return state
+        assert self.sealer is not None, "a sealed state, and no keys to open it"
+        payload = self.sealer.unseal(
+            state.sealed, state.game_id, state.rules_version, state.revision
+        )
+        plain = common.GameState(rules_version=state.rules_version, revision=state.revision)
+        getattr(plain, self.game_id).MergeFromString(payload)
+        return plain
+
     def to_message(self, state: Any) -> common.GameState:
-        """Encode an engine state as a message."""
+        """Encode an engine state as a message, sealed when the driver holds keys."""
+        plain = self.to_plain_message(state)
+        if self.sealer is None:
+            return plain
+        return common.GameState(
+            rules_version=plain.rules_version,
+            revision=plain.revision,
+            game_id=self.game_id,
+            sealed=self.sealer.seal(
+                self.game_id,
+                plain.rules_version,
+                plain.revision,
+                getattr(plain, self.game_id).SerializeToString(),
+            ),
+        )
+
+    def to_plain_message(self, state: Any) -> common.GameState:
+        """Encode an engine state as a plain message: what anyone may send, keys or not."""
         return common.GameState(
             rules_version=state.rules_version,
             revision=state.revision,
@@ -169,8 +204,10 @@ class OverGrpc(Codecs):
 
     name = "grpc"
 
-    def __init__(self, game_id: str, stub: rpc.GameEngineServiceStub) -> None:
-        super().__init__(game_id)
+    def __init__(
+        self, game_id: str, stub: rpc.GameEngineServiceStub, sealer: Sealer | None = None
+    ) -> None:
+        super().__init__(game_id, sealer)
         self.stub = stub
 
     def _call(self, method: Any, request: Any) -> Any:

@@ -1,8 +1,10 @@
 """The conformance suite: every registered game, several seat counts and seeds, run in-process and
-again over gRPC against a real server. A game that registers must pass it unchanged."""
+again over gRPC against a real server, with plain and with sealed states. A game that registers
+must pass it unchanged."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,9 +14,10 @@ from engines import registry
 from engines.errors import InvalidStateError
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
-from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.sealing import Sealer
 from tests.conformance.corruptions import CORRUPTIONS, STEPS_PER_SEAT
 from tests.conformance.drivers import Driver, InProcess, OverGrpc, RefusedError
+from tests.state_keys import TEST_KEY
 
 GAMES = sorted(registry.ENGINES)
 MAX_ACTIONS = 20_000  # no game may run longer in a random playout
@@ -45,12 +48,17 @@ def key(message: Any) -> bytes:
     return message.SerializeToString(deterministic=True)  # type: ignore[no-any-return]
 
 
-@pytest.fixture(params=["in_process", "grpc"])
-def make_driver(request: pytest.FixtureRequest, stub: rpc.GameEngineServiceStub) -> Any:
-    """A factory of drivers of the parametrized kind."""
+@pytest.fixture(params=["in_process", "grpc", "grpc_sealed"])
+def make_driver(request: pytest.FixtureRequest) -> Any:
+    """A factory of drivers of the parametrized kind: over gRPC to a server with state keys,
+    the states are sealed."""
     if request.param == "in_process":
         return InProcess
-    return lambda game_id: OverGrpc(game_id, stub)
+    if request.param == "grpc":
+        stub = request.getfixturevalue("stub")
+        return lambda game_id: OverGrpc(game_id, stub)
+    sealed_stub = request.getfixturevalue("sealed_stub")
+    return lambda game_id: OverGrpc(game_id, sealed_stub, Sealer([TEST_KEY]))
 
 
 def playout(
@@ -353,10 +361,11 @@ class TestCorruptedStates:
 
     @pytest.mark.parametrize("game", GAMES)
     def test_another_rules_version_is_refused(self, make_driver: Any, game: str) -> None:
-        """A state of another rules version gets UNSUPPORTED_RULES_VERSION."""
+        """A state of another rules version gets UNSUPPORTED_RULES_VERSION (sealed too: a state
+        sealed before an upgrade of the rules)."""
         driver = make_driver(game)
-        state = driver.new_game(seat_counts(game)[0], 5)
-        state.rules_version += 1
+        new = driver.to_engine(driver.new_game(seat_counts(game)[0], 5))
+        state = driver.to_message(dataclasses.replace(new, rules_version=new.rules_version + 1))
         with pytest.raises(RefusedError) as refused:
             driver.view(state, None)
         assert refused.value.reason == "UNSUPPORTED_RULES_VERSION"
@@ -365,8 +374,8 @@ class TestCorruptedStates:
     def test_the_last_revision_is_refused(self, make_driver: Any, game: str) -> None:
         """Revisions are 64-bit: a state at the last one could not count another action."""
         driver = make_driver(game)
-        state = driver.new_game(seat_counts(game)[0], 5)
-        state.revision = 2**64 - 1
+        new = driver.to_engine(driver.new_game(seat_counts(game)[0], 5))
+        state = driver.to_plain_message(dataclasses.replace(new, revision=2**64 - 1))
         with pytest.raises(RefusedError) as refused:
             driver.view(state, None)
         assert refused.value.reason == "INVALID_STATE"
@@ -382,7 +391,10 @@ class TestCorruptedStates:
         state, status = state_to_corrupt(driver)
         seat = status.seats_to_act[0]
         action = driver.legal(state, seat)[0]
-        corrupted = driver.to_message(CORRUPTIONS[game][name].corrupt(driver.to_engine(state)))
+        # Plain, as anyone may forge it: only a server's keys seal a state.
+        corrupted = driver.to_plain_message(
+            CORRUPTIONS[game][name].corrupt(driver.to_engine(state))
+        )
         calls = {
             "GetView": lambda: driver.view(corrupted, None),
             "ListLegalActions": lambda: driver.legal(corrupted, seat),

@@ -7,6 +7,10 @@ in-process (``NewGame``, then ``ApplyAction`` with the legal actions a pinned ge
 answers' bytes is compared with the digest stored in ``golden_playouts.json``. A change in the
 deal, the rules, the events or the wire format changes it.
 
+The same playouts run again on a servicer with a fixed test key (``tests.state_keys``): its
+sealed states are pinned too, so replicas with the same keys answer byte for byte alike, and
+sealing stays deterministic.
+
 When such a change is intended, raise the game's rules version (a state of the old version is
 then refused, not answered differently), and write the new digests with
 ``python -m tests.service.golden``.
@@ -25,7 +29,9 @@ from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.observe import CallRecord
+from service.sealing import Sealer
 from service.servicer import GameEngineServicer
+from tests.state_keys import TEST_KEY
 
 GOLDEN_FILE = Path(__file__).with_name("golden_playouts.json")
 SEED = 2026
@@ -33,26 +39,28 @@ VIEW_EVERY = 10  # every viewer's view, and a suggestion for a seat to act, ever
 MAX_ACTIONS = 20_000
 
 
-def cases() -> list[tuple[str, int]]:
-    """(game, seats): every game with its fewest and its most seats."""
+def cases() -> list[tuple[str, int, bool]]:
+    """(game, seats, sealed): every game with its fewest and its most seats, with plain states
+    and with sealed ones."""
     return [
-        (game, seats)
+        (game, seats, sealed)
         for game in sorted(registry.ENGINES)
         for seats in sorted(
             {registry.ENGINES[game].info.min_seats, registry.ENGINES[game].info.max_seats}
         )
+        for sealed in (False, True)
     ]
 
 
-def case_id(game: str, seats: int) -> str:
+def case_id(game: str, seats: int, sealed: bool) -> str:
     """The key of a case in the golden file."""
-    return f"{game}-{seats}seats"
+    return f"{game}-{seats}seats" + ("-sealed" if sealed else "")
 
 
-def answers(game: str, seats: int) -> Iterator[bytes]:
+def answers(game: str, seats: int, sealed: bool) -> Iterator[bytes]:
     """Every answer of the servicer along the seeded playout of ``game`` with ``seats``, serialized
-    deterministically."""
-    servicer = GameEngineServicer()
+    deterministically; the states sealed under the test key when ``sealed``."""
+    servicer = GameEngineServicer(sealer=Sealer([TEST_KEY]) if sealed else None)
     options = common.GameOptions(**{game: {}})
     started = servicer.NewGame(
         api.NewGameRequest(seats=seats, seed=SEED, options=options), CallRecord("NewGame")
@@ -103,11 +111,11 @@ def serialized(message: Any) -> bytes:
     return data
 
 
-def digest(game: str, seats: int) -> dict[str, Any]:
+def digest(game: str, seats: int, sealed: bool) -> dict[str, Any]:
     """The SHA-256 of the answers along a playout, and how many there were."""
     hasher = hashlib.sha256()
     count = 0
-    for answer in answers(game, seats):
+    for answer in answers(game, seats, sealed):
         hasher.update(len(answer).to_bytes(4, "big"))
         hasher.update(answer)
         count += 1
@@ -122,7 +130,7 @@ def stored() -> dict[str, dict[str, Any]]:
 
 def main() -> None:
     """Write the digest of every case to the golden file."""
-    digests = {case_id(game, seats): digest(game, seats) for game, seats in cases()}
+    digests = {case_id(*case): digest(*case) for case in cases()}
     GOLDEN_FILE.write_text(json.dumps(digests, indent=2, sort_keys=True) + "\n")
     print(f"wrote {len(digests)} digests to {GOLDEN_FILE}")
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+from pathlib import Path
+
 import pytest
 
 from service.config import Settings, available_cpus, env_name, load
+from tests.state_keys import NEXT_KEY, TEST_KEY, keys_file_text
 
 
 class TestSettings:
@@ -92,3 +96,124 @@ class TestSettings:
     def test_environment_names(self) -> None:
         """Every setting's variable is ORDO_ and its upper-case name."""
         assert env_name("max_request_bytes") == "ORDO_MAX_REQUEST_BYTES"
+
+
+VALID_KEYS = keys_file_text(NEXT_KEY, TEST_KEY)
+
+
+class TestStateKeys:
+    """The state keys file, read once at start-up: a file that cannot be used is a usage error."""
+
+    def test_no_keys_by_default(self) -> None:
+        """Without a keys file states are not sealed, nor required to be."""
+        settings = load([], {})
+        assert (settings.state_keys_file, settings.state_keys, settings.require_sealed) == (
+            "",
+            (),
+            False,
+        )
+
+    def test_the_keys_in_file_order(self, tmp_path: Path) -> None:
+        """The keys are read in the file's order (the first seals); blank and # lines are
+        skipped; the flag and ORDO_STATE_KEYS_FILE name the file."""
+        path = tmp_path / "keys"
+        path.write_text(f"# rotated in May\n\n{VALID_KEYS}")
+        assert load(["--state-keys-file", str(path)], {}).state_keys == (NEXT_KEY, TEST_KEY)
+        assert load([], {"ORDO_STATE_KEYS_FILE": str(path)}).state_keys == (NEXT_KEY, TEST_KEY)
+
+    def test_the_keys_are_never_shown(self, tmp_path: Path) -> None:
+        """The settings' repr names the file, never a key."""
+        path = tmp_path / "keys"
+        path.write_text(VALID_KEYS)
+        shown = repr(load(["--state-keys-file", str(path)], {}))
+        assert str(path) in shown
+        assert all(
+            base64.b64encode(key).decode() not in shown and repr(key) not in shown
+            for _id, key in (NEXT_KEY, TEST_KEY)
+        )
+
+    @pytest.mark.parametrize(
+        ("environ", "expected"),
+        [({"ORDO_REQUIRE_SEALED": "true"}, True), ({"ORDO_REQUIRE_SEALED": "0"}, False)],
+    )
+    def test_require_sealed(self, tmp_path: Path, environ: dict[str, str], expected: bool) -> None:
+        """--require-sealed and ORDO_REQUIRE_SEALED (true/false, 1/0, yes/no, on/off)."""
+        path = tmp_path / "keys"
+        path.write_text(VALID_KEYS)
+        argv = ["--state-keys-file", str(path)]
+        assert load(argv, environ).require_sealed is expected
+        assert load([*argv, "--require-sealed"], {}).require_sealed is True
+        assert load([*argv, "--no-require-sealed"], environ).require_sealed is False
+
+    KEY = base64.b64encode(bytes(64)).decode()
+
+    @pytest.mark.parametrize(
+        ("text", "message"),
+        [
+            ("", "no key"),
+            ("# only a comment\n", "no key"),
+            (f"k1 {KEY} extra\n", "line 1: expected 'KEY_ID BASE64_KEY'"),
+            ("k1\n", "line 1: expected"),
+            (f"K1 {KEY}\n", "line 1: a key id is 1 to 32"),
+            (f"{'k' * 33} {KEY}\n", "line 1: a key id is 1 to 32"),
+            (f"k_1 {KEY}\n", "line 1: a key id"),
+            (f"k1 {KEY}\nk1 {KEY}\n", "line 2: key id 'k1' is listed twice"),
+            ("k1 not*base64\n", "line 1: the key is not valid base64"),
+            (f"k1 {KEY[:-4]}\n", "line 1: the key is 63 bytes; AES-256-SIV takes 64"),
+            (f"k1 {base64.b64encode(bytes(32)).decode()}\n", "the key is 32 bytes"),
+        ],
+        ids=[
+            "empty",
+            "comment-only",
+            "three-words",
+            "no-key",
+            "upper-case-id",
+            "long-id",
+            "underscore-id",
+            "twice",
+            "not-base64",
+            "short-key",
+            "aes-128-siv-key",
+        ],
+    )
+    def test_a_malformed_keys_file_exits_with_usage(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+    ) -> None:
+        """A malformed keys file stops the server with exit code 2 and a message naming the
+        line and what is wrong, never the key."""
+        path = tmp_path / "keys"
+        path.write_text(text)
+        with pytest.raises(SystemExit) as stopped:
+            load(["--state-keys-file", str(path)], {})
+        assert stopped.value.code == 2
+        error = capsys.readouterr().err
+        assert message in error
+        assert self.KEY not in error
+
+    def test_a_missing_keys_file_exits_with_usage(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A keys file that cannot be read stops the server with exit code 2."""
+        with pytest.raises(SystemExit) as stopped:
+            load([], {"ORDO_STATE_KEYS_FILE": str(tmp_path / "absent")})
+        assert stopped.value.code == 2
+        assert "cannot read the state keys file" in capsys.readouterr().err
+
+    @pytest.mark.parametrize(
+        ("argv", "environ"),
+        [(["--require-sealed"], {}), ([], {"ORDO_REQUIRE_SEALED": "yes"})],
+    )
+    def test_require_sealed_without_keys_exits_with_usage(
+        self, argv: list[str], environ: dict[str, str], capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """Sealed states cannot be required without keys to seal them (exit code 2)."""
+        with pytest.raises(SystemExit) as stopped:
+            load(argv, environ)
+        assert stopped.value.code == 2
+        assert "--require-sealed needs --state-keys-file" in capsys.readouterr().err
+
+    def test_a_bad_boolean_exits_with_usage(self) -> None:
+        """ORDO_REQUIRE_SEALED takes true/false, 1/0, yes/no, on/off, nothing else."""
+        with pytest.raises(SystemExit) as stopped:
+            load([], {"ORDO_REQUIRE_SEALED": "maybe"})
+        assert stopped.value.code == 2

@@ -26,12 +26,18 @@ DESCRIPTOR: _descriptor.FileDescriptor
 class GameState(_message.Message):
     """GameState is the whole state of one game, hidden parts included. The caller keeps it between
     calls and sends it back unchanged; Ordo stores nothing.
+
+    A server with state keys seals the states it returns: such a state sets `sealed` and
+    `game_id` and no `game` field, and keeps in clear only `rules_version`, `revision` and
+    `game_id`, which the seal binds (changing any of them breaks it).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     REVISION_FIELD_NUMBER: _builtins.int
+    SEALED_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
     SIX_NIMMT_FIELD_NUMBER: _builtins.int
     SEQUENCE_NUMBERS_FIELD_NUMBER: _builtins.int
     UP_OR_DOWN_FIELD_NUMBER: _builtins.int
@@ -42,6 +48,15 @@ class GameState(_message.Message):
     """
     revision: _builtins.int
     """The number of actions applied since NewGame (0 for a new game)."""
+    sealed: _builtins.bytes
+    """The sealed state: the id of the key that sealed it and an authenticated encryption (AES-SIV)
+    of the game-specific state. Opaque to callers: sent back unchanged. Empty on a plain state.
+    A state whose seal does not open is refused with reason STATE_SEAL_INVALID.
+    """
+    game_id: _builtins.str
+    """The game id of a sealed state (e.g. "six_nimmt"); empty on a plain state, whose `game`
+    field names the game.
+    """
     @_builtins.property
     def six_nimmt(self) -> _six_nimmt_pb2.SixNimmtState:
         """The state of a 6 nimmt! game."""
@@ -63,6 +78,8 @@ class GameState(_message.Message):
         *,
         rules_version: _builtins.int = ...,
         revision: _builtins.int = ...,
+        sealed: _builtins.bytes = ...,
+        game_id: _builtins.str = ...,
         six_nimmt: _six_nimmt_pb2.SixNimmtState | None = ...,
         sequence_numbers: _sequence_numbers_pb2.SequenceNumbersState | None = ...,
         up_or_down: _up_or_down_pb2.UpOrDownState | None = ...,
@@ -70,7 +87,7 @@ class GameState(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "revision", b"revision", "rules_version", b"rules_version", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "game_id", b"game_id", "revision", b"revision", "rules_version", b"rules_version", "sealed", b"sealed", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015

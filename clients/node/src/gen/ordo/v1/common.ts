@@ -30,6 +30,10 @@ export const protobufFileName = "ordo/v1/common.proto";
 /**
  * GameState is the whole state of one game, hidden parts included. The caller keeps it between
  * calls and sends it back unchanged; Ordo stores nothing.
+ *
+ * A server with state keys seals the states it returns: such a state sets `sealed` and
+ * `game_id` and no `game` field, and keeps in clear only `rules_version`, `revision` and
+ * `game_id`, which the seal binds (changing any of them breaks it).
  */
 export interface GameState {
   /**
@@ -39,7 +43,21 @@ export interface GameState {
   rulesVersion: number;
   /** The number of actions applied since NewGame (0 for a new game). */
   revision: bigint;
-  /** The game-specific state; the field name is the game id. */
+  /**
+   * The sealed state: the id of the key that sealed it and an authenticated encryption (AES-SIV)
+   * of the game-specific state. Opaque to callers: sent back unchanged. Empty on a plain state.
+   * A state whose seal does not open is refused with reason STATE_SEAL_INVALID.
+   */
+  sealed: Buffer;
+  /**
+   * The game id of a sealed state (e.g. "six_nimmt"); empty on a plain state, whose `game`
+   * field names the game.
+   */
+  gameId: string;
+  /**
+   * The game-specific state of a plain state; the field name is the game id. Unset on a sealed
+   * state.
+   */
   game?:
     | //
     /** The state of a 6 nimmt! game. */
@@ -234,7 +252,7 @@ export interface OptionInfo {
 }
 
 function createBaseGameState(): GameState {
-  return { rulesVersion: 0, revision: 0n, game: undefined };
+  return { rulesVersion: 0, revision: 0n, sealed: Buffer.alloc(0), gameId: "", game: undefined };
 }
 
 export const GameState: MessageFns<GameState> = {
@@ -247,6 +265,12 @@ export const GameState: MessageFns<GameState> = {
         throw new globalThis.Error("value provided for field message.revision of type uint64 too large");
       }
       writer.uint32(16).uint64(message.revision);
+    }
+    if (message.sealed.length !== 0) {
+      writer.uint32(26).bytes(message.sealed);
+    }
+    if (message.gameId !== "") {
+      writer.uint32(34).string(message.gameId);
     }
     switch (message.game?.$case) {
       case "sixNimmt":
@@ -292,6 +316,22 @@ export const GameState: MessageFns<GameState> = {
             }
 
             message.revision = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sealed = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.gameId = reader.string();
             continue;
           }
           case 10: {
@@ -346,6 +386,12 @@ export const GameState: MessageFns<GameState> = {
         ? globalThis.Number(object.rules_version)
         : 0,
       revision: isSet(object.revision) ? BigInt(object.revision) : 0n,
+      sealed: isSet(object.sealed) ? Buffer.from(bytesFromBase64(object.sealed)) : Buffer.alloc(0),
+      gameId: isSet(object.gameId)
+        ? globalThis.String(object.gameId)
+        : isSet(object.game_id)
+        ? globalThis.String(object.game_id)
+        : "",
       game: isSet(object.sixNimmt)
         ? { $case: "sixNimmt", value: SixNimmtState.fromJSON(object.sixNimmt) }
         : isSet(object.six_nimmt)
@@ -374,6 +420,12 @@ export const GameState: MessageFns<GameState> = {
     if (message.revision !== 0n) {
       obj.revision = message.revision.toString();
     }
+    if (message.sealed.length !== 0) {
+      obj.sealed = base64FromBytes(message.sealed);
+    }
+    if (message.gameId !== "") {
+      obj.gameId = message.gameId;
+    }
     if (message.game?.$case === "sixNimmt") {
       obj.sixNimmt = SixNimmtState.toJSON(message.game.value);
     } else if (message.game?.$case === "sequenceNumbers") {
@@ -393,6 +445,8 @@ export const GameState: MessageFns<GameState> = {
     const message = createBaseGameState();
     message.rulesVersion = object.rulesVersion ?? 0;
     message.revision = (object.revision !== undefined && object.revision !== null) ? BigInt(object.revision) : 0n;
+    message.sealed = object.sealed ?? Buffer.alloc(0);
+    message.gameId = object.gameId ?? "";
     switch (object.game?.$case) {
       case "sixNimmt": {
         if (object.game?.value !== undefined && object.game?.value !== null) {
@@ -1848,6 +1902,14 @@ export const OptionInfo: MessageFns<OptionInfo> = {
     return message;
   },
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
