@@ -3,9 +3,10 @@
 // Prints one JSON line with what it saw; exits non-zero when a check fails.
 //
 //   node test/play.mjs --url http://127.0.0.1:8080/ --game six_nimmt --seats 3 \
-//     --options '{"end":"FIXED_HANDS","hands":1}' --shots DIR [--sealed] [--chromium PATH]
+//     --options '{"end":"FIXED_HANDS","hands":1}' --shots DIR [--sealed] [--record FILE]
+//     [--chromium PATH]
 import { chromium } from "playwright-core";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -21,6 +22,7 @@ const { values: args } = parseArgs({
     "shot-after": { type: "string", default: "6" },
     "max-moves": { type: "string", default: "2000" },
     sealed: { type: "boolean", default: false },
+    record: { type: "string" },
     chromium: { type: "string", default: "/usr/bin/chromium" },
     width: { type: "string", default: "1400" },
     height: { type: "string", default: "1000" },
@@ -187,6 +189,7 @@ try {
       }
     }
   }
+  if (args.record) await writeFile(args.record, JSON.stringify(exchanges));
   const text = await page.locator("#outcome").innerText();
   console.log(
     JSON.stringify({
