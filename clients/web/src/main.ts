@@ -15,6 +15,7 @@ import {
   type GameInfo,
   type GameState,
   type GameStatus,
+  type GameView,
   type Json,
 } from "./types.ts";
 
@@ -46,6 +47,8 @@ interface Session {
   fresh: Map<number, Set<string>>;
   /** The seat whose view is shown, SPECTATOR when nobody plays. */
   shown: number;
+  /** The last view fetched, kept while the state and the seat stay the same. */
+  view: { state: GameState; seat: number; view: GameView } | null;
   delay: number;
 }
 
@@ -181,6 +184,7 @@ async function start(event: SubmitEvent): Promise<void> {
       logs,
       fresh: new Map(),
       shown: shown >= 0 ? shown : SPECTATOR,
+      view: null,
       delay: Number($<HTMLSelectElement>("speed").value),
     };
     $("table-area").hidden = false;
@@ -235,8 +239,11 @@ async function play(session: Session, run: number): Promise<void> {
         if (action === null) return;
         await apply(session, action);
       } else if (bot !== undefined) {
-        await show(session, null);
-        if (session.delay) await sleep(session.delay);
+        // At full speed the bots' moves are not drawn one by one, only their result.
+        if (session.delay) {
+          await show(session, null);
+          await sleep(session.delay);
+        }
         if (run !== generation) return;
         const action = await api.suggestAction(session.state, bot, session.kinds[bot]!);
         await apply(session, action);
@@ -261,7 +268,7 @@ async function personMove(session: Session, seat: number, run: number): Promise<
   }
   session.shown = seat;
   const actions = await api.legalActions(session.state, seat);
-  const view = ((await api.getView(session.state, seat))[session.key] ?? {}) as Json;
+  const view = ((await viewOf(session, seat))[session.key] ?? {}) as Json;
   return new Promise<Action | null>((resolve) => {
     const candidates: Candidate[] = actions.map((action) => ({
       action,
@@ -298,6 +305,15 @@ function coverFor(session: Session, seat: number): Promise<void> {
   });
 }
 
+/** What `seat` (or a spectator) may see now; asked once per state and seat. */
+async function viewOf(session: Session, seat: number): Promise<GameView> {
+  const cached = session.view;
+  if (cached && cached.state === session.state && cached.seat === seat) return cached.view;
+  const view = await api.getView(session.state, seat === SPECTATOR ? null : seat);
+  session.view = { state: session.state, seat, view };
+  return view;
+}
+
 /** Tells tests and assistive tools whether the page waits for a person: busy, input or over. */
 function phase(value: "busy" | "input" | "over"): void {
   document.body.dataset.phase = value;
@@ -307,7 +323,7 @@ function phase(value: "busy" | "input" | "over"): void {
 async function show(session: Session, picker: MovePicker | null): Promise<void> {
   phase("busy");
   const seat = session.shown;
-  const view = await api.getView(session.state, seat === SPECTATOR ? null : seat);
+  const view = await viewOf(session, seat);
   const ctx: DrawContext = {
     view: (view[session.key] ?? {}) as Json,
     status: view.status ?? session.status,
