@@ -190,6 +190,8 @@ async function start(event: SubmitEvent): Promise<void> {
     $("table-area").hidden = false;
     $("outcome").hidden = true;
     $("table-title").textContent = info.title;
+    // On a narrow screen the table is below the form: bring it into sight.
+    if (window.matchMedia("(max-width: 1000px)").matches) $("table-area").scrollIntoView();
     void play(current, ++generation);
   } catch (error) {
     $("setup-error").textContent = error instanceof Error ? error.message : String(error);

@@ -87,8 +87,8 @@ export const sequenceNumbers: GameUi = {
     const inSequence = new Set(sequences.flatMap((s) => nums(s.cells)));
     const side = 10 * CELL + 20;
     const svg = drawing(
-      side + 250,
-      Math.max(side, 60 + ctx.seats * 62 + 80),
+      side,
+      side + 40 + Math.ceil(ctx.seats / 2) * 62,
       "Sequence Numbers board and seats",
     );
     for (let cell = 0; cell < 100; cell++) {
@@ -99,7 +99,7 @@ export const sequenceNumbers: GameUi = {
       const label = `${cellName(cell, numbers)}${team >= 0 ? `, chip of ${teamName(team)}` : ""}${inSequence.has(cell) ? ", in a sequence" : ""}`;
       const g = group(svg, x, y, label);
       rect(g, CELL - 2, CELL - 2, n ? "#fffdf6" : "#efe6cf", { rx: 3 });
-      text(g, CELL / 2 - 1, 11, n ? String(n) : "★", { "font-size": 12, fill: "#5d6675" });
+      text(g, CELL / 2 - 1, 12, n ? String(n) : "★", { "font-size": 14, fill: "#3d4656" });
       if (team >= 0) {
         const chip = svgEl("g", {}, g);
         if (ctx.fresh.has(`cell:${cell}`)) chip.classList.add("fresh");
@@ -147,25 +147,24 @@ export const sequenceNumbers: GameUi = {
         svg,
       );
     }
-    const px = side + 10;
-    text(svg, px + 115, 24, `Deck: ${num(v.deckSize)} cards`, { "font-size": 14 });
+    text(svg, 140, side + 12, `Deck: ${num(v.deckSize)} cards`, { "font-size": 14 });
     const perTeam = new Array(teams).fill(0) as number[];
     for (const s of sequences) perTeam[num(s.team)] = (perTeam[num(s.team)] ?? 0) + 1;
-    text(svg, px + 115, 46, `Sequences to win: ${num(v.sequencesToWin)}`, { "font-size": 14 });
+    text(svg, 420, side + 12, `Sequences to win: ${num(v.sequencesToWin)}`, { "font-size": 14 });
     const handSizes = nums(v.handSizes);
     const discards = list(v.discards);
     for (let s = 0; s < ctx.seats; s++) {
       const team = s % teams;
-      const y = 66 + s * 62;
+      const y = side + 32 + Math.floor(s / 2) * 62;
       const toAct = (ctx.status.seatsToAct ?? []).includes(s);
       const top = (discards[s]?.top ?? undefined) as Json | undefined;
       const g = group(
         svg,
-        px,
+        10 + (s % 2) * 275,
         y,
         `${ctx.names[s]}, ${teamName(team)} with ${perTeam[team]} sequences, ${handSizes[s] ?? 0} cards${toAct ? ", to act" : ""}`,
       );
-      rect(g, 230, 56, toAct ? "#fff6d6" : "#fff", { rx: 5 });
+      rect(g, 265, 56, toAct ? "#fff6d6" : "#fff", { rx: 5 });
       svgEl("circle", { cx: 18, cy: 18, r: 11, fill: TEAMS[team]?.fill ?? "#555" }, g);
       text(g, 18, 18, TEAMS[team]?.name ?? "", {
         fill: "#fff",
