@@ -1,10 +1,10 @@
-"""Generate the TypeScript code of the Ordo contract for the Node.js client (ts-proto).
+"""Generate the TypeScript code of the Ordo contract for the TypeScript client (protoc-gen-es).
 
 Usage: ``python clients/node/gen_protos.py OUT_DIR`` writes ``OUT_DIR/ordo/v1`` and the
 ``google`` messages they use (``google.rpc.Status`` and ``ErrorInfo``, for the rich errors).
 ``make proto`` writes into ``clients/node/src/gen``; ``make proto-check`` writes into a scratch
-folder and compares. The plugin is the ts-proto of ``clients/node/package-lock.json``
-(``npm ci`` in ``clients/node`` installs it).
+folder and compares. The plugin is the protoc-gen-es of ``clients/node/package-lock.json``
+(``npm ci`` in ``clients/node`` installs it); its output serves Node.js and browsers alike.
 """
 
 from __future__ import annotations
@@ -18,20 +18,9 @@ from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO_DIR = ROOT / "proto"
-PLUGIN = Path(__file__).resolve().parent / "node_modules" / ".bin" / "protoc-gen-ts_proto"
-# bigint for 64-bit fields: a seed or a generator's state is any 64-bit value, which a JS number
-# would round. Oneofs as unions tagged by $case; ES modules, whose imports name their files.
-OPTIONS = ",".join(
-    (
-        "outputServices=grpc-js",
-        "forceLong=bigint",
-        "oneof=unions-value",
-        "useOptionals=messages",
-        "esModuleInterop=true",
-        "importSuffix=.js",
-        "env=node",
-    )
-)
+PLUGIN = Path(__file__).resolve().parent / "node_modules" / ".bin" / "protoc-gen-es"
+# TypeScript, ES modules whose imports name their files (".js", as Node.js resolves them).
+OPTIONS = "target=ts,import_extension=js"
 RICH_ERRORS = ("google/rpc/status.proto", "google/rpc/error_details.proto")
 
 
@@ -58,9 +47,9 @@ def generate(out_dir: Path) -> None:
         f"-I{PROTO_DIR}",
         f"-I{Path(protoc.__file__).parent / '_proto'}",
         f"-I{googleapis_dir()}",
-        f"--plugin=protoc-gen-ts_proto={PLUGIN}",
-        f"--ts_proto_out={out_dir}",
-        f"--ts_proto_opt={OPTIONS}",
+        f"--plugin=protoc-gen-es={PLUGIN}",
+        f"--es_out={out_dir}",
+        f"--es_opt={OPTIONS}",
         *protos,
         *RICH_ERRORS,
     ]

@@ -1,9 +1,10 @@
-"""The Node.js client (``clients/node``), run with Node.js against real servers.
+"""The TypeScript client (``clients/node``), run with Node.js against real servers.
 
 Its own suite (``clients/node/test``, ``node --test``) runs against the session's server, the
 TLS server and a closed port. Beside it: its command-line client plays the same games as the
 Python client, state for state, and waits for a server that starts after it; its package is
-the Python client's version, and its generated code covers the whole contract.
+the Python client's version, its generated code covers the whole contract, and its browser
+entry bundles for browsers with nothing of Node.js.
 ``make test`` installs its packages (``npm ci``) and builds it (``tsc``) first.
 """
 
@@ -30,7 +31,7 @@ from tests.node import BUILT, CLI, NODE_DIR, ROOT, RUN_SECONDS, node_executable,
 
 POLICY = "heuristic"
 README = ROOT / "README.md"
-README_SECTION = "### With the Node.js client"
+README_SECTION = "### With the TypeScript client"
 DEFAULT_ADDRESS = "localhost:50051"
 
 
@@ -90,18 +91,32 @@ def test_node_and_python_play_the_same_game(
     assert [int(line["revision"]) for line in actions] == list(range(1, len(actions) + 1))
     assert last["finished"] is True
     assert last["outcome"]["winners"]
+    assert all("seat" in line["action"] for line in actions), "seat 0's actions name it"
+    assert [line["action"]["seat"] for line in actions] == [line["seat"] for line in actions]
     expected = play_with_python(server_address, game, seats, seed)
     assert common.GameState.FromString(base64.b64decode(last["state"])) == expected
     assert base64.b64decode(last["state"]) == expected.SerializeToString()
 
 
 def test_node_games_lists_every_game(node: str, server_address: str) -> None:
-    """``ordo-node games``: a line per game with its title, seat counts and policies."""
+    """``ordo-node games``: a line per game with its title, seat counts and policies, then a line
+    per option with its default, its allowed values and what it does."""
     done = run_node(node, str(CLI), "--target", server_address, "games")
     assert done.returncode == 0, done.stderr
-    ids = [line.split("\t")[0] for line in done.stdout.splitlines()]
+    lines = done.stdout.splitlines()
+    ids = [line.split("\t")[0] for line in lines if not line.startswith(" ")]
     assert ids == ["fora_de_ordem", "sequence_numbers", "six_nimmt", "up_or_down"]
     assert "6 nimmt!\t2, 3, 4, 5, 6, 7, 8, 9, 10 seats\tpolicies: heuristic, random" in done.stdout
+    with Client(server_address) as client:
+        for game in client.list_games().games:
+            start = lines.index(next(line for line in lines if line.startswith(f"{game.id}\t")))
+            options = lines[start + 1 : start + 1 + len(game.options)]
+            assert len(game.options) > 0
+            for option, line in zip(game.options, options, strict=True):
+                values = ", ".join(option.allowed_values)
+                allowed = f" (one of {values})" if values else ""
+                expected = f"  {option.name} = {option.default_value}{allowed}: "
+                assert line == expected + option.description
 
 
 def test_node_errors_name_the_reason_and_exit_1(node: str, server_address: str) -> None:
@@ -145,7 +160,7 @@ def test_node_trusts_a_ca_file(node: str, tls_server_address: str) -> None:
     assert "six_nimmt" in trusted.stdout
     plaintext = run_node(node, str(CLI), "--target", tls_server_address, "games")
     assert plaintext.returncode == 1
-    assert plaintext.stderr.startswith("ordo-node: UNAVAILABLE")
+    assert plaintext.stderr.startswith("ordo-node: "), plaintext.stderr
 
 
 @pytest.fixture
@@ -187,12 +202,13 @@ def test_the_generated_code_covers_every_proto_file() -> None:
     """Every file of the contract has its TypeScript module, exported as ``v1``."""
     protos = sorted(path.stem for path in (ROOT / "proto" / "ordo" / "v1").glob("*.proto"))
     generated = sorted(
-        path.stem for path in (NODE_DIR / "src" / "gen" / "ordo" / "v1").glob("*.ts")
+        path.stem.removesuffix("_pb")
+        for path in (NODE_DIR / "src" / "gen" / "ordo" / "v1").glob("*_pb.ts")
     )
     assert generated == protos
     exported = (NODE_DIR / "src" / "v1.ts").read_text()
     for name in protos:
-        assert f'"./gen/ordo/v1/{name}.js"' in exported
+        assert f'"./gen/ordo/v1/{name}_pb.js"' in exported
 
 
 def test_node_tls_trusts_grpc_default_roots(node: str, tls_server_address: str) -> None:
@@ -205,7 +221,7 @@ def test_node_tls_trusts_grpc_default_roots(node: str, tls_server_address: str) 
     assert "six_nimmt" in trusted.stdout
     untrusted = run_node(node, *args)
     assert untrusted.returncode == 1
-    assert "ordo-node: UNAVAILABLE" in untrusted.stderr
+    assert "ordo-node: UNAVAILABLE" in untrusted.stderr, untrusted.stderr
 
 
 def test_the_readme_example_runs(node: str, server_address: str, tmp_path: Path) -> None:
@@ -250,22 +266,54 @@ def test_the_package_installs_alone(node: str, tmp_path: Path) -> None:
     )  # fmt: skip
     assert installed.returncode == 0, installed.stderr
     (app / "check.mjs").write_text(
-        'import { OrdoClient, OrdoError, v1, status } from "@ordo/client";\n'
+        'import { create, fromBinary, toBinary } from "@bufbuild/protobuf";\n'
+        'import { OrdoClient, OrdoError, v1, Code } from "@ordo/client";\n'
+        'import * as web from "@ordo/client/web";\n'
         'const client = new OrdoClient("127.0.0.1:1", { retries: 0 });\n'
         "try { await client.listGames(); } catch (error) {\n"
-        "  console.log(error instanceof OrdoError, error.code === status.UNAVAILABLE);\n"
+        "  console.log(error instanceof OrdoError, error.code === Code.Unavailable);\n"
         "} finally { client.close(); }\n"
-        "const state = v1.GameState.fromPartial({ revision: 7 });\n"
-        "console.log(v1.GameState.decode(v1.GameState.encode(state).finish()).revision);\n"
+        "const state = create(v1.GameStateSchema, { revision: 7n });\n"
+        "const bytes = toBinary(v1.GameStateSchema, state);\n"
+        "console.log(fromBinary(v1.GameStateSchema, bytes).revision);\n"
+        "console.log(typeof web.OrdoClient, web.OrdoError === OrdoError);\n"
     )
     checked = subprocess.run(
         [node, "check.mjs"], cwd=app, capture_output=True, text=True, timeout=60, check=False
     )
     assert checked.returncode == 0, checked.stderr
-    assert checked.stdout.split() == ["true", "true", "7n"]
+    assert checked.stdout.split() == ["true", "true", "7n", "function", "true"]
     usage = subprocess.run(
         [app / "node_modules" / ".bin" / "ordo-node", "--help"],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert usage.returncode == 0
     assert usage.stdout.startswith("usage: ordo-node")
+
+
+def bundle_for_browser(entry: str, out: Path) -> subprocess.CompletedProcess[str]:
+    """esbuild (the client's pinned one) bundles ``entry`` as a browser would load it."""
+    esbuild = NODE_DIR / "node_modules" / ".bin" / "esbuild"
+    return subprocess.run(
+        [esbuild, entry, "--bundle", "--platform=browser", "--format=esm", "--log-level=error",
+         f"--outfile={out}", f"--metafile={out}.json"],
+        cwd=NODE_DIR, capture_output=True, text=True, timeout=RUN_SECONDS, check=False,
+    )  # fmt: skip
+
+
+def test_the_web_entry_bundles_for_a_browser(tmp_path: Path) -> None:
+    """``@ordo/client/web`` bundles for a browser with nothing of Node.js in it (no builtin, no
+    Connect-ES Node.js transport), where the Node.js entry cannot."""
+    bundled = bundle_for_browser("src/web.ts", tmp_path / "web.js")
+    assert bundled.returncode == 0, bundled.stderr
+    inputs = json.loads((tmp_path / "web.js.json").read_text())["inputs"]
+    assert any("connect-web" in path for path in inputs)
+    assert not [path for path in inputs if "connect-node" in path or path.startswith("node:")]
+    code = (tmp_path / "web.js").read_text()
+    assert "OrdoClient" in code
+    assert not re.search(r"""\bfrom\s*["']node:|require\(""", code)
+    node_entry = bundle_for_browser("src/index.ts", tmp_path / "node.js")
+    assert node_entry.returncode != 0
+    assert "node:" in node_entry.stderr
+    package = json.loads((NODE_DIR / "package.json").read_text())
+    assert package["exports"]["./web"]["default"] == "./dist/src/web.js"

@@ -43,7 +43,7 @@ def test_the_node_client_plays_against_the_server_process(server: ServerProcess)
         node_executable(),
         {"ORDO_TARGET": server.target, "ORDO_CLOSED_TARGET": f"127.0.0.1:{closed_port()}"},
     )
-    line = access_line(server.log, "node-illegal-1")
+    line = access_line(server.log, "node-illegal-grpc")
     assert line["method"] == "ApplyAction"
     assert line["game"] == "six_nimmt"
     assert line["code"] == "INVALID_ARGUMENT"

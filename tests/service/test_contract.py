@@ -107,7 +107,7 @@ def _messages(descriptor: Descriptor) -> Iterator[Descriptor]:
 
 def test_fields_are_declared_in_number_order() -> None:
     """Every message declares its fields in field-number order: protobuf's own serializers
-    write fields in number order, the TypeScript ones (ts-proto) in the order they are
+    write fields in number order, the TypeScript ones (protobuf-es) in the order they are
     declared. Only then does a Node.js client send a state back with the very bytes the server
     wrote, which its state cache knows."""
     files = [

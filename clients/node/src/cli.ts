@@ -2,7 +2,7 @@
 /**
  * `ordo-node`: the Node.js client from the command line.
  *
- *     ordo-node games                                  the games the server runs
+ *     ordo-node games                                  the games the server runs, with options
  *     ordo-node play six_nimmt --seats 4 --seed 7      bots play a whole game through the server
  *
  * `play` prints JSON lines: the new game, each action applied (seat, action, revision after it)
@@ -14,16 +14,17 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-import { credentials } from "@grpc/grpc-js";
+import { create, toBinary, toJson } from "@bufbuild/protobuf";
 
-import { DEFAULT_TARGET, OrdoClient, OrdoError } from "./client.js";
-import { Action, GameState, Outcome } from "./gen/ordo/v1/common.js";
+import { ActionSchema, GameStateSchema, OutcomeSchema } from "./gen/ordo/v1/common_pb.js";
+import { DEFAULT_TARGET, OrdoClient, OrdoError } from "./index.js";
 
 const USAGE = `usage: ordo-node [options] games
        ordo-node [options] play GAME --seats N [--seed S] [--policy P]
 
 options:
   --target HOST:PORT   the server (default ${DEFAULT_TARGET}, or ORDO_TARGET)
+  --protocol P         grpc (the default, to the gRPC port) or connect (to the HTTP port)
   --timeout-ms MS      each call's deadline (default 10000)
   --wait-for-ready     wait for a server that is not reachable yet, up to the deadline
   --tls                TLS trusting gRPC's default roots (GRPC_DEFAULT_SSL_ROOTS_FILE_PATH,
@@ -41,6 +42,13 @@ function positive(option: string, text: string): number {
     throw new UsageError(`${option} takes a positive whole number, not ${JSON.stringify(text)}`);
   }
   return Number(text);
+}
+
+function protocolOf(text: string): "grpc" | "connect" {
+  if (text !== "grpc" && text !== "connect") {
+    throw new UsageError(`--protocol takes grpc or connect, not ${JSON.stringify(text)}`);
+  }
+  return text;
 }
 
 function readCa(path: string): Buffer {
@@ -66,6 +74,7 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         target: { type: "string" },
+        protocol: { type: "string" },
         "timeout-ms": { type: "string" },
         "wait-for-ready": { type: "boolean" },
         tls: { type: "boolean" },
@@ -89,16 +98,14 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError("no command");
   }
   const caFile = values["ca-file"];
-  const tls = values.tls || caFile !== undefined;
   const client = new OrdoClient(values.target ?? process.env.ORDO_TARGET ?? DEFAULT_TARGET, {
     timeoutMs:
       values["timeout-ms"] === undefined
         ? undefined
         : positive("--timeout-ms", values["timeout-ms"]),
     waitForReady: values["wait-for-ready"] ?? false,
-    credentials: tls
-      ? credentials.createSsl(caFile === undefined ? null : readCa(caFile))
-      : undefined,
+    protocol: protocolOf(values.protocol ?? "grpc"),
+    tls: caFile === undefined ? values.tls : { ca: readCa(caFile) },
   });
   try {
     if (command === "games" && rest.length === 0) {
@@ -126,6 +133,12 @@ async function games(client: OrdoClient): Promise<void> {
       ? game.seatCounts.join(", ")
       : `${game.minSeats}-${game.maxSeats}`;
     console.log(`${game.id}\t${game.title}\t${seats} seats\tpolicies: ${game.policies.join(", ")}`);
+    for (const option of game.options) {
+      const allowed = option.allowedValues.length
+        ? ` (one of ${option.allowedValues.join(", ")})`
+        : "";
+      console.log(`  ${option.name} = ${option.defaultValue}${allowed}: ${option.description}`);
+    }
   }
 }
 
@@ -137,7 +150,7 @@ async function play(
   policy?: string,
 ): Promise<void> {
   const started = await client.newGame(game, seats, { seed });
-  let state = started.state ?? GameState.fromPartial({});
+  let state = started.state ?? create(GameStateSchema);
   let status = started.status;
   emit({ game, seats, seed: started.seed.toString(), seatsToAct: status?.seatsToAct ?? [] });
   for (let count = 0; !status?.finished; count += 1) {
@@ -152,12 +165,14 @@ async function play(
     const applied = await client.applyAction(state, action);
     state = applied.state ?? state;
     status = applied.status;
-    emit({ seat, action: Action.toJSON(action), revision: state.revision.toString() });
+    // Every field, zeros included: seat 0's actions name their seat.
+    const json = toJson(ActionSchema, action, { alwaysEmitImplicit: true });
+    emit({ seat, action: json, revision: state.revision.toString() });
   }
   emit({
     finished: true,
-    outcome: status.outcome ? Outcome.toJSON(status.outcome) : null,
-    state: Buffer.from(GameState.encode(state).finish()).toString("base64"),
+    outcome: status.outcome ? toJson(OutcomeSchema, status.outcome) : null,
+    state: Buffer.from(toBinary(GameStateSchema, state)).toString("base64"),
   });
 }
 

@@ -1,161 +1,320 @@
 /**
- * OrdoClient's retries and connections, against a fake server in this process (grpc-js): it
- * answers `ListGames` with the codes a test scripts, and records what each call carried and
- * which connection it came on.
+ * OrdoClient's retries and connections, Node.js's and the browser entry's, against a fake server
+ * in this process (Connect-ES's Node.js handler, which speaks gRPC, gRPC-Web and Connect, on an
+ * HTTP/2 or an HTTP/1.1 server): its `ListGames` fails as a test scripts (a status, with or
+ * without Ordo's `ErrorInfo`, a reset HTTP/2 stream, or a dropped connection), then answers, and
+ * it records what each call carried and which connection it came on.
  */
 
 import assert from "node:assert/strict";
+import * as http from "node:http";
+import * as http2 from "node:http2";
+import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, test } from "node:test";
 
-import {
-  Metadata,
-  Server,
-  ServerCredentials,
-  type sendUnaryData,
-  type ServerUnaryCall,
-  status,
-} from "@grpc/grpc-js";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
 
-import { GameEngineServiceService } from "../src/gen/ordo/v1/engine_service.js";
-import { ALSO_RETRYABLE, OrdoClient, OrdoError, RETRYABLE, v1 } from "../src/index.js";
+import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import { GameEngineService } from "../src/gen/ordo/v1/engine_service_pb.js";
+import { type CommonOptions, OrdoClient, OrdoError, RETRYABLE } from "../src/index.js";
+import { OrdoClient as WebClient } from "../src/web.js";
+
+/**
+ * A failure to answer with: a status (Ordo's reason makes it an answer), a reset of the call's
+ * HTTP/2 stream, or (HTTP/1.1) its connection dropped.
+ */
+type Failure = { code: Code; reason?: string } | { reset: number } | { drop: true };
 
 interface Received {
   requestId: string;
   tenant: string;
-  peer: string;
+  connection: number;
 }
 
-/** A server whose ListGames fails with each code of `script` in turn, then answers. */
+const {
+  NGHTTP2_CANCEL,
+  NGHTTP2_REFUSED_STREAM,
+  NGHTTP2_ENHANCE_YOUR_CALM,
+  NGHTTP2_INTERNAL_ERROR,
+} = http2.constants;
+
+/** A server whose ListGames fails with each failure of `script` in turn, then answers. */
 class FakeServer {
-  readonly server = new Server();
   readonly received: Received[] = [];
-  script: status[] = [];
-  port = 0;
+  script: Failure[] = [];
+  private readonly connections = new Map<object, number>();
+  private readonly server: http.Server | http2.Http2Server;
+
+  constructor(httpVersion: "1.1" | "2") {
+    const adapter = connectNodeAdapter({
+      routes: (router) =>
+        router.service(GameEngineService, {
+          listGames: () => {
+            const failure = this.script.shift();
+            if (failure !== undefined && "code" in failure) {
+              const info = failure.reason
+                ? [{ desc: ErrorInfoSchema, value: { reason: failure.reason, domain: "ordo" } }]
+                : [];
+              throw new ConnectError(`scripted ${Code[failure.code]}`, failure.code, {}, info);
+            }
+            return {};
+          },
+        }),
+    });
+    const handle = (
+      request: http.IncomingMessage | http2.Http2ServerRequest,
+      response: http.ServerResponse | http2.Http2ServerResponse,
+      connection: object,
+    ): void => {
+      this.received.push({
+        requestId: String(request.headers["x-request-id"]),
+        tenant: String(request.headers["x-tenant"]),
+        connection: this.connections.get(connection) ?? -1,
+      });
+      const next = this.script[0];
+      if (next !== undefined && ("reset" in next || "drop" in next)) {
+        this.script.shift();
+        if ("reset" in next && request instanceof http2.Http2ServerRequest) {
+          request.stream.close(next.reset);
+        } else {
+          request.socket.destroy();
+        }
+        return;
+      }
+      adapter(request, response);
+    };
+    if (httpVersion === "2") {
+      this.server = http2.createServer((request, response) =>
+        handle(request, response, request.stream.session!),
+      );
+      this.server.on("session", (session) => this.track(session));
+    } else {
+      this.server = http.createServer((request, response) =>
+        handle(request, response, request.socket),
+      );
+      this.server.on("connection", (socket) => this.track(socket));
+    }
+  }
+
+  private track(connection: object): void {
+    this.connections.set(connection, this.connections.size);
+  }
 
   async start(): Promise<void> {
-    this.server.addService(GameEngineServiceService, {
-      listGames: (
-        call: ServerUnaryCall<v1.ListGamesRequest, v1.ListGamesResponse>,
-        reply: sendUnaryData<v1.ListGamesResponse>,
-      ) => {
-        const [requestId] = call.metadata.get("x-request-id");
-        const [tenant] = call.metadata.get("x-tenant");
-        this.received.push({
-          requestId: String(requestId),
-          tenant: String(tenant),
-          peer: call.getPeer(),
-        });
-        const code = this.script.shift();
-        if (code === undefined) {
-          reply(null, v1.ListGamesResponse.fromPartial({}));
-        } else {
-          reply({ code, details: `scripted ${status[code]}`, metadata: new Metadata() });
-        }
-      },
-    });
-    this.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, port) =>
-        error ? reject(error) : resolve(port),
-      ),
-    );
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
   }
 
   get target(): string {
-    return `127.0.0.1:${this.port}`;
+    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  stop(): void {
+    this.server.close();
+    for (const connection of this.connections.keys()) {
+      (connection as { destroy(): void }).destroy();
+    }
   }
 }
 
-describe("OrdoClient's retries", () => {
-  // A server of its own for each test: a late attempt of one test never reaches another's.
-  let fake: FakeServer;
-  const quick = { backoffMs: 1, maxBackoffMs: 5 };
-  beforeEach(async () => {
-    fake = new FakeServer();
-    await fake.start();
-  });
-  afterEach(() => fake.server.forceShutdown());
+/** A client under test: one protocol of one entry, and the server it needs. */
+interface Variant {
+  name: string;
+  httpVersion: "1.1" | "2";
+  /** Node.js's client, which takes several connections and targets. */
+  node: boolean;
+  client(target: string | string[], options: CommonOptions & { channels?: number }): Client;
+}
+type Client = Pick<OrdoClient, "listGames" | typeof Symbol.dispose>;
 
-  test("retries UNAVAILABLE with the same request id, and answers", async () => {
-    fake.script = [status.UNAVAILABLE, status.UNAVAILABLE];
-    using client = new OrdoClient(fake.target, { retries: 2, ...quick });
-    await client.listGames({ requestId: "again" });
-    assert.deepEqual(
-      fake.received.map((call) => call.requestId),
-      ["again", "again", "again"],
-    );
-  });
+const VARIANTS: Variant[] = [
+  {
+    name: "gRPC",
+    httpVersion: "2",
+    node: true,
+    client: (target, options) => new OrdoClient(target, { ...options, protocol: "grpc" }),
+  },
+  {
+    name: "Connect over HTTP/2",
+    httpVersion: "2",
+    node: true,
+    client: (target, options) =>
+      new OrdoClient(target, { ...options, protocol: "connect", httpVersion: "2" }),
+  },
+  {
+    name: "Connect over HTTP/1.1",
+    httpVersion: "1.1",
+    node: true,
+    client: (target, options) => new OrdoClient(target, { ...options, protocol: "connect" }),
+  },
+  {
+    name: "Connect from the browser entry",
+    httpVersion: "1.1",
+    node: false,
+    client: (target, options) => new WebClient(`http://${String(target)}`, options),
+  },
+  {
+    name: "gRPC-Web from the browser entry",
+    httpVersion: "1.1",
+    node: false,
+    client: (target, options) =>
+      new WebClient(`http://${String(target)}`, { ...options, protocol: "grpc-web" }),
+  },
+];
 
-  test("gives up after its retries, with the last failure", async () => {
-    fake.script = [status.UNAVAILABLE, status.UNAVAILABLE, status.UNAVAILABLE];
-    using client = new OrdoClient(fake.target, { retries: 1, ...quick });
-    const error = await client.listGames().catch((failure: unknown) => failure);
-    assert.ok(error instanceof OrdoError);
-    assert.equal(error.code, status.UNAVAILABLE);
-    assert.equal(fake.received.length, 2);
-  });
+for (const variant of VARIANTS) {
+  describe(`OrdoClient's retries over ${variant.name}`, () => {
+    // A server of its own for each test: a late attempt of one test never reaches another's.
+    let fake: FakeServer;
+    const quick = { backoffMs: 1, maxBackoffMs: 5 };
+    const connect = (options: CommonOptions & { channels?: number } = {}): Client =>
+      variant.client(fake.target, { ...quick, ...options });
+    // What a call meets when its connection goes away under it.
+    const lost: Failure =
+      variant.httpVersion === "2" ? { reset: NGHTTP2_REFUSED_STREAM } : { drop: true };
+    beforeEach(async () => {
+      fake = new FakeServer(variant.httpVersion);
+      await fake.start();
+    });
+    afterEach(() => fake.stop());
 
-  test("never retries a code a server answered with", async () => {
-    for (const code of [status.INVALID_ARGUMENT, status.INTERNAL, status.DEADLINE_EXCEEDED]) {
-      fake.received.length = 0;
-      fake.script = [code];
-      using client = new OrdoClient(fake.target, { retries: 3, ...quick });
+    test("retries UNAVAILABLE with the same request id, and answers", async () => {
+      fake.script = [{ code: Code.Unavailable }, { code: Code.Unavailable }];
+      using client = connect({ retries: 2 });
+      await client.listGames({ requestId: "again" });
+      assert.deepEqual(
+        fake.received.map((call) => call.requestId),
+        ["again", "again", "again"],
+      );
+    });
+
+    test("gives up after its retries, with the last failure", async () => {
+      fake.script = Array<Failure>(3).fill({ code: Code.Unavailable });
+      using client = connect({ retries: 1 });
       const error = await client.listGames().catch((failure: unknown) => failure);
       assert.ok(error instanceof OrdoError);
-      assert.equal(error.code, code);
-      assert.equal(fake.received.length, 1, status[code]);
-    }
-  });
-
-  test("retries CANCELLED only when asked to", async () => {
-    fake.script = [status.CANCELLED];
-    using plain = new OrdoClient(fake.target, { retries: 3, ...quick });
-    const error = await plain.listGames().catch((failure: unknown) => failure);
-    assert.ok(error instanceof OrdoError && error.code === status.CANCELLED);
-    assert.equal(fake.received.length, 1);
-    fake.script = [status.CANCELLED];
-    const retryCodes = [...RETRYABLE, ...ALSO_RETRYABLE];
-    using asked = new OrdoClient(fake.target, { retries: 3, retryCodes, ...quick });
-    await asked.listGames();
-    assert.equal(fake.received.length, 3);
-  });
-
-  test("stops retrying at the deadline", async () => {
-    fake.script = Array<status>(1_000).fill(status.UNAVAILABLE);
-    using client = new OrdoClient(fake.target, {
-      retries: 1_000,
-      backoffMs: 20,
-      maxBackoffMs: 20,
-      timeoutMs: 300,
+      assert.equal(error.code, Code.Unavailable);
+      assert.equal(fake.received.length, 2);
     });
-    const started = Date.now();
-    const error = await client.listGames().catch((failure: unknown) => failure);
-    assert.ok(error instanceof OrdoError);
-    assert.ok(Date.now() - started < 2_000);
-    assert.ok(fake.received.length < 100, `${fake.received.length} attempts`);
-  });
 
-  test("sends its metadata and a fresh request id with every call", async () => {
-    using client = new OrdoClient(fake.target, { metadata: { "x-tenant": "t1" } });
-    await client.listGames();
-    await client.listGames();
-    const [first, second] = fake.received.map((call) => call.requestId);
-    assert.match(first, /^[0-9a-f]{32}$/);
-    assert.notEqual(first, second);
-    assert.deepEqual(
-      fake.received.map((call) => call.tenant),
-      ["t1", "t1"],
-    );
-  });
-
-  test("spreads its calls over its connections, one each", async () => {
-    for (const channels of [1, 3]) {
-      fake.received.length = 0;
-      using client = new OrdoClient(fake.target, { channels });
-      for (let call = 0; call < 2 * channels; call += 1) {
-        await client.listGames();
+    test("retries by default what failed on the way, not in the service", async () => {
+      // Each failure, and the code it fails the call with (one of RETRYABLE when left out).
+      const failures: [Failure, Code?][] = [
+        [{ code: Code.Canceled }, Code.Canceled],
+        [{ code: Code.ResourceExhausted }, Code.ResourceExhausted],
+        [{ code: Code.Internal }, Code.Internal],
+        [{ code: Code.Aborted }, Code.Aborted],
+        [lost],
+      ];
+      if (variant.httpVersion === "2") {
+        failures.push(
+          [{ reset: NGHTTP2_CANCEL }, Code.Canceled],
+          [{ reset: NGHTTP2_REFUSED_STREAM }, Code.Unavailable],
+          [{ reset: NGHTTP2_ENHANCE_YOUR_CALM }, Code.ResourceExhausted],
+          [{ reset: NGHTTP2_INTERNAL_ERROR }, Code.Internal],
+        );
       }
-      const peers = new Set(fake.received.map((call) => call.peer));
-      assert.equal(peers.size, channels);
+      for (const [failure, code] of failures) {
+        fake.received.length = 0;
+        fake.script = [failure];
+        using client = connect();
+        await client.listGames();
+        assert.equal(fake.received.length, 2, JSON.stringify(failure));
+        fake.script = [failure];
+        using once = connect({ retries: 0 });
+        const error = await once.listGames().catch((thrown: unknown) => thrown);
+        assert.ok(error instanceof OrdoError, String(error));
+        assert.equal(error.reason, "");
+        if (code === undefined) {
+          assert.ok(RETRYABLE.includes(error.code), error.message);
+        } else {
+          assert.equal(error.code, code, error.message);
+        }
+      }
+    });
+
+    test("never retries an answer of the service, nor the codes only an answer carries", async () => {
+      const answers: { code: Code; reason?: string }[] = [
+        { code: Code.InvalidArgument, reason: "CARD_NOT_IN_HAND" },
+        { code: Code.Internal, reason: "INTERNAL" },
+        { code: Code.Unavailable, reason: "SOME_REASON" },
+        { code: Code.InvalidArgument },
+        { code: Code.DeadlineExceeded },
+        { code: Code.Unknown },
+        { code: Code.FailedPrecondition },
+      ];
+      for (const answer of answers) {
+        fake.received.length = 0;
+        fake.script = [answer];
+        using client = connect({ retries: 3 });
+        const error = await client.listGames().catch((failure: unknown) => failure);
+        assert.ok(error instanceof OrdoError);
+        assert.equal(error.code, answer.code);
+        assert.equal(error.reason, answer.reason ?? "");
+        assert.equal(fake.received.length, 1, JSON.stringify(answer));
+      }
+    });
+
+    test("retries only the codes it is given", async () => {
+      fake.script = [{ code: Code.Canceled }];
+      using client = connect({ retryCodes: RETRYABLE.filter((code) => code !== Code.Canceled) });
+      const error = await client.listGames().catch((failure: unknown) => failure);
+      assert.ok(error instanceof OrdoError && error.code === Code.Canceled);
+      assert.equal(fake.received.length, 1);
+    });
+
+    test("stops retrying at the deadline", async () => {
+      fake.script = Array<Failure>(1_000).fill({ code: Code.Unavailable });
+      using client = connect({ retries: 1_000, backoffMs: 20, maxBackoffMs: 20, timeoutMs: 300 });
+      const started = Date.now();
+      const error = await client.listGames().catch((failure: unknown) => failure);
+      assert.ok(error instanceof OrdoError);
+      assert.ok(Date.now() - started < 2_000);
+      assert.ok(fake.received.length < 100, `${fake.received.length} attempts`);
+    });
+
+    test("sends its metadata and a fresh request id with every call", async () => {
+      using client = connect({ metadata: { "x-tenant": "t1" } });
+      await client.listGames();
+      await client.listGames();
+      const [first, second] = fake.received.map((call) => call.requestId);
+      assert.match(first, /^[0-9a-f]{32}$/);
+      assert.notEqual(first, second);
+      assert.deepEqual(
+        fake.received.map((call) => call.tenant),
+        ["t1", "t1"],
+      );
+    });
+
+    // Only Node.js's client opens connections of its own, to one or several servers.
+    if (variant.node) {
+      test("spreads its calls over its connections, one each", async () => {
+        for (const channels of [1, 3]) {
+          fake.received.length = 0;
+          using client = connect({ channels });
+          for (let call = 0; call < 2 * channels; call += 1) {
+            await client.listGames();
+          }
+          const connections = new Set(fake.received.map((call) => call.connection));
+          assert.equal(connections.size, channels);
+        }
+      });
+
+      test("takes several servers in turn, and retries a failed call on the next", async () => {
+        const other = new FakeServer(variant.httpVersion);
+        await other.start();
+        try {
+          fake.script = Array<Failure>(10).fill(lost);
+          using client = variant.client([fake.target, other.target], quick);
+          for (let call = 0; call < 5; call += 1) {
+            await client.listGames();
+          }
+          assert.equal(fake.received.length, 5);
+          assert.equal(other.received.length, 5);
+        } finally {
+          other.stop();
+        }
+      });
     }
   });
-});
+}

@@ -1,0 +1,21 @@
+/** What both entries export besides their `OrdoClient`: the platform-free part of the client. */
+
+export { Code, ConnectError } from "@connectrpc/connect";
+export {
+  type CallOptions,
+  type CommonOptions,
+  type NewGameOptions,
+  type SuggestOptions,
+} from "./core.js";
+export { codeName, ERROR_DOMAIN, OrdoError } from "./errors.js";
+export {
+  type ActionInput,
+  type GameChoice,
+  gameOptions,
+  type SealedInfo,
+  sealedInfo,
+  type StateInput,
+} from "./messages.js";
+export { REQUEST_ID_KEY } from "./request-id.js";
+export { RETRYABLE, type RetryOptions, RetryPolicy } from "./retry.js";
+export * as v1 from "./v1.js";

@@ -1,0 +1,285 @@
+/**
+ * The client's calls, whatever carries them: one method per RPC of `ordo.v1.GameEngineService`,
+ * one error type, retries, deadlines and request ids. `index.ts` (Node.js) and `web.ts`
+ * (browsers) each give it the transports of their platform.
+ */
+
+import {
+  create,
+  type DescMessage,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+  toBinary,
+} from "@bufbuild/protobuf";
+import { Code, type Transport } from "@connectrpc/connect";
+
+import { OrdoError } from "./errors.js";
+import { GameEngineService } from "./gen/ordo/v1/engine_service_pb.js";
+import type {
+  ApplyActionResponse,
+  GetViewResponse,
+  ListGamesResponse,
+  ListLegalActionsResponse,
+  NewGameResponse,
+  SuggestActionResponse,
+  ValidateActionResponse,
+} from "./gen/ordo/v1/engine_service_pb.js";
+import { type ActionInput, type GameChoice, gameOptions, type StateInput } from "./messages.js";
+import { newRequestId, REQUEST_ID_KEY } from "./request-id.js";
+import { type RetryOptions, RetryPolicy, sleep } from "./retry.js";
+
+/** The settings every client has, on any platform; every one has a default. */
+export interface CommonOptions extends RetryOptions {
+  /** Each call's deadline in milliseconds, retries included (10 s). */
+  timeoutMs?: number;
+  /** Headers sent with every call (gRPC metadata). */
+  metadata?: Readonly<Record<string, string>>;
+}
+
+/** What any one call may set. */
+export interface CallOptions {
+  /** This call's deadline in ms, retries included (the client's `timeoutMs` by default). */
+  timeoutMs?: number;
+  /** The `x-request-id` to send (a fresh one by default); the server's log lines carry it. */
+  requestId?: string;
+  /** Cancels the call: it fails with CANCELLED, and is not retried. */
+  signal?: AbortSignal;
+}
+
+/** `newGame`'s optional arguments. */
+export interface NewGameOptions extends CallOptions {
+  /** The deal's seed; 0 (the default) lets the server pick one (the response says which). */
+  seed?: bigint | number;
+  /** The game's options message (with a game id): its defaults when left out. */
+  options?: object;
+}
+
+/** `suggestAction`'s optional arguments. */
+export interface SuggestOptions extends CallOptions {
+  /** The bot policy, one of the game's `policies` (`heuristic` by default). */
+  policy?: string;
+  /** The bot's seed; 0 (the default) makes the answer depend on the request alone. */
+  seed?: bigint | number;
+}
+
+/** One way to the server, used round-robin with the others, and how to close it. */
+export interface Connection {
+  transport: Transport;
+  close(): void;
+}
+
+const methods = GameEngineService.method;
+
+/** The client's calls over `connections`; closing it closes them. */
+export class ClientCore {
+  readonly timeoutMs: number;
+  readonly retryPolicy: RetryPolicy;
+  private readonly metadata: Readonly<Record<string, string>>;
+  private readonly connections: readonly Connection[];
+  private readonly closing = new AbortController();
+  private next = 0;
+
+  protected constructor(connections: readonly Connection[], options: CommonOptions) {
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    if (!(timeoutMs > 0)) {
+      throw new RangeError(`timeoutMs must be positive, not ${timeoutMs}`);
+    }
+    if (connections.length === 0) {
+      throw new RangeError("no connection to a server");
+    }
+    this.timeoutMs = timeoutMs;
+    this.retryPolicy = new RetryPolicy(options);
+    this.metadata = { ...options.metadata };
+    this.connections = connections;
+  }
+
+  /** Whether `close()` was called. */
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
+  /** The number of distinct connections this client spreads its calls over. */
+  get channelCount(): number {
+    return this.connections.length;
+  }
+
+  /** `using client = new OrdoClient(...)` closes it at the end of the block. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  /**
+   * Close every connection; the client cannot be used afterwards. Calls still in flight end with
+   * CANCELLED.
+   */
+  close(): void {
+    if (this.closed) {
+      return;
+    }
+    this.closing.abort(new OrdoError(Code.Canceled, "", "the client was closed"));
+    for (const connection of this.connections) {
+      connection.close();
+    }
+  }
+
+  // ------------------------------------------------------------------ RPCs
+  /** Every game the server runs, with seat ranges, options and bot policies. */
+  listGames(call: CallOptions = {}): Promise<ListGamesResponse> {
+    return this.call(methods.listGames, {}, call);
+  }
+
+  /**
+   * Deal a new game: `game` is a `GameOptions`, or a game id with its `options` (its defaults
+   * without them).
+   */
+  async newGame(
+    game: GameChoice,
+    seats: number,
+    init: NewGameOptions = {},
+  ): Promise<NewGameResponse> {
+    const options = gameOptions(game, init.options);
+    return this.call(methods.newGame, { options, seats, seed: bigintOf(init.seed) }, init);
+  }
+
+  /** Apply one seat's action: the new state, the status and the events. */
+  applyAction(
+    state: StateInput,
+    action: ActionInput,
+    call: CallOptions = {},
+  ): Promise<ApplyActionResponse> {
+    return this.call(methods.applyAction, { state, action }, call);
+  }
+
+  /** Whether `applyAction` would accept the action, and why not. */
+  validateAction(
+    state: StateInput,
+    action: ActionInput,
+    call: CallOptions = {},
+  ): Promise<ValidateActionResponse> {
+    return this.call(methods.validateAction, { state, action }, call);
+  }
+
+  /** Every legal action of `seat` now (none when it is not to act). */
+  listLegalActions(
+    state: StateInput,
+    seat: number,
+    call: CallOptions = {},
+  ): Promise<ListLegalActionsResponse> {
+    return this.call(methods.listLegalActions, { state, seat }, call);
+  }
+
+  /** What `seat` may see of the game; a spectator's view when `seat` is null or left out. */
+  getView(
+    state: StateInput,
+    seat: number | null = null,
+    call: CallOptions = {},
+  ): Promise<GetViewResponse> {
+    const viewer =
+      seat === null
+        ? { case: "spectator" as const, value: true }
+        : { case: "seat" as const, value: seat };
+    return this.call(methods.getView, { state, viewer: { viewer } }, call);
+  }
+
+  /** A bot's action for `seat`. */
+  async suggestAction(
+    state: StateInput,
+    seat: number,
+    init: SuggestOptions = {},
+  ): Promise<SuggestActionResponse> {
+    const request = { state, seat, policy: init.policy ?? "heuristic", seed: bigintOf(init.seed) };
+    return this.call(methods.suggestAction, request, init);
+  }
+
+  // ------------------------------------------------------------------ calls
+  /**
+   * Send a request, retrying as the retry policy says within the deadline. A request that
+   * cannot be encoded (a negative seat, a seed past 64 bits) rejects with a `RangeError` before
+   * anything is sent.
+   */
+  private async call<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodUnary<I, O>,
+    init: MessageInitShape<I>,
+    options: CallOptions,
+  ): Promise<MessageShape<O>> {
+    if (this.closed) {
+      throw new Error("the client is closed");
+    }
+    const request = encodable(method.input, init);
+    const requestId = options.requestId || newRequestId();
+    const headers = new Headers(this.metadata);
+    headers.set(REQUEST_ID_KEY, requestId);
+    const signal = options.signal
+      ? AbortSignal.any([this.closing.signal, options.signal])
+      : this.closing.signal;
+    const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
+    const policy = this.retryPolicy;
+    let failure: OrdoError | undefined;
+    for (let retry = 0; ;) {
+      const left = deadline - Date.now();
+      if (signal.aborted) {
+        throw cancelled(signal, requestId);
+      }
+      if (left <= 0) {
+        const last = failure ? `: the last attempt failed with ${failure.message}` : "";
+        throw new OrdoError(Code.DeadlineExceeded, "", `deadline exceeded${last}`, {}, requestId);
+      }
+      const { transport } = this.connections[this.next++ % this.connections.length];
+      try {
+        const response = await transport.unary(method, signal, left, headers, request);
+        return response.message;
+      } catch (error) {
+        failure = signal.aborted ? cancelled(signal, requestId) : OrdoError.from(error, requestId);
+      }
+      if (signal.aborted || !policy.retryable(failure)) {
+        throw failure;
+      }
+      const waiting = policy.waits(failure);
+      if (!waiting && retry >= policy.retries) {
+        throw failure;
+      }
+      const pause = policy.pause(retry);
+      if (!waiting && Date.now() + pause >= deadline) {
+        throw failure;
+      }
+      retry += 1;
+      try {
+        await sleep(Math.min(pause, Math.max(deadline - Date.now(), 0)), signal);
+      } catch {
+        throw cancelled(signal, requestId);
+      }
+    }
+  }
+}
+
+/** The error of a call its signal or the client's `close()` ended. */
+function cancelled(signal: AbortSignal, requestId: string): OrdoError {
+  const reason: unknown = signal.reason;
+  const details =
+    reason instanceof OrdoError ? reason.details : "the call was cancelled by its signal";
+  return new OrdoError(Code.Canceled, "", details, {}, requestId);
+}
+
+/** The request as a message, once it is known to encode (a `RangeError` otherwise). */
+function encodable<I extends DescMessage>(schema: I, init: MessageInitShape<I>): MessageShape<I> {
+  try {
+    const message = create(schema, init);
+    toBinary(schema, message);
+    return message;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RangeError(`the request cannot be encoded: ${reason}`);
+  }
+}
+
+/** A seed as the 64-bit field takes it (0 when left out). */
+function bigintOf(value: bigint | number | undefined): bigint {
+  if (value === undefined) {
+    return 0n;
+  }
+  if (typeof value === "number" && !Number.isSafeInteger(value)) {
+    throw new RangeError(`the request cannot be encoded: ${value} is no whole number`);
+  }
+  return BigInt(value);
+}

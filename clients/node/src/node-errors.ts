@@ -1,0 +1,54 @@
+/**
+ * The codes of Node.js's own network failures, as gRPC gives them: Connect-ES reports some as
+ * INTERNAL, which says nothing of where the call failed.
+ */
+
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+
+/**
+ * HTTP/2 stream resets that Node.js reports as a plain stream error. `REFUSED_STREAM` is a
+ * server refusing a call it never started (past its limit of concurrent streams, or after its
+ * GOAWAY).
+ */
+const RESETS: Readonly<Record<string, Code>> = {
+  NGHTTP2_REFUSED_STREAM: Code.Unavailable,
+  NGHTTP2_CANCEL: Code.Canceled,
+  NGHTTP2_ENHANCE_YOUR_CALM: Code.ResourceExhausted,
+};
+/** Node.js's codes of a TLS connection that failed: the server cannot be reached safely. */
+const TLS_FAILURE =
+  /^(ERR_SSL_|ERR_TLS_|EPROTO$|UNABLE_TO_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$)/;
+
+/** The code gRPC gives a failure Connect-ES calls INTERNAL, or that code as it is. */
+function codeOf(error: ConnectError): Code {
+  if (error.code !== Code.Internal) {
+    return error.code;
+  }
+  const reset = /\bNGHTTP2_[A-Z_]+/.exec(error.rawMessage)?.[0];
+  if (reset !== undefined && RESETS[reset] !== undefined) {
+    return RESETS[reset];
+  }
+  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && TLS_FAILURE.test(code)) {
+      return Code.Unavailable;
+    }
+  }
+  return error.code;
+}
+
+/** Give every failure of a call its code as gRPC names it (UNAVAILABLE for a bad TLS peer). */
+export const nodeErrorCodes: Interceptor = (next) => async (request) => {
+  try {
+    return await next(request);
+  } catch (error) {
+    const failure = ConnectError.from(error);
+    const code = codeOf(failure);
+    if (code === failure.code) {
+      throw failure;
+    }
+    const mapped = new ConnectError(failure.rawMessage, code, failure.metadata, undefined, failure);
+    mapped.details = failure.details;
+    throw mapped;
+  }
+};

@@ -1,0 +1,115 @@
+/**
+ * When a failed call is tried again, and after how long.
+ *
+ * Every Ordo RPC is a pure function of its request, so a call that failed before the service
+ * answered it is always safe to send again. The service answers a refusal with its
+ * `google.rpc.ErrorInfo` (domain `ordo`): such a call would fail again, and is never retried.
+ * Nor is a call the caller ended: its `signal`, `close()`, or its deadline.
+ *
+ * The other failures come from the way to the service, and are retried by default:
+ * - `UNAVAILABLE`: no connection, a connection refused or lost, a stream the server refused
+ *   (HTTP/2 `REFUSED_STREAM`, e.g. past its limit of concurrent streams, or after its GOAWAY),
+ *   or a proxy's 502, 503 or 504;
+ * - `CANCELLED`: a stream the server reset (HTTP/2 `CANCEL`), as a stopping worker does with the
+ *   calls it received but had not started;
+ * - `RESOURCE_EXHAUSTED` without `ErrorInfo`: HTTP/2 `ENHANCE_YOUR_CALM`, a server shedding load;
+ * - `ABORTED`: a connection reset under a call in flight (`ECONNRESET`);
+ * - `INTERNAL` without `ErrorInfo`: an HTTP/2 protocol or stream error, or a response that
+ *   ended with no status.
+ *
+ * Never retried: `DEADLINE_EXCEEDED` (the caller's deadline), `UNKNOWN` (an answer that is no
+ * status at all), and every other code, which only an answer can carry.
+ */
+
+import { Code } from "@connectrpc/connect";
+
+import type { OrdoError } from "./errors.js";
+
+/** The codes retried by default, when the failure carries no `ErrorInfo`. */
+export const RETRYABLE: readonly Code[] = [
+  Code.Unavailable,
+  Code.Canceled,
+  Code.ResourceExhausted,
+  Code.Aborted,
+  Code.Internal,
+];
+
+/** How a client retries; every field has a default. */
+export interface RetryOptions {
+  /** How many times a failed call is tried again (3); `waitForReady` waits beyond them. */
+  retries?: number;
+  /** The first retry's largest pause in ms, doubled at each retry up to `maxBackoffMs` (50). */
+  backoffMs?: number;
+  /** The largest pause between two attempts, in ms (2,000). */
+  maxBackoffMs?: number;
+  /** The codes retried, some of `RETRYABLE` (all of them by default). */
+  retryCodes?: readonly Code[];
+  /**
+   * Wait, up to the deadline, for a server not reachable yet (one still starting): `UNAVAILABLE`
+   * is then tried again, with backoff, for as long as the deadline allows, whatever `retries`
+   * says, and a server that never came ends the call with `DEADLINE_EXCEEDED`.
+   */
+  waitForReady?: boolean;
+}
+
+/** A client's retry settings, checked, with their defaults filled in. */
+export class RetryPolicy {
+  readonly retries: number;
+  readonly backoffMs: number;
+  readonly maxBackoffMs: number;
+  readonly retryCodes: ReadonlySet<Code>;
+  readonly waitForReady: boolean;
+
+  constructor(options: RetryOptions = {}) {
+    this.retries = options.retries ?? 3;
+    this.backoffMs = options.backoffMs ?? 50;
+    this.maxBackoffMs = options.maxBackoffMs ?? 2_000;
+    this.waitForReady = options.waitForReady ?? false;
+    const codes = options.retryCodes ?? RETRYABLE;
+    if (!(this.retries >= 0 && this.backoffMs >= 0 && this.maxBackoffMs >= this.backoffMs)) {
+      throw new RangeError("need retries >= 0 and 0 <= backoffMs <= maxBackoffMs");
+    }
+    if (!codes.every((code) => RETRYABLE.includes(code))) {
+      throw new RangeError(
+        "retryCodes may hold only codes of RETRYABLE: other codes come from calls a server " +
+          "has answered, and would fail again",
+      );
+    }
+    this.retryCodes = new Set(codes);
+  }
+
+  /** Whether `failure` may be tried again at all, retries and deadline aside. */
+  retryable(failure: OrdoError): boolean {
+    return !failure.answered && this.retryCodes.has(failure.code);
+  }
+
+  /** Whether a call that waits for a server not reachable yet goes on waiting after `failure`. */
+  waits(failure: OrdoError): boolean {
+    return this.waitForReady && !failure.answered && failure.code === Code.Unavailable;
+  }
+
+  /** The pause before retry number `retry` (0 for the first): full jitter, doubling, capped. */
+  pause(retry: number): number {
+    return Math.random() * Math.min(this.maxBackoffMs, this.backoffMs * 2 ** retry);
+  }
+}
+
+/** Resolve after `ms`, or reject with `signal`'s reason as soon as it aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const done = (): void => {
+      signal.removeEventListener("abort", aborted);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const aborted = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", aborted, { once: true });
+  });
+}
