@@ -46,7 +46,8 @@ $(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
 	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(WEB_BUILT): $(WEB_STAMP) $(WEB_SOURCES) $(WEB_DIR)/tsconfig.json
+# The playground bundles the TypeScript client's browser entry from its sources (clients/node/src).
+$(WEB_BUILT): $(WEB_STAMP) $(NODE_STAMP) $(WEB_SOURCES) $(NODE_SOURCES) $(WEB_DIR)/tsconfig.json
 	$(WEB_DIR)/node_modules/.bin/tsc -p $(WEB_DIR)
 	cd $(WEB_DIR) && node build.mjs
 

@@ -1,74 +1,81 @@
-// The calls the page makes, over the HTTP door's Connect protocol with JSON bodies.
-import type {
-  Action,
-  GameEvent,
-  GameInfo,
-  GameState,
-  GameStatus,
-  GameView,
-  Json,
-} from "./types.ts";
+// The calls the page makes, through Ordo's TypeScript client for browsers (`@ordo/client/web`,
+// Connect with JSON bodies to the page's own origin). States stay the client's messages, passed
+// back untouched (sealed or not); what the page draws is turned into proto3 JSON (camelCase
+// names, enums by name), the shapes proto/ordo/v1 documents.
+import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { OrdoClient, OrdoError } from "../../node/src/web.ts";
+import {
+  ActionSchema,
+  EventSchema,
+  GameInfoSchema,
+  GameOptionsSchema,
+  GameStatusSchema,
+  GameViewSchema,
+  type Action as ActionMessage,
+  type GameState,
+} from "../../node/src/gen/ordo/v1/common_pb.ts";
+import type { GameEvent, GameInfo, GameStatus, GameView, Json } from "./types.ts";
 
-const SERVICE = "ordo.v1.GameEngineService";
+export { OrdoError };
+export type { GameState };
 
-/** A refusal from the server: its Connect code, the stable reason and the message for people. */
-export class OrdoError extends Error {
-  constructor(
-    readonly code: string,
-    readonly reason: string,
-    message: string,
-  ) {
-    super(message);
-  }
+/** A legal or suggested action: the message to send back, and its JSON to read. */
+export interface Move {
+  message: ActionMessage;
+  json: Json;
 }
 
-async function call<T>(method: string, request: Json): Promise<T> {
-  const response = await fetch(`${SERVICE}/${method}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
-    body: JSON.stringify(request),
-  });
-  const body = (await response.json()) as Json;
-  if (!response.ok) {
-    const details = (body.details ?? []) as { debug?: { reason?: string } }[];
-    const reason = details.map((d) => d.debug?.reason ?? "").find((r) => r) ?? "";
-    throw new OrdoError(String(body.code ?? "unknown"), reason, String(body.message ?? ""));
-  }
-  return body as T;
-}
+const client = new OrdoClient(location.origin, { format: "json", timeoutMs: 15_000 });
+const json = (value: JsonValue): Json => value as Json;
 
 export async function listGames(): Promise<GameInfo[]> {
-  return (await call<{ games?: GameInfo[] }>("ListGames", {})).games ?? [];
+  const { games } = await client.listGames();
+  return games.map((g) => json(toJson(GameInfoSchema, g)) as unknown as GameInfo);
 }
 
-export function newGame(
+export async function newGame(
   seats: number,
-  seed: string,
+  seed: bigint,
   options: Json,
-): Promise<{ state: GameState; status?: GameStatus; seed?: string }> {
-  return call("NewGame", { seats, seed, options });
+): Promise<{ state: GameState; status: GameStatus; seed: string }> {
+  const game = fromJson(GameOptionsSchema, options as JsonValue);
+  const dealt = await client.newGame(game, seats, { seed });
+  return { state: dealt.state!, status: status(dealt.status), seed: String(dealt.seed) };
 }
 
-export function applyAction(
+function status(
+  message: Parameters<typeof toJson<typeof GameStatusSchema>>[1] | undefined,
+): GameStatus {
+  return message ? (json(toJson(GameStatusSchema, message)) as GameStatus) : {};
+}
+
+export async function applyAction(
   state: GameState,
-  action: Action,
-): Promise<{ state: GameState; status?: GameStatus; events?: GameEvent[] }> {
-  return call("ApplyAction", { state, action });
+  action: ActionMessage,
+): Promise<{ state: GameState; status: GameStatus; events: GameEvent[] }> {
+  const done = await client.applyAction(state, action);
+  return {
+    state: done.state!,
+    status: status(done.status),
+    events: done.events.map((e) => json(toJson(EventSchema, e)) as GameEvent),
+  };
 }
 
-export async function legalActions(state: GameState, seat: number): Promise<Action[]> {
-  return (await call<{ actions?: Action[] }>("ListLegalActions", { state, seat })).actions ?? [];
+export async function legalActions(state: GameState, seat: number): Promise<Move[]> {
+  const { actions } = await client.listLegalActions(state, seat);
+  return actions.map((message) => ({ message, json: json(toJson(ActionSchema, message)) }));
 }
 
 export async function getView(state: GameState, seat: number | null): Promise<GameView> {
-  const viewer = seat === null ? { spectator: true } : { seat };
-  return (await call<{ view?: GameView }>("GetView", { state, viewer })).view ?? {};
+  const { view } = await client.getView(state, seat);
+  return view ? (json(toJson(GameViewSchema, view)) as GameView) : {};
 }
 
 export async function suggestAction(
   state: GameState,
   seat: number,
   policy: string,
-): Promise<Action> {
-  return (await call<{ action: Action }>("SuggestAction", { state, seat, policy })).action;
+): Promise<ActionMessage> {
+  const { action } = await client.suggestAction(state, seat, { policy });
+  return action!;
 }

@@ -9,11 +9,9 @@ import { upOrDown } from "./games/up_or_down.ts";
 import type { DrawContext, GameUi } from "./ui.ts";
 import {
   jsonKey,
-  type Action,
   type GameEvent,
   type GameId,
   type GameInfo,
-  type GameState,
   type GameStatus,
   type GameView,
   type Json,
@@ -30,6 +28,7 @@ const UIS: Record<GameId, GameUi> = {
 const PLAYER_KINDS = ["person", "heuristic", "random"] as const;
 type PlayerKind = (typeof PLAYER_KINDS)[number];
 const SPECTATOR = -1;
+type Picker = MovePicker<api.Move>;
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -39,7 +38,7 @@ interface Session {
   key: string;
   kinds: PlayerKind[];
   names: string[];
-  state: GameState;
+  state: api.GameState;
   status: GameStatus;
   /** Each person's log (and the spectators', under SPECTATOR): only events they may see. */
   logs: Map<number, string[]>;
@@ -48,7 +47,7 @@ interface Session {
   /** The seat whose view is shown, SPECTATOR when nobody plays. */
   shown: number;
   /** The last view fetched, kept while the state and the seat stay the same. */
-  view: { state: GameState; seat: number; view: GameView } | null;
+  view: { state: api.GameState; seat: number; view: GameView } | null;
   delay: number;
 }
 
@@ -164,14 +163,15 @@ async function start(event: SubmitEvent): Promise<void> {
   const seats = Number($<HTMLSelectElement>("seats").value);
   const kinds = [...$("players").querySelectorAll("select")].map((s) => s.value as PlayerKind);
   const people = kinds.filter((k) => k === "person").length;
-  const seed = $<HTMLInputElement>("seed").value || "0";
+  const seed = BigInt($<HTMLInputElement>("seed").value || "0");
   const key = jsonKey(info.id);
   try {
     const dealt = await api.newGame(seats, seed, { [key]: readOptions(info) });
+
     const logs = new Map<number, string[]>([[SPECTATOR, []]]);
     kinds.forEach((k, seat) => k === "person" && logs.set(seat, []));
     for (const lines of logs.values())
-      lines.push(`${info.title}: a new game for ${seats} seats (seed ${dealt.seed ?? seed}).`);
+      lines.push(`${info.title}: a new game for ${seats} seats (seed ${dealt.seed}).`);
     const shown = kinds.indexOf("person");
     current = {
       info,
@@ -180,7 +180,7 @@ async function start(event: SubmitEvent): Promise<void> {
       kinds,
       names: kinds.map((k, seat) => seatName(seat, k, people)),
       state: dealt.state,
-      status: dealt.status ?? {},
+      status: dealt.status,
       logs,
       fresh: new Map(),
       shown: shown >= 0 ? shown : SPECTATOR,
@@ -217,11 +217,11 @@ function record(session: Session, events: GameEvent[]): void {
   session.fresh = fresh;
 }
 
-async function apply(session: Session, action: Action): Promise<void> {
+async function apply(session: Session, action: api.Move["message"]): Promise<void> {
   const done = await api.applyAction(session.state, action);
   session.state = done.state;
-  session.status = done.status ?? {};
-  record(session, done.events ?? []);
+  session.status = done.status;
+  record(session, done.events);
 }
 
 /** Plays until the game ends or another game starts: people first, then bots. */
@@ -262,7 +262,11 @@ async function play(session: Session, run: number): Promise<void> {
 }
 
 /** Waits for the person at `seat` to build a legal move; null when another game started. */
-async function personMove(session: Session, seat: number, run: number): Promise<Action | null> {
+async function personMove(
+  session: Session,
+  seat: number,
+  run: number,
+): Promise<api.Move["message"] | null> {
   const people = session.kinds.filter((k) => k === "person").length;
   if (session.shown !== seat && people > 1) {
     await coverFor(session, seat);
@@ -271,16 +275,16 @@ async function personMove(session: Session, seat: number, run: number): Promise<
   session.shown = seat;
   const actions = await api.legalActions(session.state, seat);
   const view = ((await viewOf(session, seat))[session.key] ?? {}) as Json;
-  return new Promise<Action | null>((resolve) => {
-    const candidates: Candidate[] = actions.map((action) => ({
-      action,
-      steps: session.ui.steps((action[session.key] ?? {}) as Json, view),
+  return new Promise<api.Move["message"] | null>((resolve) => {
+    const candidates: Candidate<api.Move>[] = actions.map((move) => ({
+      action: move,
+      steps: session.ui.steps((move.json[session.key] ?? {}) as Json, view),
     }));
     const picker = new MovePicker(
       candidates,
-      (action) => {
+      (move) => {
         phase("busy");
-        resolve(action);
+        resolve(move.message);
       },
       () => void show(session, picker),
     );
@@ -322,7 +326,7 @@ function phase(value: "busy" | "input" | "over"): void {
   $("table-area").setAttribute("aria-busy", String(value === "busy"));
 }
 
-async function show(session: Session, picker: MovePicker | null): Promise<void> {
+async function show(session: Session, picker: Picker | null): Promise<void> {
   phase("busy");
   const seat = session.shown;
   const view = await viewOf(session, seat);
@@ -376,7 +380,7 @@ async function show(session: Session, picker: MovePicker | null): Promise<void> 
 }
 
 /** The same steps as buttons: for the keyboard, for readers, and for choices with no drawing. */
-function drawChoices(picker: MovePicker | null): void {
+function drawChoices(picker: Picker | null): void {
   const box = $("choices");
   box.replaceChildren();
   if (!picker) return;
@@ -399,7 +403,7 @@ function drawChoices(picker: MovePicker | null): void {
   }
 }
 
-function drawTurn(session: Session, picker: MovePicker | null): void {
+function drawTurn(session: Session, picker: Picker | null): void {
   const toAct = session.status.seatsToAct ?? [];
   let line: string;
   if (session.status.finished) line = "The game is over.";

@@ -1,8 +1,6 @@
 // A move is chosen step by step (a card, then a row or cell, ...). Every legal action of the seat
 // is a list of steps; at each point only the steps that some legal action still allows are
 // offered, so an illegal move cannot be built.
-import type { Action } from "./types.ts";
-
 export interface Step {
   /** What is pointed at: "card", "row", "cell", "side", "take", "place", "draw", ... */
   kind: string;
@@ -12,17 +10,24 @@ export interface Step {
   label: string;
 }
 
-export interface Candidate {
-  action: Action;
+export interface Candidate<A> {
+  action: A;
   steps: Step[];
 }
 
-export class MovePicker {
+/** What a drawing asks of the move being built. */
+export interface StepQuery {
+  readonly steps: readonly Step[];
+  isOffered(kind: string, value: string): boolean;
+  isChosen(kind: string, value: string): boolean;
+}
+
+export class MovePicker<A> implements StepQuery {
   private chosen: Step[] = [];
 
   constructor(
-    private readonly candidates: Candidate[],
-    private readonly onComplete: (action: Action) => void,
+    private readonly candidates: Candidate<A>[],
+    private readonly onComplete: (action: A) => void,
     private readonly onChange: () => void,
   ) {}
 
@@ -34,7 +39,7 @@ export class MovePicker {
     return this.candidates.length > 0;
   }
 
-  private matching(): Candidate[] {
+  private matching(): Candidate<A>[] {
     return this.candidates.filter((c) =>
       this.chosen.every((s, i) => c.steps[i]?.kind === s.kind && c.steps[i]?.value === s.value),
     );

@@ -1,6 +1,6 @@
 // What each game gives the page: how its actions read as steps, how its view is drawn, and how
 // its events read in the log.
-import type { MovePicker, Step } from "./moves.ts";
+import type { Step, StepQuery } from "./moves.ts";
 import type { GameStatus, Json } from "./types.ts";
 
 export interface DrawContext {
@@ -13,7 +13,7 @@ export interface DrawContext {
   /** How each seat is named on the page. */
   names: string[];
   /** The move being built, when the viewer is to act. */
-  picker: MovePicker | null;
+  picker: StepQuery | null;
   /** Keys of what the last events placed or took ("card:57", "cell:34"), to animate. */
   fresh: Set<string>;
   /** Makes a drawn part a target for a step when a legal action allows it. */
