@@ -133,7 +133,11 @@ try {
     const count = await drawnTargets.count();
     const steps = await page.locator("#choices button:not(.back)").count();
     check(steps > 0, "the person is to act but no move is offered");
-    if (count && random(5)) {
+    if (count && clicks === 0) {
+      // The first step by keyboard alone: a drawn target takes the focus, Enter chooses it.
+      await drawnTargets.first().focus();
+      await page.keyboard.press("Enter");
+    } else if (count && random(5)) {
       await drawnTargets.nth(random(count)).click();
     } else {
       await page.locator("#choices button:not(.back)").nth(random(steps)).click();
