@@ -1,7 +1,7 @@
 """``python -m bench`` (``make bench``): run every benchmark and print the results.
 
 Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
-``--seconds N`` for the time of each measured point, ``--only engine|rpc`` for one part.
+``--seconds N`` for the time of each measured point, ``--only engine|rpc|http`` for one part.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench import engine, rpc
+from bench import engine, http, rpc
 from bench.common import Settings, games, header
 
 DEFAULT_SECONDS = 4.0
@@ -29,7 +29,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=float,
         help=f"seconds per measured point (default {DEFAULT_SECONDS:g}, --quick {QUICK_SECONDS:g})",
     )
-    parser.add_argument("--only", choices=("engine", "rpc"), help="run one benchmark only")
+    parser.add_argument("--only", choices=("engine", "rpc", "http"), help="run one benchmark only")
     args = parser.parse_args(argv)
     seconds = args.seconds or (QUICK_SECONDS if args.quick else DEFAULT_SECONDS)
     if seconds <= 0:
@@ -43,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         engine.run(settings, chosen)
     if args.only in (None, "rpc"):
         rpc.run(settings, chosen)
+    if args.only in (None, "http"):
+        http.run(settings, chosen)
     print(f"\ndone in {time.perf_counter() - started:.0f} s")
 
 

@@ -84,7 +84,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
     shape = ["--host", HOST, "--workers", str(workers), "--threads", str(threads)]
     # Both servers in the default shape; then Ordo with its state cache off, and both servers
     # with their workers left to the kernel where the default pins them: a line each.
-    ordo_args = ["-m", "service", "--metrics-port", "0"]
+    ordo_args = ["-m", "service", "--metrics-port", "0", "--http-port", "0"]
     base_args = ["-m", "bench.baseline"]
     variants = [("no cache", [*ordo_args, "--state-cache-size", "0"])]
     placement = "left to the kernel"

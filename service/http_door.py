@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import math
 import mimetypes
+import re
 import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from service.observe import CallRecord, Observer
-from service.server import REQUEST_ID_KEY, SERVICE, new_request_id
+from service.server import MAX_REQUEST_ID_LENGTH, REQUEST_ID_KEY, SERVICE, new_request_id
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -69,6 +70,7 @@ GRPC_CODES = {
     9: "FAILED_PRECONDITION", 10: "ABORTED", 11: "OUT_OF_RANGE", 12: "UNIMPLEMENTED",
     13: "INTERNAL", 14: "UNAVAILABLE", 15: "DATA_LOSS", 16: "UNAUTHENTICATED",
 }  # fmt: skip
+GRPC_WEB_STATUS = re.compile(rb"grpc-status: ?(\d+)")
 METHOD_NAMES = frozenset(method.name for method in SERVICE.methods)
 
 
@@ -136,45 +138,53 @@ class Door:
 
         mark = [False]
         token = reached.set(mark)
-        refusal: CallRecord | None = None
+        status: int | None = None
+        grpc_status: bytes | None = None
 
         async def watch(message: Message) -> None:
-            nonlocal refusal
-            if message["type"] == "http.response.start" and not mark[0]:
-                refusal = self._refusal(scope, message)
+            nonlocal status, grpc_status
+            if not mark[0]:
+                # A refusal's status: the HTTP status, or gRPC's in the headers (trailers-only),
+                # the trailers (gRPC), or the trailers frame of the body (gRPC-Web).
+                kind = message["type"]
+                if kind == "http.response.start":
+                    status = message["status"]
+                    grpc_status = dict(message.get("headers", ())).get(b"grpc-status")
+                elif kind == "http.response.trailers" and grpc_status is None:
+                    grpc_status = dict(message.get("headers", ())).get(b"grpc-status")
+                elif kind == "http.response.body" and grpc_status is None:
+                    found = GRPC_WEB_STATUS.search(message.get("body", b""))
+                    grpc_status = found[1] if found else None
             await send(message)
 
         try:
             await self.connect_app(scope, receive, watch)
         finally:
             reached.reset(token)
-            if refusal is not None:
+            if not mark[0] and status is not None:
+                refusal = self._refusal(scope, status, grpc_status)
+                for observer in self.observers:
+                    observer.call_started(refusal)
                 for observer in self.observers:
                     observer.call_finished(refusal)
 
-    def _refusal(self, scope: Scope, start: Message) -> CallRecord:
+    def _refusal(self, scope: Scope, status: int, grpc_status: bytes | None) -> CallRecord:
         """The record of a request refused before it reached a method."""
+        from service.connect import protocol_of  # noqa: PLC0415 - loaded with the library
+
         name = scope["path"][len(SERVICE_PREFIX) :]
-        headers = dict(start.get("headers", ()))
-        status = start["status"]
-        grpc_status = headers.get(b"grpc-status")
         if grpc_status is not None and grpc_status.isdigit():
             code = GRPC_CODES.get(int(grpc_status), "UNKNOWN")
         else:
             code = HTTP_CODES.get(status, "INTERNAL" if status >= 500 else "UNKNOWN")
         request_id = (_header(scope, REQUEST_ID_KEY.encode()) or b"").decode("latin-1")
         content_type = (_header(scope, b"content-type") or b"").decode("latin-1")
-        from service.connect import protocol_of  # noqa: PLC0415 - loaded with the library
-
-        call = CallRecord(
+        return CallRecord(
             method=name if name in METHOD_NAMES else UNKNOWN_METHOD,
-            request_id=request_id or new_request_id(),
+            request_id=request_id[:MAX_REQUEST_ID_LENGTH] or new_request_id(),
             protocol=protocol_of(content_type),
             code=code,
         )
-        for observer in self.observers:
-            observer.call_started(call)
-        return call
 
     async def _static(self, path: str, method: str, send: Send) -> None:
         """A file of the playground, ``index.html`` for ``/``; a plain 404 for any other."""
@@ -250,7 +260,9 @@ async def _lifespan(receive: Receive, send: Send) -> None:
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host:port`` that every worker binds (SO_REUSEPORT)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # Named TCP, so that asyncio turns Nagle's algorithm off on each connection: a response
+    # written in two parts (head, body) would otherwise wait for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host.strip("[]"), port))
@@ -270,7 +282,11 @@ class HttpServer:
         self.port: int = sock.getsockname()[1]
         config = uvicorn.Config(
             app,
+            http="zttp",  # HTTP/1.1, and HTTP/2 (h2c, or over TLS) with trailers for gRPC
+            http2=True,
+            loop="asyncio",  # uvloop saved too little to be worth a dependency
             lifespan="off",
+            log_level="warning",  # its start and stop lines would repeat the worker's
             log_config=None,
             access_log=False,
             server_header=False,

@@ -1,26 +1,56 @@
-"""Shared fixtures: a real server on a free port, and a channel to it."""
+"""Shared fixtures: a real server on free ports (both doors of one worker), and a channel to it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import grpc
 import pytest
+import structlog
 
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
+from service.http_door import http_door
 from service.server import create_server
+from service.servicer import GameEngineServicer
 from tests.state_keys import TEST_KEY
 
 
+@dataclass(frozen=True)
+class Worker:
+    """Where the session's server listens: its gRPC door and its HTTP door."""
+
+    grpc_address: str
+    http_address: str
+
+
 @pytest.fixture(scope="session")
-def server_address() -> Iterator[str]:
-    """Start one in-process server on a free loopback port for the whole session."""
-    settings = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0)
-    server, port, _health = create_server(settings)
+def worker() -> Iterator[Worker]:
+    """Start one in-process server for the whole session, as a worker runs: a gRPC server and
+    the HTTP door on free loopback ports, with one servicer."""
+    settings = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0, http_port=0)
+    servicer = GameEngineServicer(settings.state_cache_size)
+    server, port, _health = create_server(settings, servicer=servicer)
+    door = http_door(settings, servicer, (), structlog.get_logger("ordo.server"))
     server.start()
-    yield f"127.0.0.1:{port}"
+    door.start()
+    yield Worker(f"127.0.0.1:{port}", f"127.0.0.1:{door.port}")
+    door.stop()
+    door.wait()
     server.stop(None)
+
+
+@pytest.fixture(scope="session")
+def server_address(worker: Worker) -> str:
+    """The gRPC address of the session's server."""
+    return worker.grpc_address
+
+
+@pytest.fixture(scope="session")
+def http_address(worker: Worker) -> str:
+    """The HTTP address of the session's server."""
+    return worker.http_address
 
 
 @pytest.fixture(scope="session")

@@ -39,6 +39,7 @@ DASHBOARD_SCRIPT = DEPLOY / "grafana" / "dashboard.py"
 DASHBOARD_CONFIGMAP = K8S / "grafana-dashboard.yaml"
 
 GRPC_PORT = 50051
+HTTP_PORT = 8080
 METRICS_PORT = 9464
 GAME_SERVICE = "ordo.v1.GameEngineService"
 APP_LABEL = ("app.kubernetes.io/name", "ordo")
@@ -278,10 +279,10 @@ class TestDockerfile:
         assert re.fullmatch(r"\d+:\d+", user)
         assert dockerfile_uid() >= 10000
 
-    def test_exposes_grpc_and_metrics(self) -> None:
-        """The image documents the gRPC and metrics ports."""
+    def test_exposes_grpc_http_and_metrics(self) -> None:
+        """The image documents the gRPC, HTTP and metrics ports."""
         exposed = {int(port) for args in dockerfile_arguments("EXPOSE") for port in args.split()}
-        assert exposed == {GRPC_PORT, METRICS_PORT}
+        assert exposed == {GRPC_PORT, HTTP_PORT, METRICS_PORT}
 
     def test_entrypoint_is_exec_form_running_the_server(self) -> None:
         """The entrypoint is a JSON array (no shell), so SIGTERM reaches the server as PID 1."""
@@ -601,8 +602,9 @@ class TestDeployment:
     def test_settings_match_the_ports(self, manifests: list[Doc]) -> None:
         """The container's named ports and the server's port settings agree."""
         ports = {port["name"]: port["containerPort"] for port in container(manifests)["ports"]}
-        assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}
+        assert ports == {"grpc": GRPC_PORT, "http": HTTP_PORT, "metrics": METRICS_PORT}
         assert int(env_value(manifests, "ORDO_PORT")) == GRPC_PORT
+        assert int(env_value(manifests, "ORDO_HTTP_PORT")) == HTTP_PORT
         assert int(env_value(manifests, "ORDO_METRICS_PORT")) == METRICS_PORT
 
     def test_connections_are_recycled(self, manifests: list[Doc]) -> None:
@@ -666,13 +668,14 @@ class TestServices:
     """A ClusterIP Service for gRPC and metrics, a headless one for client-side round_robin."""
 
     def test_cluster_ip_service_speaks_h2c(self, manifests: list[Doc]) -> None:
-        """Service "ordo" is a ClusterIP with grpc (appProtocol h2c) and metrics ports."""
+        """Service "ordo" is a ClusterIP with grpc (appProtocol h2c), http and metrics ports."""
         service = the(manifests, "Service", "ordo")["spec"]
         assert service.get("type", "ClusterIP") == "ClusterIP"
         ports = {port["name"]: port for port in service["ports"]}
-        assert ports.keys() == {"grpc", "metrics"}
+        assert ports.keys() == {"grpc", "http", "metrics"}
         assert ports["grpc"]["port"] == GRPC_PORT
         assert ports["grpc"]["appProtocol"] == "kubernetes.io/h2c"
+        assert (ports["http"]["port"], ports["http"]["appProtocol"]) == (HTTP_PORT, "http")
         assert ports["metrics"]["port"] == METRICS_PORT
 
     def test_headless_service_for_round_robin(self, manifests: list[Doc]) -> None:

@@ -78,6 +78,7 @@ class ServerProcess:
     metrics_port: int
     metrics_dir: Path
     log: Path
+    http_port: int = 0
 
     @property
     def target(self) -> str:
@@ -93,7 +94,8 @@ class ServerProcess:
 
 def server_env(metrics_dir: Path, **settings: str) -> dict[str, str]:
     """This environment without its ``ORDO_*`` settings, with the given ones instead: the
-    server on loopback, logging JSON, its metrics files in ``metrics_dir``."""
+    server on loopback, logging JSON, its metrics files in ``metrics_dir``, its HTTP port off
+    unless given."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -104,6 +106,7 @@ def server_env(metrics_dir: Path, **settings: str) -> dict[str, str]:
             "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
             "ORDO_HOST": HOST,
             "ORDO_LOG_FORMAT": "json",
+            "ORDO_HTTP_PORT": "0",
             **{f"ORDO_{name.upper()}": value for name, value in settings.items()},
         }
     )
@@ -127,20 +130,22 @@ def start_server(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
 def running_server(
     scratch: Path, workers: int = 2, port: int | None = None, **settings: str
 ) -> Iterator[ServerProcess]:
-    """Run ``python -m service`` with ``ORDO_*`` settings, on ``port`` or a free one; yield once
-    every worker serves."""
+    """Run ``python -m service`` with ``ORDO_*`` settings, on ``port`` or a free one (and the
+    HTTP door on a free port); yield once every worker serves."""
     metrics_dir = scratch / "metrics"
     log = scratch / "server.log"
     port, metrics_port = port or free_port(), free_port()
+    http_port = int(settings.pop("http_port", free_port()))
     env = server_env(
         metrics_dir,
         port=str(port),
         metrics_port=str(metrics_port),
         workers=str(workers),
+        http_port=str(http_port),
         **settings,
     )
     process = start_server(env, log)
-    running = ServerProcess(process, port, metrics_port, metrics_dir, log)
+    running = ServerProcess(process, port, metrics_port, metrics_dir, log, http_port)
     try:
         deadline = time.monotonic() + START_SECONDS
         # Health answers as soon as one worker listens; each worker logs when it does.

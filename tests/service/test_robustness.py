@@ -6,6 +6,7 @@ fields are set to random values, for every method and every registered game.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -20,6 +21,7 @@ from ordo.v1 import engine_service_pb2 as api
 from service.observe import CallRecord
 from service.servicer import GameEngineServicer
 from tests.conformance.drivers import reason_of
+from tests.connect_calls import HttpDoor
 
 SERVICE = "/ordo.v1.GameEngineService/"
 METHODS = tuple(
@@ -48,6 +50,28 @@ def raw_call(channel: grpc.Channel, method: str, payload: bytes) -> tuple[grpc.S
         reason = reason_of(error) if error.code() == grpc.StatusCode.INVALID_ARGUMENT else ""
         return error.code(), reason
     return grpc.StatusCode.OK, ""
+
+
+#: Sends raw bytes to a method through one door; returns the status code and the reason.
+Door = Callable[[str, bytes], tuple[grpc.StatusCode, str]]
+
+
+@pytest.fixture(scope="module", params=["grpc", "connect"])
+def door(
+    request: pytest.FixtureRequest, channel: grpc.Channel, http_address: str
+) -> Iterator[Door]:
+    """Each door of the server in turn: gRPC, and Connect (binary) on the HTTP port."""
+    if request.param == "grpc":
+        yield lambda method, payload: raw_call(channel, method, payload)
+        return
+    client = HttpDoor(http_address)
+
+    def call(method: str, payload: bytes) -> tuple[grpc.StatusCode, str]:
+        answer = client.call("connect-proto", method, payload)
+        return answer.code, answer.reason
+
+    yield call
+    client.close()
 
 
 def sample_requests(game: str) -> dict[str, bytes]:
@@ -82,9 +106,9 @@ def samples() -> dict[str, dict[str, bytes]]:
     return {game: sample_requests(game) for game in GAMES}
 
 
-def assert_still_serving(channel: grpc.Channel) -> None:
+def assert_still_serving(door: Door) -> None:
     """The server answers a plain call after the abuse."""
-    assert raw_call(channel, "ListGames", b"") == (grpc.StatusCode.OK, "")
+    assert door("ListGames", b"") == (grpc.StatusCode.OK, "")
 
 
 class TestGarbage:
@@ -92,17 +116,17 @@ class TestGarbage:
 
     @FUZZ
     @given(method=st.sampled_from(METHODS), payload=st.binary(max_size=600))
-    def test_random_bytes(self, channel: grpc.Channel, method: str, payload: bytes) -> None:
+    def test_random_bytes(self, door: Door, method: str, payload: bytes) -> None:
         """Random bytes get OK (when they happen to parse) or INVALID_ARGUMENT with a reason."""
-        code, reason = raw_call(channel, method, payload)
+        code, reason = door(method, payload)
         assert code in ACCEPTED
         assert code == grpc.StatusCode.OK or reason
 
-    def test_unparsable_request_has_a_stable_reason(self, channel: grpc.Channel) -> None:
+    def test_unparsable_request_has_a_stable_reason(self, door: Door) -> None:
         """A payload that is no protobuf message at all gets MALFORMED_REQUEST."""
-        code, reason = raw_call(channel, "ApplyAction", b"\xff\xff\xff\xff")
+        code, reason = door("ApplyAction", b"\xff\xff\xff\xff")
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
-        assert_still_serving(channel)
+        assert_still_serving(door)
 
 
 class TestMutatedRequests:
@@ -117,7 +141,7 @@ class TestMutatedRequests:
     )
     def test_flipped_and_cut_bytes(
         self,
-        channel: grpc.Channel,
+        door: Door,
         samples: dict[str, dict[str, bytes]],
         game: str,
         method: str,
@@ -131,7 +155,7 @@ class TestMutatedRequests:
                 payload[position % len(payload)] = value
         if cut is not None and payload:
             del payload[cut % len(payload) :]
-        code, reason = raw_call(channel, method, bytes(payload))
+        code, reason = door(method, bytes(payload))
         assert code in ACCEPTED
         assert code == grpc.StatusCode.OK or reason
 
@@ -144,7 +168,7 @@ class TestMutatedRequests:
     )
     def test_tampered_state(
         self,
-        channel: grpc.Channel,
+        door: Door,
         samples: dict[str, dict[str, bytes]],
         edit: str,
         game: str,
@@ -160,13 +184,13 @@ class TestMutatedRequests:
                 _change_a_number(fields, data)
             else:
                 _resize_a_list(fields, data)
-        code, reason = raw_call(channel, method, request.SerializeToString())
+        code, reason = door(method, request.SerializeToString())
         assert code in ACCEPTED
         assert code == grpc.StatusCode.OK or reason
 
-    def test_server_still_serves_after_the_fuzzing(self, channel: grpc.Channel) -> None:
+    def test_server_still_serves_after_the_fuzzing(self, door: Door) -> None:
         """After every bad request above, the same server answers normally."""
-        assert_still_serving(channel)
+        assert_still_serving(door)
 
 
 class TestMissingParts:
@@ -183,55 +207,53 @@ class TestMissingParts:
             ("ValidateAction", api.ValidateActionRequest(), "STATE_NOT_SET"),
         ],
     )
-    def test_missing_part(
-        self, channel: grpc.Channel, method: str, request_message: Any, reason: str
-    ) -> None:
+    def test_missing_part(self, door: Door, method: str, request_message: Any, reason: str) -> None:
         """The reason names what is missing."""
-        code, got = raw_call(channel, method, request_message.SerializeToString())
+        code, got = door(method, request_message.SerializeToString())
         assert (code, got) == (grpc.StatusCode.INVALID_ARGUMENT, reason)
 
     @pytest.mark.parametrize("game", GAMES)
     def test_view_without_viewer(
-        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]], game: str
+        self, door: Door, samples: dict[str, dict[str, bytes]], game: str
     ) -> None:
         """GetView without a viewer gets VIEWER_NOT_SET."""
         request = api.GetViewRequest.FromString(samples[game]["GetView"])
         request.ClearField("viewer")
-        code, reason = raw_call(channel, "GetView", request.SerializeToString())
+        code, reason = door("GetView", request.SerializeToString())
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "VIEWER_NOT_SET")
 
     @pytest.mark.parametrize("game", GAMES)
     def test_view_of_a_spectator_set_to_false(
-        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]], game: str
+        self, door: Door, samples: dict[str, dict[str, bytes]], game: str
     ) -> None:
         """GetView with spectator: false (the oneof set, saying no one) gets VIEWER_NOT_SET."""
         request = api.GetViewRequest.FromString(samples[game]["GetView"])
         request.viewer.spectator = False
         assert request.viewer.WhichOneof("viewer") == "spectator"
-        code, reason = raw_call(channel, "GetView", request.SerializeToString())
+        code, reason = door("GetView", request.SerializeToString())
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "VIEWER_NOT_SET")
 
     @pytest.mark.parametrize("game", GAMES)
-    def test_seat_count_out_of_range(self, channel: grpc.Channel, game: str) -> None:
+    def test_seat_count_out_of_range(self, door: Door, game: str) -> None:
         """Too many seats get INVALID_SEAT_COUNT."""
         info = registry.get(game).info
         request = api.NewGameRequest(
             seats=info.max_seats + 1, options=common.GameOptions(**{game: {}})
         )
-        code, reason = raw_call(channel, "NewGame", request.SerializeToString())
+        code, reason = door("NewGame", request.SerializeToString())
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_SEAT_COUNT")
 
     @pytest.mark.parametrize("game", GAMES)
     def test_unknown_policy(
-        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]], game: str
+        self, door: Door, samples: dict[str, dict[str, bytes]], game: str
     ) -> None:
         """An unknown bot policy gets UNKNOWN_POLICY."""
         request = api.SuggestActionRequest.FromString(samples[game]["SuggestAction"])
         request.policy = "clairvoyant"
-        code, reason = raw_call(channel, "SuggestAction", request.SerializeToString())
+        code, reason = door("SuggestAction", request.SerializeToString())
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_POLICY")
 
-    def test_action_of_another_game(self, channel: grpc.Channel) -> None:
+    def test_action_of_another_game(self, door: Door) -> None:
         """An action whose game differs from the state's gets GAME_MISMATCH or MALFORMED_ACTION."""
         samples = {game: sample_requests(game) for game in GAMES}
         request = api.ApplyActionRequest.FromString(samples[GAMES[0]]["ApplyAction"])
@@ -239,7 +261,7 @@ class TestMissingParts:
         other = next(f.name for f in field if f.name != GAMES[0])
         request.action.ClearField(GAMES[0])
         getattr(request.action, other).SetInParent()
-        code, reason = raw_call(channel, "ApplyAction", request.SerializeToString())
+        code, reason = door("ApplyAction", request.SerializeToString())
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "GAME_MISMATCH")
 
     @pytest.mark.parametrize("game", GAMES)
@@ -330,15 +352,15 @@ class TestLongText:
 
     @pytest.mark.parametrize("game", GAMES)
     def test_long_unknown_policy(
-        self, channel: grpc.Channel, samples: dict[str, dict[str, bytes]], game: str
+        self, door: Door, samples: dict[str, dict[str, bytes]], game: str
     ) -> None:
         """A policy name of 20,000 characters gets UNKNOWN_POLICY, not a transport error."""
         request = api.SuggestActionRequest.FromString(samples[game]["SuggestAction"])
         request.policy = self.LONG
-        code, reason = raw_call(channel, "SuggestAction", request.SerializeToString())
+        code, reason = door("SuggestAction", request.SerializeToString())
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_POLICY")
 
-    def test_long_custom_question(self, channel: grpc.Channel) -> None:
+    def test_long_custom_question(self, door: Door) -> None:
         """A custom question whose category is 20,000 characters gets INVALID_CUSTOM_QUESTION."""
         question = common.GameOptions(
             fora_de_ordem={
@@ -349,7 +371,7 @@ class TestLongText:
             }
         )
         request = api.NewGameRequest(seats=3, options=question)
-        code, reason = raw_call(channel, "NewGame", request.SerializeToString())
+        code, reason = door("NewGame", request.SerializeToString())
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_CUSTOM_QUESTION")
 
 
