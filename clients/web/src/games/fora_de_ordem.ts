@@ -133,10 +133,11 @@ export const foraDeOrdem: GameUi = {
       const label = `side ${side + 1}: ${items[side] ?? ""}, ${stack.length} card${stack.length === 1 ? "" : "s"}${stack.length ? `, top ${cardText(stack[stack.length - 1])}` : ""}`;
       const g = group(svg, bx, by, label);
       rect(g, 220, 124, "#fffdf6", { rx: 8 });
-      text(g, 110, 14, `${side + 1}. ${(items[side] ?? "").slice(0, 30)}`, {
-        "font-size": 13,
-        "font-weight": 600,
-      });
+      wrap(`${side + 1}. ${items[side] ?? ""}`, 30)
+        .slice(0, 2)
+        .forEach((line, i) =>
+          text(g, 110, 13 + i * 14, line, { "font-size": 12, "font-weight": 600 }),
+        );
       stack.forEach((c, i) => {
         const el = drawCard(g, 10 + Math.min(i, 6) * 22, 36, c, colours, ctx.names, 46, 56);
         if (ctx.fresh.has(`card:${num(c.id)}`)) el.classList.add("fresh");
@@ -181,7 +182,7 @@ export const foraDeOrdem: GameUi = {
         g,
         405,
         17,
-        `${bombs[s] ?? 0} ✹ · ${handSizes[s] ?? 0} in hand · ${deckSizes[s] ?? 0} in deck`,
+        `${bombs[s] ?? 0} bombs · ${handSizes[s] ?? 0} in hand · ${deckSizes[s] ?? 0} in deck`,
         { "text-anchor": "end", "font-size": 12 },
       );
     }
