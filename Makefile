@@ -16,9 +16,15 @@ NODE_STAMP := $(NODE_DIR)/node_modules/.installed
 NODE_BUILT := $(NODE_DIR)/dist/.built
 NODE_SOURCES := $(wildcard $(NODE_DIR)/src/*.ts $(NODE_DIR)/src/gen/*/*/*.ts $(NODE_DIR)/test/*.ts)
 TSC := $(NODE_DIR)/node_modules/.bin/tsc
+WEB_DIR := clients/web
+WEB_STAMP := $(WEB_DIR)/node_modules/.installed
+WEB_BUILT := $(WEB_DIR)/dist/index.html
+WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/src/*/*.ts $(WEB_DIR)/src/*.html $(WEB_DIR)/src/*.css docs/rules/*.md) $(WEB_DIR)/build.mjs
+# `make run` builds the playground it serves when npm is there; without npm it serves none.
+RUN_WEB := $(if $(shell command -v npm),$(WEB_BUILT))
 PYTEST_ARGS ?=
 
-.PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest node bench soak clean
+.PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest node web bench soak clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -45,7 +51,17 @@ $(NODE_BUILT): $(NODE_STAMP) $(NODE_SOURCES) $(NODE_DIR)/tsconfig.json
 	$(TSC) -p $(NODE_DIR)
 	touch $@
 
-run: $(RUN_STAMP)  ## set up what the server needs and start it on its defaults (gRPC :50051, HTTP :8080, metrics :9464)
+# The web playground's packages, as its lock file pins them; then its build (clients/web/dist).
+$(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The playground bundles the TypeScript client's browser entry from its sources (clients/node/src).
+$(WEB_BUILT): $(WEB_STAMP) $(NODE_STAMP) $(WEB_SOURCES) $(NODE_SOURCES) $(WEB_DIR)/tsconfig.json
+	$(WEB_DIR)/node_modules/.bin/tsc -p $(WEB_DIR)
+	cd $(WEB_DIR) && node build.mjs
+
+run: $(RUN_STAMP) $(RUN_WEB)  ## set up what the server needs and start it on its defaults (gRPC :50051, HTTP and playground :8080, metrics :9464)
 	exec $(PY) -m service
 
 dev: $(STAMP)  ## install the development tools into .venv/bin (grpcurl, buf, ruff, mypy, pytest…)
@@ -70,19 +86,22 @@ proto-check: $(STAMP) $(NODE_STAMP)  ## fail when the generated code or the API 
 proto-baseline: $(STAMP)  ## record the contract as released: later changes must not break it
 	$(BIN)/buf build --exclude-source-info -o proto/baseline.binpb
 
-lint: $(STAMP) $(NODE_STAMP)  ## ruff and prettier (lint, format), buf lint, buf breaking against the released contract
+lint: $(STAMP) $(NODE_STAMP) $(WEB_STAMP)  ## ruff and prettier (lint, format), buf lint, buf breaking against the released contract
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	cd $(NODE_DIR) && node_modules/.bin/prettier --check --log-level warn .
+	cd $(WEB_DIR) && node_modules/.bin/prettier --check --log-level warn .
 	$(BIN)/buf lint
 	$(BIN)/buf breaking --against proto/baseline.binpb
 
-typecheck: $(STAMP) $(NODE_BUILT)  ## mypy --strict on engines, service and the Python client; tsc --strict builds the Node.js one
+typecheck: $(STAMP) $(NODE_BUILT) $(WEB_BUILT)  ## mypy --strict on engines, service and the Python client; tsc --strict builds the Node.js client and checks the playground
 	$(BIN)/mypy engines service clients/python/ordo
 
 node: $(NODE_BUILT)  ## install and build the Node.js client (clients/node/dist)
 
-pytest: $(STAMP) $(NODE_BUILT)
+web: $(WEB_BUILT)  ## install and build the web playground (clients/web/dist), served at / on the HTTP port
+
+pytest: $(STAMP) $(NODE_BUILT) $(WEB_BUILT)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)  ## engine and RPC benchmarks (printed ratios, never asserted)
@@ -93,4 +112,5 @@ soak: $(STAMP)  ## steady load for 30 minutes: throughput, p50/p99 and worker RS
 	$(PY) -m bench.soak $(SOAK_ARGS)
 
 clean:  ## remove the virtual environment and caches
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(NODE_DIR)/node_modules $(NODE_DIR)/dist
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(NODE_DIR)/node_modules $(NODE_DIR)/dist \
+	  $(WEB_DIR)/node_modules $(WEB_DIR)/dist test-artifacts

@@ -1,0 +1,81 @@
+// The calls the page makes, through Ordo's TypeScript client for browsers (`@ordo/client/web`,
+// Connect with JSON bodies to the page's own origin). States stay the client's messages, passed
+// back untouched (sealed or not); what the page draws is turned into proto3 JSON (camelCase
+// names, enums by name), the shapes proto/ordo/v1 documents.
+import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { OrdoClient, OrdoError } from "../../node/src/web.ts";
+import {
+  ActionSchema,
+  EventSchema,
+  GameInfoSchema,
+  GameOptionsSchema,
+  GameStatusSchema,
+  GameViewSchema,
+  type Action as ActionMessage,
+  type GameState,
+} from "../../node/src/gen/ordo/v1/common_pb.ts";
+import type { GameEvent, GameInfo, GameStatus, GameView, Json } from "./types.ts";
+
+export { OrdoError };
+export type { GameState };
+
+/** A legal or suggested action: the message to send back, and its JSON to read. */
+export interface Move {
+  message: ActionMessage;
+  json: Json;
+}
+
+const client = new OrdoClient(location.origin, { format: "json", timeoutMs: 15_000 });
+const json = (value: JsonValue): Json => value as Json;
+
+export async function listGames(): Promise<GameInfo[]> {
+  const { games } = await client.listGames();
+  return games.map((g) => json(toJson(GameInfoSchema, g)) as unknown as GameInfo);
+}
+
+export async function newGame(
+  seats: number,
+  seed: bigint,
+  options: Json,
+): Promise<{ state: GameState; status: GameStatus; seed: string }> {
+  const game = fromJson(GameOptionsSchema, options as JsonValue);
+  const dealt = await client.newGame(game, seats, { seed });
+  return { state: dealt.state!, status: status(dealt.status), seed: String(dealt.seed) };
+}
+
+function status(
+  message: Parameters<typeof toJson<typeof GameStatusSchema>>[1] | undefined,
+): GameStatus {
+  return message ? (json(toJson(GameStatusSchema, message)) as GameStatus) : {};
+}
+
+export async function applyAction(
+  state: GameState,
+  action: ActionMessage,
+): Promise<{ state: GameState; status: GameStatus; events: GameEvent[] }> {
+  const done = await client.applyAction(state, action);
+  return {
+    state: done.state!,
+    status: status(done.status),
+    events: done.events.map((e) => json(toJson(EventSchema, e)) as GameEvent),
+  };
+}
+
+export async function legalActions(state: GameState, seat: number): Promise<Move[]> {
+  const { actions } = await client.listLegalActions(state, seat);
+  return actions.map((message) => ({ message, json: json(toJson(ActionSchema, message)) }));
+}
+
+export async function getView(state: GameState, seat: number | null): Promise<GameView> {
+  const { view } = await client.getView(state, seat);
+  return view ? (json(toJson(GameViewSchema, view)) as GameView) : {};
+}
+
+export async function suggestAction(
+  state: GameState,
+  seat: number,
+  policy: string,
+): Promise<ActionMessage> {
+  const { action } = await client.suggestAction(state, seat, { policy });
+  return action!;
+}

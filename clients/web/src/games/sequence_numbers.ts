@@ -1,0 +1,236 @@
+// Sequence Numbers: a 10×10 board of numbers; an equation card puts the team's chip on a cell
+// showing its result, PLUS on any free cell, MINUS removes another team's chip. Five chips in a
+// line make a sequence.
+import { drawing, group, rect, svgEl, text } from "../svg.ts";
+import { list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
+import type { Json } from "../types.ts";
+
+const TEAMS = [
+  { name: "A", fill: "#2f6fdf" },
+  { name: "B", fill: "#d4453a" },
+  { name: "C", fill: "#2e9b57" },
+];
+const CELL = 54;
+const CW = 84;
+const CH = 104;
+
+export const teamName = (team: number): string => `team ${TEAMS[team]?.name ?? team + 1}`;
+
+/** How a card reads: "12 + 7 = 19", "PLUS", "MINUS". */
+export function cardText(card: Json | undefined): string {
+  if (!card) return "a card";
+  if (card.kind === "SEQUENCE_NUMBERS_CARD_KIND_PLUS") return "PLUS";
+  if (card.kind === "SEQUENCE_NUMBERS_CARD_KIND_MINUS") return "MINUS";
+  const op = card.operator === "SEQUENCE_NUMBERS_OPERATOR_SUBTRACT" ? "−" : "+";
+  return `${num(card.left)} ${op} ${num(card.right)} = ${num(card.result)}`;
+}
+
+function cellName(cell: number, numbers: number[]): string {
+  const n = numbers[cell] ?? 0;
+  return `row ${Math.floor(cell / 10) + 1} column ${(cell % 10) + 1} (${n ? n : "free corner"})`;
+}
+
+function drawCard(parent: Element, x: number, y: number, card: Json): SVGGElement {
+  const g = group(parent, x, y, cardText(card));
+  const kind = String(card.kind ?? "");
+  const special = kind.endsWith("PLUS") ? "+" : kind.endsWith("MINUS") ? "−" : "";
+  rect(g, CW, CH, special === "+" ? "#e3f6e8" : special ? "#fde5e3" : "#fff");
+  if (special) {
+    text(g, CW / 2, 44, special, { "font-size": 46, "font-weight": 700 });
+    text(g, CW / 2, 84, special === "+" ? "PLUS: any cell" : "MINUS: remove", { "font-size": 10 });
+  } else {
+    const op = card.operator === "SEQUENCE_NUMBERS_OPERATOR_SUBTRACT" ? "−" : "+";
+    text(g, CW / 2, 28, `${num(card.left)} ${op} ${num(card.right)}`, { "font-size": 18 });
+    svgEl("line", { x1: 14, x2: CW - 14, y1: 46, y2: 46, stroke: "#888" }, g);
+    text(g, CW / 2, 72, String(num(card.result)), { "font-size": 30, "font-weight": 700 });
+  }
+  return g;
+}
+
+export const sequenceNumbers: GameUi = {
+  scoreUnit: "sequences completed",
+
+  steps(move, view) {
+    const hand = list(view.hand);
+    const numbers = nums(view.numbers);
+    const cardStep = (id: unknown) => {
+      const c = hand.find((h) => num(h.id) === num(id));
+      return { kind: "card", value: String(num(id)), label: `card ${cardText(c)}` };
+    };
+    if (move.exchangeDeadCard !== undefined)
+      return [
+        cardStep(move.exchangeDeadCard),
+        { kind: "exchange", value: "dead", label: "exchange this dead card" },
+      ];
+    if (move.discard !== undefined)
+      return [
+        cardStep(move.discard),
+        { kind: "discard", value: "card", label: "discard it (no playable card)" },
+      ];
+    const play = (move.play ?? {}) as Json;
+    const cell = num(play.cell);
+    const card = hand.find((h) => num(h.id) === num(play.card));
+    const verb =
+      card?.kind === "SEQUENCE_NUMBERS_CARD_KIND_MINUS" ? "remove the chip on" : "place a chip on";
+    return [
+      cardStep(play.card),
+      { kind: "cell", value: String(cell), label: `${verb} ${cellName(cell, numbers)}` },
+    ];
+  },
+
+  table(ctx: DrawContext) {
+    const v = ctx.view;
+    const numbers = nums(v.numbers);
+    const chips = nums(v.chips);
+    const teams = num((v.options as Json | undefined)?.teams) || 2;
+    const sequences = list(v.sequences);
+    const inSequence = new Set(sequences.flatMap((s) => nums(s.cells)));
+    const side = 10 * CELL + 20;
+    const svg = drawing(
+      side,
+      side + 40 + Math.ceil(ctx.seats / 2) * 62,
+      "Sequence Numbers board and seats",
+    );
+    for (let cell = 0; cell < 100; cell++) {
+      const x = 10 + (cell % 10) * CELL;
+      const y = 10 + Math.floor(cell / 10) * CELL;
+      const n = numbers[cell] ?? 0;
+      const team = chips[cell] ?? -1;
+      const label = `${cellName(cell, numbers)}${team >= 0 ? `, chip of ${teamName(team)}` : ""}${inSequence.has(cell) ? ", in a sequence" : ""}`;
+      const g = group(svg, x, y, label);
+      rect(g, CELL - 2, CELL - 2, n ? "#fffdf6" : "#efe6cf", { rx: 3 });
+      text(g, CELL / 2 - 1, 12, n ? String(n) : "★", { "font-size": 14, fill: "#3d4656" });
+      if (team >= 0) {
+        const chip = svgEl("g", {}, g);
+        if (ctx.fresh.has(`cell:${cell}`)) chip.classList.add("fresh");
+        svgEl(
+          "circle",
+          {
+            cx: CELL / 2 - 1,
+            cy: 32,
+            r: 15,
+            fill: TEAMS[team]?.fill ?? "#555",
+            stroke: inSequence.has(cell) ? "#111" : "#fff",
+            "stroke-width": inSequence.has(cell) ? 4 : 2,
+          },
+          chip,
+        );
+        text(chip, CELL / 2 - 1, 32, TEAMS[team]?.name ?? "?", {
+          "font-size": 14,
+          "font-weight": 700,
+          fill: "#fff",
+        });
+      }
+      ctx.target(g, "cell", cell, label);
+    }
+    for (const s of sequences) {
+      const cells = nums(s.cells);
+      const at = (c: number) => [
+        10 + (c % 10) * CELL + CELL / 2 - 1,
+        10 + Math.floor(c / 10) * CELL + 32,
+      ];
+      const [x1, y1] = at(cells[0]!);
+      const [x2, y2] = at(cells[cells.length - 1]!);
+      svgEl(
+        "line",
+        {
+          x1: x1!,
+          y1: y1!,
+          x2: x2!,
+          y2: y2!,
+          stroke: "#111",
+          "stroke-width": 5,
+          "stroke-linecap": "round",
+          opacity: 0.55,
+          "aria-hidden": "true",
+        },
+        svg,
+      );
+    }
+    text(svg, 140, side + 12, `Deck: ${num(v.deckSize)} cards`, { "font-size": 14 });
+    const perTeam = new Array(teams).fill(0) as number[];
+    for (const s of sequences) perTeam[num(s.team)] = (perTeam[num(s.team)] ?? 0) + 1;
+    text(svg, 420, side + 12, `Sequences to win: ${num(v.sequencesToWin)}`, { "font-size": 14 });
+    const handSizes = nums(v.handSizes);
+    const discards = list(v.discards);
+    for (let s = 0; s < ctx.seats; s++) {
+      const team = s % teams;
+      const y = side + 32 + Math.floor(s / 2) * 62;
+      const toAct = (ctx.status.seatsToAct ?? []).includes(s);
+      const top = (discards[s]?.top ?? undefined) as Json | undefined;
+      const g = group(
+        svg,
+        10 + (s % 2) * 275,
+        y,
+        `${ctx.names[s]}, ${teamName(team)} with ${perTeam[team]} sequences, ${handSizes[s] ?? 0} cards${toAct ? ", to act" : ""}`,
+      );
+      rect(g, 265, 56, toAct ? "#fff6d6" : "#fff", { rx: 5 });
+      svgEl("circle", { cx: 18, cy: 18, r: 11, fill: TEAMS[team]?.fill ?? "#555" }, g);
+      text(g, 18, 18, TEAMS[team]?.name ?? "", {
+        fill: "#fff",
+        "font-size": 12,
+        "font-weight": 700,
+      });
+      text(g, 36, 18, `${ctx.names[s]}${toAct ? " ◀" : ""}`, {
+        "text-anchor": "start",
+        "font-size": 13,
+        "font-weight": s === ctx.viewer ? 700 : 400,
+      });
+      text(
+        g,
+        36,
+        40,
+        `${perTeam[team]} seq · ${handSizes[s] ?? 0} cards · last: ${top ? cardText(top) : "—"}`,
+        { "text-anchor": "start", "font-size": 11 },
+      );
+    }
+    return svg;
+  },
+
+  hand(ctx) {
+    if (ctx.viewer === null) return null;
+    const hand = list(ctx.view.hand);
+    const svg = drawing(Math.max(760, 10 + hand.length * (CW + 10)), CH + 20, "your hand");
+    hand.forEach((c, i) => {
+      const g = drawCard(svg, 10 + i * (CW + 10), 10, c);
+      ctx.target(g, "card", num(c.id), `card ${cardText(c)}`);
+    });
+    return svg;
+  },
+
+  describe(e, names) {
+    const seat = (s: unknown): string => names[num(s)] ?? `Seat ${num(s) + 1}`;
+    if (e.chipPlaced) {
+      const c = e.chipPlaced as Json;
+      return `${seat(c.seat)} plays ${cardText(c.card as Json)}: a chip of ${teamName(num(c.team))} on ${num(c.number)} (row ${Math.floor(num(c.cell) / 10) + 1}, column ${(num(c.cell) % 10) + 1}).`;
+    }
+    if (e.chipRemoved) {
+      const c = e.chipRemoved as Json;
+      return `${seat(c.seat)} plays MINUS: ${teamName(num(c.team))}'s chip leaves row ${Math.floor(num(c.cell) / 10) + 1}, column ${(num(c.cell) % 10) + 1}.`;
+    }
+    if (e.deadCardExchanged) {
+      const d = e.deadCardExchanged as Json;
+      return `${seat(d.seat)} exchanges the dead card ${cardText(d.card as Json)}.`;
+    }
+    if (e.cardDrawn) {
+      const d = e.cardDrawn as Json;
+      return d.card ? `${seat(d.seat)} draws ${cardText(d.card as Json)}.` : null;
+    }
+    if (e.cardDiscarded) {
+      const d = e.cardDiscarded as Json;
+      return `${seat(d.seat)} has no playable card and discards ${cardText(d.card as Json)}.`;
+    }
+    if (e.sequenceCompleted)
+      return `${teamName(num((e.sequenceCompleted as Json).team))} completes a sequence!`;
+    if (e.deckReshuffled)
+      return `The discard piles are shuffled into a new deck of ${num((e.deckReshuffled as Json).size)} cards.`;
+    if (e.teamWon) return `${teamName(num((e.teamWon as Json).team))} wins.`;
+    if (e.turnLimitReached) return `The turn limit is reached: a draw.`;
+    return null;
+  },
+
+  fresh(e) {
+    if (e.chipPlaced) return [`cell:${num((e.chipPlaced as Json).cell)}`];
+    return [];
+  },
+};

@@ -1,0 +1,477 @@
+// The playground: a game is set up from ListGames, people act by pointing at legal moves, bots
+// act through SuggestAction, and each person sees only their own GetView.
+import * as api from "./api.ts";
+import { MovePicker, type Candidate } from "./moves.ts";
+import { foraDeOrdem } from "./games/fora_de_ordem.ts";
+import { sequenceNumbers } from "./games/sequence_numbers.ts";
+import { sixNimmt } from "./games/six_nimmt.ts";
+import { upOrDown } from "./games/up_or_down.ts";
+import type { DrawContext, GameUi } from "./ui.ts";
+import {
+  jsonKey,
+  type GameEvent,
+  type GameId,
+  type GameInfo,
+  type GameStatus,
+  type GameView,
+  type Json,
+} from "./types.ts";
+
+declare const RULES_SUMMARIES: Record<string, string>;
+
+const UIS: Record<GameId, GameUi> = {
+  six_nimmt: sixNimmt,
+  sequence_numbers: sequenceNumbers,
+  up_or_down: upOrDown,
+  fora_de_ordem: foraDeOrdem,
+};
+const PLAYER_KINDS = ["person", "heuristic", "random"] as const;
+type PlayerKind = (typeof PLAYER_KINDS)[number];
+const SPECTATOR = -1;
+type Picker = MovePicker<api.Move>;
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+interface Session {
+  info: GameInfo;
+  ui: GameUi;
+  key: string;
+  kinds: PlayerKind[];
+  names: string[];
+  state: api.GameState;
+  status: GameStatus;
+  /** Each person's log (and the spectators', under SPECTATOR): only events they may see. */
+  logs: Map<number, string[]>;
+  /** What the latest events placed or took, per seat that saw them. */
+  fresh: Map<number, Set<string>>;
+  /** The seat whose view is shown, SPECTATOR when nobody plays. */
+  shown: number;
+  /** The last view fetched, kept while the state and the seat stay the same. */
+  view: { state: api.GameState; seat: number; view: GameView } | null;
+  delay: number;
+}
+
+let games: GameInfo[] = [];
+let current: Session | null = null;
+let generation = 0;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function selectedGame(): GameInfo {
+  return games.find((g) => g.id === $<HTMLSelectElement>("game").value) ?? games[0]!;
+}
+
+function option(label: string, value: string, selected = false): HTMLOptionElement {
+  const el = document.createElement("option");
+  el.value = value;
+  el.textContent = label;
+  el.selected = selected;
+  return el;
+}
+
+function fillSetup(): void {
+  const info = selectedGame();
+  const seats = $<HTMLSelectElement>("seats");
+  const previous = Number(seats.value);
+  const counts = info.seatCounts?.length ? info.seatCounts : [info.minSeats];
+  seats.replaceChildren(
+    ...counts.map((n) =>
+      option(String(n), String(n), n === (counts.includes(previous) ? previous : counts[0])),
+    ),
+  );
+  const options = $<HTMLFieldSetElement>("options");
+  options.replaceChildren(options.querySelector("legend")!);
+  for (const opt of info.options ?? []) {
+    if (opt.defaultValue === undefined || opt.defaultValue === "") continue;
+    const label = document.createElement("label");
+    label.title = opt.description ?? "";
+    label.append(`${opt.name.replace(/_/g, " ")} `);
+    let input: HTMLInputElement | HTMLSelectElement;
+    if (opt.allowedValues?.length) {
+      input = document.createElement("select");
+      input.append(
+        ...opt.allowedValues.map((v) =>
+          option(v.toLowerCase().replace(/_/g, " "), v, v === opt.defaultValue),
+        ),
+      );
+    } else if (opt.defaultValue === "true" || opt.defaultValue === "false") {
+      input = document.createElement("input");
+      input.type = "checkbox";
+      input.checked = opt.defaultValue === "true";
+    } else {
+      input = document.createElement("input");
+      input.type = "number";
+      input.min = "0";
+      input.value = opt.defaultValue;
+    }
+    input.name = opt.name;
+    input.dataset.option = opt.name;
+    label.append(input);
+    options.append(label);
+  }
+  fillPlayers();
+  $("rules").innerHTML = RULES_SUMMARIES[info.id] ?? "";
+}
+
+function fillPlayers(): void {
+  const players = $<HTMLFieldSetElement>("players");
+  const old = [...players.querySelectorAll("select")].map((s) => s.value);
+  players.replaceChildren(players.querySelector("legend")!);
+  const policies = selectedGame().policies ?? ["heuristic"];
+  for (let seat = 0; seat < Number($<HTMLSelectElement>("seats").value); seat++) {
+    const label = document.createElement("label");
+    label.append(`Seat ${seat + 1} `);
+    const select = document.createElement("select");
+    select.name = `seat-${seat}`;
+    select.dataset.seat = String(seat);
+    const kinds = PLAYER_KINDS.filter((k) => k === "person" || policies.includes(k));
+    const wanted = old[seat] ?? (seat === 0 ? "person" : "heuristic");
+    select.append(
+      ...kinds.map((k) => option(k === "person" ? "person" : `bot: ${k}`, k, k === wanted)),
+    );
+    label.append(select);
+    players.append(label);
+  }
+}
+
+/** The game's options in JSON: enum options by number (their order in allowedValues from 1). */
+function readOptions(info: GameInfo): Json {
+  const out: Json = {};
+  for (const input of $("options").querySelectorAll<HTMLInputElement | HTMLSelectElement>(
+    "[data-option]",
+  )) {
+    const opt = info.options?.find((o) => o.name === input.dataset.option);
+    if (!opt) continue;
+    const name = jsonKey(opt.name as GameId);
+    if (input instanceof HTMLInputElement && input.type === "checkbox") out[name] = input.checked;
+    else if (opt.allowedValues?.length && !/^\d+$/.test(opt.allowedValues[0]!))
+      out[name] = opt.allowedValues.indexOf(input.value) + 1;
+    else out[name] = Number(input.value);
+  }
+  return out;
+}
+
+function seatName(seat: number, kind: PlayerKind, people: number): string {
+  if (kind !== "person") return `Seat ${seat + 1} (bot)`;
+  return people === 1 ? `Seat ${seat + 1} (you)` : `Seat ${seat + 1}`;
+}
+
+async function start(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  $("setup-error").textContent = "";
+  const info = selectedGame();
+  const seats = Number($<HTMLSelectElement>("seats").value);
+  const kinds = [...$("players").querySelectorAll("select")].map((s) => s.value as PlayerKind);
+  const people = kinds.filter((k) => k === "person").length;
+  const seed = BigInt($<HTMLInputElement>("seed").value || "0");
+  const key = jsonKey(info.id);
+  try {
+    const dealt = await api.newGame(seats, seed, { [key]: readOptions(info) });
+
+    const logs = new Map<number, string[]>([[SPECTATOR, []]]);
+    kinds.forEach((k, seat) => k === "person" && logs.set(seat, []));
+    for (const lines of logs.values())
+      lines.push(`${info.title}: a new game for ${seats} seats (seed ${dealt.seed}).`);
+    const shown = kinds.indexOf("person");
+    current = {
+      info,
+      ui: UIS[info.id],
+      key,
+      kinds,
+      names: kinds.map((k, seat) => seatName(seat, k, people)),
+      state: dealt.state,
+      status: dealt.status,
+      logs,
+      fresh: new Map(),
+      shown: shown >= 0 ? shown : SPECTATOR,
+      view: null,
+      delay: Number($<HTMLSelectElement>("speed").value),
+    };
+    $("table-area").hidden = false;
+    $("outcome").hidden = true;
+    $("table-title").textContent = info.title;
+    // On a narrow screen the table is below the form: bring it into sight.
+    if (window.matchMedia("(max-width: 1000px)").matches) $("table-area").scrollIntoView();
+    void play(current, ++generation);
+  } catch (error) {
+    $("setup-error").textContent = error instanceof Error ? error.message : String(error);
+  }
+}
+
+function record(session: Session, events: GameEvent[]): void {
+  const fresh = new Map<number, Set<string>>();
+  for (const event of events) {
+    const part = (event[session.key] ?? {}) as Json;
+    const audience = event.public
+      ? [...session.logs.keys()]
+      : (event.visibleToSeats ?? []).filter((s) => session.logs.has(s));
+    if (!audience.length) continue;
+    for (const seat of audience) {
+      const line = session.ui.describe(part, session.names, seat === SPECTATOR ? null : seat);
+      if (line) session.logs.get(seat)!.push(line);
+      const keys = fresh.get(seat) ?? new Set<string>();
+      for (const k of session.ui.fresh(part)) keys.add(k);
+      fresh.set(seat, keys);
+    }
+  }
+  session.fresh = fresh;
+}
+
+async function apply(session: Session, action: api.Move["message"]): Promise<void> {
+  const done = await api.applyAction(session.state, action);
+  session.state = done.state;
+  session.status = done.status;
+  record(session, done.events);
+}
+
+/** Plays until the game ends or another game starts: people first, then bots. */
+async function play(session: Session, run: number): Promise<void> {
+  while (run === generation) {
+    const toAct = session.status.seatsToAct ?? [];
+    const person = toAct.find((s) => session.kinds[s] === "person");
+    const bot = toAct.find((s) => session.kinds[s] !== "person");
+    try {
+      if (session.status.finished) {
+        await show(session, null);
+        showOutcome(session);
+        return;
+      }
+      if (person !== undefined) {
+        const action = await personMove(session, person, run);
+        if (action === null) return;
+        await apply(session, action);
+      } else if (bot !== undefined) {
+        // At full speed the bots' moves are not drawn one by one, only their result.
+        if (session.delay) {
+          await show(session, null);
+          await sleep(session.delay);
+        }
+        if (run !== generation) return;
+        const action = await api.suggestAction(session.state, bot, session.kinds[bot]!);
+        await apply(session, action);
+      } else {
+        return;
+      }
+      $("refused").textContent = "";
+    } catch (error) {
+      $("refused").textContent =
+        `Refused: ${error instanceof Error ? error.message : String(error)}`;
+      if (person === undefined) return;
+    }
+  }
+}
+
+/** Waits for the person at `seat` to build a legal move; null when another game started. */
+async function personMove(
+  session: Session,
+  seat: number,
+  run: number,
+): Promise<api.Move["message"] | null> {
+  const people = session.kinds.filter((k) => k === "person").length;
+  if (session.shown !== seat && people > 1) {
+    await coverFor(session, seat);
+    if (run !== generation) return null;
+  }
+  session.shown = seat;
+  const actions = await api.legalActions(session.state, seat);
+  const view = ((await viewOf(session, seat))[session.key] ?? {}) as Json;
+  return new Promise<api.Move["message"] | null>((resolve) => {
+    const candidates: Candidate<api.Move>[] = actions.map((move) => ({
+      action: move,
+      steps: session.ui.steps((move.json[session.key] ?? {}) as Json, view),
+    }));
+    const picker = new MovePicker(
+      candidates,
+      (move) => {
+        phase("busy");
+        resolve(move.message);
+      },
+      () => void show(session, picker),
+    );
+    void show(session, picker);
+  });
+}
+
+/** Hides the table between two people sharing the screen until the next one is ready. */
+function coverFor(session: Session, seat: number): Promise<void> {
+  $("table").hidden = true;
+  $("hand").hidden = true;
+  $("cover").hidden = false;
+  $("cover-text").textContent = `${session.names[seat]} is to act: pass the screen.`;
+  const button = $<HTMLButtonElement>("cover-button");
+  button.textContent = `Show ${session.names[seat]}'s hand`;
+  button.focus();
+  return new Promise((resolve) => {
+    button.onclick = () => {
+      $("cover").hidden = true;
+      $("table").hidden = false;
+      $("hand").hidden = false;
+      resolve();
+    };
+  });
+}
+
+/** What `seat` (or a spectator) may see now; asked once per state and seat. */
+async function viewOf(session: Session, seat: number): Promise<GameView> {
+  const cached = session.view;
+  if (cached && cached.state === session.state && cached.seat === seat) return cached.view;
+  const view = await api.getView(session.state, seat === SPECTATOR ? null : seat);
+  session.view = { state: session.state, seat, view };
+  return view;
+}
+
+/** Tells tests and assistive tools whether the page waits for a person: busy, input or over. */
+function phase(value: "busy" | "input" | "over"): void {
+  document.body.dataset.phase = value;
+  $("table-area").setAttribute("aria-busy", String(value === "busy"));
+}
+
+async function show(session: Session, picker: Picker | null): Promise<void> {
+  phase("busy");
+  const seat = session.shown;
+  const view = await viewOf(session, seat);
+  const ctx: DrawContext = {
+    view: (view[session.key] ?? {}) as Json,
+    status: view.status ?? session.status,
+    seats: session.kinds.length,
+    viewer: seat === SPECTATOR ? null : seat,
+    names: session.names,
+    picker,
+    fresh: session.fresh.get(seat) ?? new Set(),
+    target(el, kind, value, label) {
+      const v = String(value);
+      el.dataset.step = kind;
+      el.dataset.value = v;
+      if (picker?.isChosen(kind, v)) el.classList.add("chosen");
+      if (!picker?.isOffered(kind, v)) return;
+      el.classList.add("target");
+      el.setAttribute("role", "button");
+      el.setAttribute("tabindex", "0");
+      el.setAttribute("aria-label", label);
+      const choose = (): void => picker.choose(kind, v);
+      el.addEventListener("click", choose);
+      el.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" || e.key === " ") {
+          e.preventDefault();
+          choose();
+        }
+      });
+    },
+  };
+  const focused = document.activeElement as HTMLElement | null;
+  const focusKey = focused?.dataset?.step
+    ? `${focused.dataset.step}:${focused.dataset.value}`
+    : null;
+  $("table").replaceChildren(session.ui.table(ctx));
+  const hand = session.ui.hand(ctx);
+  $("hand").replaceChildren(...(hand ? [hand] : []));
+  $("hand-title").hidden = !hand;
+  $("hand-title").textContent = seat === SPECTATOR ? "" : `${session.names[seat]}: hand`;
+  drawChoices(picker);
+  drawTurn(session, picker);
+  drawLog(session);
+  if (focusKey) {
+    const again = document.querySelector<HTMLElement>(
+      `[data-step="${focusKey.split(":")[0]}"][data-value="${focusKey.slice(focusKey.indexOf(":") + 1)}"].target`,
+    );
+    (again ?? document.querySelector<HTMLElement>(".target"))?.focus();
+  }
+  if (picker) phase("input");
+}
+
+/** The same steps as buttons: for the keyboard, for readers, and for choices with no drawing. */
+function drawChoices(picker: Picker | null): void {
+  const box = $("choices");
+  box.replaceChildren();
+  if (!picker) return;
+  for (const step of picker.offered()) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = step.label;
+    button.dataset.step = step.kind;
+    button.dataset.value = step.value;
+    button.onclick = () => picker.choose(step.kind, step.value);
+    box.append(button);
+  }
+  if (picker.steps.length) {
+    const back = document.createElement("button");
+    back.type = "button";
+    back.textContent = "Back";
+    back.className = "back";
+    back.onclick = () => picker.back();
+    box.append(back);
+  }
+}
+
+function drawTurn(session: Session, picker: Picker | null): void {
+  const toAct = session.status.seatsToAct ?? [];
+  let line: string;
+  if (session.status.finished) line = "The game is over.";
+  else if (picker) {
+    const chosen = picker.steps.map((s) => s.label).join(", ");
+    line = `${session.names[session.shown]}: your move${chosen ? ` (${chosen})` : ""}. Choose ${picker.offered()[0]?.kind ?? "a move"}.`;
+  } else line = `Waiting for ${toAct.map((s) => session.names[s]).join(", ")}.`;
+  $("turn").textContent = line;
+}
+
+function drawLog(session: Session): void {
+  const lines = session.logs.get(session.shown) ?? [];
+  const log = $("log");
+  log.replaceChildren(
+    ...lines.slice(-150).map((line) => {
+      const li = document.createElement("li");
+      li.textContent = line;
+      return li;
+    }),
+  );
+  log.scrollTop = log.scrollHeight;
+}
+
+function showOutcome(session: Session): void {
+  const outcome = session.status.outcome ?? {};
+  const scores = (outcome.scores ?? []).map(Number);
+  const winners = outcome.winners ?? [];
+  const box = $("outcome");
+  box.hidden = false;
+  box.dataset.scores = JSON.stringify(scores);
+  box.dataset.winners = JSON.stringify(winners);
+  const rows = session.names
+    .map(
+      (name, seat) =>
+        `<tr${winners.includes(seat) ? ' class="winner"' : ""}><td>${name}</td><td>${scores[seat] ?? 0}</td><td>${winners.includes(seat) ? "★ winner" : ""}</td></tr>`,
+    )
+    .join("");
+  const who = winners.length ? winners.map((s) => session.names[s]).join(", ") : "nobody (a draw)";
+  box.innerHTML =
+    `<h3>Game over: ${who} ${winners.length === 1 ? "wins" : "win"}</h3>` +
+    `<p>Ended by ${String(outcome.termination ?? "")
+      .toLowerCase()
+      .replace(
+        /_/g,
+        " ",
+      )}; ${session.ui.scoreUnit}${outcome.lowerIsBetter ? " (lower is better)" : ""}.</p>` +
+    `<table><thead><tr><th>Seat</th><th>Score</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+  $("turn").textContent = "The game is over.";
+  $("choices").replaceChildren();
+  phase("over");
+}
+
+async function init(): Promise<void> {
+  try {
+    games = await api.listGames();
+  } catch (error) {
+    $("setup-error").textContent =
+      `Cannot reach the server: ${error instanceof Error ? error.message : String(error)}`;
+    return;
+  }
+  const select = $<HTMLSelectElement>("game");
+  const wanted = new URLSearchParams(location.search).get("game");
+  select.replaceChildren(...games.map((g) => option(g.title, g.id, g.id === wanted)));
+  select.onchange = fillSetup;
+  $<HTMLSelectElement>("seats").onchange = fillPlayers;
+  $<HTMLFormElement>("setup").addEventListener("submit", (e) => void start(e));
+  fillSetup();
+  document.body.dataset.ready = "true";
+}
+
+void init();

@@ -1,0 +1,138 @@
+"""The web playground in a real browser (Debian's Chromium driven by playwright-core): for each
+game a person plays a whole game against bots by clicking legal moves, on a server started as
+``make run`` starts it, with its HTTP door."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+
+from ordo.v1 import common_pb2 as common
+from service.sealing import Sealer
+from tests.conformance.drivers import Codecs
+from tests.e2e.server_process import ROOT, ServerProcess, free_port, running_server
+from tests.state_keys import TEST_KEY, keys_file_text
+
+WEB = ROOT / "clients" / "web"
+DRIVER = WEB / "test" / "play.mjs"
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+CHROMIUM = Path("/usr/bin/chromium")
+PLAY_SECONDS = 600  # a bound on a hung browser, far above the seconds a game takes
+
+# Small games, so the four stay within a minute or two: one hand, one round.
+GAMES: dict[str, tuple[int, dict[str, Any]]] = {
+    "six_nimmt": (3, {"end": "FIXED_HANDS", "hands": 1}),
+    "sequence_numbers": (2, {}),
+    "up_or_down": (2, {}),
+    "fora_de_ordem": (3, {"rounds": 1, "language": "EN"}),
+}
+HANDS = {
+    "six_nimmt": lambda v: {c for c in v.hand if c},
+    "sequence_numbers": lambda v: {c.id for c in v.hand},
+    "up_or_down": lambda v: set(v.hand),
+    "fora_de_ordem": lambda v: {c.id for c in v.hand},
+}
+
+
+def node_and_browser() -> str:
+    """The ``node`` executable, once the playground is built and Chromium installed."""
+    node = shutil.which("node")
+    assert node, "Node.js is not installed: the playground's tests need it"
+    assert (WEB / "dist" / "index.html").exists(), "the playground is not built: run 'make web'"
+    assert (WEB / "node_modules" / "playwright-core").exists(), "run 'make web' first"
+    assert CHROMIUM.exists(), f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
+    return node
+
+
+@pytest.fixture(scope="module")
+def sealed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, str]]:
+    """One server sealing every state with the tests' key and refusing plain ones."""
+    scratch = tmp_path_factory.mktemp("sealed")
+    keys = scratch / "keys"
+    keys.write_text(keys_file_text(TEST_KEY))
+    http = free_port()
+    with running_server(
+        scratch, workers=1, http_port=str(http), state_keys_file=str(keys), require_sealed="true"
+    ) as server:
+        yield server, f"http://127.0.0.1:{http}/"
+
+
+def play(url: str, game: str, record: Path, *extra: str) -> dict[str, Any]:
+    """Play one whole game in the browser; the driver's report."""
+    seats, options = GAMES[game]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    command = [node_and_browser(), str(DRIVER), "--url", url, "--game", game]
+    command += [
+        "--seats",
+        str(seats),
+        "--options",
+        json.dumps(options),
+        "--chromium",
+        str(CHROMIUM),
+    ]
+    done = subprocess.run(
+        [*command, "--shots", str(ARTIFACTS), "--record", str(record), *extra],
+        cwd=WEB,
+        capture_output=True,
+        text=True,
+        timeout=PLAY_SECONDS,
+        check=False,
+    )
+    lines = done.stdout.strip().splitlines()
+    assert lines, f"the browser driver failed:\n{done.stderr}"
+    report: dict[str, Any] = json.loads(lines[-1])
+    assert not report["failures"], report["failures"]
+    assert done.returncode == 0, done.stderr
+    return report
+
+
+def views_of_seat_zero(record: Path, game: str) -> Iterator[tuple[set[int], set[int]]]:
+    """Per GetView the page made: the hand shown, and seat 0's real hand (from the unsealed
+    state, which only the server and the tests can open)."""
+    codecs = Codecs(game, Sealer([TEST_KEY]))
+    for exchange in json.loads(record.read_text()):
+        if exchange["method"] != "GetView":
+            continue
+        state = json_format.ParseDict(exchange["request"]["state"], common.GameState())
+        truth = codecs.unsealed(state)
+        view = json_format.ParseDict(exchange["body"]["view"], common.GameView())
+        shown = HANDS[game](getattr(view, view.WhichOneof("game")))
+        yield shown, seat_zero_hand(truth, game)
+
+
+def seat_zero_hand(state: common.GameState, game: str) -> set[int]:
+    """Seat 0's hand in a plain state."""
+    part = getattr(state, game)
+    size = part.hand_lengths[0] if game == "six_nimmt" else part.hand_sizes[0]
+    return {c for c in part.hand_cards[:size] if c}
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_person_plays_a_whole_sealed_game_and_sees_only_their_hand(
+    game: str, sealed_server: tuple[ServerProcess, str], tmp_path: Path
+) -> None:
+    """A whole game is played by clicking legal moves; the outcome shown is the server's, every
+    state the browser holds is sealed, and every view it gets shows the person's own hand."""
+    record = tmp_path / "calls.json"
+    report = play(sealed_server[1], game, record, "--sealed")
+    assert report["shown"] == report["server"]
+    assert report["server"]["scores"]
+    assert (ARTIFACTS / f"{game}.png").stat().st_size > 20_000
+    hands = list(views_of_seat_zero(record, game))
+    assert hands
+    assert all(shown == truth for shown, truth in hands)
+
+
+def test_the_playground_plays_on_plain_states(tmp_path: Path) -> None:
+    """Without keys (as ``make run`` starts the server) the page plays a whole game too."""
+    http = free_port()
+    with running_server(tmp_path, workers=1, http_port=str(http)):
+        report = play(f"http://127.0.0.1:{http}/", "six_nimmt", tmp_path / "calls.json")
+    assert report["shown"] == report["server"]
