@@ -71,6 +71,9 @@ GAME_ID_KEY = wire.key(_STATE_FIELDS["game_id"].number, wire.LENGTH_DELIMITED)
 RESPONSE_STATE_KEY = wire.key(_RESPONSE_FIELDS["state"].number, wire.LENGTH_DELIMITED)
 RESPONSE_STATUS_KEY = wire.key(_RESPONSE_FIELDS["status"].number, wire.LENGTH_DELIMITED)
 RESPONSE_EVENTS_KEY = wire.key(_RESPONSE_FIELDS["events"].number, wire.LENGTH_DELIMITED)
+# Whose events an ``ApplyAction`` answers with: a seat (0-based), or one of these.
+ALL_EVENTS = -1  # no viewer: every event, each with its audience
+PUBLIC_EVENTS = -2  # a spectator: the public events only
 REQUEST_STATE_KEY = wire.key(
     api.ApplyActionRequest.DESCRIPTOR.fields_by_name["state"].number, wire.LENGTH_DELIMITED
 )
@@ -83,11 +86,12 @@ RAW_REQUESTS = frozenset({"ApplyAction"})
 @dataclass(frozen=True, slots=True)
 class KnownAction:
     """An action decoded before, kept by the bytes of the request that followed its state (the
-    ``action`` field, nothing else): the same bytes decode to the same seat and action."""
+    ``action`` and ``viewer`` fields): the same bytes decode to the same seat, action and viewer."""
 
     seat: int
     game: str
     action: Any
+    viewer: int = ALL_EVENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +195,15 @@ def _parse(message_type: Any, data: bytes) -> Any:
         ) from None
 
 
+def _viewer_seat(viewer: common.Viewer) -> int | None:
+    """The seat of ``viewer``, or None for a spectator; a viewer that is neither is a bad
+    request."""
+    which = viewer.WhichOneof("viewer")
+    if which is None or (which == "spectator" and not viewer.spectator):
+        raise RequestError("viewer must be a seat or spectator=true", "VIEWER_NOT_SET")
+    return viewer.seat if which == "seat" else None
+
+
 def encode_outcome(outcome: Outcome) -> common.Outcome:
     """The proto of an engine outcome."""
     return common.Outcome(
@@ -260,11 +273,17 @@ class GameEngineServicer:
         """Apply the action; the answer is the serialized ``ApplyActionResponse``. The request
         is a message, or its serialized bytes as they arrived (see ``RAW_REQUESTS``)."""
         if isinstance(request, bytes):
-            state_msg, sent, action_msg, rest = self._split_request(request)
+            state_msg, sent, move, rest = self._split_request(request)
         else:
-            state_msg, sent, action_msg, rest = request.state, None, request.action, None
+            state_msg, sent, move, rest = request.state, None, request, None
         game, state, parts = self._decode_state_and_parts(state_msg, call, sent)
-        seat, action = self._decode_action(game, action_msg, call, rest)
+        if isinstance(move, KnownAction):  # the common case: an action sent before
+            seat, action = self._decode_action(game, move, call)
+            viewer = move.viewer
+        else:
+            seat, action, viewer = self._decode_move(game, state, move, call, state_msg, sent, rest)
+        if viewer >= 0:
+            game.engine.check_seat(state, viewer)
         start = perf_counter()
         try:
             transition = game.engine.apply(state, seat, action)
@@ -279,7 +298,7 @@ class GameEngineServicer:
                 wire.varint(len(new_state)),
                 new_state,
                 self._status_field(status),
-                *self._event_fields(game, game.engine.seats(state), transition.events),
+                *self._event_fields(game, game.engine.seats(state), transition.events, viewer),
             )
         )
 
@@ -319,10 +338,7 @@ class GameEngineServicer:
 
     def GetView(self, request: api.GetViewRequest, call: CallRecord) -> api.GetViewResponse:
         game, state = self._decode_state(request.state, call)
-        which = request.viewer.WhichOneof("viewer")
-        if which is None or (which == "spectator" and not request.viewer.spectator):
-            raise RequestError("viewer must be a seat or spectator=true", "VIEWER_NOT_SET")
-        viewer = request.viewer.seat if which == "seat" else None
+        viewer = _viewer_seat(request.viewer)
         call.seat = viewer
         start = perf_counter()
         try:
@@ -342,18 +358,9 @@ class GameEngineServicer:
         self, request: api.SuggestActionRequest, call: CallRecord
     ) -> api.SuggestActionResponse:
         game, state = self._decode_state(request.state, call)
-        call.seat = request.seat
-        # Without a seed the answer still depends on the request alone: same request, same move.
-        seed = request.seed or derive_seed(
-            zlib.crc32(request.state.SerializeToString(deterministic=True)), request.seat
+        action = self._choose(
+            game, state, request.seat, request.policy, request.seed, request.state, None, call
         )
-        start = perf_counter()
-        try:
-            action = game.engine.suggest(
-                state, request.seat, request.policy or DEFAULT_POLICY, Rng(seed)
-            )
-        finally:
-            call.engine_seconds += perf_counter() - start
         return api.SuggestActionResponse(
             action=common.Action(seat=request.seat, **{game.id: game.codec.encode_action(action)})
         )
@@ -364,16 +371,73 @@ class GameEngineServicer:
             registry.get(game_id)  # raises UnknownGameError naming the games this server runs
         return self.games[game_id]
 
+    @staticmethod
+    def _choose(
+        game: Game,
+        state: Any,
+        seat: int,
+        policy: str,
+        seed: int,
+        msg: common.GameState | None,
+        sent: bytes | None,
+        call: CallRecord,
+    ) -> Any:
+        """The engine action the bot ``policy`` chooses for ``seat`` (``SuggestAction``, and a
+        bot's move in ``ApplyAction``). Without a seed the choice still depends on the request
+        alone, through its state message ``msg`` (or ``sent``, its bytes, when not parsed):
+        same request, same move."""
+        call.seat = seat
+        if not seed:
+            if msg is None:
+                msg = _parse(common.GameState, sent or b"")
+            seed = derive_seed(zlib.crc32(msg.SerializeToString(deterministic=True)), seat)
+        start = perf_counter()
+        try:
+            return game.engine.suggest(state, seat, policy or DEFAULT_POLICY, Rng(seed))
+        finally:
+            call.engine_seconds += perf_counter() - start
+
+    def _decode_move(
+        self,
+        game: Game,
+        state: Any,
+        request: api.ApplyActionRequest,
+        call: CallRecord,
+        msg: common.GameState | None,
+        sent: bytes | None,
+        rest: bytes | None,
+    ) -> tuple[int, Any, int]:
+        """The seat, engine action and viewer (see ``ALL_EVENTS``) of an ``ApplyActionRequest``
+        whose action was not known: its action, or the move its bot chooses. ``msg``, ``sent``
+        and ``rest`` are as ``_split_request`` gives them."""
+        if request.HasField("viewer"):
+            seat_or_none = _viewer_seat(request.viewer)
+            viewer = PUBLIC_EVENTS if seat_or_none is None else seat_or_none
+        else:
+            viewer = ALL_EVENTS
+        if request.HasField("bot"):
+            if request.HasField("action"):
+                raise MalformedActionError("set either action or bot, not both")
+            bot = request.bot
+            action = self._choose(game, state, bot.seat, bot.policy, bot.seed, msg, sent, call)
+            return bot.seat, action, viewer
+        if not request.HasField("action"):
+            raise MalformedActionError("the request has no move: set action or bot")
+        seat, action = self._decode_action(game, request.action, call, rest, viewer)
+        return seat, action, viewer
+
     def _decode_state(self, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
         game, state, _ = self._decode_state_and_parts(msg, call)
         return game, state
 
     def _split_request(
         self, raw: bytes
-    ) -> tuple[common.GameState | None, bytes | None, common.Action | KnownAction, bytes | None]:
+    ) -> tuple[
+        common.GameState | None, bytes | None, api.ApplyActionRequest | KnownAction, bytes | None
+    ]:
         """An ``ApplyActionRequest`` as sent: its state (parsed, or its bytes when they open the
-        request, as protobuf writes them), its action (a ``KnownAction`` when the bytes after
-        the state were decoded before, else the parsed message) and those bytes."""
+        request, as protobuf writes them), its move (a ``KnownAction`` when the bytes after the
+        state were decoded before, else the parsed request) and those bytes."""
         split = wire.leading_field(raw, REQUEST_STATE_KEY)
         if split is not None:
             sent, rest = split
@@ -382,9 +446,9 @@ class GameEngineServicer:
                 return None, sent, known, None
             request: api.ApplyActionRequest = _parse(api.ApplyActionRequest, rest)
             if not request.HasField("state"):  # else protobuf would merge both: parse it whole
-                return None, sent, request.action, rest
+                return None, sent, request, rest
         request = _parse(api.ApplyActionRequest, raw)
-        return request.state, None, request.action, None
+        return request.state, None, request, None
 
     def _decode_state_and_parts(
         self, msg: common.GameState | None, call: CallRecord, sent: bytes | None = None
@@ -458,11 +522,13 @@ class GameEngineServicer:
         msg: common.Action | KnownAction,
         call: CallRecord,
         rest: bytes | None = None,
+        viewer: int = ALL_EVENTS,
     ) -> tuple[int, Any]:
         """The seat and engine action of ``msg``, an action message or a ``KnownAction``. When
-        ``rest`` (the bytes of the request after its state, which hold the action) is given,
-        the decoded action is kept by those bytes for the next request that sends them (unless
-        they are longer than an action needs: the memory they take stays small)."""
+        ``rest`` (the bytes of the request after its state, which hold the action and the
+        ``viewer``) is given, the decoded action is kept by those bytes for the next request
+        that sends them (unless they are longer than an action needs: the memory they take
+        stays small)."""
         action_game: str | None
         if isinstance(msg, KnownAction):
             seat, action_game, action = msg.seat, msg.game, msg.action
@@ -481,7 +547,7 @@ class GameEngineServicer:
             if rest is not None and len(rest) <= KEPT_ACTION_BYTES:
                 if (len(self.actions) + 1) * KEPT_ACTION_COST > ACTION_BYTES:
                     self.actions.clear()
-                self.actions[rest] = KnownAction(seat, action_game, action)
+                self.actions[rest] = KnownAction(seat, action_game, action, viewer)
         return seat, action
 
     def _fill_state(
@@ -538,14 +604,21 @@ class GameEngineServicer:
             self.encodings.put(status, None, field)
         return field
 
-    def _event_fields(self, game: Game, seats: int, events: Sequence[Event]) -> list[bytes]:
-        """The entries of the ``events`` field of an ``ApplyActionResponse``.
+    def _event_fields(
+        self, game: Game, seats: int, events: Sequence[Event], viewer: int = ALL_EVENTS
+    ) -> list[bytes]:
+        """The entries of the ``events`` field of an ``ApplyActionResponse``: those ``viewer``
+        may see (see ``ALL_EVENTS``).
 
         Most events an action makes are new values, so an event's encoding is put together
         from the game's event message, serialized alone, and the fields before it (the
         audience), which take few values: building the ``Event`` message would copy the game's
         event into it.
         """
+        if viewer == PUBLIC_EVENTS:
+            events = [event for event in events if event.audience is None]
+        elif viewer != ALL_EVENTS:
+            events = [e for e in events if e.audience is None or viewer in e.audience]
         context = (game.id, seats)
         kept = self.encodings.get
         fields = []

@@ -61,8 +61,9 @@ class GameEngineService(Protocol):
 
     async def apply_action(self, request: ApplyActionRequest, ctx: RequestContext[ApplyActionRequest, ApplyActionResponse], /) -> ApplyActionResponse:
         """
-        Validates and applies one seat's action. Returns INVALID_ARGUMENT for an illegal action or an
-        inconsistent state; the caller's state is then still the current one.
+        Validates and applies one seat's action, or a bot's move chosen by the server. Returns
+        INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
+        still the current one.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -284,8 +285,9 @@ class GameEngineServiceClient(ConnectClient):
         timeout_ms: int | None = None,
     ) -> ApplyActionResponse:
         """
-        Validates and applies one seat's action. Returns INVALID_ARGUMENT for an illegal action or an
-        inconsistent state; the caller's state is then still the current one.
+        Validates and applies one seat's action, or a bot's move chosen by the server. Returns
+        INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
+        still the current one.
         """
         return await self.execute_unary(
             request=request,
@@ -419,8 +421,9 @@ class GameEngineServiceSync(Protocol):
 
     def apply_action(self, request: ApplyActionRequest, ctx: RequestContext[ApplyActionRequest, ApplyActionResponse], /) -> ApplyActionResponse:
         """
-        Validates and applies one seat's action. Returns INVALID_ARGUMENT for an illegal action or an
-        inconsistent state; the caller's state is then still the current one.
+        Validates and applies one seat's action, or a bot's move chosen by the server. Returns
+        INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
+        still the current one.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -640,8 +643,9 @@ class GameEngineServiceClientSync(ConnectClientSync):
         timeout_ms: int | None = None,
     ) -> ApplyActionResponse:
         """
-        Validates and applies one seat's action. Returns INVALID_ARGUMENT for an illegal action or an
-        inconsistent state; the caller's state is then still the current one.
+        Validates and applies one seat's action, or a bot's move chosen by the server. Returns
+        INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
+        still the current one.
         """
         return self.execute_unary(
             request=request,

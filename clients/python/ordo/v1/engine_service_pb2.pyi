@@ -128,12 +128,16 @@ Global___NewGameResponse: _TypeAlias = NewGameResponse  # noqa: Y015
 
 @_typing.final
 class ApplyActionRequest(_message.Message):
-    """ApplyActionRequest asks to apply one action."""
+    """ApplyActionRequest asks to apply one action. Exactly one of `action` and `bot` must be set;
+    otherwise the request fails with INVALID_ARGUMENT and reason MALFORMED_ACTION.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     STATE_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    VIEWER_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
         """The current state."""
@@ -142,19 +146,66 @@ class ApplyActionRequest(_message.Message):
     def action(self) -> _common_pb2.Action:
         """The action to apply."""
 
+    @_builtins.property
+    def viewer(self) -> _common_pb2.Viewer:
+        """Who is looking (optional): when set, the response's `events` hold only the events this
+        viewer may see (a seat sees the public events and its own; a spectator sees the public
+        ones). When unset, the response holds every event, each with its audience.
+        """
+
+    @_builtins.property
+    def bot(self) -> Global___BotMove:
+        """A bot's move to choose and apply in place of `action`: the move is never shown, only
+        the events the viewer may see.
+        """
+
     def __init__(
         self,
         *,
         state: _common_pb2.GameState | None = ...,
         action: _common_pb2.Action | None = ...,
+        viewer: _common_pb2.Viewer | None = ...,
+        bot: Global___BotMove | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "state", b"state"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "state", b"state", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "state", b"state", "viewer", b"viewer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ApplyActionRequest: _TypeAlias = ApplyActionRequest  # noqa: Y015
+
+@_typing.final
+class BotMove(_message.Message):
+    """BotMove asks the server to choose a seat's move as SuggestAction would, with the same
+    policy and seed, and to apply it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (0-based) to move for; it must be to act."""
+    policy: _builtins.str
+    """The bot policy, one of the game's GameInfo.policies; empty means "heuristic"."""
+    seed: _builtins.int
+    """The seed of the bot's own choices; 0 derives one from the state, as SuggestAction does."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        policy: _builtins.str = ...,
+        seed: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy", "seat", b"seat", "seed", b"seed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotMove: _TypeAlias = BotMove  # noqa: Y015
 
 @_typing.final
 class ApplyActionResponse(_message.Message):

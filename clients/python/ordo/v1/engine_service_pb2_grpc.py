@@ -102,8 +102,9 @@ class GameEngineServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ApplyAction(self, request, context):
-        """Validates and applies one seat's action. Returns INVALID_ARGUMENT for an illegal action or an
-        inconsistent state; the caller's state is then still the current one.
+        """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
+        INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
+        still the current one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

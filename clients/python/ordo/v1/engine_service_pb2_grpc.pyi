@@ -46,8 +46,9 @@ class GameEngineServiceStub:
     or bad options.
     """
     ApplyAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyActionRequest, _engine_service_pb2.ApplyActionResponse]
-    """Validates and applies one seat's action. Returns INVALID_ARGUMENT for an illegal action or an
-    inconsistent state; the caller's state is then still the current one.
+    """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
+    INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
+    still the current one.
     """
     ValidateAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ValidateActionRequest, _engine_service_pb2.ValidateActionResponse]
     """Checks an action like ApplyAction without applying it: an illegal action is answered in the
@@ -80,8 +81,9 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     or bad options.
     """
     ApplyAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyActionRequest, _engine_service_pb2.ApplyActionResponse]  # type: ignore[assignment]
-    """Validates and applies one seat's action. Returns INVALID_ARGUMENT for an illegal action or an
-    inconsistent state; the caller's state is then still the current one.
+    """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
+    INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
+    still the current one.
     """
     ValidateAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ValidateActionRequest, _engine_service_pb2.ValidateActionResponse]  # type: ignore[assignment]
     """Checks an action like ApplyAction without applying it: an illegal action is answered in the
@@ -129,8 +131,9 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _engine_service_pb2.ApplyActionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_engine_service_pb2.ApplyActionResponse, _abc.Awaitable[_engine_service_pb2.ApplyActionResponse]]:
-        """Validates and applies one seat's action. Returns INVALID_ARGUMENT for an illegal action or an
-        inconsistent state; the caller's state is then still the current one.
+        """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
+        INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
+        still the current one.
         """
 
     @_abc_1.abstractmethod

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/engine_service.proto.
  */
 export const file_ordo_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvIlQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMiZwoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQiWAoSQXBwbHlBY3Rpb25SZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSHwoGYWN0aW9uGAIgASgLMg8ub3Jkby52MS5BY3Rpb24ifQoTQXBwbHlBY3Rpb25SZXNwb25zZRIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEiMKBnN0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50IlsKFVZhbGlkYXRlQWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uIkgKFlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USDQoFbGVnYWwYASABKAgSDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiSgoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNIjwKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIgCgdhY3Rpb25zGAEgAygLMg8ub3Jkby52MS5BY3Rpb24iVAoOR2V0Vmlld1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZ2aWV3ZXIYAiABKAsyDy5vcmRvLnYxLlZpZXdlciIyCg9HZXRWaWV3UmVzcG9uc2USHwoEdmlldxgBIAEoCzIRLm9yZG8udjEuR2FtZVZpZXciZQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNEg4KBnBvbGljeRgDIAEoCRIMCgRzZWVkGAQgASgEIjgKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIfCgZhY3Rpb24YASABKAsyDy5vcmRvLnYxLkFjdGlvbjKZBAoRR2FtZUVuZ2luZVNlcnZpY2USQgoJTGlzdEdhbWVzEhkub3Jkby52MS5MaXN0R2FtZXNSZXF1ZXN0Ghoub3Jkby52MS5MaXN0R2FtZXNSZXNwb25zZRI8CgdOZXdHYW1lEhcub3Jkby52MS5OZXdHYW1lUmVxdWVzdBoYLm9yZG8udjEuTmV3R2FtZVJlc3BvbnNlEkgKC0FwcGx5QWN0aW9uEhsub3Jkby52MS5BcHBseUFjdGlvblJlcXVlc3QaHC5vcmRvLnYxLkFwcGx5QWN0aW9uUmVzcG9uc2USUQoOVmFsaWRhdGVBY3Rpb24SHi5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVxdWVzdBofLm9yZG8udjEuVmFsaWRhdGVBY3Rpb25SZXNwb25zZRJXChBMaXN0TGVnYWxBY3Rpb25zEiAub3Jkby52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBohLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEjwKB0dldFZpZXcSFy5vcmRvLnYxLkdldFZpZXdSZXF1ZXN0Ghgub3Jkby52MS5HZXRWaWV3UmVzcG9uc2USTgoNU3VnZ2VzdEFjdGlvbhIdLm9yZG8udjEuU3VnZ2VzdEFjdGlvblJlcXVlc3QaHi5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZWIGcHJvdG8z", [file_ordo_v1_common]);
+  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvIlQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMiZwoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQimAEKEkFwcGx5QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uEh8KBnZpZXdlchgDIAEoCzIPLm9yZG8udjEuVmlld2VyEh0KA2JvdBgEIAEoCzIQLm9yZG8udjEuQm90TW92ZSI1CgdCb3RNb3ZlEgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJEgwKBHNlZWQYAyABKAQifQoTQXBwbHlBY3Rpb25SZXNwb25zZRIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEiMKBnN0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50IlsKFVZhbGlkYXRlQWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uIkgKFlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USDQoFbGVnYWwYASABKAgSDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiSgoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNIjwKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIgCgdhY3Rpb25zGAEgAygLMg8ub3Jkby52MS5BY3Rpb24iVAoOR2V0Vmlld1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZ2aWV3ZXIYAiABKAsyDy5vcmRvLnYxLlZpZXdlciIyCg9HZXRWaWV3UmVzcG9uc2USHwoEdmlldxgBIAEoCzIRLm9yZG8udjEuR2FtZVZpZXciZQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNEg4KBnBvbGljeRgDIAEoCRIMCgRzZWVkGAQgASgEIjgKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIfCgZhY3Rpb24YASABKAsyDy5vcmRvLnYxLkFjdGlvbjKZBAoRR2FtZUVuZ2luZVNlcnZpY2USQgoJTGlzdEdhbWVzEhkub3Jkby52MS5MaXN0R2FtZXNSZXF1ZXN0Ghoub3Jkby52MS5MaXN0R2FtZXNSZXNwb25zZRI8CgdOZXdHYW1lEhcub3Jkby52MS5OZXdHYW1lUmVxdWVzdBoYLm9yZG8udjEuTmV3R2FtZVJlc3BvbnNlEkgKC0FwcGx5QWN0aW9uEhsub3Jkby52MS5BcHBseUFjdGlvblJlcXVlc3QaHC5vcmRvLnYxLkFwcGx5QWN0aW9uUmVzcG9uc2USUQoOVmFsaWRhdGVBY3Rpb24SHi5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVxdWVzdBofLm9yZG8udjEuVmFsaWRhdGVBY3Rpb25SZXNwb25zZRJXChBMaXN0TGVnYWxBY3Rpb25zEiAub3Jkby52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBohLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEjwKB0dldFZpZXcSFy5vcmRvLnYxLkdldFZpZXdSZXF1ZXN0Ghgub3Jkby52MS5HZXRWaWV3UmVzcG9uc2USTgoNU3VnZ2VzdEFjdGlvbhIdLm9yZG8udjEuU3VnZ2VzdEFjdGlvblJlcXVlc3QaHi5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZWIGcHJvdG8z", [file_ordo_v1_common]);
 
 /**
  * ListGamesRequest asks for the games the server runs.
@@ -121,7 +121,8 @@ export const NewGameResponseSchema: GenMessage<NewGameResponse> = /*@__PURE__*/
   messageDesc(file_ordo_v1_engine_service, 3);
 
 /**
- * ApplyActionRequest asks to apply one action.
+ * ApplyActionRequest asks to apply one action. Exactly one of `action` and `bot` must be set;
+ * otherwise the request fails with INVALID_ARGUMENT and reason MALFORMED_ACTION.
  *
  * @generated from message ordo.v1.ApplyActionRequest
  */
@@ -139,6 +140,23 @@ export type ApplyActionRequest = Message<"ordo.v1.ApplyActionRequest"> & {
    * @generated from field: ordo.v1.Action action = 2;
    */
   action?: Action | undefined;
+
+  /**
+   * Who is looking (optional): when set, the response's `events` hold only the events this
+   * viewer may see (a seat sees the public events and its own; a spectator sees the public
+   * ones). When unset, the response holds every event, each with its audience.
+   *
+   * @generated from field: ordo.v1.Viewer viewer = 3;
+   */
+  viewer?: Viewer | undefined;
+
+  /**
+   * A bot's move to choose and apply in place of `action`: the move is never shown, only
+   * the events the viewer may see.
+   *
+   * @generated from field: ordo.v1.BotMove bot = 4;
+   */
+  bot?: BotMove | undefined;
 };
 
 /**
@@ -147,6 +165,42 @@ export type ApplyActionRequest = Message<"ordo.v1.ApplyActionRequest"> & {
  */
 export const ApplyActionRequestSchema: GenMessage<ApplyActionRequest> = /*@__PURE__*/
   messageDesc(file_ordo_v1_engine_service, 4);
+
+/**
+ * BotMove asks the server to choose a seat's move as SuggestAction would, with the same
+ * policy and seed, and to apply it.
+ *
+ * @generated from message ordo.v1.BotMove
+ */
+export type BotMove = Message<"ordo.v1.BotMove"> & {
+  /**
+   * The seat (0-based) to move for; it must be to act.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The bot policy, one of the game's GameInfo.policies; empty means "heuristic".
+   *
+   * @generated from field: string policy = 2;
+   */
+  policy: string;
+
+  /**
+   * The seed of the bot's own choices; 0 derives one from the state, as SuggestAction does.
+   *
+   * @generated from field: uint64 seed = 3;
+   */
+  seed: bigint;
+};
+
+/**
+ * Describes the message ordo.v1.BotMove.
+ * Use `create(BotMoveSchema)` to create a new message.
+ */
+export const BotMoveSchema: GenMessage<BotMove> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 5);
 
 /**
  * ApplyActionResponse holds the state after the action.
@@ -181,7 +235,7 @@ export type ApplyActionResponse = Message<"ordo.v1.ApplyActionResponse"> & {
  * Use `create(ApplyActionResponseSchema)` to create a new message.
  */
 export const ApplyActionResponseSchema: GenMessage<ApplyActionResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 5);
+  messageDesc(file_ordo_v1_engine_service, 6);
 
 /**
  * ValidateActionRequest asks whether an action is legal now.
@@ -209,7 +263,7 @@ export type ValidateActionRequest = Message<"ordo.v1.ValidateActionRequest"> & {
  * Use `create(ValidateActionRequestSchema)` to create a new message.
  */
 export const ValidateActionRequestSchema: GenMessage<ValidateActionRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 6);
+  messageDesc(file_ordo_v1_engine_service, 7);
 
 /**
  * ValidateActionResponse says whether an action is legal.
@@ -245,7 +299,7 @@ export type ValidateActionResponse = Message<"ordo.v1.ValidateActionResponse"> &
  * Use `create(ValidateActionResponseSchema)` to create a new message.
  */
 export const ValidateActionResponseSchema: GenMessage<ValidateActionResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 7);
+  messageDesc(file_ordo_v1_engine_service, 8);
 
 /**
  * ListLegalActionsRequest asks for one seat's legal actions.
@@ -273,7 +327,7 @@ export type ListLegalActionsRequest = Message<"ordo.v1.ListLegalActionsRequest">
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 8);
+  messageDesc(file_ordo_v1_engine_service, 9);
 
 /**
  * ListLegalActionsResponse lists one seat's legal actions.
@@ -294,7 +348,7 @@ export type ListLegalActionsResponse = Message<"ordo.v1.ListLegalActionsResponse
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 9);
+  messageDesc(file_ordo_v1_engine_service, 10);
 
 /**
  * GetViewRequest asks what a viewer may see.
@@ -322,7 +376,7 @@ export type GetViewRequest = Message<"ordo.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 10);
+  messageDesc(file_ordo_v1_engine_service, 11);
 
 /**
  * GetViewResponse holds what a viewer may see.
@@ -343,7 +397,7 @@ export type GetViewResponse = Message<"ordo.v1.GetViewResponse"> & {
  * Use `create(GetViewResponseSchema)` to create a new message.
  */
 export const GetViewResponseSchema: GenMessage<GetViewResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 11);
+  messageDesc(file_ordo_v1_engine_service, 12);
 
 /**
  * SuggestActionRequest asks a bot for a seat's move.
@@ -386,7 +440,7 @@ export type SuggestActionRequest = Message<"ordo.v1.SuggestActionRequest"> & {
  * Use `create(SuggestActionRequestSchema)` to create a new message.
  */
 export const SuggestActionRequestSchema: GenMessage<SuggestActionRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 12);
+  messageDesc(file_ordo_v1_engine_service, 13);
 
 /**
  * SuggestActionResponse holds a bot's move.
@@ -407,7 +461,7 @@ export type SuggestActionResponse = Message<"ordo.v1.SuggestActionResponse"> & {
  * Use `create(SuggestActionResponseSchema)` to create a new message.
  */
 export const SuggestActionResponseSchema: GenMessage<SuggestActionResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 13);
+  messageDesc(file_ordo_v1_engine_service, 14);
 
 /**
  * GameEngineService runs the rules of Ordo's games. It is stateless: every call carries the whole
@@ -442,8 +496,9 @@ export const GameEngineService: GenService<{
     output: typeof NewGameResponseSchema;
   },
   /**
-   * Validates and applies one seat's action. Returns INVALID_ARGUMENT for an illegal action or an
-   * inconsistent state; the caller's state is then still the current one.
+   * Validates and applies one seat's action, or a bot's move chosen by the server. Returns
+   * INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
+   * still the current one.
    *
    * @generated from rpc ordo.v1.GameEngineService.ApplyAction
    */
