@@ -140,6 +140,18 @@ class TestCalls:
         assert suggested in client.list_legal_actions(dealt.state, 3).actions
         assert client.suggest_action(dealt.state, 3, "random", seed=7).action == suggested
 
+    def test_play_bot_with_a_viewer(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """play_bot applies the suggested move; with a viewer, the bot's selection, which only
+        its seat may see, is not in the events (apply_action filters alike)."""
+        suggested = client.suggest_action(dealt.state, 3, "random", seed=7).action
+        applied = client.apply_action(dealt.state, suggested)
+        assert any(list(event.visible_to_seats) == [3] for event in applied.events)
+        played = client.play_bot(dealt.state, 3, "random", seed=7, viewer=0)
+        assert played.state == applied.state
+        assert played.events
+        assert all(event.public for event in played.events)
+        assert client.apply_action(dealt.state, suggested, viewer=0).events == played.events
+
 
 class TestErrors:
     """Every failure is one OrdoError with the status code and the ErrorInfo's reason."""

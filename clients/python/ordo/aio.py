@@ -30,6 +30,7 @@ from ordo.client import (
     Request,
     Response,
     _ClientBase,
+    apply_request,
     new_game_request,
     view_request,
 )
@@ -127,11 +128,31 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         state: common.GameState,
         action: common.Action,
         *,
+        viewer: int | common.Viewer | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.ApplyActionResponse:
-        """Apply one seat's action: the new state, the status and the events."""
-        request = api.ApplyActionRequest(state=state, action=action)
+        """Apply one seat's action: the new state, the status and the events (only those
+        ``viewer`` may see when given: a seat, or ``common.Viewer(spectator=True)``)."""
+        request = apply_request(state, viewer, action=action)
+        return await self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
+
+    async def play_bot(
+        self,
+        state: common.GameState,
+        seat: int,
+        policy: str = "heuristic",
+        seed: int = 0,
+        *,
+        viewer: int | common.Viewer | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ApplyActionResponse:
+        """Apply the move a bot chooses for ``seat`` (as ``suggest_action`` would choose it),
+        without showing the move: the events are those ``viewer`` may see, as in
+        ``apply_action``."""
+        bot = api.BotMove(seat=seat, policy=policy, seed=seed)
+        request = apply_request(state, viewer, bot=bot)
         return await self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
 
     async def validate_action(

@@ -311,11 +311,31 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         state: common.GameState,
         action: common.Action,
         *,
+        viewer: int | common.Viewer | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.ApplyActionResponse:
-        """Apply one seat's action: the new state, the status and the events."""
-        request = api.ApplyActionRequest(state=state, action=action)
+        """Apply one seat's action: the new state, the status and the events (only those
+        ``viewer`` may see when given: a seat, or ``common.Viewer(spectator=True)``)."""
+        request = apply_request(state, viewer, action=action)
+        return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
+
+    def play_bot(
+        self,
+        state: common.GameState,
+        seat: int,
+        policy: str = "heuristic",
+        seed: int = 0,
+        *,
+        viewer: int | common.Viewer | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ApplyActionResponse:
+        """Apply the move a bot chooses for ``seat`` (as ``suggest_action`` would choose it),
+        without showing the move: the events are those ``viewer`` may see, as in
+        ``apply_action``."""
+        bot = api.BotMove(seat=seat, policy=policy, seed=seed)
+        request = apply_request(state, viewer, bot=bot)
         return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
 
     def validate_action(
@@ -398,6 +418,21 @@ def new_game_request(
 ) -> api.NewGameRequest:
     """The ``NewGameRequest`` of ``Client.new_game``'s arguments."""
     return api.NewGameRequest(seats=seats, seed=seed, options=game_options(game, options))
+
+
+def apply_request(
+    state: common.GameState,
+    viewer: int | common.Viewer | None,
+    *,
+    action: common.Action | None = None,
+    bot: api.BotMove | None = None,
+) -> api.ApplyActionRequest:
+    """The ``ApplyActionRequest`` of an action or a bot move, and a viewer (a seat, a
+    ``Viewer``, or None for every event)."""
+    request = api.ApplyActionRequest(state=state, action=action, bot=bot)
+    if viewer is not None:
+        request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)
+    return request
 
 
 def view_request(state: common.GameState, seat: int | None) -> api.GetViewRequest:
