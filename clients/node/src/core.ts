@@ -63,6 +63,18 @@ export interface SuggestOptions extends CallOptions {
   seed?: bigint | number;
 }
 
+/** `applyAction`'s optional arguments. */
+export interface ApplyOptions extends CallOptions {
+  /**
+   * Who is looking: a seat, or "spectator". The response's events are then only those the viewer
+   * may see; without a viewer they are every event, each with its audience.
+   */
+  viewer?: number | "spectator";
+}
+
+/** `playBot`'s optional arguments. */
+export interface PlayBotOptions extends SuggestOptions, ApplyOptions {}
+
 /** One way to the server, used round-robin with the others, and how to close it. */
 export interface Connection {
   transport: Transport;
@@ -142,13 +154,29 @@ export class ClientCore {
     return this.call(methods.newGame, { options, seats, seed: bigintOf(init.seed) }, init);
   }
 
-  /** Apply one seat's action: the new state, the status and the events. */
+  /**
+   * Apply one seat's action: the new state, the status and the events (only those `viewer` may
+   * see, when given).
+   */
   applyAction(
     state: StateInput,
     action: ActionInput,
-    call: CallOptions = {},
+    init: ApplyOptions = {},
   ): Promise<ApplyActionResponse> {
-    return this.call(methods.applyAction, { state, action }, call);
+    return this.call(methods.applyAction, { state, action, viewer: viewerOf(init.viewer) }, init);
+  }
+
+  /**
+   * Apply the move a bot chooses for `seat` (as `suggestAction` would choose it) without showing
+   * the move: the events are those `viewer` may see, as in `applyAction`.
+   */
+  playBot(
+    state: StateInput,
+    seat: number,
+    init: PlayBotOptions = {},
+  ): Promise<ApplyActionResponse> {
+    const bot = { seat, policy: init.policy ?? "heuristic", seed: bigintOf(init.seed) };
+    return this.call(methods.applyAction, { state, bot, viewer: viewerOf(init.viewer) }, init);
   }
 
   /** Whether `applyAction` would accept the action, and why not. */
@@ -175,11 +203,7 @@ export class ClientCore {
     seat: number | null = null,
     call: CallOptions = {},
   ): Promise<GetViewResponse> {
-    const viewer =
-      seat === null
-        ? { case: "spectator" as const, value: true }
-        : { case: "seat" as const, value: seat };
-    return this.call(methods.getView, { state, viewer: { viewer } }, call);
+    return this.call(methods.getView, { state, viewer: viewerOf(seat ?? "spectator") }, call);
   }
 
   /** A bot's action for `seat`. */
@@ -282,4 +306,17 @@ function bigintOf(value: bigint | number | undefined): bigint {
     throw new RangeError(`the request cannot be encoded: ${value} is no whole number`);
   }
   return BigInt(value);
+}
+
+/** The `Viewer` message of a seat or "spectator" (none when `viewer` is undefined). */
+function viewerOf(viewer: number | "spectator" | undefined) {
+  if (viewer === undefined) {
+    return undefined;
+  }
+  return {
+    viewer:
+      viewer === "spectator"
+        ? { case: "spectator" as const, value: true }
+        : { case: "seat" as const, value: viewer },
+  };
 }

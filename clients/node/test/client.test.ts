@@ -233,6 +233,23 @@ for (const door of DOORS) {
       }
     });
 
+    test("plays a bot's move unseen, with only the events a viewer may see", async () => {
+      const started = await client.newGame("six_nimmt", 3, { seed: 29n });
+      const state = started.state!;
+      const suggested = await client.suggestAction(state, 2, { policy: "random", seed: 5 });
+      const applied = await client.applyAction(state, suggested.action!);
+      assert.ok(
+        applied.events.some((event) => !event.public),
+        "the bot's selection is private",
+      );
+      const played = await client.playBot(state, 2, { policy: "random", seed: 5, viewer: 0 });
+      assert.deepEqual(played.state, applied.state);
+      assert.ok(played.events.length > 0);
+      assert.ok(played.events.every((event) => event.public));
+      const seen = await client.applyAction(state, suggested.action!, { viewer: "spectator" });
+      assert.deepEqual(seen.events, played.events);
+    });
+
     // gRPC-Web's framing is not read here: the other doors check the bytes.
     if (raw) {
       test("sends a state back byte for byte as the server wrote it", async () => {
