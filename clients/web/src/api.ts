@@ -49,11 +49,23 @@ function status(
   return message ? (json(toJson(GameStatusSchema, message)) as GameStatus) : {};
 }
 
-export async function applyAction(
-  state: GameState,
-  action: ActionMessage,
-): Promise<{ state: GameState; status: GameStatus; events: GameEvent[] }> {
-  const done = await client.applyAction(state, action);
+/** What a move does, as one viewer may see it. */
+export interface Applied {
+  state: GameState;
+  status: GameStatus;
+  events: GameEvent[];
+}
+
+/** A person's action, or a bot's move chosen and applied by the server, never shown here. */
+export type Play = { action: ActionMessage } | { bot: number; policy: string };
+
+/** Applies `play`; the events are only those `viewer` (a seat, or null: a spectator) may see. */
+export async function apply(state: GameState, play: Play, viewer: number | null): Promise<Applied> {
+  const seen = { viewer: viewer ?? ("spectator" as const) };
+  const done =
+    "action" in play
+      ? await client.applyAction(state, play.action, seen)
+      : await client.playBot(state, play.bot, { ...seen, policy: play.policy });
   return {
     state: done.state!,
     status: status(done.status),
@@ -69,13 +81,4 @@ export async function legalActions(state: GameState, seat: number): Promise<Move
 export async function getView(state: GameState, seat: number | null): Promise<GameView> {
   const { view } = await client.getView(state, seat);
   return view ? (json(toJson(GameViewSchema, view)) as GameView) : {};
-}
-
-export async function suggestAction(
-  state: GameState,
-  seat: number,
-  policy: string,
-): Promise<ActionMessage> {
-  const { action } = await client.suggestAction(state, seat, { policy });
-  return action!;
 }

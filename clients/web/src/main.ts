@@ -198,14 +198,21 @@ async function start(event: SubmitEvent): Promise<void> {
   }
 }
 
-function record(session: Session, events: GameEvent[]): void {
-  const fresh = new Map<number, Set<string>>();
+/**
+ * Adds to the logs of `seats` the events they may see, and what the events placed or took to
+ * `fresh`.
+ */
+function record(
+  session: Session,
+  events: GameEvent[],
+  seats: number[],
+  fresh: Map<number, Set<string>>,
+): void {
   for (const event of events) {
     const part = (event[session.key] ?? {}) as Json;
     const audience = event.public
-      ? [...session.logs.keys()]
-      : (event.visibleToSeats ?? []).filter((s) => session.logs.has(s));
-    if (!audience.length) continue;
+      ? seats
+      : (event.visibleToSeats ?? []).filter((s) => seats.includes(s));
     for (const seat of audience) {
       const line = session.ui.describe(part, session.names, seat === SPECTATOR ? null : seat);
       if (line) session.logs.get(seat)!.push(line);
@@ -214,14 +221,27 @@ function record(session: Session, events: GameEvent[]): void {
       fresh.set(seat, keys);
     }
   }
-  session.fresh = fresh;
 }
 
-async function apply(session: Session, action: api.Move["message"]): Promise<void> {
-  const done = await api.applyAction(session.state, action);
-  session.state = done.state;
-  session.status = done.status;
-  record(session, done.events);
+/**
+ * Applies a move. The page asks only for the events its people may see (a spectator's when
+ * nobody plays): once per person, as the contract names one viewer; the moves are pure, so every
+ * answer holds the same state.
+ */
+async function apply(session: Session, play: api.Play): Promise<void> {
+  const people = [...session.logs.keys()].filter((seat) => seat !== SPECTATOR);
+  const viewers = people.length ? people : [SPECTATOR];
+  const answers = await Promise.all(
+    viewers.map((seat) => api.apply(session.state, play, seat === SPECTATOR ? null : seat)),
+  );
+  const fresh = new Map<number, Set<string>>();
+  answers.forEach((done, i) => {
+    const seats = i === 0 && viewers[0] !== SPECTATOR ? [SPECTATOR, viewers[0]!] : [viewers[i]!];
+    record(session, done.events, seats, fresh);
+  });
+  session.state = answers[0]!.state;
+  session.status = answers[0]!.status;
+  session.fresh = fresh;
 }
 
 /** Plays until the game ends or another game starts: people first, then bots. */
@@ -239,7 +259,7 @@ async function play(session: Session, run: number): Promise<void> {
       if (person !== undefined) {
         const action = await personMove(session, person, run);
         if (action === null) return;
-        await apply(session, action);
+        await apply(session, { action });
       } else if (bot !== undefined) {
         // At full speed the bots' moves are not drawn one by one, only their result.
         if (session.delay) {
@@ -247,8 +267,7 @@ async function play(session: Session, run: number): Promise<void> {
           await sleep(session.delay);
         }
         if (run !== generation) return;
-        const action = await api.suggestAction(session.state, bot, session.kinds[bot]!);
-        await apply(session, action);
+        await apply(session, { bot, policy: session.kinds[bot]! });
       } else {
         return;
       }
