@@ -5,9 +5,10 @@ game a person plays a whole game against bots by clicking legal moves, on a serv
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,11 @@ HANDS = {
     "up_or_down": lambda v: set(v.hand),
     "fora_de_ordem": lambda v: {c.id for c in v.hand},
 }
+
+# The JSON fields of responses that hold cards (by number, or as messages with a numeric ``id``):
+# any field named for cards or a hand, and the few named otherwise; not their counts.
+CARD_FIELD = re.compile(r"card|hand|^(drawn|rows|discarded|faceUpTop|top)$", re.IGNORECASE)
+NOT_CARDS = re.compile(r"(Sizes?|Lengths?|Number)$")
 
 
 def node_and_browser() -> str:
@@ -114,12 +120,73 @@ def seat_zero_hand(state: common.GameState, game: str) -> set[int]:
     return {c for c in part.hand_cards[:size] if c}
 
 
+def per_seat(cards: Sequence[int], sizes: Sequence[int]) -> list[set[int]]:
+    """Flat card lists (every seat's cards one seat after the other) split by seat."""
+    split, start = [], 0
+    for size in sizes:
+        split.append(set(cards[start : start + size]))
+        start += size
+    return split
+
+
+def hidden_from_seat_zero(state: common.GameState, game: str) -> set[int]:
+    """The cards of a plain state that seat 0 may not know: the other seats' hands, the piles
+    nobody sees, and 6 nimmt!'s other selections before they are revealed (card 0, 6 nimmt!'s
+    zero card or "no card", left out)."""
+    part = getattr(state, game)
+    if game == "six_nimmt":
+        hidden = set().union(*per_seat(part.hand_cards, part.hand_lengths)[1:], part.deck)
+        if not part.revealed:
+            hidden |= {card for card in part.selections[1:] if card > 0}
+    elif game == "fora_de_ordem":
+        hidden = set().union(*per_seat(part.hand_cards, part.hand_sizes)[1:], part.deck_cards)
+    else:
+        deck = part.deck if game == "sequence_numbers" else part.face_down
+        hidden = set().union(*per_seat(part.hand_cards, part.hand_sizes)[1:], deck)
+    return hidden - {0}
+
+
+def cards_in(value: Any, cards: bool = False) -> Iterator[int]:
+    """The card numbers a response's JSON holds (see ``CARD_FIELD``); its states are sealed, and
+    its options hold no cards."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key == "id" and isinstance(inner, int):
+                yield inner
+            elif key not in ("state", "options"):
+                named = bool(CARD_FIELD.search(key)) and not NOT_CARDS.search(key)
+                yield from cards_in(inner, named)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from cards_in(inner, cards)
+    elif cards and not isinstance(value, bool) and str(value).isdigit():
+        yield int(value)
+
+
+def leaks(record: Path, game: str) -> Iterator[str]:
+    """Every card of another seat that a response the browser got holds: the cards hidden from
+    seat 0 both in the state the call was about and in the state it answered with (a card the
+    call made public, or dealt to seat 0, may show; once the game is over, any may)."""
+    codecs = Codecs(game, Sealer([TEST_KEY]))
+    for exchange in json.loads(record.read_text()):
+        if exchange["body"].get("status", {}).get("finished"):
+            continue
+        sent = [exchange["request"].get("state"), exchange["body"].get("state")]
+        truths = [codecs.unsealed(json_format.ParseDict(s, common.GameState())) for s in sent if s]
+        if not truths:
+            continue
+        forbidden = set.intersection(*(hidden_from_seat_zero(t, game) for t in truths))
+        for card in sorted(forbidden & set(cards_in(exchange["body"]))):
+            yield f"{exchange['method']} gave the page card {card} of another seat"
+
+
 @pytest.mark.parametrize("game", list(GAMES))
 def test_a_person_plays_a_whole_sealed_game_and_sees_only_their_hand(
     game: str, sealed_server: tuple[ServerProcess, str], tmp_path: Path
 ) -> None:
     """A whole game is played by clicking legal moves; the outcome shown is the server's, every
-    state the browser holds is sealed, and every view it gets shows the person's own hand."""
+    state the browser holds is sealed, every view it gets shows the person's own hand, and no
+    response it gets holds a card another seat holds or will draw unseen."""
     record = tmp_path / "calls.json"
     report = play(sealed_server[1], game, record, "--sealed")
     assert report["shown"] == report["server"]
@@ -128,6 +195,7 @@ def test_a_person_plays_a_whole_sealed_game_and_sees_only_their_hand(
     hands = list(views_of_seat_zero(record, game))
     assert hands
     assert all(shown == truth for shown, truth in hands)
+    assert list(leaks(record, game)) == []
 
 
 def test_the_playground_plays_on_plain_states(tmp_path: Path) -> None:

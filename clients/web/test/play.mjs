@@ -160,7 +160,7 @@ try {
     `the page shows ${JSON.stringify(shown)}, the server said ${JSON.stringify(server)}`,
   );
   const moves = exchanges.filter(
-    (e) => e.method === "ApplyAction" && (e.request.action?.seat ?? 0) === 0,
+    (e) => e.method === "ApplyAction" && e.request.action && (e.request.action.seat ?? 0) === 0,
   ).length;
   check(moves > 0, "the person made no move");
   const refused = exchanges.filter((e) => e.status !== 200);
@@ -180,6 +180,10 @@ try {
       );
     if (e.method === "ListLegalActions")
       check((e.request.seat ?? 0) === 0, `the page listed seat ${e.request.seat}'s moves`);
+    if (e.method === "SuggestAction")
+      check((e.request.seat ?? 0) === 0, `the page asked for seat ${e.request.seat}'s bot move`);
+    if (e.method === "ApplyAction")
+      check(e.request.viewer !== undefined, "the page asked for every seat's events");
     if (args.sealed) {
       for (const state of [...states(e.request), ...states(e.body)]) {
         check(
