@@ -29,7 +29,7 @@ pytestmark = pytest.mark.e2e
 
 REQUEST_ID = "drain-http-1"
 BODY = json.dumps({"seats": 4, "seed": 7, "options": {"sixNimmt": {}}}).encode()
-CONNECT_SECONDS = 1.0
+CONNECT_SECONDS = 5.0  # bound on a /healthz answer on a busy machine
 HOLD_SECONDS = 1.0  # the call stays in flight this long into the drain (the grace is longer)
 
 
@@ -53,13 +53,16 @@ def start_call(server: ServerProcess) -> socket.socket:
 
 
 def health(server: ServerProcess) -> int | None:
-    """The status of /healthz on a new connection; None when the connection is refused."""
+    """The status of /healthz on a new connection; 0 when the connection was closed unanswered
+    (the worker closes those it accepted as it stopped listening), None when it is refused."""
     connection = http.client.HTTPConnection(HOST, server.http_port, timeout=CONNECT_SECONDS)
     try:
         connection.request("GET", "/healthz")
         return connection.getresponse().status
     except ConnectionRefusedError:
         return None
+    except ConnectionError:
+        return 0
     finally:
         connection.close()
 
@@ -83,7 +86,7 @@ def test_sigterm_finishes_the_call_in_flight_and_refuses_new_connections(
             statuses.append(status)
             assert time.monotonic() < deadline, statuses
             time.sleep(POLL_SECONDS)
-        assert set(statuses) <= {503}
+        assert set(statuses) <= {503, 0}
 
         time.sleep(HOLD_SECONDS)
         sock.sendall(BODY)
