@@ -393,13 +393,14 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     gc.freeze()
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        log.info("draining", worker=index, grace_seconds=settings.grace_seconds)
         # Health first (load balancers and watchers stop sending), then the GOAWAY: the calls
         # held go on, and only those left past the grace are cancelled.
         health_servicer.enter_graceful_shutdown()
         if door is not None:
             door.stop()
         server.stop(settings.grace_seconds)
+        # Logged once both doors say so: a probe after this line never hears SERVING.
+        log.info("draining", worker=index, grace_seconds=settings.grace_seconds)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

@@ -3,7 +3,9 @@ answers, the same errors, CORS for browsers, a health path, and the web playgrou
 
 from __future__ import annotations
 
+import statistics
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,6 +31,10 @@ METHODS = [method.name for method in SERVICE.methods]
 BINARY_PROTOCOLS = [protocol for protocol in PROTOCOLS if protocol != "connect-json"]
 ORIGIN = "https://play.example"
 SETTLE_SECONDS = 10.0
+SEQUENTIAL_CALLS = 20
+# A call takes about a millisecond; a response that waits for the client's delayed ACK takes
+# 40 ms more. The bound sits between the two, far from both on a busy machine.
+MEDIAN_CALL_SECONDS = 0.020
 
 
 def message_types(method: str) -> tuple[Any, Any]:
@@ -301,6 +307,25 @@ class TestRefusedRequests:
         assert [c.protocol for c in calls] == ["connect", "connect", "grpc-web", "grpc-http"]
         assert {(c.method, c.reason) for c in calls} == {("NewGame", "GAME_NOT_SELECTED")}
         assert len(recorder.started) == len(PROTOCOLS)
+
+
+class TestLatency:
+    """Sequential calls on one kept-alive connection are answered at once."""
+
+    @pytest.mark.parametrize("protocol", ["healthz", *PROTOCOLS])
+    def test_no_call_waits_for_a_delayed_ack(self, client: HttpDoor, protocol: str) -> None:
+        """Each of 20 calls in a row takes far less than the 40 ms of a delayed ACK (Nagle's
+        algorithm is off on the door's connections, HTTP/1.1 and HTTP/2 alike)."""
+        payload = b"{}" if protocol == "connect-json" else b""
+        seconds = []
+        for _ in range(SEQUENTIAL_CALLS):
+            started = time.perf_counter()
+            if protocol == "healthz":
+                assert client.request("GET", HEALTH_PATH)[0] == 200
+            else:
+                assert client.call(protocol, "ListGames", payload).code == grpc.StatusCode.OK
+            seconds.append(time.perf_counter() - started)
+        assert statistics.median(seconds) < MEDIAN_CALL_SECONDS, seconds
 
 
 class TestCors:
