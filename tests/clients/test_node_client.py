@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import structlog
 
-from ordo.client import Client
+from ordo.client import RETRYABLE, Client
 from ordo.v1 import common_pb2 as common
 from service.config import Settings
 from service.http_door import http_door
@@ -112,6 +112,14 @@ def test_node_and_python_play_the_same_game(
     expected = play_with_python(server_address, game, seats, seed)
     assert common.GameState.FromString(base64.b64decode(last["state"])) == expected
     assert base64.b64decode(last["state"]) == expected.SerializeToString()
+
+
+def test_node_and_python_clients_retry_the_same_codes(node: str) -> None:
+    """The TypeScript client's ``RETRYABLE`` holds the very codes of the Python client's."""
+    script = "import('./dist/src/index.js').then((m) => console.log(JSON.stringify(m.RETRYABLE)))"
+    done = run_node(node, "-e", script)
+    assert done.returncode == 0, done.stderr
+    assert sorted(json.loads(done.stdout)) == sorted(code.value[0] for code in RETRYABLE)
 
 
 def test_node_games_lists_every_game(node: str, server_address: str) -> None:

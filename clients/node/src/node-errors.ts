@@ -1,6 +1,7 @@
 /**
  * The codes of Node.js's own network failures, as gRPC gives them: Connect-ES reports some as
- * INTERNAL, which says nothing of where the call failed.
+ * INTERNAL, which says nothing of where the call failed, and a connection lost under a call as
+ * ABORTED, a code a server may answer with.
  */
 
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
@@ -19,8 +20,29 @@ const RESETS: Readonly<Record<string, Code>> = {
 const TLS_FAILURE =
   /^(ERR_SSL_|ERR_TLS_|EPROTO$|UNABLE_TO_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$)/;
 
-/** The code gRPC gives a failure Connect-ES calls INTERNAL, or that code as it is. */
+/**
+ * Node.js's codes of a connection or stream that went away under a call (the peer reset it, or
+ * the stream was destroyed with its connection): the call is lost on the way, `UNAVAILABLE`.
+ */
+const LOST = new Set(["ECONNRESET", "ERR_STREAM_DESTROYED", "ERR_HTTP2_INVALID_STREAM"]);
+
+/** The Node.js error codes among an error's causes. */
+function causeCodes(error: ConnectError): string[] {
+  const codes: string[] = [];
+  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string") {
+      codes.push(code);
+    }
+  }
+  return codes;
+}
+
+/** The code gRPC gives a failure Connect-ES calls INTERNAL or ABORTED, or its code as it is. */
 function codeOf(error: ConnectError): Code {
+  if (error.code === Code.Aborted) {
+    return causeCodes(error).some((code) => LOST.has(code)) ? Code.Unavailable : error.code;
+  }
   if (error.code !== Code.Internal) {
     return error.code;
   }
@@ -28,16 +50,13 @@ function codeOf(error: ConnectError): Code {
   if (reset !== undefined && RESETS[reset] !== undefined) {
     return RESETS[reset];
   }
-  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string" && TLS_FAILURE.test(code)) {
-      return Code.Unavailable;
-    }
-  }
-  return error.code;
+  return causeCodes(error).some((code) => TLS_FAILURE.test(code)) ? Code.Unavailable : error.code;
 }
 
-/** Give every failure of a call its code as gRPC names it (UNAVAILABLE for a bad TLS peer). */
+/**
+ * Give every failure of a call its code as gRPC names it (UNAVAILABLE for a bad TLS peer or a
+ * connection lost).
+ */
 export const nodeErrorCodes: Interceptor = (next) => async (request) => {
   try {
     return await next(request);

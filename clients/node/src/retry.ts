@@ -6,19 +6,21 @@
  * `google.rpc.ErrorInfo` (domain `ordo`): such a call would fail again, and is never retried.
  * Nor is a call the caller ended: its `signal`, `close()`, or its deadline.
  *
- * The other failures come from the way to the service, and are retried by default:
- * - `UNAVAILABLE`: no connection, a connection refused or lost, a stream the server refused
- *   (HTTP/2 `REFUSED_STREAM`, e.g. past its limit of concurrent streams, or after its GOAWAY),
- *   or a proxy's 502, 503 or 504;
+ * The other failures come from the way to the service, and are retried by default, the same
+ * codes as the Python client's:
+ * - `UNAVAILABLE`: no connection, a connection refused or lost (`ECONNRESET`, which Connect-ES
+ *   calls `ABORTED`: the client names it as gRPC does), a stream the server refused (HTTP/2
+ *   `REFUSED_STREAM`, e.g. past its limit of concurrent streams, or after its GOAWAY), or a
+ *   proxy's 429, 502, 503 or 504;
  * - `CANCELLED`: a stream the server reset (HTTP/2 `CANCEL`), as a stopping worker does with the
  *   calls it received but had not started;
- * - `RESOURCE_EXHAUSTED` without `ErrorInfo`: HTTP/2 `ENHANCE_YOUR_CALM`, a server shedding load;
- * - `ABORTED`: a connection reset under a call in flight (`ECONNRESET`);
- * - `INTERNAL` without `ErrorInfo`: an HTTP/2 protocol or stream error, or a response that
- *   ended with no status.
+ * - `INTERNAL`: an HTTP/2 protocol or stream error, or a response that ended with no status;
+ * - `UNKNOWN`: an HTTP status that names no code (a proxy's 500), or a failure Connect-ES cannot
+ *   name.
  *
- * Never retried: `DEADLINE_EXCEEDED` (the caller's deadline), `UNKNOWN` (an answer that is no
- * status at all), and every other code, which only an answer can carry.
+ * Never retried: `DEADLINE_EXCEEDED` (the caller's deadline), `RESOURCE_EXHAUSTED` (a limit of
+ * the server, such as its calls at once or HTTP/2's `ENHANCE_YOUR_CALM`: a retry would add to
+ * the load it refused), and every other code, which only an answer carries.
  */
 
 import { Code } from "@connectrpc/connect";
@@ -29,9 +31,8 @@ import type { OrdoError } from "./errors.js";
 export const RETRYABLE: readonly Code[] = [
   Code.Unavailable,
   Code.Canceled,
-  Code.ResourceExhausted,
-  Code.Aborted,
   Code.Internal,
+  Code.Unknown,
 ];
 
 /** How a client retries; every field has a default. */
