@@ -9,9 +9,13 @@ with the largest custom questions the rules allow, whose states are the largest 
 sent. A share of the calls (``--bad-share``) are bad requests, which must come back
 INVALID_ARGUMENT. Every ``--interval`` seconds (a minute by default) it prints the calls per
 second, the p50 and p99 latency, the calls that failed in a way they should not have, and each
-worker's RSS (``/proc/<pid>/status``); at the end, each worker's RSS slope over the intervals
-after the warm-up (``--warm-up`` minutes), and the p99 of the first and last of them. Nothing is
-asserted: the figures are for people (and ``docs/performance.md``).
+worker's memory, read every ``--sample`` seconds (2 by default): the mean and the largest RSS
+(``/proc/<pid>/status``) of the interval, and the mean anonymous memory (``smaps_rollup``: the
+heaps, without the interpreter and libraries mapped from files). At the end, each worker's RSS
+slope over the interval means after the warm-up (``--warm-up`` minutes), with its standard
+error, that of its anonymous memory and its largest RSS, and the p99 of the first and last
+intervals after the warm-up. Nothing is asserted: the figures are for people (and
+``docs/performance.md``). ``python -m bench.memory`` looks inside one worker.
 """
 
 from __future__ import annotations
