@@ -9,9 +9,13 @@ with the largest custom questions the rules allow, whose states are the largest 
 sent. A share of the calls (``--bad-share``) are bad requests, which must come back
 INVALID_ARGUMENT. Every ``--interval`` seconds (a minute by default) it prints the calls per
 second, the p50 and p99 latency, the calls that failed in a way they should not have, and each
-worker's RSS (``/proc/<pid>/status``); at the end, each worker's RSS slope over the intervals
-after the warm-up (``--warm-up`` minutes), and the p99 of the first and last of them. Nothing is
-asserted: the figures are for people (and ``docs/performance.md``).
+worker's memory, read every ``--sample`` seconds (2 by default): the mean and the largest RSS
+(``/proc/<pid>/status``) of the interval, and the mean anonymous memory (``smaps_rollup``: the
+heaps, without the interpreter and libraries mapped from files). At the end, each worker's RSS
+slope over the interval means after the warm-up (``--warm-up`` minutes), with its standard
+error, that of its anonymous memory and its largest RSS, and the p99 of the first and last
+intervals after the warm-up. Nothing is asserted: the figures are for people (and
+``docs/performance.md``). ``python -m bench.memory`` looks inside one worker.
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ VIEW_SHARE = 0.1  # of the turns, a GetView of a seat first
 WIDE_CHARACTER = "\U0001f600"  # four bytes in UTF-8, four in a Python string: the largest text
 KIB = 1024
 STATUS_RSS = "VmRSS:"
+SMAPS_ANONYMOUS = "Anonymous:"
+SAMPLE_SECONDS = 2.0  # how often each worker's memory is read
 BAD_CODE = grpc.StatusCode.INVALID_ARGUMENT
 CHANNELS = 4  # connections per caller process: the kernel spreads them over the workers
 READY_SECONDS = 300.0  # bound on a caller process's start
@@ -97,16 +103,96 @@ def worker_pids(server_pid: int) -> list[int]:
     return sorted(pids)
 
 
-def rss_mb(pid: int) -> float | None:
-    """The resident memory of process ``pid`` in MB (10^6 bytes), None when it is gone."""
+def proc_mb(path: Path, field_name: str) -> float | None:
+    """The figure of ``field_name`` (in kB) in the ``/proc`` file ``path``, in MB (10^6
+    bytes); None when the process is gone."""
     try:
-        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+        lines = path.read_text().splitlines()
     except OSError:
         return None
     for line in lines:
-        if line.startswith(STATUS_RSS):
+        if line.startswith(field_name):
             return int(line.split()[1]) * KIB / 1e6
     return None
+
+
+def rss_mb(pid: int) -> float | None:
+    """The resident memory of process ``pid`` in MB, None when it is gone."""
+    return proc_mb(Path(f"/proc/{pid}/status"), STATUS_RSS)
+
+
+def anonymous_mb(pid: int) -> float | None:
+    """The anonymous memory of process ``pid`` in MB (its heaps and stacks, resident: the part
+    of its RSS that is not files mapped in, such as the interpreter and libraries), None when it
+    is gone."""
+    return proc_mb(Path(f"/proc/{pid}/smaps_rollup"), SMAPS_ANONYMOUS)
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A worker's memory over one interval, from the samples read in it (MB)."""
+
+    minute: float  # the mean time of the samples, since the load started
+    rss_mean: float
+    rss_max: float
+    anonymous_mean: float
+
+
+class Sampler:
+    """Reads each worker's RSS and anonymous memory every ``seconds`` on a thread of its own.
+    One reading a minute is too noisy for a trend: a worker's RSS swings by megabytes within
+    seconds (large requests come and go, caches are cleared, the allocator keeps or returns
+    pages), so each interval is summed up by the mean of its samples (and the largest)."""
+
+    def __init__(self, pids: Sequence[int], seconds: float, started: float) -> None:
+        self.pids = list(pids)
+        self.seconds = seconds
+        self.started = started
+        self._samples: dict[int, list[tuple[float, float, float]]] = {pid: [] for pid in pids}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Sampler:
+        self.sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.seconds):
+            self.sample()
+
+    def sample(self) -> None:
+        """Read each worker's memory once."""
+        minute = (time.monotonic() - self.started) / SECONDS_PER_MINUTE
+        for pid in self.pids:
+            rss, anonymous = rss_mb(pid), anonymous_mb(pid)
+            if rss is not None and anonymous is not None:
+                with self._lock:
+                    self._samples[pid].append((minute, rss, anonymous))
+
+    def take(self) -> dict[int, Memory | None]:
+        """Each worker's memory over the samples read since the last ``take`` (None for a
+        worker that is gone), which it forgets."""
+        taken: dict[int, Memory | None] = {}
+        with self._lock:
+            for pid, samples in self._samples.items():
+                taken[pid] = (
+                    Memory(
+                        minute=statistics.fmean(minute for minute, _, _ in samples),
+                        rss_mean=statistics.fmean(rss for _, rss, _ in samples),
+                        rss_max=max(rss for _, rss, _ in samples),
+                        anonymous_mean=statistics.fmean(anon for _, _, anon in samples),
+                    )
+                    if samples
+                    else None
+                )
+                samples.clear()
+        return taken
 
 
 # ------------------------------------------------------------------------- the callers
@@ -289,38 +375,53 @@ class Row:
     p99_ms: float
     bad: int
     failed: int
-    rss_mb: dict[int, float | None]
+    memory: dict[int, Memory | None]
 
 
 def format_row(row: Row) -> str:
     """A line of the table."""
-    rss = " ".join(
-        f"{pid}={'gone' if mb is None else f'{mb:.1f}'}" for pid, mb in row.rss_mb.items()
+    memory = " ".join(
+        f"{pid}=gone"
+        if mb is None
+        else f"{pid}={mb.rss_mean:.1f}/{mb.rss_max:.1f}/{mb.anonymous_mean:.1f}"
+        for pid, mb in row.memory.items()
     )
     return (
         f"{row.minute:6.1f} {row.calls / row.seconds:9.0f} {row.p50_ms:8.2f} {row.p99_ms:8.2f}"
-        f" {row.bad:6d} {row.failed:6d}  {rss}"
+        f" {row.bad:6d} {row.failed:6d}  {memory}"
     )
 
 
-HEADER = "minute  calls/s   p50 ms   p99 ms    bad failed  worker RSS MB (pid=MB)"
+HEADER = (
+    "minute  calls/s   p50 ms   p99 ms    bad failed  "
+    "worker MB (pid=RSS mean/RSS max/anonymous mean)"
+)
+
+
+def shown_fit(points: Sequence[tuple[float, float]]) -> str:
+    """A slope and its standard error as the summary shows them."""
+    fitted = fit(points)
+    if fitted is None:
+        return "n/a (too few intervals)"
+    return f"{fitted[0]:+.3f} MB/min (standard error {fitted[1]:.3f})"
 
 
 def summary(rows: Sequence[Row], warm_up: float) -> list[str]:
-    """The closing lines: each worker's RSS slope after the warm-up, the p99 of the first and
-    last intervals after it, the failures."""
+    """The closing lines: each worker's RSS slope after the warm-up (of the means of its
+    intervals), and that of its anonymous memory, and its largest RSS; the p99 of the first and
+    last intervals after the warm-up; the failures."""
     after = [row for row in rows if row.minute > warm_up] or list(rows[-1:])
     lines = []
-    pids = sorted({pid for row in rows for pid in row.rss_mb})
+    pids = sorted({pid for row in rows for pid in row.memory})
     for pid in pids:
-        points = [(row.minute, mb) for row in after if (mb := row.rss_mb.get(pid)) is not None]
-        fitted = fit(points)
-        shown = (
-            "n/a (too few intervals)"
-            if fitted is None
-            else f"{fitted[0]:+.3f} MB/min (standard error {fitted[1]:.3f})"
+        seen = [mb for row in after if (mb := row.memory.get(pid)) is not None]
+        rss = shown_fit([(mb.minute, mb.rss_mean) for mb in seen])
+        anonymous = shown_fit([(mb.minute, mb.anonymous_mean) for mb in seen])
+        peak = max((mb.rss_max for row in rows if (mb := row.memory.get(pid))), default=0.0)
+        lines.append(
+            f"rss slope after minute {warm_up:g}: worker {pid}: {rss}; "
+            f"anonymous memory {anonymous}; largest RSS {peak:.1f} MB"
         )
-        lines.append(f"rss slope after minute {warm_up:g}: worker {pid}: {shown}")
     if after:
         lines.append(
             f"p99 after minute {warm_up:g}: first interval {after[0].p99_ms:.2f} ms, "
@@ -380,36 +481,37 @@ def run(args: argparse.Namespace) -> None:
         for _ in callers:
             out.get(timeout=READY_SECONDS)
         started = time.monotonic()
-        rows: list[Row] = []
-        last, running = started, len(callers)
-        while last - started < total - 1e-9 and running:
-            moment = min(last + args.interval, started + total)
-            tally = Tally()
-            while running and (left := moment - time.monotonic()) > 0:
-                try:
-                    counted = out.get(timeout=left)
-                except queue.Empty:
-                    break
-                if counted is None:  # a caller process ended early
-                    running -= 1
-                else:
-                    tally.add(counted)
-            now = time.monotonic()
-            row = Row(
-                minute=(now - started) / SECONDS_PER_MINUTE,
-                calls=len(tally.latencies),
-                seconds=max(now - last, 1e-9),
-                p50_ms=percentile(tally.latencies, 0.5) * 1e3,
-                p99_ms=percentile(tally.latencies, 0.99) * 1e3,
-                bad=tally.bad,
-                failed=len(tally.failed),
-                rss_mb={pid: rss_mb(pid) for pid in pids},
-            )
-            rows.append(row)
-            last = now
-            print(format_row(row), flush=True)
-            for failure in tally.failed[:3]:
-                print(f"  failed: {failure}", flush=True)
+        with Sampler(pids, args.sample, started) as sampler:
+            rows: list[Row] = []
+            last, running = started, len(callers)
+            while last - started < total - 1e-9 and running:
+                moment = min(last + args.interval, started + total)
+                tally = Tally()
+                while running and (left := moment - time.monotonic()) > 0:
+                    try:
+                        counted = out.get(timeout=left)
+                    except queue.Empty:
+                        break
+                    if counted is None:  # a caller process ended early
+                        running -= 1
+                    else:
+                        tally.add(counted)
+                now = time.monotonic()
+                row = Row(
+                    minute=(now - started) / SECONDS_PER_MINUTE,
+                    calls=len(tally.latencies),
+                    seconds=max(now - last, 1e-9),
+                    p50_ms=percentile(tally.latencies, 0.5) * 1e3,
+                    p99_ms=percentile(tally.latencies, 0.99) * 1e3,
+                    bad=tally.bad,
+                    failed=len(tally.failed),
+                    memory=sampler.take(),
+                )
+                rows.append(row)
+                last = now
+                print(format_row(row), flush=True)
+                for failure in tally.failed[:3]:
+                    print(f"  failed: {failure}", flush=True)
         stopping.set()
         while running:  # what the callers counted after the last row is left out
             try:
@@ -439,6 +541,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--warm-up", type=float, default=5.0, help="minutes left out of the RSS slope"
     )
+    parser.add_argument(
+        "--sample",
+        type=float,
+        default=SAMPLE_SECONDS,
+        help=f"seconds between readings of each worker's memory (default {SAMPLE_SECONDS:g})",
+    )
     parser.add_argument("--workers", type=int, default=2, help="the server's worker processes")
     parser.add_argument("--processes", type=int, default=2, help="caller processes")
     parser.add_argument("--threads", type=int, default=4, help="callers per process")
@@ -455,8 +563,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="a flag for the server, e.g. --server-arg=--threads=8 (repeatable)",
     )
     args = parser.parse_args(argv)
-    if args.minutes <= 0 or args.interval <= 0 or args.workers < 1 or args.processes < 1:
-        parser.error("minutes, interval, workers and processes must be positive")
+    if min(args.minutes, args.interval, args.sample) <= 0 or args.workers < 1 or args.processes < 1:
+        parser.error("minutes, interval, sample, workers and processes must be positive")
     run(args)
 
 

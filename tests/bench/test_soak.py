@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from bench.soak import HEADER, fit, slope
+from bench.soak import HEADER, Memory, Row, Sampler, fit, slope, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_SECONDS = 120  # bound on the whole short run, server start-up included
+MEMORY = r"\d+=\d+\.\d/\d+\.\d/\d+\.\d"  # pid=RSS mean/RSS max/anonymous mean
 ROW = re.compile(
-    r"\s*\d+\.\d+\s+\d+\s+\d+\.\d{2}\s+\d+\.\d{2}\s+\d+\s+\d+\s+(\d+=\d+\.\d )*\d+=\d+\.\d"
+    rf"\s*\d+\.\d+\s+\d+\s+\d+\.\d{{2}}\s+\d+\.\d{{2}}\s+\d+\s+\d+\s+({MEMORY} )*{MEMORY}"
 )
+GONE_PID = 2**22 + 1  # above the kernel's largest pid: never a process
+SLOPE = r"[+-]\d+\.\d{3} MB/min \(standard error \d+\.\d{3}\)"
 
 
 def test_slope_is_the_least_squares_line() -> None:
@@ -31,9 +36,12 @@ def test_slope_is_the_least_squares_line() -> None:
 @pytest.mark.e2e
 def test_a_short_soak_prints_rows_and_the_rss_slope() -> None:
     """A few seconds of soak against two workers: a row per interval (throughput, p50, p99,
-    bad requests refused, failures, each worker's RSS), then the RSS slope of each worker, the
-    p99 of the first and last intervals, and the totals; no call failed."""
-    args = ["--minutes", "0.1", "--interval", "2", "--warm-up", "0", "--threads", "2"]
+    bad requests refused, failures, each worker's mean and largest RSS and mean anonymous
+    memory over several samples), then the slopes of each worker's RSS and anonymous memory
+    and its largest RSS, the p99 of the first and last intervals, and the totals; no call
+    failed."""
+    args = ["--minutes", "0.1", "--interval", "2", "--sample", "0.5", "--warm-up", "0"]
+    args += ["--threads", "2"]
     done = subprocess.run(
         [sys.executable, "-m", "bench.soak", *args],
         cwd=ROOT,
@@ -51,8 +59,8 @@ def test_a_short_soak_prints_rows_and_the_rss_slope() -> None:
     for pid in workers:
         assert any(
             re.fullmatch(
-                rf"rss slope after minute 0: worker {pid}: [+-]\d+\.\d{{3}} MB/min "
-                r"\(standard error \d+\.\d{3}\)",
+                rf"rss slope after minute 0: worker {pid}: {SLOPE}; "
+                rf"anonymous memory {SLOPE}; largest RSS \d+\.\d MB",
                 line,
             )
             for line in lines
@@ -66,3 +74,30 @@ def test_a_short_soak_prints_rows_and_the_rss_slope() -> None:
     calls, bad, failed = map(int, totals.groups())
     assert calls > bad > 0
     assert failed == 0, done.stdout
+
+
+def test_memory_is_sampled_within_each_interval() -> None:
+    """The sampler reads a process's memory many times per interval and sums the interval up
+    by the mean and largest RSS and the mean anonymous memory; a process gone gives None."""
+    with Sampler([os.getpid(), GONE_PID], 0.01, time.monotonic()) as sampler:
+        time.sleep(0.2)
+        taken = sampler.take()
+    memory = taken[os.getpid()]
+    assert memory is not None
+    assert 0 < memory.anonymous_mean < memory.rss_mean <= memory.rss_max
+    assert taken[GONE_PID] is None
+
+
+def test_the_slopes_are_of_the_interval_means() -> None:
+    """The summary fits each worker's RSS slope to the means of the intervals after the
+    warm-up (at the mean time of their samples), the anonymous memory's alike, and names the
+    largest RSS of the whole run."""
+    means = {4.5: 150.0, 5.5: 100.0, 6.5: 101.0, 7.5: 102.0}
+    rows = [
+        Row(minute + 0.5, 1, 60.0, 1.0, 2.0, 0, 0, {7: Memory(minute, mean, 200.0, mean / 2)})
+        for minute, mean in means.items()
+    ]
+    assert summary(rows, warm_up=5)[0] == (
+        "rss slope after minute 5: worker 7: +1.000 MB/min (standard error 0.000); "
+        "anonymous memory +0.500 MB/min (standard error 0.000); largest RSS 200.0 MB"
+    )

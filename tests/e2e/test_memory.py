@@ -1,4 +1,5 @@
-"""End to end: a worker's memory stays below its ceiling whatever states it is sent.
+"""End to end: a worker's memory stays below its ceiling whatever states it is sent, and its
+allocator is held to a few arenas.
 
 The largest states the rules allow (Fora de Ordem dealt with the longest custom questions, in
 four-byte characters: 33 KB each) fill the state cache, which is bounded in bytes: the worker's
@@ -26,6 +27,7 @@ BATCHES = 8  # RSS is read after each batch
 CALLERS = 4
 LARGE_STATE_BYTES = 30_000
 PLATEAU_MB = 15.0  # growth allowed over the second half once the cache is full
+ARENAS = "MALLOC_ARENA_MAX"
 
 
 def test_largest_states_leave_a_worker_below_its_memory_ceiling(tmp_path: Path) -> None:
@@ -53,3 +55,21 @@ def test_largest_states_leave_a_worker_below_its_memory_ceiling(tmp_path: Path) 
     assert highest < WORKER_RSS_CEILING_MB, f"RSS MB after each batch: {shown}"
     second_half = [mb for mb in samples[BATCHES // 2 :] if mb is not None]
     assert max(second_half) - min(second_half) < PLATEAU_MB, f"still rising: {shown}"
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "2"), ("4", "4")])
+def test_workers_run_with_few_malloc_arenas(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str | None, expected: str
+) -> None:
+    """The workers start with glibc's allocator held to two arenas (MALLOC_ARENA_MAX), which
+    keeps the free memory they hold from creeping up; an operator's own setting is kept."""
+    if given is None:
+        monkeypatch.delenv(ARENAS, raising=False)
+    else:
+        monkeypatch.setenv(ARENAS, given)
+    with running_server(tmp_path, workers=2) as server:
+        workers = worker_pids(server.process.pid)
+        environments = [Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") for pid in workers]
+    assert len(workers) == 2
+    for environment in environments:
+        assert f"{ARENAS}={expected}".encode() in environment
