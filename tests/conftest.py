@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import grpc
 import pytest
 import structlog
+from hypothesis import settings as hypothesis_settings
 
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
@@ -15,6 +16,11 @@ from service.http_door import http_door
 from service.server import create_server, new_servicer
 from service.servicer import GameEngineServicer
 from tests.state_keys import TEST_KEY
+
+# Tests pin behaviour, never timings: on a busy machine one example may take far longer than
+# Hypothesis's default deadline of 200 ms, which would fail a test that is right.
+hypothesis_settings.register_profile("ordo", deadline=None)
+hypothesis_settings.load_profile("ordo")
 
 
 @dataclass(frozen=True)
