@@ -54,6 +54,7 @@ WIDE_CHARACTER = "\U0001f600"  # four bytes in UTF-8, four in a Python string: t
 KIB = 1024
 STATUS_RSS = "VmRSS:"
 SMAPS_ANONYMOUS = "Anonymous:"
+EPSILON_MINUTES = 1e-6  # an interval that begins this close to the warm-up's end is after it
 SAMPLE_SECONDS = 2.0  # how often each worker's memory is read
 BAD_CODE = grpc.StatusCode.INVALID_ARGUMENT
 CHANNELS = 4  # connections per caller process: the kernel spreads them over the workers
@@ -406,11 +407,16 @@ def shown_fit(points: Sequence[tuple[float, float]]) -> str:
     return f"{fitted[0]:+.3f} MB/min (standard error {fitted[1]:.3f})"
 
 
+def started(row: Row) -> float:
+    """The minute at which the interval of ``row`` began."""
+    return row.minute - row.seconds / SECONDS_PER_MINUTE
+
+
 def summary(rows: Sequence[Row], warm_up: float) -> list[str]:
     """The closing lines: each worker's RSS slope after the warm-up (of the means of its
     intervals), and that of its anonymous memory, and its largest RSS; the p99 of the first and
     last intervals after the warm-up; the failures."""
-    after = [row for row in rows if row.minute > warm_up] or list(rows[-1:])
+    after = [row for row in rows if started(row) >= warm_up - EPSILON_MINUTES] or list(rows[-1:])
     lines = []
     pids = sorted({pid for row in rows for pid in row.memory})
     for pid in pids:

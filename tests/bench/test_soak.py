@@ -89,12 +89,12 @@ def test_memory_is_sampled_within_each_interval() -> None:
 
 
 def test_the_slopes_are_of_the_interval_means() -> None:
-    """The summary fits each worker's RSS slope to the means of the intervals after the
-    warm-up (at the mean time of their samples), the anonymous memory's alike, and names the
-    largest RSS of the whole run."""
+    """The summary fits each worker's RSS slope to the means of the intervals that began after
+    the warm-up (at the mean time of their samples; an interval that ends a moment after it is
+    not one of them), the anonymous memory's alike, and names the largest RSS of the run."""
     means = {4.5: 150.0, 5.5: 100.0, 6.5: 101.0, 7.5: 102.0}
     rows = [
-        Row(minute + 0.5, 1, 60.0, 1.0, 2.0, 0, 0, {7: Memory(minute, mean, 200.0, mean / 2)})
+        Row(minute + 0.501, 1, 60.0, 1.0, 2.0, 0, 0, {7: Memory(minute, mean, 200.0, mean / 2)})
         for minute, mean in means.items()
     ]
     assert summary(rows, warm_up=5)[0] == (
