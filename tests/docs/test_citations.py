@@ -88,7 +88,7 @@ def test_the_sources_are_found() -> None:
 def test_a_missing_file_is_caught() -> None:
     """A citation of a file that is not in the repository is reported."""
     source = ROOT / "README.md"
-    assert not exists("RULES.md", source)
+    assert not exists("NO_SUCH_NOTES.md", source)
     assert not exists("engines/no_such_game.py", source)
     assert exists("docs/rules/six_nimmt.md", source)
 
