@@ -9,6 +9,9 @@ other processes. Every ``--interval`` seconds, after a full collection, it print
 
 - the memory Python has allocated and tracemalloc's own (``tracemalloc``, ``--frames`` deep);
 - the objects the collector tracks, and the types whose count changed most;
+- the collections of each generation since the line before and the unreachable objects they
+  found (objects in reference cycles, which only a collection frees: between two collections of
+  the oldest generation they are live objects too);
 - the RSS and the anonymous memory (``/proc/self/smaps_rollup``), and what the anonymous
   memory is made of: the arenas of Python's small-object allocator and the blocks used in them
   (``sys._debugmallocstats``; tracemalloc hides them, so ``--frames 0``), and what glibc's
@@ -157,6 +160,29 @@ def table_sizes(servicer: Any, observers: Sequence[Any]) -> dict[str, int]:
     return sizes
 
 
+class Collections:
+    """The collections of each generation and the unreachable objects they found, counted by a
+    ``gc.callbacks`` hook until ``take`` hands them over."""
+
+    def __init__(self) -> None:
+        self.runs = [0, 0, 0]
+        self.found = [0, 0, 0]
+        gc.callbacks.append(self.hook)
+
+    def hook(self, phase: str, info: dict[str, int]) -> None:
+        """Count a collection as it ends."""
+        if phase == "stop":
+            self.runs[info["generation"]] += 1
+            self.found[info["generation"]] += info["collected"]
+
+    def take(self) -> str:
+        """The counts since the last call, as ``runs/found`` per generation; starts again."""
+        pairs = zip(self.runs, self.found, strict=True)
+        text = " ".join(f"{runs}/{found}" for runs, found in pairs)
+        self.runs, self.found = [0, 0, 0], [0, 0, 0]
+        return text
+
+
 def object_counts() -> Counter[str]:
     """The objects the collector tracks, by type name."""
     return Counter(type(item).__name__ for item in gc.get_objects())
@@ -232,6 +258,7 @@ def run(args: argparse.Namespace) -> None:
     calls = 0
     baseline: tracemalloc.Snapshot | None = None
     counts = object_counts()
+    collections = Collections()
     end = started + args.minutes * 60
     moment = started
     try:
@@ -244,7 +271,9 @@ def run(args: argparse.Namespace) -> None:
                     continue
                 if counted is not None:
                     calls += len(counted.latencies)
+            collected = collections.take()  # before the line's own collection
             gc.collect()
+            collections.take()
             minute = (time.monotonic() - started) / 60
             traced, _peak = tracemalloc.get_traced_memory()
             tracing = tracemalloc.get_tracemalloc_memory()
@@ -265,6 +294,7 @@ def run(args: argparse.Namespace) -> None:
                 flush=True,
             )
             print(f"{'':16}{' '.join(f'{name}{n:+d}' for name, n in shown if n)}", flush=True)
+            print(f"{'':16}collections/unreachable found, by generation: {collected}", flush=True)
             if args.trim:
                 malloc_trim()
                 print(

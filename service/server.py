@@ -109,6 +109,24 @@ def _observer_failed(observer: Observer, call: CallRecord, error: Exception, log
     )
 
 
+def without_tracebacks(error: Exception) -> Exception:
+    """``error`` with its traceback dropped, and those of the exceptions it was raised from.
+
+    A failure leaves the call path as an answer (a status), logged already when unexpected. Its
+    traceback holds the frame of the call path, which holds the failure: a reference cycle that
+    only the collector frees, with the call's request, context and gRPC state hanging from it,
+    for every refused request."""
+    chained: list[BaseException | None] = [error]
+    seen: set[int] = set()
+    while chained:
+        link = chained.pop()
+        if link is not None and id(link) not in seen:
+            seen.add(id(link))
+            link.__traceback__ = None
+            chained += (link.__cause__, link.__context__)
+    return error
+
+
 def invoker(
     name: str,
     request_type: Any,
@@ -191,6 +209,8 @@ def invoker(
             )
             failure = error
             call.code, call.reason = "INTERNAL", INTERNAL_REASON
+        if failure is not None:
+            without_tracebacks(failure)
         call.seconds = time.perf_counter() - call.started
         if after is None or not after(finished, call):
             finished(call)
