@@ -40,9 +40,21 @@ ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTO
 JSON_CODEC = "json"
 PROTO_CODEC = "proto"
 
-#: Whether the request being served reached the servicer (a one-item list per request): the
-#: door counts the requests refused before it (unknown method, bad content type, too large).
-reached: ContextVar[list[bool]] = ContextVar("reached")
+
+@dataclass(slots=True)
+class Served:
+    """What the door learns of the request it serves from inside the library."""
+
+    #: Whether it reached the servicer: the door counts those refused before (unknown method,
+    #: bad content type, too large).
+    reached: bool = False
+    #: The error a method raised. The library keeps it in a variable of a frame its traceback
+    #: holds, a reference cycle: the door drops the traceback once the library has answered.
+    error: ConnectError | None = None
+
+
+#: The ``Served`` of the request being served, one per request.
+served: ContextVar[Served] = ContextVar("served")
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +141,9 @@ def _method(
     after: After | None,
 ) -> Callable[..., Any]:
     async def call(request: bytes | JsonRequest, ctx: Any) -> Any:
-        mark = reached.get(None)
-        if mark is not None:
-            mark[0] = True
+        record = served.get(None)
+        if record is not None:
+            record.reached = True
         headers = ctx.request_headers
         request_id = headers.get(REQUEST_ID_KEY, "")[:MAX_REQUEST_ID_LENGTH] or new_request_id()
         protocol = protocol_of(headers.get("content-type", ""))
@@ -148,7 +160,10 @@ def _method(
         else:
             ctx.response_trailers[REQUEST_ID_KEY] = request_id
         if failure is not None:
-            raise connect_error(failure)
+            error = connect_error(failure)
+            if record is not None:
+                record.error = error
+            raise error
         return response
 
     return call

@@ -134,16 +134,16 @@ class Door:
 
     async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve an RPC; count and log it here when the library refused it before a method."""
-        from service.connect import reached  # noqa: PLC0415 - loaded with the library
+        from service.connect import Served, served  # noqa: PLC0415 - loaded with the library
 
-        mark = [False]
-        token = reached.set(mark)
+        record = Served()
+        token = served.set(record)
         status: int | None = None
         grpc_status: bytes | None = None
 
         async def watch(message: Message) -> None:
             nonlocal status, grpc_status
-            if not mark[0]:
+            if not record.reached:
                 # A refusal's status: the HTTP status, or gRPC's in the headers (trailers-only),
                 # the trailers (gRPC), or the trailers frame of the body (gRPC-Web).
                 kind = message["type"]
@@ -160,8 +160,10 @@ class Door:
         try:
             await self.connect_app(scope, receive, watch)
         finally:
-            reached.reset(token)
-            if not mark[0] and status is not None:
+            served.reset(token)
+            if record.error is not None:
+                record.error.__traceback__ = None
+            if not record.reached and status is not None:
                 refusal = self._refusal(scope, status, grpc_status)
                 for observer in self.observers:
                     observer.call_started(refusal)

@@ -112,7 +112,11 @@ def start_door() -> Iterator[StartDoor]:
     running: list[tuple[HttpDoor, HttpServer]] = []
 
     def start(observers: tuple[Any, ...] = (), **settings: Any) -> tuple[HttpDoor, HttpServer]:
-        chosen = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0, **settings)
+        # A free port: the door's socket shares its port (SO_REUSEPORT), so on the default one
+        # a server running on this machine would answer some of the test's calls.
+        chosen = Settings(
+            host="127.0.0.1", port=0, http_port=0, workers=1, metrics_port=0, **settings
+        )
         server = http_door(chosen, GameEngineServicer(), observers, structlog.get_logger())
         server.start()
         running.append((HttpDoor(f"127.0.0.1:{server.port}"), server))

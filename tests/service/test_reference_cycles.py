@@ -16,6 +16,8 @@ from typing import Any
 
 import grpc
 import pytest
+from connectrpc.errors import ConnectError
+from google.protobuf import json_format
 
 from engines.errors import RulesError
 from ordo.v1 import common_pb2 as common
@@ -25,6 +27,7 @@ from ordo.v1 import six_nimmt_pb2 as six_nimmt
 from service.config import Settings
 from service.observe import CallRecord
 from service.server import create_server
+from tests.connect_calls import PROTOCOLS, HttpDoor
 from tests.service.conftest import Settled, WaitForObservers
 
 SERVICE = "/ordo.v1.GameEngineService/"
@@ -50,7 +53,7 @@ def cyclic_garbage() -> Iterator[Callable[[], list[Any]]]:
 
 def of_the_server(item: object) -> bool:
     """An object only the server's call path makes: its frames, records and refusals."""
-    if isinstance(item, CallRecord | RulesError):
+    if isinstance(item, CallRecord | RulesError | ConnectError):
         return True
     code = getattr(item, "f_code", None)
     return code is not None and code.co_filename.startswith(SERVICE_DIR)
@@ -91,5 +94,37 @@ def test_refused_calls_leave_no_cycles(
         refused(stub.NewGame, api.NewGameRequest(seats=3))  # no game
         refused(stub.ApplyAction, api.ApplyActionRequest(state=started.state))
         refused(raw_new_game, b"\xff\xff\xff")
+    found = [item for item in cyclic_garbage() if of_the_server(item)]
+    assert not found, f"{len(found)} objects of refused calls in cycles, such as {found[:5]}"
+
+
+def encoded(protocol: str, request: Any) -> bytes:
+    """A request as ``HttpDoor.call`` takes it in ``protocol``."""
+    if protocol == "connect-json":
+        return json_format.MessageToJson(request).encode()
+    return bytes(request.SerializeToString())
+
+
+def test_refused_calls_through_the_http_door_leave_no_cycles(
+    http_address: str, cyclic_garbage: Callable[[], list[Any]]
+) -> None:
+    """The same through the HTTP door, in each of its protocols. A call answered afterwards on
+    each connection makes sure the door is done with the refused ones: it serves the calls of
+    one connection one after the other, on one event loop."""
+    options = common.GameOptions(six_nimmt=six_nimmt.SixNimmtOptions())
+    bad = (api.NewGameRequest(seats=1, options=options), api.NewGameRequest(seats=3))
+    good = api.NewGameRequest(seats=3, seed=1, options=options)
+    door = HttpDoor(http_address)
+    try:
+        for protocol in PROTOCOLS:
+            for request in bad:
+                answer = door.call(protocol, "NewGame", encoded(protocol, request))
+                assert answer.code == grpc.StatusCode.INVALID_ARGUMENT, protocol
+        for protocol in PROTOCOLS:
+            assert (
+                door.call(protocol, "NewGame", encoded(protocol, good)).code == grpc.StatusCode.OK
+            )
+    finally:
+        door.close()
     found = [item for item in cyclic_garbage() if of_the_server(item)]
     assert not found, f"{len(found)} objects of refused calls in cycles, such as {found[:5]}"
