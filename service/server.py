@@ -545,15 +545,11 @@ def serve(settings: Settings) -> int:
         metrics_port=settings.metrics_port,
         **build_info(),
     )
-    exit_code = 0
     died: set[int] = set()  # the workers that died before the stop and were not started again
     while True:
         for index, process in enumerate(workers):
             process.join(timeout=0.2)
-            if process.exitcode is None or index in died:
-                continue
-            if stopping:
-                exit_code = max(exit_code, stop_code(process.exitcode))
+            if process.exitcode is None or index in died or stopping:
                 continue
             log.error("worker died; starting it again", worker=index, exitcode=process.exitcode)
             if process.pid is not None:
@@ -565,6 +561,9 @@ def serve(settings: Settings) -> int:
             start(index)
         if stopping and all(process.exitcode is not None for process in workers):
             break
+    # Read once all have ended: a worker that ends as the last one is awaited counts too.
+    codes = [process.exitcode for index, process in enumerate(workers) if index not in died]
+    exit_code = max((stop_code(code) for code in codes if code is not None), default=0)
     if metrics_server is not None:
         metrics_server.shutdown()
         metrics_server.server_close()
