@@ -109,8 +109,8 @@ def _observer_failed(observer: Observer, call: CallRecord, error: Exception, log
     )
 
 
-def without_tracebacks(error: Exception) -> Exception:
-    """``error`` with its traceback dropped, and those of the exceptions it was raised from.
+def drop_tracebacks(error: Exception) -> None:
+    """Drop the traceback of ``error`` and those of the exceptions it was raised from.
 
     A failure leaves the call path as an answer (a status), logged already when unexpected. Its
     traceback holds the frame of the call path, which holds the failure: a reference cycle that
@@ -124,7 +124,6 @@ def without_tracebacks(error: Exception) -> Exception:
             seen.add(id(link))
             link.__traceback__ = None
             chained += (link.__cause__, link.__context__)
-    return error
 
 
 def invoker(
@@ -210,7 +209,7 @@ def invoker(
             failure = error
             call.code, call.reason = "INTERNAL", INTERNAL_REASON
         if failure is not None:
-            without_tracebacks(failure)
+            drop_tracebacks(failure)
         call.seconds = time.perf_counter() - call.started
         if after is None or not after(finished, call):
             finished(call)
