@@ -365,6 +365,12 @@ class GameEngineServicer:
             action=common.Action(seat=request.seat, **{game.id: game.codec.encode_action(action)})
         )
 
+    def ReplayGame(self, request: api.ReplayGameRequest, call: CallRecord) -> bytes:
+        """Play a game record through (``service.replay``); the answer is serialized."""
+        from service.replay import replay_game  # noqa: PLC0415 - it builds on this module
+
+        return replay_game(self, request, call)
+
     # ----------------------------------------------------------------- helpers
     def _game(self, game_id: str) -> Game:
         if game_id not in self.games:
