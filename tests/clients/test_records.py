@@ -15,7 +15,7 @@ import structlog
 from google.protobuf import json_format
 
 from ordo import records
-from ordo.client import Client
+from ordo.client import Client, OrdoError
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.config import Settings
@@ -134,3 +134,19 @@ class TestRecordsAcrossClientsAndDoors:
             assert replayed.final_state.SerializeToString(deterministic=True) == played
             assert replayed.final_status.finished
         assert replay_over_http(doors.http, node_record) == played
+
+    def test_a_refusal_is_the_same_through_both_doors(self, doors: Doors) -> None:
+        """A record cut short is RECORD_MISMATCH at its last step over gRPC and over HTTP."""
+        record, _state = play_recorded(doors.grpc, "up_or_down", 2)
+        del record.moves[5:]
+        with Client(doors.grpc) as client, pytest.raises(OrdoError) as caught:
+            client.replay_game(record)
+        assert (caught.value.reason, caught.value.metadata["step"]) == ("RECORD_MISMATCH", "5")
+        door = HttpDoor(doors.http)
+        try:
+            payload = records.to_json(record).join(('{"record":', "}")).encode()
+            answer = door.call("connect-json", "ReplayGame", payload)
+        finally:
+            door.close()
+        assert answer.reason == "RECORD_MISMATCH"
+        assert json.loads(answer.body)["message"] == caught.value.message
