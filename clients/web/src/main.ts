@@ -2,10 +2,8 @@
 // act through SuggestAction, and each person sees only their own GetView.
 import * as api from "./api.ts";
 import { MovePicker, type Candidate } from "./moves.ts";
-import { foraDeOrdem } from "./games/fora_de_ordem.ts";
-import { sequenceNumbers } from "./games/sequence_numbers.ts";
-import { sixNimmt } from "./games/six_nimmt.ts";
-import { upOrDown } from "./games/up_or_down.ts";
+import { UIS } from "./games/index.ts";
+import { initReplay } from "./replay.ts";
 import type { DrawContext, GameUi } from "./ui.ts";
 import {
   jsonKey,
@@ -19,12 +17,6 @@ import {
 
 declare const RULES_SUMMARIES: Record<string, string>;
 
-const UIS: Record<GameId, GameUi> = {
-  six_nimmt: sixNimmt,
-  sequence_numbers: sequenceNumbers,
-  up_or_down: upOrDown,
-  fora_de_ordem: foraDeOrdem,
-};
 const PLAYER_KINDS = ["person", "heuristic", "random"] as const;
 type PlayerKind = (typeof PLAYER_KINDS)[number];
 const SPECTATOR = -1;
@@ -188,6 +180,7 @@ async function start(event: SubmitEvent): Promise<void> {
       delay: Number($<HTMLSelectElement>("speed").value),
     };
     $("table-area").hidden = false;
+    $("replay-area").hidden = true;
     $("outcome").hidden = true;
     $("table-title").textContent = info.title;
     // On a narrow screen the table is below the form: bring it into sight.
@@ -232,7 +225,9 @@ async function apply(session: Session, play: api.Play): Promise<void> {
   const people = [...session.logs.keys()].filter((seat) => seat !== SPECTATOR);
   const viewers = people.length ? people : [SPECTATOR];
   const answers = await Promise.all(
-    viewers.map((seat) => api.apply(session.state, play, seat === SPECTATOR ? null : seat)),
+    viewers.map((seat, i) =>
+      api.apply(session.state, play, seat === SPECTATOR ? null : seat, i === 0),
+    ),
   );
   const fresh = new Map<number, Set<string>>();
   answers.forEach((done, i) => {
@@ -490,6 +485,7 @@ async function init(): Promise<void> {
   $<HTMLSelectElement>("seats").onchange = fillPlayers;
   $<HTMLFormElement>("setup").addEventListener("submit", (e) => void start(e));
   fillSetup();
+  initReplay();
   document.body.dataset.ready = "true";
 }
 
