@@ -3,10 +3,10 @@
 A record (``ordo.v1.GameRecord``) is a game's initial state and its moves as they were sent to
 ``ApplyAction``; the servicer's own pieces decode the state, decode or choose each move, apply it
 and encode the new state, so a replay gives the very bytes the game gave. Each state is checked
-against the move's digest (the first ``DIGEST_BYTES`` of the SHA-256 of the state as the server
-returns it), and the last against the record's full digest: the first step whose state differs
-is the one named. A record longer than a whole game of its seats and options could be is refused
-before a move is played.
+against its move's digest (the first ``DIGEST_BYTES`` of the SHA-256 of the state as the server
+returns it, in ``move_digests``), and the last against the record's full digest: the first step
+whose state differs is the one named. A record longer than a whole game of its seats and options
+could be is refused before a move is played.
 
 Steps come a page at a time (``first_step``, ``page_size``): every page is an ordinary unary
 call that any replica answers alone from the request (the record is replayed whole each time, the
@@ -116,6 +116,7 @@ def replay_game(
     if watch.first == 0 <= watch.last:
         steps.append(_step(game, state, 0, None, (), watch, servicer, seats))
     data = b""
+    digests = record.move_digests
     sent: bytes | None = None
     parts = None
     status = game.engine.status(state)
@@ -131,7 +132,8 @@ def replay_game(
         except RulesError as error:
             raise _at_step(error, step) from None
         data = servicer._state_bytes(game, transition.state, call, state, parts)
-        if move.digest != state_digest(data)[:DIGEST_BYTES]:
+        digest = digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
+        if digest != state_digest(data)[:DIGEST_BYTES]:
             raise RequestError(
                 f"the state after move {step} is not the one the record was made with: its "
                 "digest differs",
@@ -145,7 +147,7 @@ def replay_game(
             steps.append(_step(game, state, step, seat, transition.events, watch, servicer, seats))
     if not moves:
         data = servicer._state_bytes(game, state, call)
-    if record.final_digest != state_digest(data):
+    if record.final_digest != state_digest(data) or len(digests) != len(moves) * DIGEST_BYTES:
         raise RequestError(
             f"the last state (step {len(moves)}) is not the one the record was made with: moves "
             "are missing or changed",

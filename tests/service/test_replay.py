@@ -202,7 +202,9 @@ class TestRefusals:
     def test_a_changed_digest_names_its_step(self, stub: Stub) -> None:
         """A move's digest that is not its state's is RECORD_MISMATCH at that step."""
         record = loaded("sequence_numbers", "two_seats")
-        record.moves[4].digest = bytes(4)
+        digests = bytearray(record.move_digests)
+        digests[16:20] = bytes(4)  # the fifth move's
+        record.move_digests = bytes(digests)
         reason, _message, metadata = refusal(stub, record)
         assert (reason, metadata["step"]) == ("RECORD_MISMATCH", "5")
 
@@ -231,6 +233,14 @@ class TestRefusals:
         with pytest.raises(grpc.RpcError) as caught:
             call(data[: len(data) // 2])
         assert reason_of(caught.value) == "MALFORMED_REQUEST"
+
+    def test_digests_of_moves_that_are_not_there(self, stub: Stub) -> None:
+        """A record with a digest more than it has moves misses a move: RECORD_MISMATCH at its
+        last step."""
+        record = loaded("up_or_down", "short")
+        record.move_digests += bytes(4)
+        reason, _message, metadata = refusal(stub, record)
+        assert (reason, metadata["step"]) == ("RECORD_MISMATCH", str(len(record.moves)))
 
     def test_a_missing_final_digest(self, stub: Stub) -> None:
         """A record without its final digest is no record of a game."""
@@ -298,6 +308,7 @@ class TestRefusals:
         """Every card is shown only once the game is over."""
         record = loaded("up_or_down", "short")
         del record.moves[3:]
+        record.move_digests = record.move_digests[:12]
         record.final_digest = _digest_after(stub, record)
         reason, _message, _metadata = refusal(stub, record, reveal=True)
         assert reason == "REVEAL_NOT_FINISHED"

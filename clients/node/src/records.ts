@@ -2,8 +2,8 @@
  * Game records: keep one as a game is played, write and read its file, replay it.
  *
  * A `GameRecord` (`ordo.v1`) is the state `newGame` returned and every move sent to
- * `applyAction` after it, each with the first `DIGEST_BYTES` of the SHA-256 of the state it led
- * to, and the full SHA-256 of the last state. `Recorder` wraps a client's `newGame`,
+ * `applyAction` after it, the first `DIGEST_BYTES` of the SHA-256 of the state each move led to,
+ * and the full SHA-256 of the last state. `Recorder` wraps a client's `newGame`,
  * `applyAction` and `playBot` and keeps the record of the game they play; `recordToJson` and
  * `recordFromJson` write and read its file (proto JSON, `.ordo.json`, one move a line), as the
  * Python client does; `replaySteps` walks every page of `ReplayGame`.
@@ -57,7 +57,11 @@ export class Recorder {
     }
     const response = await this.client.newGame(game, seats, init);
     this.record.initialState = response.state;
-    await this.reached(response.state);
+    if (response.state === undefined) {
+      throw new Error("the server returned no state");
+    }
+    this.state = response.state;
+    this.record.finalDigest = await stateDigest(response.state);
     return response;
   }
 
@@ -70,7 +74,7 @@ export class Recorder {
     this.check(state);
     const response = await this.client.applyAction(state, action, init);
     const sent = create(GameRecordSchema, { moves: [{ move: { case: "action", value: action } }] });
-    await this.moved(sent.moves[0], response);
+    await this.moved(sent.moves[0]!, response);
     return response;
   }
 
@@ -84,7 +88,7 @@ export class Recorder {
     const response = await this.client.playBot(state, seat, init);
     const bot = { seat, policy: init.policy ?? "heuristic", seed: BigInt(init.seed ?? 0) };
     const sent = create(GameRecordSchema, { moves: [{ move: { case: "bot", value: bot } }] });
-    await this.moved(sent.moves[0], response);
+    await this.moved(sent.moves[0]!, response);
     return response;
   }
 
@@ -104,17 +108,14 @@ export class Recorder {
     if (response.state === undefined) {
       throw new Error("the server returned no state");
     }
-    move.digest = (await stateDigest(response.state)).slice(0, DIGEST_BYTES);
+    const digest = await stateDigest(response.state);
+    const digests = new Uint8Array(this.record.moveDigests.length + DIGEST_BYTES);
+    digests.set(this.record.moveDigests);
+    digests.set(digest.slice(0, DIGEST_BYTES), this.record.moveDigests.length);
     this.record.moves.push(move);
-    await this.reached(response.state);
-  }
-
-  private async reached(state: GameState | undefined): Promise<void> {
-    if (state === undefined) {
-      throw new Error("the server returned no state");
-    }
-    this.state = state;
-    this.record.finalDigest = await stateDigest(state);
+    this.record.moveDigests = digests;
+    this.record.finalDigest = digest;
+    this.state = response.state;
   }
 }
 

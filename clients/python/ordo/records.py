@@ -1,8 +1,8 @@
 """Game records: keep one as a game is played, save and load it as a file, replay it.
 
 A ``GameRecord`` (``ordo.v1``) is the state ``NewGame`` returned and every move sent to
-``ApplyAction`` after it, each with the first ``DIGEST_BYTES`` of the SHA-256 of the state it led
-to, and the full SHA-256 of the last state. ``Recorder`` wraps a client's ``new_game``,
+``ApplyAction`` after it, the first ``DIGEST_BYTES`` of the SHA-256 of the state each move led to,
+and the full SHA-256 of the last state. ``Recorder`` wraps a client's ``new_game``,
 ``apply_action`` and ``play_bot`` and keeps the record of the game they play; ``save`` and
 ``load`` read and write its file (proto JSON, ``.ordo.json``, one move a line); ``replay_steps``
 walks every page of ``ReplayGame``.
@@ -73,7 +73,7 @@ class Recorder:
         """Apply ``action`` (``Client.apply_action``) and record it."""
         self._check(state)
         response = self.client.apply_action(state, action, **kwargs)
-        self.record.moves.add(action=action, digest=state_digest(response.state)[:DIGEST_BYTES])
+        self.record.moves.add(action=action)
         self._reached(response.state)
         return response
 
@@ -88,8 +88,7 @@ class Recorder:
         """Apply a bot's move (``Client.play_bot``) and record it as it was sent."""
         self._check(state)
         response = self.client.play_bot(state, seat, policy, seed, **kwargs)
-        bot = api.BotMove(seat=seat, policy=policy, seed=seed)
-        self.record.moves.add(bot=bot, digest=state_digest(response.state)[:DIGEST_BYTES])
+        self.record.moves.add(bot=api.BotMove(seat=seat, policy=policy, seed=seed))
         self._reached(response.state)
         return response
 
@@ -100,8 +99,13 @@ class Recorder:
             raise ValueError("a recorded game goes on from its latest state only")
 
     def _reached(self, state: common.GameState) -> None:
+        """``state`` is the latest: the digest of the move that led to it, if any, and the
+        record's last digest."""
+        digest = state_digest(state)
+        if self.state is not None:
+            self.record.move_digests += digest[:DIGEST_BYTES]
         self.state = state
-        self.record.final_digest = state_digest(state)
+        self.record.final_digest = digest
 
 
 def to_json(record: api.GameRecord) -> str:

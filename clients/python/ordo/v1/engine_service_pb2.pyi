@@ -480,10 +480,10 @@ class GameRecord(_message.Message):
     server of the same rules version (and, for sealed states, the same keys). Its proto JSON form is
     the file format of records (`.ordo.json`).
 
-    A record is self-checking: each move carries a short digest of the state it led to, and the
-    record the full digest of its last state. A digest is SHA-256 over the GameState as the server
-    returned it (its proto serialization, fields in number order): the sealed bytes of a sealed state,
-    so that a record holds no secret its initial state does not.
+    A record is self-checking: it holds a short digest of the state each move led to, and the full
+    digest of its last state. A digest is SHA-256 over the GameState as the server returned it (its
+    proto serialization, fields in number order): the sealed bytes of a sealed state, so that a
+    record holds no secret its initial state does not.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -492,6 +492,7 @@ class GameRecord(_message.Message):
     INITIAL_STATE_FIELD_NUMBER: _builtins.int
     MOVES_FIELD_NUMBER: _builtins.int
     FINAL_DIGEST_FIELD_NUMBER: _builtins.int
+    MOVE_DIGESTS_FIELD_NUMBER: _builtins.int
     format_version: _builtins.int
     """The version of the record format: 1. A record of another version is refused with reason
     RECORD_FORMAT_UNSUPPORTED.
@@ -499,6 +500,10 @@ class GameRecord(_message.Message):
     final_digest: _builtins.bytes
     """The SHA-256 (32 bytes) of the last state: the state after the last move, or the initial state
     of a record without moves.
+    """
+    move_digests: _builtins.bytes
+    """The first 4 bytes of the SHA-256 of the state after each move, one after the other in the
+    order of `moves` (4 bytes per move).
     """
     @_builtins.property
     def initial_state(self) -> _common_pb2.GameState:
@@ -517,10 +522,11 @@ class GameRecord(_message.Message):
         initial_state: _common_pb2.GameState | None = ...,
         moves: _abc.Iterable[Global___RecordedMove] | None = ...,
         final_digest: _builtins.bytes = ...,
+        move_digests: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["final_digest", b"final_digest", "format_version", b"format_version", "initial_state", b"initial_state", "moves", b"moves"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["final_digest", b"final_digest", "format_version", b"format_version", "initial_state", b"initial_state", "move_digests", b"move_digests", "moves", b"moves"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -534,9 +540,6 @@ class RecordedMove(_message.Message):
 
     ACTION_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
-    DIGEST_FIELD_NUMBER: _builtins.int
-    digest: _builtins.bytes
-    """The first 4 bytes of the SHA-256 of the state the move led to."""
     @_builtins.property
     def action(self) -> _common_pb2.Action:
         """A seat's action."""
@@ -550,11 +553,10 @@ class RecordedMove(_message.Message):
         *,
         action: _common_pb2.Action | None = ...,
         bot: Global___BotMove | None = ...,
-        digest: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "digest", b"digest", "move", b"move"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["action", "bot"]  # noqa: Y015
     _WhichOneofArgType_move: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
