@@ -29,7 +29,7 @@ from service.servicer import GameEngineServicer
 REPLAY_TARGET = 20_000  # moves a second the engine replays on one core
 SIZE_TARGET = 20_000  # bytes of a whole 6 nimmt! game's record as JSON
 SIZE_GAME = "six_nimmt"
-SIZE_SEEDS = 5  # games per seat count for the record sizes (3 with --quick)
+SIZE_SEEDS = 10  # games per seat count for the record sizes (3 with --quick)
 
 
 def run(settings: Settings, chosen: Sequence[Game]) -> None:
@@ -74,8 +74,11 @@ def engine_replay(settings: Settings, chosen: Sequence[Game]) -> None:
     print(table(("game", "seats", "moves/game", "moves/s", "x target"), rows))
 
 
-def recorded(servicer: GameEngineServicer, game: Game, seed: int) -> api.GameRecord:
-    """A whole game of heuristic bots through ``servicer``, recorded as a client records it."""
+def recorded(
+    servicer: GameEngineServicer, game: Game, seed: int, as_actions: bool = False
+) -> api.GameRecord:
+    """A whole game of heuristic bots through ``servicer``, recorded as a client records it:
+    bot moves, or (``as_actions``) the same moves as the actions the bots suggest."""
     started = servicer.NewGame(
         api.NewGameRequest(
             seats=game.seats, seed=seed, options=common.GameOptions(**{game.id: {}})
@@ -86,13 +89,16 @@ def recorded(servicer: GameEngineServicer, game: Game, seed: int) -> api.GameRec
     state, status = started.state, started.status
     while not status.finished:
         bot = api.BotMove(seat=status.seats_to_act[0], policy="heuristic")
+        request = api.ApplyActionRequest(state=state, bot=bot)
+        if as_actions:
+            asked = api.SuggestActionRequest(state=state, seat=bot.seat, policy=bot.policy)
+            action = servicer.SuggestAction(asked, CallRecord("SuggestAction")).action
+            request = api.ApplyActionRequest(state=state, action=action)
         answer = api.ApplyActionResponse.FromString(
-            servicer.ApplyAction(
-                api.ApplyActionRequest(state=state, bot=bot), CallRecord("ApplyAction")
-            )
+            servicer.ApplyAction(request, CallRecord("ApplyAction"))
         )
         state, status = answer.state, answer.status
-        record.moves.add(bot=bot)
+        record.moves.add(**({"action": action} if as_actions else {"bot": bot}))
         record.move_digests += records.state_digest(state)[: records.DIGEST_BYTES]
     record.final_digest = records.state_digest(state)
     return record
@@ -134,23 +140,21 @@ def record_sizes(settings: Settings) -> None:
     rows = []
     for seats in engine.info.seat_counts:
         game = Game(SIZE_GAME, engine, None, seats)  # type: ignore[arg-type]  # no codec needed
-        made = [recorded(servicer, game, seed) for seed in seeds]
-        sizes = [len(records.to_json(record).encode()) for record in made]
-        moves = [len(record.moves) for record in made]
-        rows.append(
-            (
-                seats,
-                fmt_int(statistics.mean(moves)),
-                fmt_int(statistics.mean(sizes)),
-                fmt_int(max(sizes)),
-                f"{max(sizes) / SIZE_TARGET:.2f}",
-            )
-        )
+        row: list[Any] = [seats]
+        for as_actions in (False, True):
+            made = [recorded(servicer, game, seed, as_actions) for seed in seeds]
+            sizes = [len(records.to_json(record).encode()) for record in made]
+            if not as_actions:
+                row.append(fmt_int(statistics.mean(len(record.moves) for record in made)))
+            row += [fmt_int(statistics.mean(sizes)), fmt_int(max(sizes))]
+        rows.append(row)
     print(
         f"\nA whole {SIZE_GAME} game to 66 points as a record file (JSON), heuristic bots, "
         f"{len(seeds)} games per seat count (target: under {fmt_int(SIZE_TARGET)} bytes):"
     )
-    print(table(("seats", "moves", "bytes (mean)", "bytes (max)", "max / target"), rows, left=0))
+    print("(the same games recorded as bot moves, and as the actions the bots chose)")
+    headers = ("seats", "moves", "bots: mean", "bots: max", "actions: mean", "actions: max")
+    print(table(headers, rows, left=0))
 
 
 def _best(

@@ -124,7 +124,7 @@ export function recordToJson(record: GameRecord): string {
   const fields = toJson(GameRecordSchema, record) as Record<string, unknown>;
   const lines = Object.entries(fields).map(([name, value]) => {
     if (name === "moves" && Array.isArray(value)) {
-      const moves = value.map((move) => `    ${JSON.stringify(move)}`).join(",\n");
+      const moves = value.map((move) => JSON.stringify(move)).join(",\n");
       return `  "moves": [\n${moves}\n  ]`;
     }
     return `  ${JSON.stringify(name)}: ${JSON.stringify(value)}`;

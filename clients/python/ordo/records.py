@@ -109,11 +109,12 @@ class Recorder:
 
 
 def to_json(record: api.GameRecord) -> str:
-    """The file text of ``record``: proto JSON, one move a line."""
+    """The file text of ``record``: proto JSON, one move a line (not indented: a whole game's
+    record stays small)."""
     lines = []
     for name, value in json_format.MessageToDict(record).items():
         if name == MOVES_FIELD:
-            entries = ",\n".join(f"    {_compact(move)}" for move in value)
+            entries = ",\n".join(_compact(move) for move in value)
             lines.append(f'  "{MOVES_FIELD}": [\n{entries}\n  ]')
         else:
             lines.append(f"  {json.dumps(name)}: {_compact(value)}")
