@@ -9,9 +9,11 @@ whose state differs is the one named. A record longer than a whole game of its s
 could be is refused before a move is played.
 
 Steps come a page at a time (``first_step``, ``page_size``): every page is an ordinary unary
-call that any replica answers alone from the request (the record is replayed whole each time, the
-views encoded for the page only), so pages go through the call path, retries, logs and metrics
-every other method has, over both doors.
+call that any replica answers alone from the request, so pages go through the call path, retries,
+logs and metrics every other method has, over both doors. A page replays the whole record (and
+checks it to its last digest), or, given the state its previous page ended on (``from_state``,
+checked against the record's digest of that step), its own moves only: walking a long game costs
+one replay, not one per page.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ FINAL_STATUS_KEY = wire.key(_RESPONSE_FIELDS["final_status"].number, wire.LENGTH
 MOVE_COUNT_KEY = wire.key(_RESPONSE_FIELDS["move_count"].number, wire.VARINT)
 STEPS_KEY = wire.key(_RESPONSE_FIELDS["steps"].number, wire.LENGTH_DELIMITED)
 NEXT_STEP_KEY = wire.key(_RESPONSE_FIELDS["next_step"].number, wire.VARINT)
+NEXT_STATE_KEY = wire.key(_RESPONSE_FIELDS["next_state"].number, wire.LENGTH_DELIMITED)
 # A step's events are encoded as ApplyAction's are: the same field of the same message type.
 if wire.key(_STEP_FIELDS["events"].number, wire.LENGTH_DELIMITED) != RESPONSE_EVENTS_KEY:
     raise RuntimeError("ReplayStep.events must have the number of ApplyActionResponse.events")
@@ -112,17 +115,23 @@ def replay_game(
     seats = game.engine.seats(state)
     if watch.viewer >= 0:
         game.engine.check_seat(state, watch.viewer)
+    resumed = request.HasField("from_state")
     steps: list[bytes] = []
-    if watch.first == 0 <= watch.last:
-        steps.append(_step(game, state, 0, None, (), watch, servicer, seats))
-    data = b""
+    sent: bytes | None = None  # the state before the next move as the server sent it
+    if resumed:
+        state, sent = _from_state(servicer, game, request, watch, call)
+        first, last = watch.first, watch.last
+    else:
+        first, last = 1, len(moves)
+        if watch.first == 0 <= watch.last:
+            steps.append(_step(game, state, 0, None, (), watch, servicer, seats))
+    data = page_end = b""
     digests = record.move_digests
-    sent: bytes | None = None
     parts = None
     status = game.engine.status(state)
-    for step, move in enumerate(moves, 1):
+    for step in range(first, last + 1):
         try:
-            seat, action = _decode_move(servicer, game, state, move, record, sent, call)
+            seat, action = _decode_move(servicer, game, state, moves[step - 1], record, sent, call)
             start = perf_counter()
             try:
                 transition = game.engine.apply(state, seat, action)
@@ -145,6 +154,20 @@ def replay_game(
         state, sent = transition.state, data
         if watch.first <= step <= watch.last:
             steps.append(_step(game, state, step, seat, transition.events, watch, servicer, seats))
+            page_end = data
+    call.seat = None if watch.viewer < 0 else watch.viewer
+    more = watch.first <= watch.last < len(moves)
+    if more and watch.last == 0:
+        page_end = record.initial_state.SerializeToString(deterministic=True)
+    fields = [
+        wire.uint_field(MOVE_COUNT_KEY, len(moves)),
+        *(wire.length_delimited(STEPS_KEY, step) for step in steps),
+        wire.uint_field(NEXT_STEP_KEY, watch.last + 1 if more else 0),
+    ]
+    if more:
+        fields.append(wire.length_delimited(NEXT_STATE_KEY, page_end))
+    if resumed:
+        return b"".join(fields)
     if not moves:
         data = servicer._state_bytes(game, state, call)
     if record.final_digest != state_digest(data) or len(digests) != len(moves) * DIGEST_BYTES:
@@ -159,17 +182,51 @@ def replay_game(
             "every card is shown only once the game is over; this record's game goes on",
             REVEAL_NOT_FINISHED,
         )
-    call.seat = None if watch.viewer < 0 else watch.viewer
-    next_step = watch.last + 1 if watch.first <= watch.last < len(moves) else 0
     return b"".join(
         (
             wire.length_delimited(FINAL_STATE_KEY, data),
             wire.length_delimited(FINAL_STATUS_KEY, encode_status(status).SerializeToString()),
-            wire.uint_field(MOVE_COUNT_KEY, len(moves)),
-            *(wire.length_delimited(STEPS_KEY, step) for step in steps),
-            wire.uint_field(NEXT_STEP_KEY, next_step),
+            *fields,
         )
     )
+
+
+def _from_state(
+    servicer: GameEngineServicer,
+    game: Game,
+    request: api.ReplayGameRequest,
+    watch: Watch,
+    call: CallRecord,
+) -> tuple[Any, bytes]:
+    """The engine state a page starts from (``from_state``, the state at ``first_step`` - 1),
+    once it is known to be the record's state there; and its bytes as sent."""
+    if watch.reveal or watch.viewer == ALL_EVENTS:
+        raise RequestError(
+            "from_state goes with a viewer's pages: reveal, and a replay that only checks the "
+            "record, play the whole record"
+        )
+    first = watch.first
+    if first == 0:
+        raise RequestError(
+            "from_state is the state before first_step, which must then be 1 or more"
+        )
+    record = request.record
+    sent = request.from_state.SerializeToString(deterministic=True)
+    if first == 1:
+        same = sent == record.initial_state.SerializeToString(deterministic=True)
+    else:
+        digest = record.move_digests[(first - 2) * DIGEST_BYTES : (first - 1) * DIGEST_BYTES]
+        same = state_digest(sent)[:DIGEST_BYTES] == digest
+    if not same:
+        raise RequestError(
+            f"from_state is not the record's state at step {first - 1}",
+            RECORD_MISMATCH,
+            step=str(first - 1),
+        )
+    resumed, state = servicer._decode_state(request.from_state, call)
+    if resumed is not game:
+        raise RequestError("from_state is a state of another game", "GAME_MISMATCH")
+    return state, sent
 
 
 def _initial_state(

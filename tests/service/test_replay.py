@@ -143,6 +143,36 @@ class TestReplay:
         assert [step.step for step in last.steps] == [moves]
         assert last.next_step == 0
 
+    def test_pages_from_the_state_the_last_one_ended_on(self, stub: Stub) -> None:
+        """A page asked from the previous page's next_state holds the very steps a page of the
+        whole record holds, without the last state (it plays its own moves only)."""
+        record = loaded("six_nimmt", "to_66")
+        viewer = common.Viewer(seat=3)
+        first = replay(stub, record, viewer=viewer, page_size=50)
+        assert first.next_step == 50
+        second = replay(
+            stub, record, viewer=viewer, page_size=50, first_step=50, from_state=first.next_state
+        )
+        whole = replay(stub, record, viewer=viewer, page_size=50, first_step=50)
+        assert list(second.steps) == list(whole.steps)
+        assert (second.next_step, second.next_state) == (whole.next_step, whole.next_state)
+        assert not second.HasField("final_state")
+        assert not second.HasField("final_status")
+        assert whole.HasField("final_state")
+
+    def test_a_resumed_page_plays_only_its_moves(self, stub: Stub) -> None:
+        """From a page's next_state, the moves after the page are not played: a record whose
+        end is cut still shows the page, while the whole replay refuses it."""
+        record = loaded("six_nimmt", "to_66")
+        viewer = common.Viewer(seat=0)
+        first = replay(stub, record, viewer=viewer, page_size=20)
+        del record.moves[60:]
+        page = replay(
+            stub, record, viewer=viewer, page_size=20, first_step=20, from_state=first.next_state
+        )
+        assert [step.step for step in page.steps] == list(range(20, 40))
+        assert refusal(stub, record, viewer=viewer, first_step=20)[0] == "RECORD_MISMATCH"
+
     def test_a_sealed_record_replays_sealed(self, sealed_stub: Stub) -> None:
         """A sealed record replays on a server with its key, to a sealed last state."""
         record = loaded("six_nimmt", "sealed")
@@ -313,6 +343,39 @@ class TestRefusals:
         reason, _message, _metadata = refusal(stub, record, reveal=True)
         assert reason == "REVEAL_NOT_FINISHED"
         assert replay(stub, record, viewer=common.Viewer(seat=0)).steps
+
+    def test_a_from_state_of_another_step(self, stub: Stub) -> None:
+        """A from_state that is not the record's state before first_step is RECORD_MISMATCH at
+        that step."""
+        record = loaded("up_or_down", "short")
+        viewer = common.Viewer(seat=0)
+        first = replay(stub, record, viewer=viewer, page_size=5)
+        reason, _message, metadata = refusal(
+            stub, record, viewer=viewer, first_step=6, from_state=first.next_state
+        )
+        assert (reason, metadata["step"]) == ("RECORD_MISMATCH", "5")
+        reason, _message, metadata = refusal(
+            stub, record, viewer=viewer, first_step=1, from_state=first.next_state
+        )
+        assert (reason, metadata["step"]) == ("RECORD_MISMATCH", "0")
+
+    @pytest.mark.parametrize(
+        "fields",
+        [
+            {"reveal": True, "first_step": 5},
+            {"first_step": 5},
+            {"viewer": common.Viewer(seat=0), "first_step": 0},
+        ],
+        ids=["reveal", "no-viewer", "step-0"],
+    )
+    def test_from_state_only_with_a_viewers_later_pages(
+        self, stub: Stub, fields: dict[str, object]
+    ) -> None:
+        """reveal and a replay that only checks play the whole record: a from_state there, or
+        before step 1, is a bad request (an unfinished game's cards stay hidden)."""
+        record = loaded("up_or_down", "short")
+        state = replay(stub, record, viewer=common.Viewer(seat=0), page_size=5).next_state
+        assert refusal(stub, record, from_state=state, **fields)[0] == "MALFORMED_REQUEST"
 
     @pytest.mark.parametrize(
         ("fields", "expected"),

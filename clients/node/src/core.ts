@@ -87,6 +87,8 @@ export interface ReplayOptions extends CallOptions {
   firstStep?: number;
   /** The most steps in the page (the server's default, 64, when left out; at most 256). */
   pageSize?: number;
+  /** The previous page's `nextState`: the page then replays its own moves only. */
+  fromState?: StateInput;
 }
 
 /** One way to the server, used round-robin with the others, and how to close it. */
@@ -241,6 +243,7 @@ export class ClientCore {
       reveal: init.reveal ?? false,
       firstStep: init.firstStep ?? 0,
       pageSize: init.pageSize ?? 0,
+      fromState: init.fromState,
     };
     return this.call(methods.replayGame, request, init);
   }

@@ -144,20 +144,19 @@ export function recordFromJson(text: string): GameRecord {
 
 /**
  * Every step of `record` as `viewer` saw it (every seat with `reveal`), page after page of
- * `ReplayGame`.
+ * `ReplayGame`: the first page checks the whole record, each next one replays its own moves from
+ * the state the page before ended on (with `reveal`, the whole record).
  */
 export async function* replaySteps(
   client: ClientCore,
   record: GameRecord,
   init: { viewer?: number | "spectator"; reveal?: boolean; pageSize?: number } = {},
 ): AsyncGenerator<ReplayStep> {
-  let firstStep = 0;
-  for (;;) {
-    const page = await client.replayGame(record, { ...init, firstStep });
+  let page = await client.replayGame(record, init);
+  yield* page.steps;
+  while (page.nextStep) {
+    const fromState = init.reveal ? undefined : page.nextState;
+    page = await client.replayGame(record, { ...init, firstStep: page.nextStep, fromState });
     yield* page.steps;
-    if (!page.nextStep) {
-      return;
-    }
-    firstStep = page.nextStep;
   }
 }

@@ -214,11 +214,12 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         reveal: bool = False,
         first_step: int = 0,
         page_size: int = 0,
+        from_state: common.GameState | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.ReplayGameResponse:
         """Play a game record through, as ``Client.replay_game`` does."""
-        request = replay_request(record, viewer, reveal, first_step, page_size)
+        request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
         return await self._call(lambda stub: stub.ReplayGame, request, timeout, request_id)
 
     # ----------------------------------------------------------------- helpers

@@ -395,13 +395,15 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         reveal: bool = False,
         first_step: int = 0,
         page_size: int = 0,
+        from_state: common.GameState | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.ReplayGameResponse:
         """Play a game record through: its last state and status and, for ``viewer`` (a seat or
         a ``Viewer``) or with ``reveal`` (every seat, finished games only), one page of steps
-        from ``first_step`` (``ordo.records.replay_steps`` walks every page)."""
-        request = replay_request(record, viewer, reveal, first_step, page_size)
+        from ``first_step``; from the previous page's ``next_state`` (``from_state``) a page
+        replays its own moves only (``ordo.records.replay_steps`` walks every page)."""
+        request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
         return self._call(lambda stub: stub.ReplayGame, request, timeout, request_id)
 
     # ----------------------------------------------------------------- helpers
@@ -458,10 +460,15 @@ def replay_request(
     reveal: bool,
     first_step: int,
     page_size: int,
+    from_state: common.GameState | None = None,
 ) -> api.ReplayGameRequest:
     """The ``ReplayGameRequest`` of ``Client.replay_game``'s arguments."""
     request = api.ReplayGameRequest(
-        record=record, reveal=reveal, first_step=first_step, page_size=page_size
+        record=record,
+        reveal=reveal,
+        first_step=first_step,
+        page_size=page_size,
+        from_state=from_state,
     )
     if viewer is not None:
         request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)

@@ -150,16 +150,20 @@ def replay_steps(
     page_size: int = 0,
 ) -> Iterator[api.ReplayStep]:
     """Every step of ``record`` as ``viewer`` saw it (every seat with ``reveal``), page after
-    page of ``ReplayGame``."""
-    first = 0
-    while True:
+    page of ``ReplayGame``: the first page checks the whole record, each next one replays its
+    own moves from the state the page before ended on (with ``reveal``, the whole record)."""
+    page = client.replay_game(record, viewer, reveal=reveal, page_size=page_size)
+    yield from page.steps
+    while page.next_step:
         page = client.replay_game(
-            record, viewer, reveal=reveal, first_step=first, page_size=page_size
+            record,
+            viewer,
+            reveal=reveal,
+            first_step=page.next_step,
+            page_size=page_size,
+            from_state=None if reveal else page.next_state,
         )
         yield from page.steps
-        if not page.next_step:
-            return
-        first = page.next_step
 
 
 def _compact(value: Any) -> str:

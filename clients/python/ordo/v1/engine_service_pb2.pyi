@@ -577,6 +577,7 @@ class ReplayGameRequest(_message.Message):
     REVEAL_FIELD_NUMBER: _builtins.int
     FIRST_STEP_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    FROM_STATE_FIELD_NUMBER: _builtins.int
     reveal: _builtins.bool
     """Every card shown (optional, finished games only): each step holds every seat's view and every
     event. Set either `viewer` or `reveal`, not both.
@@ -593,6 +594,14 @@ class ReplayGameRequest(_message.Message):
     def viewer(self) -> _common_pb2.Viewer:
         """Who is watching (optional): each step holds this viewer's view and the events it may see."""
 
+    @_builtins.property
+    def from_state(self) -> _common_pb2.GameState:
+        """The state at step `first_step` - 1, as the previous page's `next_state` gave it (optional,
+        with `viewer`): the page then replays its own moves only, from that state (checked against the
+        record's digest of that step), and leaves `final_state` and `final_status` unset. Refused with
+        `reveal`, which plays the whole record to know the game is over.
+        """
+
     def __init__(
         self,
         *,
@@ -601,10 +610,11 @@ class ReplayGameRequest(_message.Message):
         reveal: _builtins.bool = ...,
         first_step: _builtins.int = ...,
         page_size: _builtins.int = ...,
+        from_state: _common_pb2.GameState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["record", b"record", "viewer", b"viewer"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["from_state", b"from_state", "record", b"record", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_step", b"first_step", "page_size", b"page_size", "record", b"record", "reveal", b"reveal", "viewer", b"viewer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_step", b"first_step", "from_state", b"from_state", "page_size", b"page_size", "record", b"record", "reveal", b"reveal", "viewer", b"viewer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -621,21 +631,30 @@ class ReplayGameResponse(_message.Message):
     MOVE_COUNT_FIELD_NUMBER: _builtins.int
     STEPS_FIELD_NUMBER: _builtins.int
     NEXT_STEP_FIELD_NUMBER: _builtins.int
+    NEXT_STATE_FIELD_NUMBER: _builtins.int
     move_count: _builtins.int
     """The number of moves in the record."""
     next_step: _builtins.int
     """The first step of the next page; 0 when this page holds the last step."""
     @_builtins.property
     def final_state(self) -> _common_pb2.GameState:
-        """The state after the last move, as ApplyAction returned it (sealed when the server seals)."""
+        """The state after the last move, as ApplyAction returned it (sealed when the server seals);
+        unset on a page asked `from_state`.
+        """
 
     @_builtins.property
     def final_status(self) -> _common_pb2.GameStatus:
-        """Who is to act after the last move, or the outcome."""
+        """Who is to act after the last move, or the outcome; unset on a page asked `from_state`."""
 
     @_builtins.property
     def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReplayStep]:
         """The steps from `first_step`, at most `page_size` of them; empty without `viewer` and `reveal`."""
+
+    @_builtins.property
+    def next_state(self) -> _common_pb2.GameState:
+        """The state at the page's last step (when there is a next page and a viewer): send it as the
+        next page's `from_state`.
+        """
 
     def __init__(
         self,
@@ -645,10 +664,11 @@ class ReplayGameResponse(_message.Message):
         move_count: _builtins.int = ...,
         steps: _abc.Iterable[Global___ReplayStep] | None = ...,
         next_step: _builtins.int = ...,
+        next_state: _common_pb2.GameState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["final_state", b"final_state", "final_status", b"final_status"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["final_state", b"final_state", "final_status", b"final_status", "next_state", b"next_state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["final_state", b"final_state", "final_status", b"final_status", "move_count", b"move_count", "next_step", b"next_step", "steps", b"steps"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["final_state", b"final_state", "final_status", b"final_status", "move_count", b"move_count", "next_state", b"next_state", "next_step", b"next_step", "steps", b"steps"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
