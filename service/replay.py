@@ -24,7 +24,7 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from engines.base import SPECTATOR, Event, Status, Viewer
-from engines.errors import RulesError, UnsupportedRulesVersionError
+from engines.errors import MalformedActionError, RulesError, UnsupportedRulesVersionError
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import wire
@@ -299,7 +299,7 @@ def _decode_move(
         action = servicer._choose(game, state, bot.seat, bot.policy, bot.seed, msg, sent, call)
         return bot.seat, action
     if which is None:
-        raise RequestError("the move sets neither action nor bot", "MALFORMED_ACTION")
+        raise MalformedActionError("the move sets neither action nor bot")
     seat, action = servicer._decode_action(game, move.action, call)
     return seat, action
 
