@@ -28,7 +28,7 @@ from engines.sequence_numbers.rules import (
     cell_text,
 )
 from engines.six_nimmt import ENGINE as SIX_NIMMT
-from engines.six_nimmt import ChooseRow, RowTaken
+from engines.six_nimmt.rules import ChooseRow, RowTaken
 from engines.up_or_down import ENGINE as UP_OR_DOWN
 from engines.up_or_down import Draw, Neighbour, Placement, Turn
 from tests.engines.test_sequence_numbers import table
