@@ -1,7 +1,7 @@
 """Sequence Numbers rules: values, the turn, sequences and the consistency check
 (docs/rules/sequence_numbers.md).
 
-The board and the deck come from ``tables`` (fixed, versioned data). Cells are numbered row by
+The board and the deck come from ``data`` (fixed, versioned data). Cells are numbered row by
 row, ``cell = row × 10 + column``; cards by their id in the tables (0..95 equation cards in result
 order, then the PLUS and MINUS cards).
 """
@@ -24,9 +24,9 @@ from engines.errors import (
     MalformedActionError,
 )
 from engines.prng import MASK64, Rng
-from engines.sequence_numbers import tables
+from engines.sequence_numbers import data
 
-# States name cells by position and cards by id in the tables: a new tables.TABLES_VERSION
+# States name cells by position and cards by id in the tables: a new data.TABLES_VERSION
 # needs a new RULES_VERSION too, so that states dealt on the old tables are refused.
 RULES_VERSION = 2
 GAME_ID = "sequence_numbers"
@@ -47,21 +47,21 @@ NO_CHIP = -1  # an empty cell (corners always hold NO_CHIP: they are free spaces
 NO_CELL = -1  # no chip awaits its seat's choice of five
 HIDDEN_CARD = -1  # the card of a draw, in the event everyone sees
 
-BOARD_SIZE = tables.BOARD_SIZE
+BOARD_SIZE = data.BOARD_SIZE
 CELLS = BOARD_SIZE * BOARD_SIZE
-DECK_SIZE = tables.DECK_SIZE
-EQUATION_COUNT = len(tables.EQUATIONS)  # card ids below this are equation cards
-PLUS_CARDS = frozenset(tables.PLUS_CARDS)
-MINUS_CARDS = frozenset(tables.MINUS_CARDS)
+DECK_SIZE = data.DECK_SIZE
+EQUATION_COUNT = len(data.EQUATIONS)  # card ids below this are equation cards
+PLUS_CARDS = frozenset(data.PLUS_CARDS)
+MINUS_CARDS = frozenset(data.MINUS_CARDS)
 
-#: The number on each cell, row by row; ``tables.FREE`` on the four corners.
-NUMBERS: tuple[int, ...] = tuple(number for row in tables.BOARD for number in row)
+#: The number on each cell, row by row; ``data.FREE`` on the four corners.
+NUMBERS: tuple[int, ...] = tuple(number for row in data.BOARD for number in row)
 #: Whether each cell is a corner (a free space: every team's chip, nobody places on it).
-IS_CORNER: tuple[bool, ...] = tuple(number == tables.FREE for number in NUMBERS)
+IS_CORNER: tuple[bool, ...] = tuple(number == data.FREE for number in NUMBERS)
 CORNERS: tuple[int, ...] = tuple(cell for cell in range(CELLS) if IS_CORNER[cell])
 ALL_CARDS: list[int] = list(range(DECK_SIZE))
 #: The result of each equation card, by card id.
-RESULTS: tuple[int, ...] = tuple(card[4] for card in tables.EQUATIONS)
+RESULTS: tuple[int, ...] = tuple(card[4] for card in data.EQUATIONS)
 #: The two cells showing each equation card's result, by card id.
 CARD_CELLS: tuple[tuple[int, ...], ...] = tuple(
     tuple(cell for cell in range(CELLS) if NUMBERS[cell] == result) for result in RESULTS
@@ -158,7 +158,7 @@ def card_kind(card: int) -> CardKind:
 def card_text(card: int) -> str:
     """A card for people: ``17 + 9 = 26``, ``PLUS`` or ``MINUS``."""
     if card < EQUATION_COUNT:
-        _, operator, left, right, result = tables.EQUATIONS[card]
+        _, operator, left, right, result = data.EQUATIONS[card]
         return f"{left} {operator} {right} = {result}"
     return card_kind(card).value
 

@@ -102,6 +102,9 @@ class Turn:
         )
 
 
+Action = Turn  # one action is one whole turn
+
+
 Row = tuple[int, ...]  # cards in the order placed
 Display = tuple[Row, ...]
 
