@@ -8,9 +8,10 @@ Then it draws. Five in a line (corners count for every team) make a locked seque
 chooses which five when its fives exclude one another); one sequence wins with 2–3 seats, two with
 4–6.
 
-Modules: ``data`` (the board and deck, generated once by ``gen_data``), ``rules`` (values, the
-turn, sequences, the consistency check), ``bots`` (the ``heuristic`` player), ``engine`` (the
-shared protocol and ``ENGINE``, the registered engine).
+Modules: ``data`` (the board and deck, generated once by ``gen_data``), ``rules`` (a package, one
+module per seam: ``board``, ``cards``, ``state``, ``sequences``, ``turn`` and the consistency
+``check``), ``bots`` (the ``heuristic`` player), ``engine`` (the shared protocol and ``ENGINE``,
+the registered engine).
 
 Decisions (docs/rules/sequence_numbers.md, where the rulebook is silent):
 - Board and deck [decision]: the fixed, versioned tables in ``data``: 10 × 10 cells, the four
