@@ -156,8 +156,15 @@ def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
     if plays == 0:
         raise InvalidStateError("a team won before any turn was played")
     # The winning play ends the game at once (once its seat has chosen its fives): it was the
-    # last play, and the sequences it completed are the last ones, all of the winner's.
-    if (plays - 1) % seats % teams != winner:
+    # last play, and the sequences it completed are the last ones, all of the winner's. A play
+    # awaiting its choice of five is the last play, and the sequences it locked are the ones
+    # through its chip: when the team's others already win, the game ended before that play.
+    won_before = (
+        pending != NO_CELL
+        and counts[winner] - sum(pending in sequence.cells for sequence in state.sequences)
+        >= needed
+    )
+    if (plays - 1) % seats % teams != winner or won_before:
         raise InvalidStateError(f"team {winner} won but did not make the last play")
     last_run = 0
     for sequence in reversed(state.sequences):
