@@ -237,7 +237,7 @@ Handler = Callable[[bytes], object]
 
 def _apply_handler(servicer: GameEngineServicer, observers: Sequence[Any] = ()) -> Handler:
     """The server's real ``ApplyAction`` handler of ``servicer`` with its response serializer."""
-    from service.server import rpc_handler  # noqa: PLC0415
+    from service.grpc_door import rpc_handler  # noqa: PLC0415
 
     context = cast("grpc.ServicerContext", _Context())
     details = cast("grpc.HandlerCallDetails", SimpleNamespace(method=APPLY_PATH))
