@@ -46,9 +46,11 @@ from engines.base import Status, Transition
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from service.caches import DEFAULT_STATE_CACHE_BYTES
+from service.encoding import encode_status
 from service.observe import CallRecord
 from service.sealing import Sealer, StateKey
-from service.servicer import DEFAULT_STATE_CACHE_BYTES, GameEngineServicer, encode_status
+from service.servicer import GameEngineServicer
 
 #: Actions per second each game's engine should reach on one core. 6 nimmt! has its own target
 #: (bots simulate many of its turns per decision); every other game, present or future, gets the
