@@ -237,7 +237,7 @@ def _quiet_observers() -> Iterator[list[Any]]:
 Handler = Callable[[bytes], object]
 
 
-def _apply_handler(servicer: GameEngineServicer, observers: Sequence[Any] = ()) -> Handler:
+def apply_handler(servicer: GameEngineServicer, observers: Sequence[Any] = ()) -> Handler:
     """The server's real ``ApplyAction`` handler of ``servicer`` with its response serializer."""
     from service.grpc_door import rpc_handler  # noqa: PLC0415
 
@@ -257,7 +257,7 @@ def _apply_handler(servicer: GameEngineServicer, observers: Sequence[Any] = ()) 
 
 def _apply_handlers(observers: Sequence[Any]) -> tuple[Handler, Handler]:
     """The server's real ``ApplyAction`` handler, without and with the observers."""
-    return _apply_handler(GameEngineServicer()), _apply_handler(GameEngineServicer(), observers)
+    return apply_handler(GameEngineServicer()), apply_handler(GameEngineServicer(), observers)
 
 
 def handler_parts(
@@ -352,7 +352,7 @@ def sealed_table(
         plain = [apply_request(game, step) for step in samples[game.id]]
         sealed = [sealed_request(game, raw, sealer) for raw in plain]
         cases = [
-            (_apply_handler(GameEngineServicer(size, sealer if seal else None)), requests)
+            (apply_handler(GameEngineServicer(size, sealer if seal else None)), requests)
             for size in (DEFAULT_STATE_CACHE_BYTES, 0)
             for seal, requests in ((False, plain), (True, sealed))
         ]
