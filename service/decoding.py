@@ -15,7 +15,7 @@ from __future__ import annotations
 import secrets
 import zlib
 from time import perf_counter
-from typing import Any, NamedTuple
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
@@ -34,17 +34,13 @@ from service.state_cache import StateCache
 DEFAULT_POLICY = "heuristic"
 
 
-class Move(NamedTuple):
-    """An ``ApplyActionRequest`` decoded: who acts with what, on which state, seen by whom."""
-
-    game: Game
-    state: Any  # the engine state the action applies to
-    parts: Any  # the encoded parts of ``state`` when this worker returned it, else None
-    seat: int  # the seat that acts
-    action: Any  # its engine action, when it was sent
-    viewer: int  # whose events the answer carries: a seat, ``ALL_EVENTS`` or ``PUBLIC_EVENTS``
-    policy: str | None = None  # the policy of the bot that chooses the action, when none was sent
-    seed: int = 0  # that bot's seed
+#: An ``ApplyActionRequest`` decoded (``Decoder.move``), a plain tuple as the hot path wants it:
+#: the game; the engine state the action applies to; the encoded parts of that state when this
+#: worker returned it (else None); the seat that acts; its engine action (None when a bot
+#: chooses it); the viewer, whose events the answer carries (a seat, ``ALL_EVENTS`` or
+#: ``PUBLIC_EVENTS``); the policy of the bot that chooses the action (None when one was sent);
+#: that bot's seed.
+Move = tuple[Game, Any, Any, int, Any, int, "str | None", int]
 
 
 def parse(message_type: Any, data: bytes) -> Any:
@@ -118,7 +114,7 @@ class Decoder:
         return game, state
 
     def move(self, request: api.ApplyActionRequest | bytes, call: CallRecord) -> Move:
-        """The ``Move`` of an ``ApplyActionRequest``: a message, or its serialized bytes as they
+        """The ``Move`` of an ``ApplyActionRequest``, a message, or its serialized bytes as they
         arrived (``ApplyAction``'s own path: the state's bytes key the state cache, the bytes
         after them the actions decoded before)."""
         if isinstance(request, bytes):
@@ -128,7 +124,7 @@ class Decoder:
         game, state, parts = self._state_and_parts(msg, call, sent)
         if isinstance(move, KnownAction):  # the common case: an action sent before
             seat, action = self.action(game, move, call)
-            return Move(game, state, parts, seat, action, move.viewer)
+            return game, state, parts, seat, action, move.viewer, None, 0
         if move.HasField("viewer"):
             seat_or_none = viewer_seat(move.viewer)
             viewer = PUBLIC_EVENTS if seat_or_none is None else seat_or_none
@@ -141,11 +137,11 @@ class Decoder:
             call.seat = bot.seat
             seed = bot_seed(bot.seed, bot.seat, msg, sent)
             policy = bot.policy or DEFAULT_POLICY
-            return Move(game, state, parts, bot.seat, None, viewer, policy, seed)
+            return game, state, parts, bot.seat, None, viewer, policy, seed
         if not move.HasField("action"):
             raise MalformedActionError("the request has no move: set action or bot")
         seat, action = self.action(game, move.action, call, rest, viewer)
-        return Move(game, state, parts, seat, action, viewer)
+        return game, state, parts, seat, action, viewer, None, 0
 
     def action(
         self,

@@ -19,7 +19,6 @@ from engines.base import Event, Outcome, Status
 from ordo.v1 import common_pb2 as common
 from service import wire
 from service.caches import AUDIENCE_BYTES, AUDIENCE_COST, Encodings
-from service.decoding import Move
 from service.games import (
     ALL_EVENTS,
     PUBLIC_EVENTS,
@@ -94,19 +93,27 @@ class Encoder:
         self.sealer = sealer
 
     def apply_response(
-        self, move: Move, new_state: Any, status: Status, events: Sequence[Event], call: CallRecord
+        self,
+        game: Game,
+        state: Any,
+        parts: Any,
+        new_state: Any,
+        status: Status,
+        events: Sequence[Event],
+        viewer: int,
+        call: CallRecord,
     ) -> bytes:
-        """The serialized ``ApplyActionResponse`` of ``move``: the state it led to, its status
-        and the events the move's viewer may see."""
-        game = move.game
-        state = self.state_bytes(game, new_state, call, move.state, move.parts)
+        """The serialized ``ApplyActionResponse`` of an action of ``game`` that led from
+        ``state`` (whose encoded ``parts`` may be known) to ``new_state``: that state, its
+        ``status`` and the ``events`` that ``viewer`` may see."""
+        data = self.state_bytes(game, new_state, call, state, parts)
         return b"".join(
             (
                 RESPONSE_STATE_KEY,
-                wire.varint(len(state)),
-                state,
+                wire.varint(len(data)),
+                data,
                 self.status_field(status),
-                *self.event_fields(game, game.engine.seats(move.state), events, move.viewer),
+                *self.event_fields(game, game.engine.seats(state), events, viewer),
             )
         )
 

@@ -80,17 +80,16 @@ class GameEngineServicer:
     def ApplyAction(self, request: api.ApplyActionRequest | bytes, call: CallRecord) -> bytes:
         """Apply the action; the answer is the serialized ``ApplyActionResponse``. The request
         is a message, or its serialized bytes as they arrived (see ``RAW_REQUESTS``)."""
-        move = self.decoder.move(request, call)
-        engine, state, seat = move.game.engine, move.state, move.seat
-        action = move.action
-        if move.policy is not None:
+        game, state, parts, seat, action, viewer, policy, seed = self.decoder.move(request, call)
+        engine = game.engine
+        if policy is not None:
             start = perf_counter()
             try:
-                action = engine.suggest(state, seat, move.policy, Rng(move.seed))
+                action = engine.suggest(state, seat, policy, Rng(seed))
             finally:
                 call.engine_seconds += perf_counter() - start
-        if move.viewer >= 0:
-            engine.check_seat(state, move.viewer)
+        if viewer >= 0:
+            engine.check_seat(state, viewer)
         start = perf_counter()
         try:
             transition = engine.apply(state, seat, action)
@@ -98,7 +97,9 @@ class GameEngineServicer:
         finally:
             call.engine_seconds += perf_counter() - start
         call.game_finished = status.finished
-        return self.encoder.apply_response(move, transition.state, status, transition.events, call)
+        return self.encoder.apply_response(
+            game, state, parts, transition.state, status, transition.events, viewer, call
+        )
 
     def ValidateAction(
         self, request: api.ValidateActionRequest, call: CallRecord
