@@ -1,8 +1,9 @@
 """``ReplayGame``: play a game record through, check its digests, show one page of its steps.
 
 A record (``ordo.v1.GameRecord``) is a game's initial state and its moves as they were sent to
-``ApplyAction``; the servicer's own pieces decode the state, decode or choose each move, apply it
-and encode the new state, so a replay gives the very bytes the game gave. Each state is checked
+``ApplyAction``; the servicer's decoder and encoder (``service.decoding``, ``service.encoding``)
+decode the state, decode or choose each move and encode the new state, so a replay gives the
+very bytes the game gave. Each state is checked
 against its move's digest (the first ``DIGEST_BYTES`` of the SHA-256 of the state as the server
 returns it, in ``move_digests``), and the last against the record's full digest: the first step
 whose state differs is the one named. A record longer than a whole game of its seats and options
@@ -25,22 +26,17 @@ from typing import TYPE_CHECKING, Any
 
 from engines.base import SPECTATOR, Event, Status, Viewer
 from engines.errors import MalformedActionError, RulesError, UnsupportedRulesVersionError
+from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import wire
+from service.decoding import DEFAULT_POLICY, Decoder, bot_seed, viewer_seat
+from service.encoding import Encoder, encode_status
 from service.errors import RequestError
-from service.servicer import (
-    ALL_EVENTS,
-    PUBLIC_EVENTS,
-    RESPONSE_EVENTS_KEY,
-    Game,
-    _viewer_seat,
-    encode_status,
-)
+from service.games import ALL_EVENTS, PUBLIC_EVENTS, RESPONSE_EVENTS_KEY, Game
 
 if TYPE_CHECKING:
     from service.observe import CallRecord
-    from service.servicer import GameEngineServicer
 
 FORMAT_VERSION = 1  # GameRecord.format_version of the records this server plays
 DIGEST_BYTES = 4  # the digest of each move: the first bytes of its state's SHA-256
@@ -88,9 +84,10 @@ class Watch:
 
 
 def replay_game(
-    servicer: GameEngineServicer, request: api.ReplayGameRequest, call: CallRecord
+    decoder: Decoder, encoder: Encoder, request: api.ReplayGameRequest, call: CallRecord
 ) -> bytes:
-    """Play ``request.record`` through; the answer is the serialized ``ReplayGameResponse``."""
+    """Play ``request.record`` through with a servicer's ``decoder`` and ``encoder``; the answer
+    is the serialized ``ReplayGameResponse``."""
     record = request.record
     if record.format_version != FORMAT_VERSION:
         raise RequestError(
@@ -100,7 +97,7 @@ def replay_game(
             record_version=str(record.format_version),
             server_version=str(FORMAT_VERSION),
         )
-    game, state = _initial_state(servicer, record.initial_state, call)
+    game, state = _initial_state(decoder, record.initial_state, call)
     moves = record.moves
     most = game.engine.max_actions(state) - state.revision
     if len(moves) > most:
@@ -119,19 +116,19 @@ def replay_game(
     steps: list[bytes] = []
     sent: bytes | None = None  # the state before the next move as the server sent it
     if resumed:
-        state, sent = _from_state(servicer, game, request, watch, call)
+        state, sent = _from_state(decoder, game, request, watch, call)
         first, last = watch.first, watch.last
     else:
         first, last = 1, len(moves)
         if watch.first == 0 <= watch.last:
-            steps.append(_step(game, state, 0, None, (), watch, servicer, seats))
+            steps.append(_step(game, state, 0, None, (), watch, encoder, seats))
     data = page_end = b""
     digests = record.move_digests
     parts = None
     status = game.engine.status(state)
     for step in range(first, last + 1):
         try:
-            seat, action = _decode_move(servicer, game, state, moves[step - 1], record, sent, call)
+            seat, action = _decode_move(decoder, game, state, moves[step - 1], record, sent, call)
             start = perf_counter()
             try:
                 transition = game.engine.apply(state, seat, action)
@@ -140,7 +137,7 @@ def replay_game(
                 call.engine_seconds += perf_counter() - start
         except RulesError as error:
             raise _at_step(error, step) from None
-        data = servicer._state_bytes(game, transition.state, call, state, parts)
+        data = encoder.state_bytes(game, transition.state, call, state, parts)
         digest = digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
         if digest != state_digest(data)[:DIGEST_BYTES]:
             raise RequestError(
@@ -149,11 +146,11 @@ def replay_game(
                 RECORD_MISMATCH,
                 step=str(step),
             )
-        known = servicer.states.get(data) if servicer.states.max_bytes else None
+        known = encoder.states.get(data) if encoder.states.max_bytes else None
         parts = known[2] if known is not None else None
         state, sent = transition.state, data
         if watch.first <= step <= watch.last:
-            steps.append(_step(game, state, step, seat, transition.events, watch, servicer, seats))
+            steps.append(_step(game, state, step, seat, transition.events, watch, encoder, seats))
             page_end = data
     call.seat = None if watch.viewer < 0 else watch.viewer
     more = watch.first <= watch.last < len(moves)
@@ -169,7 +166,7 @@ def replay_game(
     if resumed:
         return b"".join(fields)
     if not moves:
-        data = servicer._state_bytes(game, state, call)
+        data = encoder.state_bytes(game, state, call)
     if record.final_digest != state_digest(data) or len(digests) != len(moves) * DIGEST_BYTES:
         raise RequestError(
             f"the last state (step {len(moves)}) is not the one the record was made with: moves "
@@ -192,7 +189,7 @@ def replay_game(
 
 
 def _from_state(
-    servicer: GameEngineServicer,
+    decoder: Decoder,
     game: Game,
     request: api.ReplayGameRequest,
     watch: Watch,
@@ -223,25 +220,23 @@ def _from_state(
             RECORD_MISMATCH,
             step=str(first - 1),
         )
-    resumed, state = servicer._decode_state(request.from_state, call)
+    resumed, state = decoder.state(request.from_state, call)
     if resumed is not game:
         raise RequestError("from_state is a state of another game", "GAME_MISMATCH")
     return state, sent
 
 
-def _initial_state(
-    servicer: GameEngineServicer, msg: common.GameState, call: CallRecord
-) -> tuple[Game, Any]:
+def _initial_state(decoder: Decoder, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
     """The game and engine state of a record's initial state, decoded and checked as any state
     a request carries; a state of another rules version is never decoded under these rules."""
     game_id = msg.WhichOneof("game")
-    if game_id in servicer.games:
-        _check_rules_version(servicer.games[game_id], msg.rules_version)
+    if game_id in decoder.games:
+        _check_rules_version(decoder.games[game_id], msg.rules_version)
     try:
-        return servicer._decode_state(msg, call)
+        return decoder.state(msg, call)
     except UnsupportedRulesVersionError:
         # A sealed state opens before its version is read: its seal binds the version.
-        _check_rules_version(servicer.games[msg.game_id], msg.rules_version)
+        _check_rules_version(decoder.games[msg.game_id], msg.rules_version)
         raise
 
 
@@ -263,7 +258,7 @@ def _watch(request: api.ReplayGameRequest, moves: int) -> Watch:
     if has_viewer and request.reveal:
         raise RequestError("set either viewer or reveal, not both")
     if has_viewer:
-        seat = _viewer_seat(request.viewer)
+        seat = viewer_seat(request.viewer)
         viewer = PUBLIC_EVENTS if seat is None else seat
     else:
         viewer = ALL_EVENTS
@@ -282,7 +277,7 @@ def _watch(request: api.ReplayGameRequest, moves: int) -> Watch:
 
 
 def _decode_move(
-    servicer: GameEngineServicer,
+    decoder: Decoder,
     game: Game,
     state: Any,
     move: api.RecordedMove,
@@ -295,13 +290,17 @@ def _decode_move(
     which = move.WhichOneof("move")
     if which == "bot":
         bot = move.bot
-        msg = record.initial_state if sent is None else None
-        action = servicer._choose(game, state, bot.seat, bot.policy, bot.seed, msg, sent, call)
+        call.seat = bot.seat
+        seed = bot_seed(bot.seed, bot.seat, record.initial_state if sent is None else None, sent)
+        start = perf_counter()
+        try:
+            action = game.engine.suggest(state, bot.seat, bot.policy or DEFAULT_POLICY, Rng(seed))
+        finally:
+            call.engine_seconds += perf_counter() - start
         return bot.seat, action
     if which is None:
         raise MalformedActionError("the move sets neither action nor bot")
-    seat, action = servicer._decode_action(game, move.action, call)
-    return seat, action
+    return decoder.action(game, move.action, call)
 
 
 def _at_step(error: RulesError, step: int) -> RulesError:
@@ -319,7 +318,7 @@ def _step(
     seat: int | None,
     events: tuple[Event, ...],
     watch: Watch,
-    servicer: GameEngineServicer,
+    encoder: Encoder,
     seats: int,
 ) -> bytes:
     """The serialized ``ReplayStep`` of ``state``, reached by ``seat``'s move with ``events``."""
@@ -328,7 +327,7 @@ def _step(
     fields = [
         wire.uint_field(STEP_KEY, step),
         wire.length_delimited(STEP_VIEW_KEY, _view(game, state, viewer, status)),
-        *servicer._event_fields(game, seats, events, ALL_EVENTS if watch.reveal else watch.viewer),
+        *encoder.event_fields(game, seats, events, ALL_EVENTS if watch.reveal else watch.viewer),
     ]
     if watch.reveal:
         fields += [
