@@ -5,12 +5,20 @@ SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application ro
 
 - ``/ordo.v1.GameEngineService/<Method>``: the generated Connect application (``service.connect``),
   which calls the worker's servicer through the call path the gRPC door uses;
-- ``/healthz``: 200 while the worker serves, 503 once it drains;
-- anything else, with GET or HEAD: the files of the built web playground (``clients/web/dist``).
+- ``/healthz``, with GET or HEAD: 200 while the worker serves, 503 once it drains;
+- anything else, with GET or HEAD: the files of the built web playground (``clients/web/dist``);
+  any other method gets 405.
 
-Requests refused before they reach a method (an unknown method, a content type that is not
-Connect's, gRPC's or gRPC-Web's, a body over the size limit) are logged and counted like calls,
+An RPC is held to the worker's limits first (``service.http_guard``): the requests in progress,
+the bytes of their bodies, the time a body may take; its body is read whole before the library
+is handed it, and a request the library could not read is refused here as the caller's error.
+Requests refused before they reach a method (by the door, or by the library: an unknown method,
+a content type that is not Connect's, gRPC's or gRPC-Web's) are logged and counted like calls,
 under the method they named (``unknown`` when it is none of the service's).
+
+On SIGTERM the door closes its idle connections at once (HTTP/2 with a GOAWAY) and the others as
+their calls are answered; the grace period bounds the wait, kept here rather than by uvicorn,
+which would log an error at the end of every drain that reached it.
 """
 
 from __future__ import annotations
@@ -175,8 +183,8 @@ class Door:
 
     async def _refuse(self, scope: Scope, send: Send, refusal: Refusal) -> None:
         """Answer ``refusal`` in the request's protocol; count and log it like a call."""
-        status, headers, body = answer(scope, refusal)
-        await _respond(send, status, headers, body)
+        for message in answer(scope, refusal):
+            await send(message)
         self._record(self._refusal(scope, refusal.code, refusal.reason))
 
     def _record(self, call: CallRecord) -> None:

@@ -211,9 +211,9 @@ def replay(body: bytes, receive: Receive) -> Receive:
     return receiving
 
 
-def answer(scope: Scope, refusal: Refusal) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-    """The HTTP status, headers and body that say ``refusal`` in the request's protocol, with
-    the one ``ErrorInfo`` every error of the service carries."""
+def answer(scope: Scope, refusal: Refusal) -> list[Message]:
+    """The ASGI messages that say ``refusal`` in the request's protocol, with the one
+    ``ErrorInfo`` every error of the service carries."""
     protocol = protocol_of(scope)
     info = error_details_pb2.ErrorInfo(reason=refusal.reason, domain=DOMAIN)
     headers: list[tuple[bytes, bytes]] = []
@@ -227,20 +227,38 @@ def answer(scope: Scope, refusal: Refusal) -> tuple[int, list[tuple[bytes, bytes
             "details": [{"type": info.DESCRIPTOR.full_name, "value": detail}],
         }
         headers.append((b"content-type", b"application/json"))
-        return CONNECT_STATUS[refusal.code], headers, json.dumps(error).encode()
+        return [
+            {
+                "type": "http.response.start",
+                "status": CONNECT_STATUS[refusal.code],
+                "headers": headers,
+            },
+            {"type": "http.response.body", "body": json.dumps(error).encode()},
+        ]
     status = status_pb2.Status(
         code=GRPC_NUMBERS[refusal.code],
         message=refusal.message,
         details=[any_pb2.Any(type_url=ERROR_INFO_TYPE, value=info.SerializeToString())],
     )
     content_type = header(scope, b"content-type") or b"application/grpc"
-    headers += [
-        (b"content-type", content_type),
+    headers.append((b"content-type", content_type))
+    trailers = [
         (b"grpc-status", b"%d" % status.code),
         (b"grpc-message", urllib.parse.quote(refusal.message).encode()),
         (b"grpc-status-details-bin", base64.b64encode(status.SerializeToString()).rstrip(b"=")),
     ]
-    return 200, headers, b""  # gRPC's trailers-only answer: the status in the headers
+    if protocol == "grpc-web" or scope.get("http_version") != "2":
+        # gRPC-Web's trailers-only answer: the status in the headers.
+        return [
+            {"type": "http.response.start", "status": 200, "headers": headers + trailers},
+            {"type": "http.response.body", "body": b""},
+        ]
+    # gRPC's clients read the status from trailers that end the stream.
+    return [
+        {"type": "http.response.start", "status": 200, "headers": headers, "trailers": True},
+        {"type": "http.response.body", "body": b""},
+        {"type": "http.response.trailers", "headers": trailers},
+    ]
 
 
 class DoorConfig(uvicorn.Config):

@@ -7,6 +7,7 @@ no error.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import signal
@@ -42,10 +43,8 @@ def hold(server: ServerProcess) -> socket.socket:
         "POST /ordo.v1.GameEngineService/NewGame HTTP/1.1\r\n"
         f"Host: {HOST}\r\nContent-Type: application/proto\r\nContent-Length: {BODY_BYTES}\r\n\r\n"
     )
-    try:
+    with contextlib.suppress(OSError):  # refused and closed before all was sent: holds nothing
         sock.sendall(head.encode() + bytes(BODY_BYTES - 1))
-    except OSError:  # refused and closed before all of it was sent: it holds nothing
-        pass
     return sock
 
 

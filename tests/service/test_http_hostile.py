@@ -15,10 +15,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import grpc
 import pytest
 
 from service.http_door import HEALTH_PATH
 from service.http_guard import MALFORMED, OVERLOADED, TOO_SLOW
+from tests.conformance.drivers import reason_of
 from tests.connect_calls import SERVICE_PATH
 from tests.service.test_http import Recorder, StartDoor, start_door
 
@@ -133,6 +135,20 @@ class TestGarbage:
         assert (call.method, call.code, call.reason) == ("ListGames", "INVALID_ARGUMENT", MALFORMED)
         assert [record for record in caplog.records if record.levelno >= logging.ERROR] == []
         assert client.call("connect-json", "ListGames", b"{}").status == 200
+
+    def test_grpc_with_an_unknown_encoding(self, start_door: StartDoor) -> None:
+        """gRPC (HTTP/2) with a message encoding the library lacks (deflate): INVALID_ARGUMENT
+        in the trailers, with reason MALFORMED_REQUEST."""
+        recorder = Recorder()
+        _, server = start_door((recorder,))
+        with grpc.insecure_channel(f"{HOST}:{server.port}") as channel:
+            method = channel.unary_unary(LIST_GAMES)
+            with pytest.raises(grpc.RpcError) as raised:
+                method(b"", timeout=SOCKET_SECONDS, compression=grpc.Compression.Deflate)
+            assert method(b"", timeout=SOCKET_SECONDS)
+        assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert reason_of(raised.value) == MALFORMED
+        assert recorder.wait_for(2)[0].code == "INVALID_ARGUMENT"
 
     @pytest.mark.parametrize(
         "path", ["/%00", "/assets/%00.js", "/" + "a" * (LONGEST_NAME + 1), "/a/" + "b" * 5000]
