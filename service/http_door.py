@@ -36,6 +36,7 @@ from typing import Any
 import structlog
 import uvicorn
 
+from service.config import Settings
 from service.http_guard import (
     OVERLOADED,
     Budget,
@@ -123,8 +124,8 @@ class Door:
     cors_origins: frozenset[str] = frozenset()
     static_dir: Path = STATIC_DIR
     health: Health = field(default_factory=Health)
-    limits: Limits = field(default_factory=lambda: Limits(1 << 20, 30.0))
-    budget: Budget = field(default_factory=lambda: Budget(1000, 32 << 20))
+    limits: Limits = field(default_factory=lambda: Limits.of(Settings()))
+    budget: Budget = field(default_factory=lambda: Budget.of(Settings()))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -404,8 +405,8 @@ def http_door(settings: Any, servicer: Any, observers: Sequence[Observer], log: 
         connect_app,
         observers=observers,
         cors_origins=parse_origins(settings.http_cors_origins),
-        limits=Limits(settings.max_request_bytes, settings.http_body_timeout_seconds),
-        budget=Budget(settings.http_max_requests, settings.http_body_budget_bytes),
+        limits=Limits.of(settings),
+        budget=Budget.of(settings),
     )
     sock = bind(settings.host, settings.http_port)
     return HttpServer(door, sock, settings.grace_seconds, settings.http_header_timeout_seconds)

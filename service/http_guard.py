@@ -39,6 +39,7 @@ from uvicorn.protocols.http.auto_zttp_impl import AutoZttpProtocol
 from uvicorn.protocols.http.zttp_h2_impl import ZttpH2Protocol
 from uvicorn.protocols.http.zttp_impl import ZttpProtocol
 
+from service.config import Settings
 from service.connect import protocol_of as connect_protocol
 from service.errors import DOMAIN
 
@@ -86,6 +87,11 @@ class Budget:
     requests: int = 0
     held: int = 0
 
+    @classmethod
+    def of(cls, settings: Settings) -> Budget:
+        """The budget ``settings`` give a worker."""
+        return cls(settings.http_max_requests, settings.http_body_budget_bytes)
+
     def enter(self) -> bool:
         """Count a request in; False when as many are in progress as allowed."""
         if self.requests >= self.max_requests:
@@ -116,6 +122,11 @@ class Limits:
 
     max_request_bytes: int
     body_timeout: float
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        """The limits ``settings`` give."""
+        return cls(settings.max_request_bytes, settings.http_body_timeout_seconds)
 
 
 def header(scope: Scope, name: bytes) -> bytes | None:
