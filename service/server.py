@@ -403,10 +403,13 @@ def _pin_worker(settings: Settings, index: int) -> int | None:
 
 
 def _close_when_idle(server: grpc.Server, pool: CallThreadPool) -> None:
-    """End a drain as soon as no call is left: gRPC would otherwise wait out the grace period
-    for every connection whose client keeps it open after the GOAWAY (an idle HTTP/2 client
-    that is not gRPC's, a health Watch or reflection stream)."""
-    while pool.busy():
+    """End a drain as soon as no call is left (none running or waiting at two looks in a row, a
+    poll apart: gRPC may still hand over a call it had received): gRPC would otherwise wait out
+    the grace period for every connection whose client keeps it open after the GOAWAY (an idle
+    HTTP/2 client that is not gRPC's, a health Watch or reflection stream)."""
+    idle = 0
+    while idle < 2:
+        idle = 0 if pool.busy() else idle + 1
         time.sleep(DRAIN_POLL_SECONDS)
     server.stop(0)
 
