@@ -95,9 +95,7 @@ class HttpClient:
         if self._connection is not None:
             self._connection.close()
 
-    def new_game(
-        self, game: str | common.GameOptions, seats: int, seed: int = 0
-    ) -> api.NewGameResponse:
+    def new_game(self, game: str | common.GameOptions, seats: int, seed: int = 0) -> Any:
         """As ``ordo.Client.new_game``."""
         request = new_game_request(game, seats, seed)
         return self._call("NewGame", request, api.NewGameResponse())

@@ -223,7 +223,7 @@ class Caller:
 
     def __init__(
         self,
-        client: Client,
+        client: Client | HttpClient,
         tally: Tally,
         lock: threading.Lock,
         seed: int,
@@ -328,7 +328,7 @@ def caller_process(
             protocol = protocols[(seed + index) % len(protocols)]
             http = None if protocol == "grpc" else HttpClient(http_target, protocol)
             caller = Caller(
-                client if http is None else http,  # type: ignore[arg-type]
+                client if http is None else http,
                 tally,
                 lock,
                 seed * 1_000 + index,
