@@ -36,6 +36,7 @@ from typing import Any
 import structlog
 import uvicorn
 
+from service.call_path import REQUEST_ID_KEY, SERVICE, request_id
 from service.config import Settings
 from service.http_guard import (
     OVERLOADED,
@@ -55,7 +56,6 @@ from service.http_guard import (
     replay,
 )
 from service.observe import CallRecord, Observer
-from service.server import MAX_REQUEST_ID_LENGTH, REQUEST_ID_KEY, SERVICE, new_request_id
 
 HEALTH_PATH = "/healthz"
 SERVICE_PREFIX = f"/{SERVICE.full_name}/"
@@ -236,10 +236,10 @@ class Door:
     def _refusal(self, scope: Scope, code: str, reason: str = "") -> CallRecord:
         """The record of a request refused before it reached a method."""
         name = scope["path"][len(SERVICE_PREFIX) :]
-        request_id = (header(scope, REQUEST_ID_KEY.encode()) or b"").decode("latin-1")
+        sent_id = (header(scope, REQUEST_ID_KEY.encode()) or b"").decode("latin-1")
         return CallRecord(
             method=name if name in METHOD_NAMES else UNKNOWN_METHOD,
-            request_id=request_id[:MAX_REQUEST_ID_LENGTH] or new_request_id(),
+            request_id=request_id(sent_id),
             protocol=protocol_of(scope),
             code=code,
             reason=reason,
