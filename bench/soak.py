@@ -305,26 +305,27 @@ class Caller:
 
 
 def caller_process(
-    targets: tuple[str, str],
+    target: str,
     threads: int,
-    shares: tuple[float, float],
+    bad_share: float,
     seed: int,
     out: multiprocessing.Queue[Tally | None],
     stopping: EventType,
+    http_target: str = "",
+    garbage_share: float = 0.0,
 ) -> None:
-    """Run ``threads`` callers until ``stopping``, taking turns over the doors (``targets``:
-    gRPC's and HTTP's) and protocols: on one gRPC client, or an HTTP client each. Hand over
-    what they saw every ``HANDOVER_SECONDS`` (an empty tally first, once ready), then once
-    more and None at the end. ``shares`` are those of bad requests and of garbage."""
+    """Run ``threads`` callers until ``stopping``: on one gRPC client for ``target``, or, with
+    an ``http_target``, taking turns over the doors and protocols (an HTTP client each, which
+    sends garbage before ``garbage_share`` of its turns). Hand over what they saw every
+    ``HANDOVER_SECONDS`` (an empty tally first, once ready), then once more and None at the
+    end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the load
     tally, lock = Tally(), threading.Lock()
     games = sorted(ENGINES)
-    target, http_target = targets
-    bad_share, garbage_share = shares
+    protocols = ("grpc", *HTTP_PROTOCOLS) if http_target else ("grpc",)
     with Client(target, channels=CHANNELS) as client:
 
         def loop(index: int) -> None:
-            protocols = ("grpc", *HTTP_PROTOCOLS)
             protocol = protocols[(seed + index) % len(protocols)]
             http = None if protocol == "grpc" else HttpClient(http_target, protocol)
             caller = Caller(
@@ -513,12 +514,14 @@ def run(args: argparse.Namespace) -> None:
             context.Process(
                 target=caller_process,
                 args=(
-                    (server.target, f"127.0.0.1:{http_port}"),
+                    server.target,
                     args.threads,
-                    (args.bad_share, args.garbage_share),
+                    args.bad_share,
                     index,
                     out,
                     stopping,
+                    f"127.0.0.1:{http_port}",
+                    args.garbage_share,
                 ),
             )
             for index in range(args.processes)
