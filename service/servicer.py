@@ -36,6 +36,7 @@ from engines.errors import (
     MalformedActionError,
 )
 from engines.prng import Rng, derive_seed
+from engines.search import DEFAULT_MAX_ITERATIONS, SEARCH_POLICY, Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import wire
@@ -229,11 +230,13 @@ class GameEngineServicer:
         state_cache_bytes: int = DEFAULT_STATE_CACHE_BYTES,
         sealer: Sealer | None = None,
         require_sealed: bool = False,
+        max_search_iterations: int = DEFAULT_MAX_ITERATIONS,
     ) -> None:
         if require_sealed and sealer is None:
             raise ValueError("sealed states can be required only with keys to seal them")
         self.sealer = sealer
         self.require_sealed = require_sealed
+        self.max_search_iterations = max_search_iterations
         self.games = _registered_games()
         self.states = StateCache(state_cache_bytes)
         self.encodings = Encodings(ENCODING_BYTES)
@@ -358,9 +361,7 @@ class GameEngineServicer:
         self, request: api.SuggestActionRequest, call: CallRecord
     ) -> api.SuggestActionResponse:
         game, state = self._decode_state(request.state, call)
-        action = self._choose(
-            game, state, request.seat, request.policy, request.seed, request.state, None, call
-        )
+        action = self._choose(game, state, request, request.state, None, call)
         return api.SuggestActionResponse(
             action=common.Action(seat=request.seat, **{game.id: game.codec.encode_action(action)})
         )
@@ -371,31 +372,47 @@ class GameEngineServicer:
             registry.get(game_id)  # raises UnknownGameError naming the games this server runs
         return self.games[game_id]
 
-    @staticmethod
     def _choose(
+        self,
         game: Game,
         state: Any,
-        seat: int,
-        policy: str,
-        seed: int,
+        bot: api.SuggestActionRequest | api.BotMove,
         msg: common.GameState | None,
         sent: bytes | None,
         call: CallRecord,
     ) -> Any:
-        """The engine action the bot ``policy`` chooses for ``seat`` (``SuggestAction``, and a
-        bot's move in ``ApplyAction``). Without a seed the choice still depends on the request
-        alone, through its state message ``msg`` (or ``sent``, its bytes, when not parsed):
-        same request, same move."""
+        """The engine action the bot ``bot.policy`` chooses for ``bot.seat`` (``SuggestAction``,
+        and a bot's move in ``ApplyAction``), within the search budget it asks for. Without a
+        seed the choice still depends on the request alone, through its state message ``msg``
+        (or ``sent``, its bytes, when not parsed): same request, same move."""
+        seat, seed = bot.seat, bot.seed
         call.seat = seat
+        budget = self._budget(game, bot.search_iterations, bot.search_time_limit_ms)
         if not seed:
             if msg is None:
                 msg = _parse(common.GameState, sent or b"")
             seed = derive_seed(zlib.crc32(msg.SerializeToString(deterministic=True)), seat)
         start = perf_counter()
         try:
-            return game.engine.suggest(state, seat, policy or DEFAULT_POLICY, Rng(seed))
+            return game.engine.suggest(state, seat, bot.policy or DEFAULT_POLICY, Rng(seed), budget)
         finally:
             call.engine_seconds += perf_counter() - start
+
+    def _budget(self, game: Game, iterations: int, time_ms: int) -> Budget | None:
+        """The search budget a request asks for (None: the game's default); more iterations
+        than this server's maximum are refused."""
+        if iterations > self.max_search_iterations:
+            raise RequestError(
+                f"search_iterations is {iterations}; this server allows at most "
+                f"{self.max_search_iterations}",
+                "SEARCH_BUDGET_TOO_LARGE",
+                iterations=str(iterations),
+                max_iterations=str(self.max_search_iterations),
+            )
+        info = game.engine.search_info
+        if not (iterations or time_ms) or info is None:
+            return None
+        return Budget(iterations or info.searcher.default_iterations, time_ms)
 
     def _decode_move(
         self,
@@ -419,7 +436,7 @@ class GameEngineServicer:
             if request.HasField("action"):
                 raise MalformedActionError("set either action or bot, not both")
             bot = request.bot
-            action = self._choose(game, state, bot.seat, bot.policy, bot.seed, msg, sent, call)
+            action = self._choose(game, state, bot, msg, sent, call)
             return bot.seat, action, viewer
         if not request.HasField("action"):
             raise MalformedActionError("the request has no move: set action or bot")
@@ -653,9 +670,10 @@ class GameEngineServicer:
             self._audiences[seats, audience] = fields
         return fields
 
-    @staticmethod
-    def _game_info(game: Game) -> common.GameInfo:
+    def _game_info(self, game: Game) -> common.GameInfo:
         info = game.engine.info
+        search = game.engine.search_info
+        policies = sorted(game.engine.policies)
         return common.GameInfo(
             id=info.id,
             title=info.title,
@@ -673,5 +691,20 @@ class GameEngineServicer:
                 )
                 for option in info.options
             ],
-            policies=sorted(game.engine.policies),
+            policies=policies,
+            policy_details=[
+                common.PolicyInfo(
+                    name=name,
+                    description=game.engine.describe_policy(name),
+                    **(
+                        {
+                            "default_search_iterations": search.searcher.default_iterations,
+                            "max_search_iterations": self.max_search_iterations,
+                        }
+                        if name == SEARCH_POLICY and search is not None
+                        else {}
+                    ),
+                )
+                for name in policies
+            ],
         )

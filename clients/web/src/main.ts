@@ -25,7 +25,7 @@ const UIS: Record<GameId, GameUi> = {
   up_or_down: upOrDown,
   fora_de_ordem: foraDeOrdem,
 };
-const PLAYER_KINDS = ["person", "heuristic", "random"] as const;
+const PLAYER_KINDS = ["person", "search", "heuristic", "random"] as const;
 type PlayerKind = (typeof PLAYER_KINDS)[number];
 const SPECTATOR = -1;
 type Picker = MovePicker<api.Move>;

@@ -1,0 +1,179 @@
+"""The ``search`` bot of Fora de Ordem (``engines.search``): its sampler, candidates and rollouts.
+
+The sampler deals what the seat cannot see from its view alone. The question's ranks are an
+order of the five items drawn with the heuristic's belief: every order weighed by how well the
+other seats' number cards on the board agree with it (a seat that puts "2nd" on an item probably
+believes it), never from the ranks in the state. Each other seat's hand and deck are dealt from
+the cards of its colour that are not on the board, in a score pile or out of the game, gathered
+in ascending order and shuffled; the seat's own deck is shuffled likewise. The candidates are
+the heuristic's best plays; each is played out to the end of the round, every seat played by
+the heuristic's valuation without evidence (quicker, and the others know no more trivia than
+the bot), and the round is resolved on the sampled ranks. The reward is the bombs the other
+seats took, on average, less those the seat took, less the later cost of the card it keeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engines.fora_de_ordem.bots import (
+    KEEP_WEIGHT,
+    LATER_COST,
+    ORDERS,
+    TOLERANCE,
+    UNIFORM,
+    _side_cost,
+    rank_beliefs,
+)
+from engines.fora_de_ordem.data import DECK_SIZE, IS_SPECIAL, OWNER, RANKS, Question
+from engines.fora_de_ordem.rules import (
+    Play,
+    State,
+    bombs_of,
+    finished,
+    play,
+    seat_to_act,
+)
+from engines.prng import Rng
+from engines.search import SearchInfo
+
+CANDIDATES = 5  # the heuristic's best plays the search tries
+DEFAULT_ITERATIONS = 12
+LIKELIHOOD_STEPS = 1 << 32  # an order's weight is drawn in this many steps of the total
+
+
+def _order_weights(state: State, seat: int) -> list[float]:
+    """Each order of the items (``ORDERS``), weighed by the other seats' cards on the board."""
+    beliefs = rank_beliefs(state.sides, seat)
+    if beliefs[0] is UNIFORM:
+        return [1.0] * len(ORDERS)
+    return [
+        beliefs[0][o[0] - 1]
+        * beliefs[1][o[1] - 1]
+        * beliefs[2][o[2] - 1]
+        * beliefs[3][o[3] - 1]
+        * beliefs[4][o[4] - 1]
+        for o in ORDERS
+    ]
+
+
+def _draw_order(weights: list[float], rng: Rng) -> tuple[int, ...]:
+    """An order drawn with probability in proportion to its weight."""
+    target = rng.below(LIKELIHOOD_STEPS) / LIKELIHOOD_STEPS * sum(weights)
+    for order, weight in zip(ORDERS, weights, strict=True):
+        target -= weight
+        if target < 0:
+            return order
+    return ORDERS[-1]
+
+
+def sample(state: State, seat: int, rng: Rng, weights: list[float] | None = None) -> State:
+    """A state ``seat`` cannot tell from ``state``, drawn from what its view shows."""
+    seats = len(state.hands)
+    shown = {card for stack in state.sides for card in stack}
+    shown.update(card for pile in state.score_piles for card in pile)
+    shown.update(state.discarded)
+    hands = list(state.hands)
+    decks = list(state.decks)
+    for other in range(seats):
+        own = other == seat
+        hidden = [
+            card
+            for card in range(other * DECK_SIZE, (other + 1) * DECK_SIZE)
+            if card not in shown and not (own and card in state.hands[seat])
+        ]
+        cards = rng.shuffle(hidden)
+        if own:
+            decks[other] = cards
+        else:
+            size = len(state.hands[other])
+            hands[other] = tuple(sorted(cards[:size]))
+            decks[other] = cards[size:]
+    current = state.questions[state.rounds_played]
+    order = _draw_order(weights or _order_weights(state, seat), rng)
+    question = Question(current.id, current.category, current.items, order)
+    questions = (
+        *state.questions[: state.rounds_played],
+        question,
+        *state.questions[state.rounds_played + 1 :],
+    )
+    return State(
+        state.rules_version,
+        state.revision,
+        state.options,
+        questions,
+        state.rounds_played,
+        tuple(hands),
+        tuple(decks),
+        state.sides,
+        state.score_piles,
+        state.discarded,
+        rng.next_u64(),
+    )
+
+
+def _scored_plays(
+    state: State, seat: int, beliefs: list[tuple[float, ...]]
+) -> list[tuple[float, Play]]:
+    """Every legal play with the heuristic's score (lower is better), in legal order."""
+    sides = state.sides
+    before = [_side_cost(stack, seat, beliefs[side]) for side, stack in enumerate(sides)]
+    scored = []
+    for card in state.hands[seat]:
+        later = KEEP_WEIGHT * LATER_COST[card % DECK_SIZE]
+        special = IS_SPECIAL[card]
+        for side, stack in enumerate(sides):
+            if special and not stack:
+                continue
+            cost = _side_cost((*stack, card), seat, beliefs[side]) - before[side] - later
+            scored.append((cost, Play(card, side)))
+    return scored
+
+
+def quick_play(state: State, seat: int) -> Play:
+    """The rollout policy: the heuristic's best play with every rank equally likely."""
+    scored = _scored_plays(state, seat, [UNIFORM] * len(RANKS))
+    best_cost, best = scored[0]
+    for cost, candidate in scored[1:]:
+        if cost < best_cost - TOLERANCE:
+            best_cost, best = cost, candidate
+    return best
+
+
+def _later_cost(hand: tuple[int, ...]) -> float:
+    return KEEP_WEIGHT * sum(LATER_COST[card % DECK_SIZE] for card in hand)
+
+
+class ForaDeOrdemSearcher:
+    """Candidates, sampler and rollouts of the Fora de Ordem ``search`` bot."""
+
+    default_iterations = DEFAULT_ITERATIONS
+
+    def candidates(self, state: State, seat: int) -> Sequence[Play]:
+        scored = _scored_plays(state, seat, rank_beliefs(state.sides, seat))
+        scored.sort(key=lambda entry: entry[0])
+        return [candidate for _, candidate in scored[:CANDIDATES]]
+
+    def sample(self, state: State, seat: int, rng: Rng) -> State:
+        return sample(state, seat, rng)
+
+    def rollout(self, world: State, seat: int, action: Play, rng: Rng) -> float:
+        del rng  # the sampled ranks decide the round; the policy is deterministic
+        before = [bombs_of(pile) for pile in world.score_piles]
+        rounds = world.rounds_played
+        state = play(world, seat, action)[0]
+        while state.rounds_played == rounds and not finished(state):
+            to_act = seat_to_act(state)
+            state = play(state, to_act, quick_play(state, to_act))[0]
+        taken = [bombs_of(pile) - was for pile, was in zip(state.score_piles, before, strict=True)]
+        mine = taken.pop(seat)
+        kept = [card for card in state.hands[seat] if OWNER[card] == seat]
+        return sum(taken) / len(taken) - mine - _later_cost(tuple(kept))
+
+
+SEARCH = SearchInfo(
+    ForaDeOrdemSearcher(),
+    "determinised Monte-Carlo: each iteration draws the ranks as the board suggests and deals "
+    f"the unseen cards at random, plays the heuristic's best {CANDIDATES} plays and the rest of "
+    "the round after each, and keeps the play with the best mean bombs against the others",
+)
