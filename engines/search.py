@@ -23,16 +23,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from engines.prng import Rng
 
 S = TypeVar("S")
 A = TypeVar("A")
+S_contra = TypeVar("S_contra", contravariant=True)
+W = TypeVar("W")  # a sampled world: a state, or a state with what the game worked out in it
 
 SEARCH_POLICY = "search"  # the policy's name in every game's ``policies``
 DEFAULT_MAX_ITERATIONS = 256  # the most iterations a server accepts unless told otherwise
 MS_PER_SECOND = 1000
+MIN_ALIVE = 2  # successive halving keeps at least this many candidates
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,20 +47,21 @@ class Budget:
     time_ms: int = 0
 
 
-class Searcher(Protocol[S, A]):
+class Searcher(Protocol[S_contra, A, W]):
     """What a game tells the search: its candidates, its sampler and its rollouts."""
 
     @property
     def default_iterations(self) -> int:
         """The iterations of a search whose request names none (well under 100 ms a move)."""
 
-    def candidates(self, state: S, seat: int) -> Sequence[A]:
+    def candidates(self, state: S_contra, seat: int) -> Sequence[A]:
         """The actions worth trying, best first by the game's own judgement (never empty)."""
 
-    def sample(self, state: S, seat: int, rng: Rng) -> S:
-        """A world ``seat`` cannot tell from ``state``, drawn from its view alone."""
+    def sample(self, state: S_contra, seat: int, rng: Rng) -> W:
+        """A world ``seat`` cannot tell from ``state``, drawn from its view alone (with anything
+        that every candidate's rollout in it would work out alike)."""
 
-    def rollout(self, world: S, seat: int, action: A, rng: Rng) -> float:
+    def rollout(self, world: W, seat: int, action: A, rng: Rng) -> float:
         """Play ``action`` in ``world`` and on to the rollout's end; the seat's reward there."""
 
 
@@ -65,24 +69,35 @@ class Searcher(Protocol[S, A]):
 class SearchInfo(Generic[S, A]):
     """A game's searcher and the words ListGames says about it."""
 
-    searcher: Searcher[S, A]
+    searcher: Searcher[S, A, Any]
     description: str
 
 
-def search(searcher: Searcher[S, A], state: S, seat: int, rng: Rng, budget: Budget) -> A:
+def search(searcher: Searcher[S, A, W], state: S, seat: int, rng: Rng, budget: Budget) -> A:
     """The candidate with the best mean reward over ``budget`` sampled worlds; ties go to the
-    candidate the game ranks first."""
+    candidate the game ranks first.
+
+    Every candidate meets the first quarter of the worlds; then only the better half goes on,
+    and after half of the worlds only the better quarter (never fewer than two): the worlds
+    go where the choice is still open (successive halving).
+    """
     actions = list(searcher.candidates(state, seat))
     if len(actions) == 1:
         return actions[0]
+    iterations = max(1, budget.iterations)
     deadline = perf_counter() + budget.time_ms / MS_PER_SECOND if budget.time_ms > 0 else None
     totals = [0.0] * len(actions)
-    for _ in range(max(1, budget.iterations)):
+    alive = list(range(len(actions)))
+    cuts = {iterations // 4, iterations // 2} - {0}
+    for done in range(1, iterations + 1):
         world = searcher.sample(state, seat, Rng(rng.next_u64()))
         rollout_seed = rng.next_u64()
-        for index, action in enumerate(actions):
-            totals[index] += searcher.rollout(world, seat, action, Rng(rollout_seed))
+        for index in alive:
+            totals[index] += searcher.rollout(world, seat, actions[index], Rng(rollout_seed))
         if deadline is not None and perf_counter() >= deadline:
             break
-    best = max(range(len(actions)), key=lambda index: (totals[index], -index))
+        if done in cuts and len(alive) > MIN_ALIVE:
+            alive.sort(key=lambda index: (-totals[index], index))
+            alive = sorted(alive[: max(MIN_ALIVE, (len(alive) + 1) // 2)])
+    best = max(alive, key=lambda index: (totals[index], -index))
     return actions[best]

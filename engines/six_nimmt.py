@@ -54,6 +54,7 @@ from engines.errors import (
     MalformedActionError,
 )
 from engines.prng import MASK64, Rng
+from engines.search import SearchInfo
 
 T = TypeVar("T")
 
@@ -365,6 +366,12 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
             lower_is_better=True,
             termination=state.options.end.value,
         )
+
+    @property
+    def search_info(self) -> SearchInfo[State, Action]:
+        from engines.six_nimmt_search import SEARCH  # noqa: PLC0415 - it imports this module
+
+        return SEARCH
 
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
         """Re-deal the other seats' hands, their pending selections and the deck. A pending

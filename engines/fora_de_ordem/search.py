@@ -92,10 +92,15 @@ def sample(state: State, seat: int, rng: Rng, weights: list[float] | None = None
     current = state.questions[state.rounds_played]
     order = _draw_order(weights or _order_weights(state, seat), rng)
     question = Question(current.id, current.category, current.items, order)
+    # Later questions are never reached by a rollout: they are dealt again, answers and all.
+    later = sorted(state.questions[state.rounds_played + 1 :], key=lambda q: q.id)
     questions = (
         *state.questions[: state.rounds_played],
         question,
-        *state.questions[state.rounds_played + 1 :],
+        *(
+            Question(q.id, q.category, q.items, rng.shuffle(sorted(q.ranks)))
+            for q in rng.shuffle(later)
+        ),
     )
     return State(
         state.rules_version,

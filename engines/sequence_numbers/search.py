@@ -146,6 +146,13 @@ def board_value(state: State, teams: int) -> list[int]:
     return values
 
 
+def _heuristic(state: State, seat: int) -> Action:
+    return bots.heuristic(state, seat, Rng(0))
+
+
+ROLLOUT_POLICY = _heuristic
+
+
 class SequenceNumbersSearcher:
     """Candidates, sampler and rollouts of the Sequence Numbers ``search`` bot."""
 
@@ -172,9 +179,7 @@ class SequenceNumbersSearcher:
             if is_finished(state):
                 break
             to_act = state.turn % seats
-            state = apply(state, to_act, quick_action(state, to_act))[0]
-            if pending_choice(state) is not None:  # the same seat chooses its five
-                state = apply(state, to_act, quick_action(state, to_act))[0]
+            state = apply(state, to_act, ROLLOUT_POLICY(state, to_act))[0]
         teams = state.options.teams
         values = board_value(state, teams)
         mine = values.pop(seat % teams)
