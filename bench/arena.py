@@ -8,7 +8,8 @@ is its share of the wins: a game's win is split evenly among the sides that shar
 without winners, gives no side a win), and a policy with several sides gets its sides' mean. Its
 *mean score* is its seats' mean score, in the game's own unit (penalty points in 6 nimmt!,
 where lower is better). Both come with a 95 % confidence interval, ±1.96 standard errors of
-the per-game figures. ``ms/move`` is the mean time a policy took to choose a move.
+the per-game figures. ``ms/move`` is the mean CPU time a policy took to choose a move (CPU time,
+not wall time: on a shared machine the two differ, and the budget is about the CPU).
 
 Every move comes from the engine's own ``suggest`` with a seed derived from the game's seed, its
 revision and the seat, so a run is the same on any machine; the games are spread over worker
@@ -106,9 +107,9 @@ def play_game(match: Match, index: int) -> GameResult:
         seat = status.seats_to_act[0]  # simultaneous seats choose one after another
         policy = policy_of[seat]
         rng = Rng(derive_seed(seed, state.revision, seat))
-        started = time.perf_counter()
+        started = time.process_time()
         action = engine.suggest(state, seat, policy, rng, budget)
-        seconds[policy] += time.perf_counter() - started
+        seconds[policy] += time.process_time() - started
         moves[policy] += 1
         state = engine.apply(state, seat, action).state
     else:

@@ -8,13 +8,17 @@ the cards of its colour that are not on the board, in a score pile or out of the
 in ascending order and shuffled; the seat's own deck is shuffled likewise. The candidates are
 the heuristic's best plays; each is played out to the end of the round, every seat played by
 the heuristic's valuation without evidence (quicker, and the others know no more trivia than
-the bot), and the round is resolved on the sampled ranks. The reward is the bombs the other
-seats took, on average, less those the seat took, less the later cost of the card it keeps.
+the bot). No play in a rollout depends on the ranks, so the round's end is judged under every
+rank each side may have, weighed by the seat's belief, rather than under the sampled ones: the
+expected bombs, exactly, as the heuristic reckons them for one card. The reward is the bombs
+the other seats take, on average, less those the seat takes, less the later cost of the cards
+it keeps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from engines.fora_de_ordem.bots import (
     KEEP_WEIGHT,
@@ -27,12 +31,12 @@ from engines.fora_de_ordem.bots import (
 )
 from engines.fora_de_ordem.data import DECK_SIZE, IS_SPECIAL, OWNER, RANKS, Question
 from engines.fora_de_ordem.rules import (
+    PLAYS_PER_ROUND,
     Play,
     State,
     bombs_of,
-    finished,
-    play,
-    seat_to_act,
+    judge,
+    top_wrong,
 )
 from engines.prng import Rng
 from engines.search import SearchInfo
@@ -118,13 +122,16 @@ def sample(state: State, seat: int, rng: Rng, weights: list[float] | None = None
 
 
 def _scored_plays(
-    state: State, seat: int, beliefs: list[tuple[float, ...]]
+    sides: Sequence[tuple[int, ...]],
+    hand: tuple[int, ...],
+    seat: int,
+    beliefs: Sequence[tuple[float, ...]],
 ) -> list[tuple[float, Play]]:
-    """Every legal play with the heuristic's score (lower is better), in legal order."""
-    sides = state.sides
+    """Every legal play of ``hand`` with the heuristic's score (lower is better), in legal
+    order."""
     before = [_side_cost(stack, seat, beliefs[side]) for side, stack in enumerate(sides)]
     scored = []
-    for card in state.hands[seat]:
+    for card in hand:
         later = KEEP_WEIGHT * LATER_COST[card % DECK_SIZE]
         special = IS_SPECIAL[card]
         for side, stack in enumerate(sides):
@@ -135,9 +142,12 @@ def _scored_plays(
     return scored
 
 
-def quick_play(state: State, seat: int) -> Play:
+UNIFORM_BELIEFS = (UNIFORM,) * len(RANKS)
+
+
+def quick_play(sides: Sequence[tuple[int, ...]], hand: tuple[int, ...], seat: int) -> Play:
     """The rollout policy: the heuristic's best play with every rank equally likely."""
-    scored = _scored_plays(state, seat, [UNIFORM] * len(RANKS))
+    scored = _scored_plays(sides, hand, seat, UNIFORM_BELIEFS)
     best_cost, best = scored[0]
     for cost, candidate in scored[1:]:
         if cost < best_cost - TOLERANCE:
@@ -145,8 +155,32 @@ def quick_play(state: State, seat: int) -> Play:
     return best
 
 
+def expected_bombs(
+    sides: Sequence[tuple[int, ...]], beliefs: Sequence[tuple[float, ...]], seats: int
+) -> list[float]:
+    """The bombs each seat takes when the round is resolved, expected under ``beliefs``."""
+    taken = [0.0] * seats
+    for stack, chances in zip(sides, beliefs, strict=True):
+        if not stack:
+            continue
+        for rank, chance in zip(RANKS, chances, strict=True):
+            wrong = top_wrong(judge(stack, 1 << rank))
+            if wrong >= 0 and chance:
+                taken[OWNER[stack[wrong]]] += chance * bombs_of(stack[: wrong + 1])
+    return taken
+
+
 def _later_cost(hand: tuple[int, ...]) -> float:
+    """What the cards kept in hand are expected to cost when played later."""
     return KEEP_WEIGHT * sum(LATER_COST[card % DECK_SIZE] for card in hand)
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """A sampled state, and the seat's belief about the ranks of the round's sides."""
+
+    state: State
+    beliefs: tuple[tuple[float, ...], ...]
 
 
 class ForaDeOrdemSearcher:
@@ -155,30 +189,39 @@ class ForaDeOrdemSearcher:
     default_iterations = DEFAULT_ITERATIONS
 
     def candidates(self, state: State, seat: int) -> Sequence[Play]:
-        scored = _scored_plays(state, seat, rank_beliefs(state.sides, seat))
+        beliefs = rank_beliefs(state.sides, seat)
+        scored = _scored_plays(state.sides, state.hands[seat], seat, beliefs)
         scored.sort(key=lambda entry: entry[0])
         return [candidate for _, candidate in scored[:CANDIDATES]]
 
-    def sample(self, state: State, seat: int, rng: Rng) -> State:
-        return sample(state, seat, rng)
+    def sample(self, state: State, seat: int, rng: Rng) -> World:
+        return World(sample(state, seat, rng), tuple(rank_beliefs(state.sides, seat)))
 
-    def rollout(self, world: State, seat: int, action: Play, rng: Rng) -> float:
-        del rng  # the sampled ranks decide the round; the policy is deterministic
-        before = [bombs_of(pile) for pile in world.score_piles]
-        rounds = world.rounds_played
-        state = play(world, seat, action)[0]
-        while state.rounds_played == rounds and not finished(state):
-            to_act = seat_to_act(state)
-            state = play(state, to_act, quick_play(state, to_act))[0]
-        taken = [bombs_of(pile) - was for pile, was in zip(state.score_piles, before, strict=True)]
+    def rollout(self, world: World, seat: int, action: Play, rng: Rng) -> float:
+        del rng  # the world's hands decide the round; the policy is deterministic
+        state = world.state
+        seats = len(state.hands)
+        sides = list(state.sides)
+        hands = list(state.hands)
+        to_act = seat
+        played = sum(map(len, sides))
+        play: Play | None = action
+        for _ in range(PLAYS_PER_ROUND * seats - played):
+            if play is None:
+                play = quick_play(sides, hands[to_act], to_act)
+            sides[play.side] = (*sides[play.side], play.card)
+            hands[to_act] = tuple(card for card in hands[to_act] if card != play.card)
+            to_act = (to_act + 1) % seats
+            play = None
+        taken = expected_bombs(sides, world.beliefs, seats)
         mine = taken.pop(seat)
-        kept = [card for card in state.hands[seat] if OWNER[card] == seat]
-        return sum(taken) / len(taken) - mine - _later_cost(tuple(kept))
+        return sum(taken) / len(taken) - mine - _later_cost(hands[seat])
 
 
 SEARCH = SearchInfo(
     ForaDeOrdemSearcher(),
-    "determinised Monte-Carlo: each iteration draws the ranks as the board suggests and deals "
-    f"the unseen cards at random, plays the heuristic's best {CANDIDATES} plays and the rest of "
-    "the round after each, and keeps the play with the best mean bombs against the others",
+    "determinised Monte-Carlo: each iteration deals the unseen cards at random, plays the "
+    f"heuristic's best {CANDIDATES} plays and the rest of the round after each, judges the "
+    "round under every order of the items the board suggests, and keeps the play with the "
+    "best mean bombs against the others",
 )

@@ -99,7 +99,7 @@ def cases() -> list[Any]:
 
 def world_state(world: Any) -> Any:
     """The state of a sampled world (a game may sample a state with more beside it)."""
-    return world[0] if isinstance(world, tuple) else world
+    return world[0] if isinstance(world, tuple) else getattr(world, "state", world)
 
 
 class TestSamplers:
