@@ -35,7 +35,6 @@ W = TypeVar("W")  # a sampled world: a state, or a state with what the game work
 SEARCH_POLICY = "search"  # the policy's name in every game's ``policies``
 DEFAULT_MAX_ITERATIONS = 256  # the most iterations a server accepts unless told otherwise
 MS_PER_SECOND = 1000
-MIN_ALIVE = 2  # successive halving keeps at least this many candidates
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,29 +74,18 @@ class SearchInfo(Generic[S, A]):
 
 def search(searcher: Searcher[S, A, W], state: S, seat: int, rng: Rng, budget: Budget) -> A:
     """The candidate with the best mean reward over ``budget`` sampled worlds; ties go to the
-    candidate the game ranks first.
-
-    Every candidate meets the first quarter of the worlds; then only the better half goes on,
-    and after half of the worlds only the better quarter (never fewer than two): the worlds
-    go where the choice is still open (successive halving).
-    """
+    candidate the game ranks first."""
     actions = list(searcher.candidates(state, seat))
     if len(actions) == 1:
         return actions[0]
-    iterations = max(1, budget.iterations)
     deadline = perf_counter() + budget.time_ms / MS_PER_SECOND if budget.time_ms > 0 else None
     totals = [0.0] * len(actions)
-    alive = list(range(len(actions)))
-    cuts = {iterations // 4, iterations // 2} - {0}
-    for done in range(1, iterations + 1):
+    for _ in range(max(1, budget.iterations)):
         world = searcher.sample(state, seat, Rng(rng.next_u64()))
         rollout_seed = rng.next_u64()
-        for index in alive:
-            totals[index] += searcher.rollout(world, seat, actions[index], Rng(rollout_seed))
+        for index, action in enumerate(actions):
+            totals[index] += searcher.rollout(world, seat, action, Rng(rollout_seed))
         if deadline is not None and perf_counter() >= deadline:
             break
-        if done in cuts and len(alive) > MIN_ALIVE:
-            alive.sort(key=lambda index: (-totals[index], index))
-            alive = sorted(alive[: max(MIN_ALIVE, (len(alive) + 1) // 2)])
-    best = max(alive, key=lambda index: (totals[index], -index))
+    best = max(range(len(actions)), key=lambda index: (totals[index], -index))
     return actions[best]

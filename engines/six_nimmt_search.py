@@ -16,6 +16,7 @@ is the bullheads the other seats took on average less those the seat took.
 
 from __future__ import annotations
 
+import dataclasses
 from bisect import bisect_left
 from collections.abc import Sequence
 
@@ -40,7 +41,10 @@ GAP_SCALE = 100  # the quick policy: a gap this wide times the other seats is su
 
 
 def sample(state: State, seat: int, rng: Rng) -> State:
-    """A state ``seat`` cannot tell from ``state``, drawn from what its view shows."""
+    """A state ``seat`` cannot tell from ``state``, drawn from what its view shows. A seat that
+    selected its card of this turn unseen is dealt its hand with that card still in it, and
+    selects again as the heuristic would from it: its hand is a guess, its choice need not be
+    a random one."""
     seats = len(state.hands)
     seen = {card for row in state.rows for card in row}
     seen.update(state.hands[seat])
@@ -52,22 +56,21 @@ def sample(state: State, seat: int, rng: Rng) -> State:
     cards = list(rng.shuffle([c for c in card_set(state.options, seats) if c not in seen]))
     hands = list(state.hands)
     selections = list(state.selections)
+    pending = [
+        other
+        for other in range(seats)
+        if other != seat and not state.revealed and state.selections[other] != NO_SELECTION
+    ]
     for other in range(seats):
         if other == seat:
             continue
-        pending = not state.revealed and state.selections[other] != NO_SELECTION
         # The number cards the seat holds, with its hidden selection: its view's hand size.
-        size = len(state.hands[other]) + (pending and state.selections[other] > ZERO_CARD)
-        if pending:
-            zero_held = state.options.zero_card and state.zero_card_used_in_hand[other] == 0
-            if zero_held and rng.below(size + 1) == 0:
-                selections[other] = ZERO_CARD
-            else:
-                selections[other] = cards.pop()
-                size -= 1
+        size = len(state.hands[other]) + (other in pending and state.selections[other] > ZERO_CARD)
         hands[other] = tuple(sorted(cards[:size]))
         del cards[:size]
-    return State(
+    for other in pending:
+        selections[other] = NO_SELECTION
+    world = State(
         rules_version=state.rules_version,
         revision=state.revision,
         options=state.options,
@@ -85,6 +88,12 @@ def sample(state: State, seat: int, rng: Rng) -> State:
         discarded=state.discarded,
         rng_state=rng.next_u64(),
     )
+    for other in pending:
+        card = _heuristic_select(world, other).card
+        selections[other] = card
+        if card > ZERO_CARD:
+            hands[other] = tuple(c for c in hands[other] if c != card)
+    return dataclasses.replace(world, hands=tuple(hands), selections=tuple(selections))
 
 
 class Table:
