@@ -22,17 +22,16 @@ from collections.abc import Sequence
 
 from engines.prng import Rng
 from engines.search import SearchInfo
-from engines.six_nimmt import (
-    BULLHEADS,
+from engines.six_nimmt.bots import _heuristic_select
+from engines.six_nimmt.data import BULLHEADS, ZERO_CARD
+from engines.six_nimmt.rules import (
     HAND_SIZE,
     NO_SELECTION,
     ROW_LIMIT,
-    ZERO_CARD,
     Action,
     ChooseRow,
     Select,
     State,
-    _heuristic_select,
     card_set,
 )
 
