@@ -17,8 +17,8 @@ it keeps.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from engines.fora_de_ordem.bots import (
     KEEP_WEIGHT,
@@ -106,18 +106,12 @@ def sample(state: State, seat: int, rng: Rng, weights: list[float] | None = None
             for q in rng.shuffle(later)
         ),
     )
-    return State(
-        state.rules_version,
-        state.revision,
-        state.options,
-        questions,
-        state.rounds_played,
-        tuple(hands),
-        tuple(decks),
-        state.sides,
-        state.score_piles,
-        state.discarded,
-        rng.next_u64(),
+    return dataclasses.replace(
+        state,
+        questions=questions,
+        hands=tuple(hands),
+        decks=tuple(decks),
+        rng_state=rng.next_u64(),
     )
 
 
@@ -175,7 +169,7 @@ def _later_cost(hand: tuple[int, ...]) -> float:
     return KEEP_WEIGHT * sum(LATER_COST[card % DECK_SIZE] for card in hand)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class World:
     """A sampled state, and the seat's belief about the ranks of the round's sides."""
 

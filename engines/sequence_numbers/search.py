@@ -14,6 +14,7 @@ team's.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from engines.prng import Rng
@@ -61,19 +62,8 @@ def sample(state: State, seat: int, rng: Rng) -> State:
         if other != seat:
             hands[other] = tuple(sorted(cards[: len(hand)]))
             del cards[: len(hand)]
-    return State(
-        rules_version=state.rules_version,
-        revision=state.revision,
-        options=state.options,
-        chips=state.chips,
-        sequences=state.sequences,
-        hands=tuple(hands),
-        discards=state.discards,
-        deck=tuple(cards),
-        turn=state.turn,
-        exchanged=state.exchanged,
-        rng_state=rng.next_u64(),
-        pending_cell=state.pending_cell,
+    return dataclasses.replace(
+        state, hands=tuple(hands), deck=tuple(cards), rng_state=rng.next_u64()
     )
 
 

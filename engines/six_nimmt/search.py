@@ -69,22 +69,11 @@ def sample(state: State, seat: int, rng: Rng) -> State:
         del cards[:size]
     for other in pending:
         selections[other] = NO_SELECTION
-    world = State(
-        rules_version=state.rules_version,
-        revision=state.revision,
-        options=state.options,
-        rows=state.rows,
+    world = dataclasses.replace(
+        state,
         hands=tuple(hands),
         selections=tuple(selections),
-        revealed=state.revealed,
-        placed=state.placed,
-        penalties=state.penalties,
-        taken=state.taken,
-        zero_card_used_in_hand=state.zero_card_used_in_hand,
-        hand_number=state.hand_number,
-        turn=state.turn,
         deck=tuple(cards),
-        discarded=state.discarded,
         rng_state=rng.next_u64(),
     )
     for other in pending:

@@ -13,6 +13,7 @@ less the best of the others' (the game is won on the highest score).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -73,15 +74,10 @@ def sample(state: State, seat: int, rng: Rng) -> State:
     discards = tuple(tuple(sorted(deal(len(discard)))) for discard in state.discards)
     face_down = deal(len(state.face_down))
     face_up = state.face_up[:1] + deal(len(state.face_up) - 1) if state.face_up else ()
-    return State(
-        rules_version=state.rules_version,
-        revision=state.revision,
-        options=state.options,
-        circle=state.circle,
+    return dataclasses.replace(
+        state,
         hands=hands,
-        displays=state.displays,
         discards=discards,
-        abandoned=state.abandoned,
         face_down=face_down,
         face_up=face_up,
         rng_state=rng.next_u64(),
