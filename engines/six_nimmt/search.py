@@ -35,7 +35,7 @@ from engines.six_nimmt.rules import (
     card_set,
 )
 
-DEFAULT_ITERATIONS = 40
+DEFAULT_ITERATIONS = 24
 GAP_SCALE = 100  # the quick policy: a gap this wide times the other seats is sure to fill
 
 
