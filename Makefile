@@ -24,7 +24,7 @@ WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/src/*/*.ts $(WEB_DIR)/s
 RUN_WEB := $(if $(shell command -v npm),$(WEB_BUILT))
 PYTEST_ARGS ?=
 
-.PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest node web bench soak clean
+.PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest node web bench arena soak clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -106,6 +106,10 @@ pytest: $(STAMP) $(NODE_BUILT) $(WEB_BUILT)
 
 bench: $(STAMP)  ## engine and RPC benchmarks (printed ratios, never asserted)
 	$(PY) -m bench
+
+ARENA_ARGS ?=
+arena: $(STAMP)  ## bots play whole games: each policy's win rate and mean score, 95% intervals (ARENA_ARGS="--quick")
+	$(PY) -m bench.arena $(ARENA_ARGS)
 
 SOAK_ARGS ?=
 soak: $(STAMP)  ## steady load for 30 minutes: throughput, p50/p99 and worker RSS per minute (SOAK_ARGS="--minutes 5")

@@ -30,6 +30,7 @@ from engines.errors import (
     quoted,
 )
 from engines.prng import Rng
+from engines.search import SEARCH_POLICY, Budget, SearchInfo, search
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -178,6 +179,12 @@ class GameInfo:
 
 Policy = Callable[[S, int, Rng], A]
 
+#: What the policies every game has do (``search`` describes itself: ``SearchInfo``).
+POLICY_DESCRIPTIONS = {
+    "random": "a uniformly chosen legal action",
+    "heuristic": "a rule-based player that reads only its seat's view: fast, never searches",
+}
+
 
 @lru_cache(maxsize=STATUSES_KEPT)
 def _in_progress(seats_to_act: tuple[int, ...]) -> Status:
@@ -285,11 +292,36 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
 
     @property
     def policies(self) -> Mapping[str, Policy[S, A]]:
-        """The bot policies by name; every game has ``random`` and ``heuristic``."""
-        return {"random": self._random_policy, "heuristic": self._heuristic}
+        """The bot policies by name; every game has ``random`` and ``heuristic``, and ``search``
+        when it has a searcher (with its default budget)."""
+        policies: dict[str, Policy[S, A]] = {
+            "random": self._random_policy,
+            "heuristic": self._heuristic,
+        }
+        if self.search_info is not None:
+            policies[SEARCH_POLICY] = self._search
+        return policies
 
-    def suggest(self, state: S, seat: int, policy: str, rng: Rng) -> A:
-        """Return the action the bot ``policy`` chooses for ``seat``, which must be to act."""
+    @property
+    def search_info(self) -> SearchInfo[S, A] | None:
+        """The game's ``search`` bot (``engines.search``), or ``None`` for a game without one."""
+        return None
+
+    def describe_policy(self, policy: str) -> str:
+        """What the bot ``policy`` (one of ``policies``) does, for people."""
+        if policy == SEARCH_POLICY and self.search_info is not None:
+            return self.search_info.description
+        return POLICY_DESCRIPTIONS.get(policy, "")
+
+    def suggest(
+        self, state: S, seat: int, policy: str, rng: Rng, budget: Budget | None = None
+    ) -> A:
+        """Return the action the bot ``policy`` chooses for ``seat``, which must be to act.
+        ``budget`` bounds the ``search`` policy (its default when ``None``); the other policies
+        ignore it."""
+        if policy == SEARCH_POLICY and budget is not None and self.search_info is not None:
+            self._check_turn(state, seat)
+            return search(self.search_info.searcher, state, seat, rng, budget)
         chooser = self.policies.get(policy)
         if chooser is None:
             raise UnknownPolicyError(
@@ -320,6 +352,12 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
 
     def _random_policy(self, state: S, seat: int, rng: Rng) -> A:
         return random_policy(self, state, seat, rng)
+
+    def _search(self, state: S, seat: int, rng: Rng) -> A:
+        info = self.search_info
+        if info is None:
+            raise TypeError(f"{self.info.id} has no search bot")
+        return search(info.searcher, state, seat, rng, Budget(info.searcher.default_iterations))
 
     # ----------------------------------------------------------------- the game's hooks
     @abstractmethod

@@ -8,6 +8,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
+from engines.search import DEFAULT_MAX_ITERATIONS
 from service.build import DISTRIBUTION, version
 from service.sealing import KeysFileError, StateKey, load_keys
 
@@ -70,6 +71,9 @@ class Settings:
     # says); 0 turns it off. With the other caches' fixed budgets it keeps a worker's memory
     # below the ceiling the operations docs give (200 MB), whatever states it is sent.
     state_cache_bytes: int = 64 << 20
+    # The most iterations a request may ask of the ``search`` bot (``engines.search``): what
+    # one call may cost is bounded, about 3 ms an iteration at most.
+    max_search_iterations: int = DEFAULT_MAX_ITERATIONS
     state_keys_file: str = ""  # the keys that seal states (service.sealing); empty: no sealing
     require_sealed: bool = False  # refuse plain states (needs state keys)
     # The keys read from ``state_keys_file`` at start-up, the sealing one first: every worker
@@ -112,6 +116,8 @@ HELP = {
     "head before the call is CANCELLED",
     "state_cache_bytes": "bytes of states a worker remembers having returned, so that a state "
     "sent back unchanged is not decoded and validated again (0: off)",
+    "max_search_iterations": "the most iterations a SuggestAction or bot move may ask of the "
+    "search policy; more is refused (SEARCH_BUDGET_TOO_LARGE)",
     "state_keys_file": "file of state keys, one 'KEY_ID BASE64_KEY' a line: the first seals "
     "the states returned, every one opens sealed states (empty: states are not sealed)",
     "require_sealed": "refuse plain states: only sealed ones (needs --state-keys-file)",
@@ -174,6 +180,8 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     chosen = [port for port in ports if port]
     if len(set(chosen)) < len(chosen):
         parser.error("the gRPC, metrics and HTTP ports must differ")
+    if settings.max_search_iterations < 1:
+        parser.error("max search iterations must be positive")
     if settings.workers < 0 or settings.max_concurrent_rpcs < 0:
         parser.error("workers and max concurrent RPCs must be >= 0 (0: one per core, no limit)")
     if (

@@ -39,8 +39,9 @@ DEFAULT_POLICY = "heuristic"
 #: worker returned it (else None); the seat that acts; its engine action (None when a bot
 #: chooses it); the viewer, whose events the answer carries (a seat, ``ALL_EVENTS`` or
 #: ``PUBLIC_EVENTS``); the policy of the bot that chooses the action (None when one was sent);
-#: that bot's seed.
-Move = tuple[Game, Any, Any, int, Any, int, "str | None", int]
+#: that bot's seed; the search budget it asks for, (iterations, time cap in ms), 0 for unset.
+Move = tuple[Game, Any, Any, int, Any, int, "str | None", int, tuple[int, int]]
+NO_BUDGET = (0, 0)  # a move sent, or a bot move that asks for no search budget
 
 
 def parse(message_type: Any, data: bytes) -> Any:
@@ -124,7 +125,7 @@ class Decoder:
         game, state, parts = self._state_and_parts(msg, call, sent)
         if isinstance(move, KnownAction):  # the common case: an action sent before
             seat, action = self.action(game, move, call)
-            return game, state, parts, seat, action, move.viewer, None, 0
+            return game, state, parts, seat, action, move.viewer, None, 0, NO_BUDGET
         if move.HasField("viewer"):
             seat_or_none = viewer_seat(move.viewer)
             viewer = PUBLIC_EVENTS if seat_or_none is None else seat_or_none
@@ -137,11 +138,12 @@ class Decoder:
             call.seat = bot.seat
             seed = bot_seed(bot.seed, bot.seat, msg, sent)
             policy = bot.policy or DEFAULT_POLICY
-            return game, state, parts, bot.seat, None, viewer, policy, seed
+            search = (bot.search_iterations, bot.search_time_limit_ms)
+            return game, state, parts, bot.seat, None, viewer, policy, seed, search
         if not move.HasField("action"):
             raise MalformedActionError("the request has no move: set action or bot")
         seat, action = self.action(game, move.action, call, rest, viewer)
-        return game, state, parts, seat, action, viewer, None, 0
+        return game, state, parts, seat, action, viewer, None, 0, NO_BUDGET
 
     def action(
         self,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engines.base import Event, Outcome, Status
+from engines.search import SEARCH_POLICY
 from ordo.v1 import common_pb2 as common
 from service import wire
 from service.caches import AUDIENCE_BYTES, AUDIENCE_COST, Encodings
@@ -52,9 +53,12 @@ def encode_status(status: Status) -> common.GameStatus:
     return common.GameStatus(finished=True, outcome=encode_outcome(status.outcome))
 
 
-def game_info(game: Game) -> common.GameInfo:
-    """The proto of a game's description, as ``ListGames`` gives it."""
+def game_info(game: Game, max_search_iterations: int) -> common.GameInfo:
+    """The proto of a game's description, as ``ListGames`` gives it, with the most search
+    iterations this server allows a request."""
     info = game.engine.info
+    search = game.engine.search_info
+    policies = sorted(game.engine.policies)
     return common.GameInfo(
         id=info.id,
         title=info.title,
@@ -72,7 +76,22 @@ def game_info(game: Game) -> common.GameInfo:
             )
             for option in info.options
         ],
-        policies=sorted(game.engine.policies),
+        policies=policies,
+        policy_details=[
+            common.PolicyInfo(
+                name=name,
+                description=game.engine.describe_policy(name),
+                **(
+                    {
+                        "default_search_iterations": search.searcher.default_iterations,
+                        "max_search_iterations": max_search_iterations,
+                    }
+                    if name == SEARCH_POLICY and search is not None
+                    else {}
+                ),
+            )
+            for name in policies
+        ],
     )
 
 

@@ -20,6 +20,7 @@ one replay, not one per page.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from engines.base import SPECTATOR, Event, Status, Viewer
 from engines.errors import MalformedActionError, RulesError, UnsupportedRulesVersionError
 from engines.prng import Rng
+from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import wire
@@ -42,6 +44,9 @@ FORMAT_VERSION = 1  # GameRecord.format_version of the records this server plays
 DIGEST_BYTES = 4  # the digest of each move: the first bytes of its state's SHA-256
 DEFAULT_PAGE_STEPS = 64  # steps in a page when the request names no page size
 MAX_PAGE_STEPS = 256  # the most steps in a page
+#: The search budget a bot move asks for (the game, its iterations and time cap), checked
+#: against the server's maximum as ``ApplyAction`` checks it.
+BudgetOf = Callable[[Game, int, int], Budget | None]
 
 _STEP_FIELDS = api.ReplayStep.DESCRIPTOR.fields_by_name
 _RESPONSE_FIELDS = api.ReplayGameResponse.DESCRIPTOR.fields_by_name
@@ -84,7 +89,11 @@ class Watch:
 
 
 def replay_game(
-    decoder: Decoder, encoder: Encoder, request: api.ReplayGameRequest, call: CallRecord
+    decoder: Decoder,
+    encoder: Encoder,
+    request: api.ReplayGameRequest,
+    call: CallRecord,
+    budget: BudgetOf,
 ) -> bytes:
     """Play ``request.record`` through with a servicer's ``decoder`` and ``encoder``; the answer
     is the serialized ``ReplayGameResponse``."""
@@ -128,7 +137,9 @@ def replay_game(
     status = game.engine.status(state)
     for step in range(first, last + 1):
         try:
-            seat, action = _decode_move(decoder, game, state, moves[step - 1], record, sent, call)
+            seat, action = _decode_move(
+                decoder, game, state, moves[step - 1], record, sent, call, budget
+            )
             start = perf_counter()
             try:
                 transition = game.engine.apply(state, seat, action)
@@ -284,6 +295,7 @@ def _decode_move(
     record: api.GameRecord,
     sent: bytes | None,
     call: CallRecord,
+    budget: BudgetOf,
 ) -> tuple[int, Any]:
     """The seat and engine action of a recorded move, chosen as ``ApplyAction`` chose it for a
     bot: from the state as it was sent then (``sent``, or the record's initial state)."""
@@ -292,9 +304,11 @@ def _decode_move(
         bot = move.bot
         call.seat = bot.seat
         seed = bot_seed(bot.seed, bot.seat, record.initial_state if sent is None else None, sent)
+        search = budget(game, bot.search_iterations, bot.search_time_limit_ms)
         start = perf_counter()
         try:
-            action = game.engine.suggest(state, bot.seat, bot.policy or DEFAULT_POLICY, Rng(seed))
+            policy = bot.policy or DEFAULT_POLICY
+            action = game.engine.suggest(state, bot.seat, policy, Rng(seed), search)
         finally:
             call.engine_seconds += perf_counter() - start
         return bot.seat, action

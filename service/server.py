@@ -71,7 +71,12 @@ def new_servicer(settings: Settings) -> GameEngineServicer:
     from service.servicer import GameEngineServicer  # noqa: PLC0415
 
     sealer = Sealer(settings.state_keys) if settings.state_keys else None
-    return GameEngineServicer(settings.state_cache_bytes, sealer, settings.require_sealed)
+    return GameEngineServicer(
+        settings.state_cache_bytes,
+        sealer,
+        settings.require_sealed,
+        settings.max_search_iterations,
+    )
 
 
 def create_server(

@@ -18,13 +18,15 @@ from time import perf_counter
 
 from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
 from engines.prng import Rng
+from engines.search import DEFAULT_MAX_ITERATIONS, Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import caches
 from service.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
 from service.decoding import DEFAULT_POLICY, Decoder, bot_seed, viewer_seat
 from service.encoding import Encoder, encode_status, game_info
-from service.games import registered_games
+from service.errors import RequestError
+from service.games import Game, registered_games
 from service.observe import CallRecord
 from service.replay import replay_game
 from service.sealing import Sealer
@@ -45,10 +47,12 @@ class GameEngineServicer:
         state_cache_bytes: int = DEFAULT_STATE_CACHE_BYTES,
         sealer: Sealer | None = None,
         require_sealed: bool = False,
+        max_search_iterations: int = DEFAULT_MAX_ITERATIONS,
     ) -> None:
         if require_sealed and sealer is None:
             raise ValueError("sealed states can be required only with keys to seal them")
         self.sealer = sealer
+        self.max_search_iterations = max_search_iterations
         self.games = registered_games()
         self.states = StateCache(state_cache_bytes)
         self.encodings = Encodings(caches.ENCODING_BYTES)
@@ -59,7 +63,7 @@ class GameEngineServicer:
         )
         self.encoder = Encoder(self.states, self.encodings, self.audiences, sealer)
         self._list_games = api.ListGamesResponse(
-            games=[game_info(game) for game in self.games.values()]
+            games=[game_info(game, max_search_iterations) for game in self.games.values()]
         )
 
     def ListGames(self, request: api.ListGamesRequest, call: CallRecord) -> api.ListGamesResponse:
@@ -81,12 +85,15 @@ class GameEngineServicer:
     def ApplyAction(self, request: api.ApplyActionRequest | bytes, call: CallRecord) -> bytes:
         """Apply the action; the answer is the serialized ``ApplyActionResponse``. The request
         is a message, or its serialized bytes as they arrived (see ``RAW_REQUESTS``)."""
-        game, state, parts, seat, action, viewer, policy, seed = self.decoder.move(request, call)
+        game, state, parts, seat, action, viewer, policy, seed, search = self.decoder.move(
+            request, call
+        )
         engine = game.engine
         if policy is not None:
+            budget = self._budget(game, *search)
             start = perf_counter()
             try:
-                action = engine.suggest(state, seat, policy, Rng(seed))
+                action = engine.suggest(state, seat, policy, Rng(seed), budget)
             finally:
                 call.engine_seconds += perf_counter() - start
         if viewer >= 0:
@@ -160,9 +167,11 @@ class GameEngineServicer:
         game, state = self.decoder.state(request.state, call)
         seat = call.seat = request.seat
         seed = bot_seed(request.seed, seat, request.state, None)
+        budget = self._budget(game, request.search_iterations, request.search_time_limit_ms)
+        policy = request.policy or DEFAULT_POLICY
         start = perf_counter()
         try:
-            action = game.engine.suggest(state, seat, request.policy or DEFAULT_POLICY, Rng(seed))
+            action = game.engine.suggest(state, seat, policy, Rng(seed), budget)
         finally:
             call.engine_seconds += perf_counter() - start
         return api.SuggestActionResponse(
@@ -171,4 +180,20 @@ class GameEngineServicer:
 
     def ReplayGame(self, request: api.ReplayGameRequest, call: CallRecord) -> bytes:
         """Play a game record through (``service.replay``); the answer is serialized."""
-        return replay_game(self.decoder, self.encoder, request, call)
+        return replay_game(self.decoder, self.encoder, request, call, self._budget)
+
+    def _budget(self, game: Game, iterations: int, time_ms: int) -> Budget | None:
+        """The search budget a request asks for (None: the game's default); more iterations
+        than this server's maximum are refused, whatever the policy."""
+        if iterations > self.max_search_iterations:
+            raise RequestError(
+                f"search_iterations is {iterations}; this server allows at most "
+                f"{self.max_search_iterations}",
+                "SEARCH_BUDGET_TOO_LARGE",
+                iterations=str(iterations),
+                max_iterations=str(self.max_search_iterations),
+            )
+        info = game.engine.search_info
+        if not (iterations or time_ms) or info is None:
+            return None
+        return Budget(iterations or info.searcher.default_iterations, time_ms)

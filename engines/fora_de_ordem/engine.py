@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
-from engines.fora_de_ordem import bots, rules
+from engines.fora_de_ordem import bots, rules, search
 from engines.fora_de_ordem.data import CARD_COUNT, COLOURS, IS_SPECIAL, ITEMS, Language, Question
 from engines.fora_de_ordem.rules import (
     DEFAULT_ROUNDS,
@@ -20,6 +20,7 @@ from engines.fora_de_ordem.rules import (
     State,
     View,
 )
+from engines.search import SearchInfo
 
 if TYPE_CHECKING:
     from engines.prng import Rng
@@ -75,6 +76,10 @@ class ForaDeOrdem(GameEngine[State, Action, Options, View]):
 
     def outcome(self, state: State) -> Outcome | None:
         return rules.outcome(state)
+
+    @property
+    def search_info(self) -> SearchInfo[State, Action]:
+        return search.SEARCH
 
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
         """Re-deal what ``seat`` cannot see: the other seats' hands and decks (each within its own

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
 from engines.prng import Rng
-from engines.sequence_numbers import bots, rules
+from engines.search import SearchInfo
+from engines.sequence_numbers import bots, rules, search
 from engines.sequence_numbers.rules import Action, Options, State, View
 
 TERMINATION_SEQUENCES = "SEQUENCES"  # a team completed the sequences it needs
@@ -71,6 +72,10 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
             lower_is_better=False,
             termination=TERMINATION_TURN_LIMIT if winner is None else TERMINATION_SEQUENCES,
         )
+
+    @property
+    def search_info(self) -> SearchInfo[State, Action]:
+        return search.SEARCH
 
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
         self.check_seat(state, seat)

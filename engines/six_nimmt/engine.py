@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
 from engines.errors import IllegalActionError, MalformedActionError
-from engines.six_nimmt import bots, rules
+from engines.search import SearchInfo
+from engines.six_nimmt import bots, rules, search
 from engines.six_nimmt.data import ZERO_CARD
 from engines.six_nimmt.rules import (
     CHOOSE_ROWS,
@@ -110,6 +111,10 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
             lower_is_better=True,
             termination=state.options.end.value,
         )
+
+    @property
+    def search_info(self) -> SearchInfo[State, Action]:
+        return search.SEARCH
 
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
         """Re-deal the other seats' hands, their pending selections and the deck. A pending

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
-from engines.up_or_down import bots, rules
+from engines.search import SearchInfo
+from engines.up_or_down import bots, rules, search
 from engines.up_or_down.data import Length
 from engines.up_or_down.rules import (
     GAME_ID,
@@ -78,6 +79,10 @@ class UpOrDown(GameEngine[State, Turn, Options, View]):
             lower_is_better=False,
             termination=TERMINATION,
         )
+
+    @property
+    def search_info(self) -> SearchInfo[State, Turn]:
+        return search.SEARCH
 
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
         """Re-deal what ``seat`` cannot see: the other hands, every discard pile (its own too: the

@@ -89,7 +89,9 @@ class TestGames:
         assert "seats: 2-10" in games.stdout
         assert "seats: 2, 3, 4, 6" in games.stdout  # Sequence Numbers: no 5 seats
         assert "simultaneous turns: yes" in games.stdout
-        assert "policies: heuristic, random" in games.stdout
+        assert "policies: heuristic, random, search" in games.stdout
+        assert "search: " in games.stdout
+        assert " iterations by default, at most 256" in games.stdout
 
     def test_options_with_defaults(self, games: subprocess.CompletedProcess[str]) -> None:
         """Each option shows its default, its allowed values and its description."""

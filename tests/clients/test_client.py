@@ -140,6 +140,19 @@ class TestCalls:
         assert suggested in client.list_legal_actions(dealt.state, 3).actions
         assert client.suggest_action(dealt.state, 3, "random", seed=7).action == suggested
 
+    def test_search_with_a_budget(self, client: Client, dealt: api.NewGameResponse) -> None:
+        """suggest_action and play_bot pass the search policy's iterations on: a legal move
+        within the server's maximum, the same for the same seed, refused beyond it."""
+        suggested = client.suggest_action(
+            dealt.state, 3, "search", seed=7, search_iterations=2
+        ).action
+        assert suggested in client.list_legal_actions(dealt.state, 3).actions
+        played = client.play_bot(dealt.state, 3, "search", seed=7, search_iterations=2)
+        assert played.state == client.apply_action(dealt.state, suggested).state
+        with pytest.raises(OrdoError) as refused:
+            client.suggest_action(dealt.state, 3, "search", search_iterations=1 << 20)
+        assert refused.value.reason == "SEARCH_BUDGET_TOO_LARGE"
+
     def test_play_bot_with_a_viewer(self, client: Client, dealt: api.NewGameResponse) -> None:
         """play_bot applies the suggested move; with a viewer, the bot's selection, which only
         its seat may see, is not in the events (apply_action filters alike)."""

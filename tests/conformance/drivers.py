@@ -20,6 +20,7 @@ from grpc_status import rpc_status
 from engines import registry
 from engines.errors import RulesError
 from engines.prng import Rng
+from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
@@ -49,7 +50,9 @@ class Driver(Protocol):
     def apply(self, state: common.GameState, action: common.Action) -> api.ApplyActionResponse: ...
     def validate(self, state: common.GameState, action: common.Action) -> tuple[bool, str]: ...
     def view(self, state: common.GameState, seat: int | None) -> common.GameView: ...
-    def suggest(self, state: common.GameState, seat: int, policy: str) -> common.Action: ...
+    def suggest(
+        self, state: common.GameState, seat: int, policy: str, seed: int = 0, iterations: int = 0
+    ) -> common.Action: ...
 
 
 class Codecs:
@@ -190,10 +193,13 @@ class InProcess(Codecs):
             **{self.game_id: self.codec.encode_view(view)},
         )
 
-    def suggest(self, state: common.GameState, seat: int, policy: str) -> common.Action:
+    def suggest(
+        self, state: common.GameState, seat: int, policy: str, seed: int = 0, iterations: int = 0
+    ) -> common.Action:
         engine_state = self._state(state)
+        budget = Budget(iterations) if iterations else None
         try:
-            move = self.engine.suggest(engine_state, seat, policy, Rng(seat + 1))
+            move = self.engine.suggest(engine_state, seat, policy, Rng(seed or seat + 1), budget)
         except RulesError as error:
             raise RefusedError(error.reason) from None
         return self.action(seat, move)
@@ -242,8 +248,12 @@ class OverGrpc(Codecs):
         request = api.GetViewRequest(state=state, viewer=viewer)
         return self._call(self.stub.GetView, request).view  # type: ignore[no-any-return]
 
-    def suggest(self, state: common.GameState, seat: int, policy: str) -> common.Action:
-        request = api.SuggestActionRequest(state=state, seat=seat, policy=policy)
+    def suggest(
+        self, state: common.GameState, seat: int, policy: str, seed: int = 0, iterations: int = 0
+    ) -> common.Action:
+        request = api.SuggestActionRequest(
+            state=state, seat=seat, policy=policy, seed=seed, search_iterations=iterations
+        )
         return self._call(self.stub.SuggestAction, request).action  # type: ignore[no-any-return]
 
 

@@ -25,6 +25,8 @@ CHECK_EVERY = 7  # the costlier checks (views, illegal actions) run on every 7th
 SENTINEL = 0x5EED_0BAD_F00D_CAFE  # a generator state to search views for
 SEEDS_IN_PROCESS = (1, 2, 3)
 SEEDS_OVER_GRPC = (4,)
+SEARCH_ITERATIONS = 2  # a small budget for the search bot where every checkpoint asks it
+SEARCH_SEED = 77  # the search bot's fixed seed in the re-deal test
 #: Per game with one: the move that answers a pending choice (a row to take, a five to lock).
 CHOICE_MOVES = {"six_nimmt": "choose_row", "sequence_numbers": "choose_sequence"}
 
@@ -252,6 +254,22 @@ class TestPlayouts:
             listed = {key(a) for a in driver.legal(state, seat)}
             for policy in ("random", "heuristic"):
                 assert key(driver.suggest(state, seat, policy)) in listed
+            assert (
+                key(driver.suggest(state, seat, "search", iterations=SEARCH_ITERATIONS)) in listed
+            )
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_search_suggests_legal_actions_on_its_default_budget(
+        self, game: str, seats: int, seed: int
+    ) -> None:
+        """The search bot with its default budget suggests one of the listed actions."""
+        driver = InProcess(game)
+        for state, status, step in checkpoints(driver, seats, seed):
+            if step % (CHECK_EVERY * 3):
+                continue
+            seat = status.seats_to_act[0]
+            listed = {key(a) for a in driver.legal(state, seat)}
+            assert key(driver.suggest(state, seat, "search")) in listed
 
 
 class TestPendingChoices:
@@ -333,6 +351,21 @@ class TestViews:
                     redealt = driver.redeal(state, seat, redeal_seed + step)
                     assert key(driver.view(redealt, seat)) == own, f"seat {seat}'s view leaks"
                     assert key(driver.view(redealt, None)) == spectator, "spectator view leaks"
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_search_moves_do_not_change_when_hidden_cards_are_redealt(
+        self, make_driver: Any, game: str, seats: int, seed: int
+    ) -> None:
+        """With a fixed seed, the search bot's move is the same whatever the cards its seat
+        cannot see are: it samples from the seat's view, never from the hidden cards."""
+        driver = make_driver(game)
+        for state, status, step in checkpoints(driver, seats, seed):
+            seat = status.seats_to_act[0]
+            move = key(driver.suggest(state, seat, "search", SEARCH_SEED, SEARCH_ITERATIONS))
+            for redeal_seed in (21, 22):
+                redealt = driver.redeal(state, seat, redeal_seed + step)
+                again = driver.suggest(redealt, seat, "search", SEARCH_SEED, SEARCH_ITERATIONS)
+                assert key(again) == move, f"seat {seat}'s search move depends on hidden cards"
 
     @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
     def test_views_never_contain_the_generator_state(

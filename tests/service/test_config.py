@@ -45,6 +45,12 @@ class TestSettings:
         """workers 0 means one process per CPU the server may run on."""
         assert load([], {}).worker_count == available_cpus() >= 1
 
+    def test_max_search_iterations(self) -> None:
+        """The search bot's maximum iterations per request: 256, or the flag or environment."""
+        assert load([], {}).max_search_iterations == 256
+        assert load(["--max-search-iterations", "40"], {}).max_search_iterations == 40
+        assert load([], {"ORDO_MAX_SEARCH_ITERATIONS": "9"}).max_search_iterations == 9
+
     def test_cpu_affinity(self) -> None:
         """Workers are pinned to CPUs when that is safe (auto), always, or never."""
         assert load([], {}).cpu_affinity == "auto"
@@ -77,6 +83,8 @@ class TestSettings:
             (["--http-port", "70000"], {}),
             (["--http-port", "50051"], {}),
             (["--metrics-port", "8080"], {}),
+            (["--max-search-iterations", "0"], {}),
+            ([], {"ORDO_MAX_SEARCH_ITERATIONS": "-5"}),
         ],
     )
     def test_bad_settings_exit_with_usage(self, argv: list[str], environ: dict[str, str]) -> None:

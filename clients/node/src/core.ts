@@ -63,6 +63,13 @@ export interface SuggestOptions extends CallOptions {
   policy?: string;
   /** The bot's seed; 0 (the default) makes the answer depend on the request alone. */
   seed?: bigint | number;
+  /**
+   * The `search` policy's iterations (the worlds it samples); 0 (the default) is the game's
+   * default, and more than the server's maximum is refused (`SEARCH_BUDGET_TOO_LARGE`).
+   */
+  searchIterations?: number;
+  /** A time cap on the `search` policy in milliseconds; 0 (the default) is none. */
+  searchTimeLimitMs?: number;
 }
 
 /** `applyAction`'s optional arguments. */
@@ -98,6 +105,21 @@ export interface Connection {
 }
 
 const methods = GameEngineService.method;
+
+/** The fields of a bot's request that choose its move: policy, seed and search budget. */
+function botChoice(init: SuggestOptions): {
+  policy: string;
+  seed: bigint;
+  searchIterations: number;
+  searchTimeLimitMs: number;
+} {
+  return {
+    policy: init.policy ?? "heuristic",
+    seed: bigintOf(init.seed),
+    searchIterations: init.searchIterations ?? 0,
+    searchTimeLimitMs: init.searchTimeLimitMs ?? 0,
+  };
+}
 
 /** The client's calls over `connections`; closing it closes them. */
 export class ClientCore {
@@ -191,7 +213,7 @@ export class ClientCore {
     seat: number,
     init: PlayBotOptions = {},
   ): Promise<ApplyActionResponse> {
-    const bot = { seat, policy: init.policy ?? "heuristic", seed: bigintOf(init.seed) };
+    const bot = { seat, ...botChoice(init) };
     return this.call(methods.applyAction, { state, bot, viewer: viewerOf(init.viewer) }, init);
   }
 
@@ -228,7 +250,7 @@ export class ClientCore {
     seat: number,
     init: SuggestOptions = {},
   ): Promise<SuggestActionResponse> {
-    const request = { state, seat, policy: init.policy ?? "heuristic", seed: bigintOf(init.seed) };
+    const request = { state, seat, ...botChoice(init) };
     return this.call(methods.suggestAction, request, init);
   }
 

@@ -185,6 +185,9 @@ for (const door of DOORS) {
       for (const game of games) {
         assert.ok(game.policies.includes("heuristic") && game.policies.includes("random"));
         assert.ok(game.minSeats >= 2 && game.maxSeats >= game.minSeats);
+        const search = game.policyDetails.find((policy) => policy.name === "search")!;
+        assert.ok(search.defaultSearchIterations > 0);
+        assert.ok(search.maxSearchIterations >= search.defaultSearchIterations);
       }
       const sixNimmt = games.find((game) => game.id === "six_nimmt")!;
       assert.ok(sixNimmt.options.some((option) => option.name === "threshold"));
@@ -248,6 +251,20 @@ for (const door of DOORS) {
       assert.ok(played.events.every((event) => event.public));
       const seen = await client.applyAction(state, suggested.action!, { viewer: "spectator" });
       assert.deepEqual(seen.events, played.events);
+    });
+
+    test("asks the search bot for a budget, refused beyond the server's maximum", async () => {
+      const started = await client.newGame("up_or_down", 2, { seed: 31n });
+      const state = started.state!;
+      const budget = { policy: "search", seed: 3, searchIterations: 2 };
+      const suggested = await client.suggestAction(state, 0, budget);
+      const applied = await client.applyAction(state, suggested.action!);
+      const played = await client.playBot(state, 0, budget);
+      assert.deepEqual(played.state, applied.state);
+      const error = await ordoError(
+        client.suggestAction(state, 0, { policy: "search", searchIterations: 1_000_000 }),
+      );
+      assert.equal(error.reason, "SEARCH_BUDGET_TOO_LARGE");
     });
 
     // gRPC-Web's framing is not read here: the other doors check the bytes.

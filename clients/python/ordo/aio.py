@@ -145,14 +145,16 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         policy: str = "heuristic",
         seed: int = 0,
         *,
+        search_iterations: int = 0,
         viewer: int | common.Viewer | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.ApplyActionResponse:
         """Apply the move a bot chooses for ``seat`` (as ``suggest_action`` would choose it),
         without showing the move: the events are those ``viewer`` may see, as in
-        ``apply_action``."""
-        bot = api.BotMove(seat=seat, policy=policy, seed=seed)
+        ``apply_action``. ``search_iterations`` is the ``search`` policy's budget (0: the
+        game's default)."""
+        bot = api.BotMove(seat=seat, policy=policy, seed=seed, search_iterations=search_iterations)
         request = apply_request(state, viewer, bot=bot)
         return await self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
 
@@ -199,11 +201,19 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         policy: str = "heuristic",
         seed: int = 0,
         *,
+        search_iterations: int = 0,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.SuggestActionResponse:
-        """A bot's action for ``seat``; seed 0 makes the answer depend on the request alone."""
-        request = api.SuggestActionRequest(state=state, seat=seat, policy=policy, seed=seed)
+        """A bot's action for ``seat``; seed 0 makes the answer depend on the request alone.
+        ``search_iterations`` is the ``search`` policy's budget (0: the game's default)."""
+        request = api.SuggestActionRequest(
+            state=state,
+            seat=seat,
+            policy=policy,
+            seed=seed,
+            search_iterations=search_iterations,
+        )
         return await self._call(lambda stub: stub.SuggestAction, request, timeout, request_id)
 
     async def replay_game(

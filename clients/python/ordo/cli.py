@@ -39,7 +39,7 @@ DISTRIBUTION = "ordo-client"
 TARGET_ENV = "ORDO_TARGET"
 LANGUAGE_FIELD = "language"  # the options field that picks a game's language, when it has one
 LANGUAGES = ("en", "pt_br")
-POLICIES = ("heuristic", "random")
+POLICIES = ("heuristic", "random", "search")
 DEFAULT_MAX_TURNS = 10_000  # more than any game takes with its default options
 SEED_LIMIT = 1 << 64  # seeds are uint64
 EXIT_OK, EXIT_SERVER_ERROR, EXIT_USAGE = 0, 1, 2
@@ -116,7 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
         "(default %(default)s)",
     )
     play.add_argument(
-        "--bots", choices=POLICIES, default="heuristic", help="the bots' policy (%(default)s)"
+        "--bots",
+        "--bot",
+        choices=POLICIES,
+        default="heuristic",
+        help="the bots' policy (%(default)s; search plays best, in about a tenth of a second)",
     )
     play.add_argument(
         "--save",
@@ -209,6 +213,13 @@ def print_games(client: Client, out: TextIO) -> None:
         print(f"  seats: {seat_counts_text(game)}", file=out)
         print(f"  simultaneous turns: {'yes' if game.simultaneous else 'no'}", file=out)
         print(f"  policies: {', '.join(game.policies)}", file=out)
+        for policy in game.policy_details:
+            if policy.max_search_iterations:
+                print(
+                    f"    {policy.name}: {policy.default_search_iterations} iterations by "
+                    f"default, at most {policy.max_search_iterations}",
+                    file=out,
+                )
         if not game.options:
             print("  options: none", file=out)
             continue

@@ -17,7 +17,7 @@ import {
 
 declare const RULES_SUMMARIES: Record<string, string>;
 
-const PLAYER_KINDS = ["person", "heuristic", "random"] as const;
+const PLAYER_KINDS = ["person", "search", "heuristic", "random"] as const;
 type PlayerKind = (typeof PLAYER_KINDS)[number];
 const SPECTATOR = -1;
 type Picker = MovePicker<api.Move>;

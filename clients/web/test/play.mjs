@@ -109,8 +109,10 @@ try {
       await input.selectOption(String(value));
     else await input.fill(String(value));
   }
+  // The bot menu offers every policy: seat 1 searches, the others alternate.
+  const kinds = ["search", "random", "heuristic"];
   for (let seat = 1; seat < Number(args.seats); seat++) {
-    await page.selectOption(`select[data-seat="${seat}"]`, seat % 2 ? "heuristic" : "random");
+    await page.selectOption(`select[data-seat="${seat}"]`, kinds[(seat - 1) % kinds.length]);
   }
   check((await page.locator("#rules li, #rules p").count()) > 0, "the rules summary is not shown");
   await page.click("#start");

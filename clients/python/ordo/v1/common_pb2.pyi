@@ -415,6 +415,7 @@ class GameInfo(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     POLICIES_FIELD_NUMBER: _builtins.int
     SEAT_COUNTS_FIELD_NUMBER: _builtins.int
+    POLICY_DETAILS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """The game id, e.g. "six_nimmt"; also the field name in the oneofs."""
     title: _builtins.str
@@ -441,6 +442,10 @@ class GameInfo(_message.Message):
         a count between them cannot be played (Sequence Numbers: 2, 3, 4 and 6, not 5).
         """
 
+    @_builtins.property
+    def policy_details(self) -> _containers.RepeatedCompositeFieldContainer[Global___PolicyInfo]:
+        """Every bot policy of `policies`, in the same order, with what it does and its budget."""
+
     def __init__(
         self,
         *,
@@ -453,14 +458,53 @@ class GameInfo(_message.Message):
         options: _abc.Iterable[Global___OptionInfo] | None = ...,
         policies: _abc.Iterable[_builtins.str] | None = ...,
         seat_counts: _abc.Iterable[_builtins.int] | None = ...,
+        policy_details: _abc.Iterable[Global___PolicyInfo] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "max_seats", b"max_seats", "min_seats", b"min_seats", "options", b"options", "policies", b"policies", "rules_version", b"rules_version", "seat_counts", b"seat_counts", "simultaneous", b"simultaneous", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "max_seats", b"max_seats", "min_seats", b"min_seats", "options", b"options", "policies", b"policies", "policy_details", b"policy_details", "rules_version", b"rules_version", "seat_counts", b"seat_counts", "simultaneous", b"simultaneous", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameInfo: _TypeAlias = GameInfo  # noqa: Y015
+
+@_typing.final
+class PolicyInfo(_message.Message):
+    """PolicyInfo describes one bot policy of a game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    DEFAULT_SEARCH_ITERATIONS_FIELD_NUMBER: _builtins.int
+    MAX_SEARCH_ITERATIONS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The policy's name, as SuggestActionRequest.policy and BotMove.policy take it."""
+    description: _builtins.str
+    """What the policy does, for people."""
+    default_search_iterations: _builtins.int
+    """The iterations a "search" request without search_iterations gets; 0 for a policy without
+    a budget.
+    """
+    max_search_iterations: _builtins.int
+    """The most search_iterations this server accepts for the policy; 0 for a policy without a
+    budget.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        description: _builtins.str = ...,
+        default_search_iterations: _builtins.int = ...,
+        max_search_iterations: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["default_search_iterations", b"default_search_iterations", "description", b"description", "max_search_iterations", b"max_search_iterations", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PolicyInfo: _TypeAlias = PolicyInfo  # noqa: Y015
 
 @_typing.final
 class OptionInfo(_message.Message):

@@ -89,7 +89,8 @@ class GameEngineService(Protocol):
     async def suggest_action(self, request: SuggestActionRequest, ctx: RequestContext[SuggestActionRequest, SuggestActionResponse], /) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act.
+        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -402,7 +403,8 @@ class GameEngineServiceClient(ConnectClient):
     ) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act.
+        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows.
         """
         return await self.execute_unary(
             request=request,
@@ -497,7 +499,8 @@ class GameEngineServiceSync(Protocol):
     def suggest_action(self, request: SuggestActionRequest, ctx: RequestContext[SuggestActionRequest, SuggestActionResponse], /) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act.
+        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -808,7 +811,8 @@ class GameEngineServiceClientSync(ConnectClientSync):
     ) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act.
+        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows.
         """
         return self.execute_unary(
             request=request,

@@ -186,22 +186,32 @@ class BotMove(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     POLICY_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    SEARCH_ITERATIONS_FIELD_NUMBER: _builtins.int
+    SEARCH_TIME_LIMIT_MS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat (0-based) to move for; it must be to act."""
     policy: _builtins.str
     """The bot policy, one of the game's GameInfo.policies; empty means "heuristic"."""
     seed: _builtins.int
     """The seed of the bot's own choices; 0 derives one from the state, as SuggestAction does."""
+    search_iterations: _builtins.int
+    """The iterations of the "search" policy (sampled worlds), as in SuggestActionRequest; 0 means
+    the game's default. Other policies ignore it.
+    """
+    search_time_limit_ms: _builtins.int
+    """A time cap on the "search" policy in milliseconds, as in SuggestActionRequest; 0 means none."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         policy: _builtins.str = ...,
         seed: _builtins.int = ...,
+        search_iterations: _builtins.int = ...,
+        search_time_limit_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy", "seat", b"seat", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy", "search_iterations", b"search_iterations", "search_time_limit_ms", b"search_time_limit_ms", "seat", b"seat", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -421,6 +431,8 @@ class SuggestActionRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     POLICY_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    SEARCH_ITERATIONS_FIELD_NUMBER: _builtins.int
+    SEARCH_TIME_LIMIT_MS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat (0-based) to move for; it must be to act."""
     policy: _builtins.str
@@ -428,6 +440,17 @@ class SuggestActionRequest(_message.Message):
     seed: _builtins.int
     """The seed of the bot's own choices; 0 derives one from the state, so the same request always
     gets the same answer.
+    """
+    search_iterations: _builtins.int
+    """The iterations of the "search" policy: the worlds it samples, each trying every candidate
+    move; 0 means the game's default (its PolicyInfo.default_search_iterations). More than the
+    server's maximum (PolicyInfo.max_search_iterations) is refused with INVALID_ARGUMENT and
+    reason SEARCH_BUDGET_TOO_LARGE. Other policies ignore it.
+    """
+    search_time_limit_ms: _builtins.int
+    """A time cap on the "search" policy in milliseconds: it stops after the world that passes
+    the cap, so the move may then differ from call to call; 0 means no cap (the iterations
+    alone decide, and the same request always gets the same answer).
     """
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
@@ -440,10 +463,12 @@ class SuggestActionRequest(_message.Message):
         seat: _builtins.int = ...,
         policy: _builtins.str = ...,
         seed: _builtins.int = ...,
+        search_iterations: _builtins.int = ...,
+        search_time_limit_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy", "seat", b"seat", "seed", b"seed", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy", "search_iterations", b"search_iterations", "search_time_limit_ms", b"search_time_limit_ms", "seat", b"seat", "seed", b"seed", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -60,7 +60,8 @@ class GameEngineServiceStub:
     """Renders what one seat or a spectator may see of a game."""
     SuggestAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-    NOT_SEATS_TURN when the seat is not to act.
+    NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
+    request asks for more search iterations than the server allows.
     """
     ReplayGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]
     """Plays a game record through, checking its digests, and returns its last state with one page
@@ -102,7 +103,8 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     """Renders what one seat or a spectator may see of a game."""
     SuggestAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]  # type: ignore[assignment]
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-    NOT_SEATS_TURN when the seat is not to act.
+    NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
+    request asks for more search iterations than the server allows.
     """
     ReplayGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]  # type: ignore[assignment]
     """Plays a game record through, checking its digests, and returns its last state with one page
@@ -183,7 +185,8 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_engine_service_pb2.SuggestActionResponse, _abc.Awaitable[_engine_service_pb2.SuggestActionResponse]]:
         """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act.
+        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows.
         """
 
     @_abc_1.abstractmethod

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/common.proto.
  */
 export const file_ordo_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChRvcmRvL3YxL2NvbW1vbi5wcm90bxIHb3Jkby52MSKnAgoJR2FtZVN0YXRlEhUKDXJ1bGVzX3ZlcnNpb24YASABKA0SEAoIcmV2aXNpb24YAiABKAQSDgoGc2VhbGVkGAMgASgMEg8KB2dhbWVfaWQYBCABKAkSKwoJc2l4X25pbW10GAogASgLMhYub3Jkby52MS5TaXhOaW1tdFN0YXRlSAASOQoQc2VxdWVuY2VfbnVtYmVycxgLIAEoCzIdLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzU3RhdGVIABIsCgp1cF9vcl9kb3duGAwgASgLMhYub3Jkby52MS5VcE9yRG93blN0YXRlSAASMgoNZm9yYV9kZV9vcmRlbRgNIAEoCzIZLm9yZG8udjEuRm9yYURlT3JkZW1TdGF0ZUgAQgYKBGdhbWUi7AEKBkFjdGlvbhIMCgRzZWF0GAEgASgNEiwKCXNpeF9uaW1tdBgKIAEoCzIXLm9yZG8udjEuU2l4TmltbXRBY3Rpb25IABI6ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh4ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNBY3Rpb25IABItCgp1cF9vcl9kb3duGAwgASgLMhcub3Jkby52MS5VcE9yRG93bkFjdGlvbkgAEjMKDWZvcmFfZGVfb3JkZW0YDSABKAsyGi5vcmRvLnYxLkZvcmFEZU9yZGVtQWN0aW9uSABCBgoEZ2FtZSLnAQoLR2FtZU9wdGlvbnMSLQoJc2l4X25pbW10GAogASgLMhgub3Jkby52MS5TaXhOaW1tdE9wdGlvbnNIABI7ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh8ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNPcHRpb25zSAASLgoKdXBfb3JfZG93bhgMIAEoCzIYLm9yZG8udjEuVXBPckRvd25PcHRpb25zSAASNAoNZm9yYV9kZV9vcmRlbRgNIAEoCzIbLm9yZG8udjEuRm9yYURlT3JkZW1PcHRpb25zSABCBgoEZ2FtZSL9AQoIR2FtZVZpZXcSIwoGc3RhdHVzGAEgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEioKCXNpeF9uaW1tdBgKIAEoCzIVLm9yZG8udjEuU2l4TmltbXRWaWV3SAASOAoQc2VxdWVuY2VfbnVtYmVycxgLIAEoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzVmlld0gAEisKCnVwX29yX2Rvd24YDCABKAsyFS5vcmRvLnYxLlVwT3JEb3duVmlld0gAEjEKDWZvcmFfZGVfb3JkZW0YDSABKAsyGC5vcmRvLnYxLkZvcmFEZU9yZGVtVmlld0gAQgYKBGdhbWUigwIKBUV2ZW50EhgKEHZpc2libGVfdG9fc2VhdHMYASADKA0SDgoGcHVibGljGAIgASgIEisKCXNpeF9uaW1tdBgKIAEoCzIWLm9yZG8udjEuU2l4TmltbXRFdmVudEgAEjkKEHNlcXVlbmNlX251bWJlcnMYCyABKAsyHS5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0V2ZW50SAASLAoKdXBfb3JfZG93bhgMIAEoCzIWLm9yZG8udjEuVXBPckRvd25FdmVudEgAEjIKDWZvcmFfZGVfb3JkZW0YDSABKAsyGS5vcmRvLnYxLkZvcmFEZU9yZGVtRXZlbnRIAEIGCgRnYW1lIlcKCkdhbWVTdGF0dXMSFAoMc2VhdHNfdG9fYWN0GAEgAygNEhAKCGZpbmlzaGVkGAIgASgIEiEKB291dGNvbWUYAyABKAsyEC5vcmRvLnYxLk91dGNvbWUiWAoHT3V0Y29tZRIOCgZzY29yZXMYASADKBISDwoHd2lubmVycxgCIAMoDRIXCg9sb3dlcl9pc19iZXR0ZXIYAyABKAgSEwoLdGVybWluYXRpb24YBCABKAkiNwoGVmlld2VyEg4KBHNlYXQYASABKA1IABITCglzcGVjdGF0b3IYAiABKAhIAEIICgZ2aWV3ZXIixQEKCEdhbWVJbmZvEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEhEKCW1pbl9zZWF0cxgDIAEoDRIRCgltYXhfc2VhdHMYBCABKA0SFAoMc2ltdWx0YW5lb3VzGAUgASgIEhUKDXJ1bGVzX3ZlcnNpb24YBiABKA0SJAoHb3B0aW9ucxgHIAMoCzITLm9yZG8udjEuT3B0aW9uSW5mbxIQCghwb2xpY2llcxgIIAMoCRITCgtzZWF0X2NvdW50cxgJIAMoDSJeCgpPcHRpb25JbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFQoNZGVmYXVsdF92YWx1ZRgDIAEoCRIWCg5hbGxvd2VkX3ZhbHVlcxgEIAMoCWIGcHJvdG8z", [file_ordo_v1_fora_de_ordem, file_ordo_v1_sequence_numbers, file_ordo_v1_six_nimmt, file_ordo_v1_up_or_down]);
+  fileDesc("ChRvcmRvL3YxL2NvbW1vbi5wcm90bxIHb3Jkby52MSKnAgoJR2FtZVN0YXRlEhUKDXJ1bGVzX3ZlcnNpb24YASABKA0SEAoIcmV2aXNpb24YAiABKAQSDgoGc2VhbGVkGAMgASgMEg8KB2dhbWVfaWQYBCABKAkSKwoJc2l4X25pbW10GAogASgLMhYub3Jkby52MS5TaXhOaW1tdFN0YXRlSAASOQoQc2VxdWVuY2VfbnVtYmVycxgLIAEoCzIdLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzU3RhdGVIABIsCgp1cF9vcl9kb3duGAwgASgLMhYub3Jkby52MS5VcE9yRG93blN0YXRlSAASMgoNZm9yYV9kZV9vcmRlbRgNIAEoCzIZLm9yZG8udjEuRm9yYURlT3JkZW1TdGF0ZUgAQgYKBGdhbWUi7AEKBkFjdGlvbhIMCgRzZWF0GAEgASgNEiwKCXNpeF9uaW1tdBgKIAEoCzIXLm9yZG8udjEuU2l4TmltbXRBY3Rpb25IABI6ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh4ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNBY3Rpb25IABItCgp1cF9vcl9kb3duGAwgASgLMhcub3Jkby52MS5VcE9yRG93bkFjdGlvbkgAEjMKDWZvcmFfZGVfb3JkZW0YDSABKAsyGi5vcmRvLnYxLkZvcmFEZU9yZGVtQWN0aW9uSABCBgoEZ2FtZSLnAQoLR2FtZU9wdGlvbnMSLQoJc2l4X25pbW10GAogASgLMhgub3Jkby52MS5TaXhOaW1tdE9wdGlvbnNIABI7ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh8ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNPcHRpb25zSAASLgoKdXBfb3JfZG93bhgMIAEoCzIYLm9yZG8udjEuVXBPckRvd25PcHRpb25zSAASNAoNZm9yYV9kZV9vcmRlbRgNIAEoCzIbLm9yZG8udjEuRm9yYURlT3JkZW1PcHRpb25zSABCBgoEZ2FtZSL9AQoIR2FtZVZpZXcSIwoGc3RhdHVzGAEgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEioKCXNpeF9uaW1tdBgKIAEoCzIVLm9yZG8udjEuU2l4TmltbXRWaWV3SAASOAoQc2VxdWVuY2VfbnVtYmVycxgLIAEoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzVmlld0gAEisKCnVwX29yX2Rvd24YDCABKAsyFS5vcmRvLnYxLlVwT3JEb3duVmlld0gAEjEKDWZvcmFfZGVfb3JkZW0YDSABKAsyGC5vcmRvLnYxLkZvcmFEZU9yZGVtVmlld0gAQgYKBGdhbWUigwIKBUV2ZW50EhgKEHZpc2libGVfdG9fc2VhdHMYASADKA0SDgoGcHVibGljGAIgASgIEisKCXNpeF9uaW1tdBgKIAEoCzIWLm9yZG8udjEuU2l4TmltbXRFdmVudEgAEjkKEHNlcXVlbmNlX251bWJlcnMYCyABKAsyHS5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0V2ZW50SAASLAoKdXBfb3JfZG93bhgMIAEoCzIWLm9yZG8udjEuVXBPckRvd25FdmVudEgAEjIKDWZvcmFfZGVfb3JkZW0YDSABKAsyGS5vcmRvLnYxLkZvcmFEZU9yZGVtRXZlbnRIAEIGCgRnYW1lIlcKCkdhbWVTdGF0dXMSFAoMc2VhdHNfdG9fYWN0GAEgAygNEhAKCGZpbmlzaGVkGAIgASgIEiEKB291dGNvbWUYAyABKAsyEC5vcmRvLnYxLk91dGNvbWUiWAoHT3V0Y29tZRIOCgZzY29yZXMYASADKBISDwoHd2lubmVycxgCIAMoDRIXCg9sb3dlcl9pc19iZXR0ZXIYAyABKAgSEwoLdGVybWluYXRpb24YBCABKAkiNwoGVmlld2VyEg4KBHNlYXQYASABKA1IABITCglzcGVjdGF0b3IYAiABKAhIAEIICgZ2aWV3ZXIi8gEKCEdhbWVJbmZvEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEhEKCW1pbl9zZWF0cxgDIAEoDRIRCgltYXhfc2VhdHMYBCABKA0SFAoMc2ltdWx0YW5lb3VzGAUgASgIEhUKDXJ1bGVzX3ZlcnNpb24YBiABKA0SJAoHb3B0aW9ucxgHIAMoCzITLm9yZG8udjEuT3B0aW9uSW5mbxIQCghwb2xpY2llcxgIIAMoCRITCgtzZWF0X2NvdW50cxgJIAMoDRIrCg5wb2xpY3lfZGV0YWlscxgKIAMoCzITLm9yZG8udjEuUG9saWN5SW5mbyJxCgpQb2xpY3lJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSIQoZZGVmYXVsdF9zZWFyY2hfaXRlcmF0aW9ucxgDIAEoDRIdChVtYXhfc2VhcmNoX2l0ZXJhdGlvbnMYBCABKA0iXgoKT3B0aW9uSW5mbxIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSFgoOYWxsb3dlZF92YWx1ZXMYBCADKAliBnByb3RvMw", [file_ordo_v1_fora_de_ordem, file_ordo_v1_sequence_numbers, file_ordo_v1_six_nimmt, file_ordo_v1_up_or_down]);
 
 /**
  * GameState is the whole state of one game, hidden parts included. The caller keeps it between
@@ -539,6 +539,13 @@ export type GameInfo = Message<"ordo.v1.GameInfo"> & {
    * @generated from field: repeated uint32 seat_counts = 9;
    */
   seatCounts: number[];
+
+  /**
+   * Every bot policy of `policies`, in the same order, with what it does and its budget.
+   *
+   * @generated from field: repeated ordo.v1.PolicyInfo policy_details = 10;
+   */
+  policyDetails: PolicyInfo[];
 };
 
 /**
@@ -547,6 +554,50 @@ export type GameInfo = Message<"ordo.v1.GameInfo"> & {
  */
 export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
   messageDesc(file_ordo_v1_common, 8);
+
+/**
+ * PolicyInfo describes one bot policy of a game.
+ *
+ * @generated from message ordo.v1.PolicyInfo
+ */
+export type PolicyInfo = Message<"ordo.v1.PolicyInfo"> & {
+  /**
+   * The policy's name, as SuggestActionRequest.policy and BotMove.policy take it.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * What the policy does, for people.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * The iterations a "search" request without search_iterations gets; 0 for a policy without
+   * a budget.
+   *
+   * @generated from field: uint32 default_search_iterations = 3;
+   */
+  defaultSearchIterations: number;
+
+  /**
+   * The most search_iterations this server accepts for the policy; 0 for a policy without a
+   * budget.
+   *
+   * @generated from field: uint32 max_search_iterations = 4;
+   */
+  maxSearchIterations: number;
+};
+
+/**
+ * Describes the message ordo.v1.PolicyInfo.
+ * Use `create(PolicyInfoSchema)` to create a new message.
+ */
+export const PolicyInfoSchema: GenMessage<PolicyInfo> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_common, 9);
 
 /**
  * OptionInfo describes one option of a game.
@@ -590,5 +641,5 @@ export type OptionInfo = Message<"ordo.v1.OptionInfo"> & {
  * Use `create(OptionInfoSchema)` to create a new message.
  */
 export const OptionInfoSchema: GenMessage<OptionInfo> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_common, 9);
+  messageDesc(file_ordo_v1_common, 10);
 

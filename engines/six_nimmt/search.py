@@ -1,0 +1,236 @@
+"""The ``search`` bot of 6 nimmt! (``engines.search``): its sampler, candidates and rollouts.
+
+The sampler deals what the seat cannot see from its view alone: the cards of the set that are in
+no row, in no seat's taken cards, not in its own hand and not among the revealed or its own
+selected cards (the others' hands, their selections of this turn while hidden, the undealt
+deck) are gathered in ascending order, shuffled and dealt back, each seat with as many cards as
+its view shows; a seat whose zero card is unused has it selected with the chance a random
+choice among its cards would give. Every legal action is a candidate. Within a world the other
+seats' selections of this turn do not depend on the seat's own (they are simultaneous), so they
+are chosen once, by the heuristic. Each candidate is then played out to the end of the hand:
+this turn is placed by Rules 1–4, and the later turns are played by every seat with a quick
+policy (the card that takes no row with the fewest cards to fill and the smallest gap, else the
+card that takes the fewest bullheads), on plain lists rather than states, for speed. The reward
+is the bullheads the other seats took on average less those the seat took.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from bisect import bisect_left
+from collections.abc import Sequence
+
+from engines.prng import Rng
+from engines.search import SearchInfo
+from engines.six_nimmt.bots import _heuristic_select
+from engines.six_nimmt.data import BULLHEADS, ZERO_CARD
+from engines.six_nimmt.rules import (
+    HAND_SIZE,
+    NO_SELECTION,
+    ROW_LIMIT,
+    Action,
+    ChooseRow,
+    Select,
+    State,
+    card_set,
+)
+
+DEFAULT_ITERATIONS = 24
+GAP_SCALE = 100  # the quick policy: a gap this wide times the other seats is sure to fill
+
+
+def sample(state: State, seat: int, rng: Rng) -> State:
+    """A state ``seat`` cannot tell from ``state``, drawn from what its view shows. A seat that
+    selected its card of this turn unseen is dealt its hand with that card still in it, and
+    selects again as the heuristic would from it: its hand is a guess, its choice need not be
+    a random one."""
+    seats = len(state.hands)
+    seen = {card for row in state.rows for card in row}
+    seen.update(state.hands[seat])
+    seen.update(card for taken in state.taken for card in taken)
+    if state.revealed:
+        seen.update(state.selections)
+    else:
+        seen.add(state.selections[seat])
+    cards = list(rng.shuffle([c for c in card_set(state.options, seats) if c not in seen]))
+    hands = list(state.hands)
+    selections = list(state.selections)
+    pending = [
+        other
+        for other in range(seats)
+        if other != seat and not state.revealed and state.selections[other] != NO_SELECTION
+    ]
+    for other in range(seats):
+        if other == seat:
+            continue
+        # The number cards the seat holds, with its hidden selection: its view's hand size.
+        size = len(state.hands[other]) + (other in pending and state.selections[other] > ZERO_CARD)
+        hands[other] = tuple(sorted(cards[:size]))
+        del cards[:size]
+    for other in pending:
+        selections[other] = NO_SELECTION
+    world = dataclasses.replace(
+        state,
+        hands=tuple(hands),
+        selections=tuple(selections),
+        deck=tuple(cards),
+        rng_state=rng.next_u64(),
+    )
+    for other in pending:
+        card = _heuristic_select(world, other).card
+        selections[other] = card
+        if card > ZERO_CARD:
+            hands[other] = tuple(c for c in hands[other] if c != card)
+    return dataclasses.replace(world, hands=tuple(hands), selections=tuple(selections))
+
+
+class Table:
+    """The rows of a rollout as plain lists: their cards, last cards and bullheads."""
+
+    __slots__ = ("bulls", "ends", "rows")
+
+    def __init__(self, rows: Sequence[Sequence[int]]) -> None:
+        self.rows = [list(row) for row in rows]
+        self.ends = [row[-1] for row in rows]
+        self.bulls = [sum(BULLHEADS[c] for c in row) for row in rows]
+
+    def target(self, card: int) -> int:
+        """Rules 1–2: the row whose last card is closest below ``card``; -1 under Rule 4."""
+        best, best_end = -1, 0
+        for index, end in enumerate(self.ends):
+            if best_end < end < card:
+                best, best_end = index, end
+        return best
+
+    def cheapest(self) -> int:
+        """TAKE_CHEAPEST_ROW, as the heuristic takes under Rule 4 too."""
+        rows, bulls = self.rows, self.bulls
+        return min(range(len(rows)), key=lambda i: (bulls[i], len(rows[i]), i))
+
+    def place(self, order: list[tuple[int, int]], gained: list[int]) -> None:
+        """Place the revealed cards (card, seat), ascending, by Rules 1–4; each seat's
+        bullheads go to ``gained``."""
+        rows = self.rows
+        for card, seat in order:
+            row = self.target(card)
+            if row < 0:
+                row = self.cheapest()
+            elif len(rows[row]) < ROW_LIMIT:
+                rows[row].append(card)
+                self.ends[row] = card
+                self.bulls[row] += BULLHEADS[card]
+                continue
+            gained[seat] += self.bulls[row]
+            rows[row] = [card]
+            self.ends[row] = card
+            self.bulls[row] = BULLHEADS[card]
+
+    def take(self, row: int, card: int, seat: int, gained: list[int]) -> None:
+        """Rule 4 with a chosen row: ``seat`` takes it and ``card`` starts it."""
+        gained[seat] += self.bulls[row]
+        self.rows[row] = [card]
+        self.ends[row] = card
+        self.bulls[row] = BULLHEADS[card]
+
+    def quick_card(self, hand: list[int], others: int) -> int:
+        """The rollout policy: the card with the fewest expected bullheads, roughly. A card
+        that fills its row, or is lower than every row, takes for sure; another takes its row
+        when the others' cards fill the gap to it, which grows likelier with the gap and the
+        fewer places the row has left."""
+        rows, bulls = self.rows, self.bulls
+        by_end = sorted(zip(self.ends, range(len(rows)), strict=True))
+        ends = [end for end, _ in by_end]
+        lowest = min(bulls) + 1
+        best, best_cost = hand[0], float(lowest)
+        first = True
+        for card in hand:
+            at = bisect_left(ends, card)
+            if at == 0:  # Rule 4
+                cost = float(lowest)
+            else:
+                row = by_end[at - 1][1]
+                length = len(rows[row])
+                if length == ROW_LIMIT:
+                    cost = float(bulls[row] + 1)
+                else:
+                    share = min(1.0, (card - ends[at - 1]) * others / GAP_SCALE)
+                    cost = share ** (ROW_LIMIT - length) * bulls[row]
+            if first or cost < best_cost:
+                best, best_cost, first = card, cost, False
+        return best
+
+    def play_out(self, hands: list[list[int]], turns: int, gained: list[int]) -> None:
+        """Play ``turns`` more turns, every seat by the quick policy."""
+        others = len(hands) - 1
+        for _ in range(turns):
+            order = []
+            for seat, hand in enumerate(hands):
+                card = self.quick_card(hand, others)
+                hand.remove(card)
+                order.append((card, seat))
+            order.sort()
+            self.place(order, gained)
+
+
+class SixNimmtSearcher:
+    """Candidates, sampler and rollouts of the 6 nimmt! ``search`` bot."""
+
+    default_iterations = DEFAULT_ITERATIONS
+
+    def candidates(self, state: State, seat: int) -> Sequence[Action]:
+        if state.revealed:
+            return [ChooseRow(row) for row in range(len(state.rows))]
+        hand = [Select(card) for card in state.hands[seat]]
+        if state.options.zero_card and state.zero_card_used_in_hand[seat] == 0:
+            return [Select(ZERO_CARD), *hand]
+        return hand
+
+    def sample(self, state: State, seat: int, rng: Rng) -> tuple[State, tuple[int, ...]]:
+        """A world, and every other seat's selection of this turn in it: those it made, and
+        those the heuristic would make."""
+        world = sample(state, seat, rng)
+        if world.revealed:
+            return world, world.selections
+        return world, tuple(
+            _heuristic_select(world, other).card if other != seat and card == NO_SELECTION else card
+            for other, card in enumerate(world.selections)
+        )
+
+    def rollout(
+        self, sampled: tuple[State, tuple[int, ...]], seat: int, action: Action, rng: Rng
+    ) -> float:
+        del rng  # the world's hands decide the hand; the policies are deterministic
+        world, chosen = sampled
+        seats = len(world.hands)
+        table = Table(world.rows)
+        hands = [list(hand) for hand in world.hands]
+        gained = [0] * seats
+        if isinstance(action, ChooseRow):
+            order = sorted(
+                (card, s) for s, card in enumerate(world.selections) if card > ZERO_CARD
+            )[world.placed :]
+            card, chooser = order[0]
+            table.take(action.row, card, chooser, gained)
+            table.place(order[1:], gained)
+        else:
+            selections = list(chosen)
+            selections[seat] = action.card
+            for other, card in enumerate(selections):
+                if card > ZERO_CARD and card in hands[other]:
+                    hands[other].remove(card)
+            order = sorted((card, s) for s, card in enumerate(selections) if card > ZERO_CARD)
+            table.place(order, gained)
+        turns = HAND_SIZE - world.turn - 1
+        if turns > 0 and all(len(hand) >= turns for hand in hands):
+            table.play_out(hands, turns, gained)
+        mine = gained.pop(seat)
+        return sum(gained) / len(gained) - mine
+
+
+SEARCH = SearchInfo(
+    SixNimmtSearcher(),
+    "determinised Monte-Carlo: each iteration deals the unseen cards at random, lets the "
+    "others select as the heuristic would, plays every card of the hand and the rest of the "
+    "hand after it with a quick policy, and keeps the card with the best mean bullheads "
+    "against the others",
+)
