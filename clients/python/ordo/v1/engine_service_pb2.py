@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from ordo.v1 import common_pb2 as ordo_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cordo/v1/engine_service.proto\x12\x07ordo.v1\x1a\x14ordo/v1/common.proto\"\x12\n\x10ListGamesRequest\"5\n\x11ListGamesResponse\x12 \n\x05games\x18\x01 \x03(\x0b\x32\x11.ordo.v1.GameInfo\"T\n\x0eNewGameRequest\x12\r\n\x05seats\x18\x01 \x01(\r\x12\x0c\n\x04seed\x18\x02 \x01(\x04\x12%\n\x07options\x18\x03 \x01(\x0b\x32\x14.ordo.v1.GameOptions\"g\n\x0fNewGameResponse\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12#\n\x06status\x18\x02 \x01(\x0b\x32\x13.ordo.v1.GameStatus\x12\x0c\n\x04seed\x18\x03 \x01(\x04\"\x98\x01\n\x12\x41pplyActionRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x1f\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x0f.ordo.v1.Action\x12\x1f\n\x06viewer\x18\x03 \x01(\x0b\x32\x0f.ordo.v1.Viewer\x12\x1d\n\x03\x62ot\x18\x04 \x01(\x0b\x32\x10.ordo.v1.BotMove\"5\n\x07\x42otMove\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06policy\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\"}\n\x13\x41pplyActionResponse\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12#\n\x06status\x18\x02 \x01(\x0b\x32\x13.ordo.v1.GameStatus\x12\x1e\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x0e.ordo.v1.Event\"[\n\x15ValidateActionRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x1f\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x0f.ordo.v1.Action\"H\n\x16ValidateActionResponse\x12\r\n\x05legal\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\"J\n\x17ListLegalActionsRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x0c\n\x04seat\x18\x02 \x01(\r\"<\n\x18ListLegalActionsResponse\x12 \n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x0f.ordo.v1.Action\"T\n\x0eGetViewRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x1f\n\x06viewer\x18\x02 \x01(\x0b\x32\x0f.ordo.v1.Viewer\"2\n\x0fGetViewResponse\x12\x1f\n\x04view\x18\x01 \x01(\x0b\x32\x11.ordo.v1.GameView\"e\n\x14SuggestActionRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0e\n\x06policy\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x04\"8\n\x15SuggestActionResponse\x12\x1f\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x0f.ordo.v1.Action2\x99\x04\n\x11GameEngineService\x12\x42\n\tListGames\x12\x19.ordo.v1.ListGamesRequest\x1a\x1a.ordo.v1.ListGamesResponse\x12<\n\x07NewGame\x12\x17.ordo.v1.NewGameRequest\x1a\x18.ordo.v1.NewGameResponse\x12H\n\x0b\x41pplyAction\x12\x1b.ordo.v1.ApplyActionRequest\x1a\x1c.ordo.v1.ApplyActionResponse\x12Q\n\x0eValidateAction\x12\x1e.ordo.v1.ValidateActionRequest\x1a\x1f.ordo.v1.ValidateActionResponse\x12W\n\x10ListLegalActions\x12 .ordo.v1.ListLegalActionsRequest\x1a!.ordo.v1.ListLegalActionsResponse\x12<\n\x07GetView\x12\x17.ordo.v1.GetViewRequest\x1a\x18.ordo.v1.GetViewResponse\x12N\n\rSuggestAction\x12\x1d.ordo.v1.SuggestActionRequest\x1a\x1e.ordo.v1.SuggestActionResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cordo/v1/engine_service.proto\x12\x07ordo.v1\x1a\x14ordo/v1/common.proto\"\x12\n\x10ListGamesRequest\"5\n\x11ListGamesResponse\x12 \n\x05games\x18\x01 \x03(\x0b\x32\x11.ordo.v1.GameInfo\"t\n\x0eNewGameRequest\x12\r\n\x05seats\x18\x01 \x01(\r\x12\x0c\n\x04seed\x18\x02 \x01(\x04\x12%\n\x07options\x18\x03 \x01(\x0b\x32\x14.ordo.v1.GameOptions\x12\x1e\n\x04\x62ots\x18\x04 \x03(\x0b\x32\x10.ordo.v1.BotSeat\"\x95\x01\n\x0fNewGameResponse\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12#\n\x06status\x18\x02 \x01(\x0b\x32\x13.ordo.v1.GameStatus\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x13\n\x0bseat_tokens\x18\x04 \x03(\t\x12\x17\n\x0fspectator_token\x18\x05 \x01(\t\"\x98\x01\n\x12\x41pplyActionRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x1f\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x0f.ordo.v1.Action\x12\x1f\n\x06viewer\x18\x03 \x01(\x0b\x32\x0f.ordo.v1.Viewer\x12\x1d\n\x03\x62ot\x18\x04 \x01(\x0b\x32\x10.ordo.v1.BotMove\"5\n\x07\x42otMove\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06policy\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\"}\n\x13\x41pplyActionResponse\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12#\n\x06status\x18\x02 \x01(\x0b\x32\x13.ordo.v1.GameStatus\x12\x1e\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x0e.ordo.v1.Event\"[\n\x15ValidateActionRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x1f\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x0f.ordo.v1.Action\"H\n\x16ValidateActionResponse\x12\r\n\x05legal\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\"J\n\x17ListLegalActionsRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x0c\n\x04seat\x18\x02 \x01(\r\"<\n\x18ListLegalActionsResponse\x12 \n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x0f.ordo.v1.Action\"T\n\x0eGetViewRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x1f\n\x06viewer\x18\x02 \x01(\x0b\x32\x0f.ordo.v1.Viewer\"2\n\x0fGetViewResponse\x12\x1f\n\x04view\x18\x01 \x01(\x0b\x32\x11.ordo.v1.GameView\"e\n\x14SuggestActionRequest\x12!\n\x05state\x18\x01 \x01(\x0b\x32\x12.ordo.v1.GameState\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0e\n\x06policy\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x04\"8\n\x15SuggestActionResponse\x12\x1f\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x0f.ordo.v1.Action2\x99\x04\n\x11GameEngineService\x12\x42\n\tListGames\x12\x19.ordo.v1.ListGamesRequest\x1a\x1a.ordo.v1.ListGamesResponse\x12<\n\x07NewGame\x12\x17.ordo.v1.NewGameRequest\x1a\x18.ordo.v1.NewGameResponse\x12H\n\x0b\x41pplyAction\x12\x1b.ordo.v1.ApplyActionRequest\x1a\x1c.ordo.v1.ApplyActionResponse\x12Q\n\x0eValidateAction\x12\x1e.ordo.v1.ValidateActionRequest\x1a\x1f.ordo.v1.ValidateActionResponse\x12W\n\x10ListLegalActions\x12 .ordo.v1.ListLegalActionsRequest\x1a!.ordo.v1.ListLegalActionsResponse\x12<\n\x07GetView\x12\x17.ordo.v1.GetViewRequest\x1a\x18.ordo.v1.GetViewResponse\x12N\n\rSuggestAction\x12\x1d.ordo.v1.SuggestActionRequest\x1a\x1e.ordo.v1.SuggestActionResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,31 +37,31 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTGAMESRESPONSE']._serialized_start=83
   _globals['_LISTGAMESRESPONSE']._serialized_end=136
   _globals['_NEWGAMEREQUEST']._serialized_start=138
-  _globals['_NEWGAMEREQUEST']._serialized_end=222
-  _globals['_NEWGAMERESPONSE']._serialized_start=224
-  _globals['_NEWGAMERESPONSE']._serialized_end=327
-  _globals['_APPLYACTIONREQUEST']._serialized_start=330
-  _globals['_APPLYACTIONREQUEST']._serialized_end=482
-  _globals['_BOTMOVE']._serialized_start=484
-  _globals['_BOTMOVE']._serialized_end=537
-  _globals['_APPLYACTIONRESPONSE']._serialized_start=539
-  _globals['_APPLYACTIONRESPONSE']._serialized_end=664
-  _globals['_VALIDATEACTIONREQUEST']._serialized_start=666
-  _globals['_VALIDATEACTIONREQUEST']._serialized_end=757
-  _globals['_VALIDATEACTIONRESPONSE']._serialized_start=759
-  _globals['_VALIDATEACTIONRESPONSE']._serialized_end=831
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=833
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=907
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=909
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=969
-  _globals['_GETVIEWREQUEST']._serialized_start=971
-  _globals['_GETVIEWREQUEST']._serialized_end=1055
-  _globals['_GETVIEWRESPONSE']._serialized_start=1057
-  _globals['_GETVIEWRESPONSE']._serialized_end=1107
-  _globals['_SUGGESTACTIONREQUEST']._serialized_start=1109
-  _globals['_SUGGESTACTIONREQUEST']._serialized_end=1210
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=1212
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=1268
-  _globals['_GAMEENGINESERVICE']._serialized_start=1271
-  _globals['_GAMEENGINESERVICE']._serialized_end=1808
+  _globals['_NEWGAMEREQUEST']._serialized_end=254
+  _globals['_NEWGAMERESPONSE']._serialized_start=257
+  _globals['_NEWGAMERESPONSE']._serialized_end=406
+  _globals['_APPLYACTIONREQUEST']._serialized_start=409
+  _globals['_APPLYACTIONREQUEST']._serialized_end=561
+  _globals['_BOTMOVE']._serialized_start=563
+  _globals['_BOTMOVE']._serialized_end=616
+  _globals['_APPLYACTIONRESPONSE']._serialized_start=618
+  _globals['_APPLYACTIONRESPONSE']._serialized_end=743
+  _globals['_VALIDATEACTIONREQUEST']._serialized_start=745
+  _globals['_VALIDATEACTIONREQUEST']._serialized_end=836
+  _globals['_VALIDATEACTIONRESPONSE']._serialized_start=838
+  _globals['_VALIDATEACTIONRESPONSE']._serialized_end=910
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=912
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=986
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=988
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1048
+  _globals['_GETVIEWREQUEST']._serialized_start=1050
+  _globals['_GETVIEWREQUEST']._serialized_end=1134
+  _globals['_GETVIEWRESPONSE']._serialized_start=1136
+  _globals['_GETVIEWRESPONSE']._serialized_end=1186
+  _globals['_SUGGESTACTIONREQUEST']._serialized_start=1188
+  _globals['_SUGGESTACTIONREQUEST']._serialized_end=1289
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=1291
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=1347
+  _globals['_GAMEENGINESERVICE']._serialized_start=1350
+  _globals['_GAMEENGINESERVICE']._serialized_end=1887
 # @@protoc_insertion_point(module_scope)

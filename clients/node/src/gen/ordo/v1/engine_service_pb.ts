@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Action, Event, GameInfo, GameOptions, GameState, GameStatus, GameView, Viewer } from "./common_pb.js";
+import type { Action, BotSeat, Event, GameInfo, GameOptions, GameState, GameStatus, GameView, Viewer } from "./common_pb.js";
 import { file_ordo_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/engine_service.proto.
  */
 export const file_ordo_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvIlQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMiZwoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQimAEKEkFwcGx5QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uEh8KBnZpZXdlchgDIAEoCzIPLm9yZG8udjEuVmlld2VyEh0KA2JvdBgEIAEoCzIQLm9yZG8udjEuQm90TW92ZSI1CgdCb3RNb3ZlEgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJEgwKBHNlZWQYAyABKAQifQoTQXBwbHlBY3Rpb25SZXNwb25zZRIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEiMKBnN0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50IlsKFVZhbGlkYXRlQWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uIkgKFlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USDQoFbGVnYWwYASABKAgSDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiSgoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNIjwKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIgCgdhY3Rpb25zGAEgAygLMg8ub3Jkby52MS5BY3Rpb24iVAoOR2V0Vmlld1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZ2aWV3ZXIYAiABKAsyDy5vcmRvLnYxLlZpZXdlciIyCg9HZXRWaWV3UmVzcG9uc2USHwoEdmlldxgBIAEoCzIRLm9yZG8udjEuR2FtZVZpZXciZQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNEg4KBnBvbGljeRgDIAEoCRIMCgRzZWVkGAQgASgEIjgKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIfCgZhY3Rpb24YASABKAsyDy5vcmRvLnYxLkFjdGlvbjKZBAoRR2FtZUVuZ2luZVNlcnZpY2USQgoJTGlzdEdhbWVzEhkub3Jkby52MS5MaXN0R2FtZXNSZXF1ZXN0Ghoub3Jkby52MS5MaXN0R2FtZXNSZXNwb25zZRI8CgdOZXdHYW1lEhcub3Jkby52MS5OZXdHYW1lUmVxdWVzdBoYLm9yZG8udjEuTmV3R2FtZVJlc3BvbnNlEkgKC0FwcGx5QWN0aW9uEhsub3Jkby52MS5BcHBseUFjdGlvblJlcXVlc3QaHC5vcmRvLnYxLkFwcGx5QWN0aW9uUmVzcG9uc2USUQoOVmFsaWRhdGVBY3Rpb24SHi5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVxdWVzdBofLm9yZG8udjEuVmFsaWRhdGVBY3Rpb25SZXNwb25zZRJXChBMaXN0TGVnYWxBY3Rpb25zEiAub3Jkby52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBohLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEjwKB0dldFZpZXcSFy5vcmRvLnYxLkdldFZpZXdSZXF1ZXN0Ghgub3Jkby52MS5HZXRWaWV3UmVzcG9uc2USTgoNU3VnZ2VzdEFjdGlvbhIdLm9yZG8udjEuU3VnZ2VzdEFjdGlvblJlcXVlc3QaHi5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZWIGcHJvdG8z", [file_ordo_v1_common]);
+  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvInQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMSHgoEYm90cxgEIAMoCzIQLm9yZG8udjEuQm90U2VhdCKVAQoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQSEwoLc2VhdF90b2tlbnMYBCADKAkSFwoPc3BlY3RhdG9yX3Rva2VuGAUgASgJIpgBChJBcHBseUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbhIfCgZ2aWV3ZXIYAyABKAsyDy5vcmRvLnYxLlZpZXdlchIdCgNib3QYBCABKAsyEC5vcmRvLnYxLkJvdE1vdmUiNQoHQm90TW92ZRIMCgRzZWF0GAEgASgNEg4KBnBvbGljeRgCIAEoCRIMCgRzZWVkGAMgASgEIn0KE0FwcGx5QWN0aW9uUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudCJbChVWYWxpZGF0ZUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbiJIChZWYWxpZGF0ZUFjdGlvblJlc3BvbnNlEg0KBWxlZ2FsGAEgASgIEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIkoKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDSI8ChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USIAoHYWN0aW9ucxgBIAMoCzIPLm9yZG8udjEuQWN0aW9uIlQKDkdldFZpZXdSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSHwoGdmlld2VyGAIgASgLMg8ub3Jkby52MS5WaWV3ZXIiMgoPR2V0Vmlld1Jlc3BvbnNlEh8KBHZpZXcYASABKAsyES5vcmRvLnYxLkdhbWVWaWV3ImUKFFN1Z2dlc3RBY3Rpb25SZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDRIOCgZwb2xpY3kYAyABKAkSDAoEc2VlZBgEIAEoBCI4ChVTdWdnZXN0QWN0aW9uUmVzcG9uc2USHwoGYWN0aW9uGAEgASgLMg8ub3Jkby52MS5BY3Rpb24ymQQKEUdhbWVFbmdpbmVTZXJ2aWNlEkIKCUxpc3RHYW1lcxIZLm9yZG8udjEuTGlzdEdhbWVzUmVxdWVzdBoaLm9yZG8udjEuTGlzdEdhbWVzUmVzcG9uc2USPAoHTmV3R2FtZRIXLm9yZG8udjEuTmV3R2FtZVJlcXVlc3QaGC5vcmRvLnYxLk5ld0dhbWVSZXNwb25zZRJICgtBcHBseUFjdGlvbhIbLm9yZG8udjEuQXBwbHlBY3Rpb25SZXF1ZXN0Ghwub3Jkby52MS5BcHBseUFjdGlvblJlc3BvbnNlElEKDlZhbGlkYXRlQWN0aW9uEh4ub3Jkby52MS5WYWxpZGF0ZUFjdGlvblJlcXVlc3QaHy5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USVwoQTGlzdExlZ2FsQWN0aW9ucxIgLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIS5vcmRvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRI8CgdHZXRWaWV3Ehcub3Jkby52MS5HZXRWaWV3UmVxdWVzdBoYLm9yZG8udjEuR2V0Vmlld1Jlc3BvbnNlEk4KDVN1Z2dlc3RBY3Rpb24SHS5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXF1ZXN0Gh4ub3Jkby52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_ordo_v1_common]);
 
 /**
  * ListGamesRequest asks for the games the server runs.
@@ -76,6 +76,14 @@ export type NewGameRequest = Message<"ordo.v1.NewGameRequest"> & {
    * @generated from field: ordo.v1.GameOptions options = 3;
    */
   options?: GameOptions | undefined;
+
+  /**
+   * The seats bots play, each once, with their policies (one of GameInfo.policies); kept in
+   * the state. Those seats get no seat token, and any seat's token may ask for their moves.
+   *
+   * @generated from field: repeated ordo.v1.BotSeat bots = 4;
+   */
+  bots: BotSeat[];
 };
 
 /**
@@ -106,11 +114,29 @@ export type NewGameResponse = Message<"ordo.v1.NewGameResponse"> & {
   status?: GameStatus | undefined;
 
   /**
-   * The seed the game was dealt from (the chosen one when the request's seed was 0).
+   * The seed the game was dealt from (the chosen one when the request's seed was 0); 0 when
+   * the server requires seat tokens, since the seed gives away every hidden card.
    *
    * @generated from field: uint64 seed = 3;
    */
   seed: bigint;
+
+  /**
+   * The token of each seat a person plays, by seat (0-based), to send in the `ordo-seat-token`
+   * metadata of the calls made for that seat; an empty string for a bot's seat. Empty when the
+   * server has no state keys. Give each person their own token only.
+   *
+   * @generated from field: repeated string seat_tokens = 4;
+   */
+  seatTokens: string[];
+
+  /**
+   * A token that sees what a spectator sees and may ask for the bots' moves, for a watcher or
+   * a table of bots only; empty when the server has no state keys.
+   *
+   * @generated from field: string spectator_token = 5;
+   */
+  spectatorToken: string;
 };
 
 /**
@@ -168,7 +194,10 @@ export const ApplyActionRequestSchema: GenMessage<ApplyActionRequest> = /*@__PUR
 
 /**
  * BotMove asks the server to choose a seat's move as SuggestAction would, with the same
- * policy and seed, and to apply it.
+ * policy and seed, and to apply it. For a seat the game's `bots` name, the empty policy is the
+ * game's; with seat tokens required, the seat must be one of the game's bots (else
+ * PERMISSION_DENIED with reason NOT_A_BOT_SEAT) and the policy and seed the game's: empty and 0
+ * (else PERMISSION_DENIED with reason BOT_SETTINGS_NOT_PERMITTED).
  *
  * @generated from message ordo.v1.BotMove
  */
@@ -181,7 +210,8 @@ export type BotMove = Message<"ordo.v1.BotMove"> & {
   seat: number;
 
   /**
-   * The bot policy, one of the game's GameInfo.policies; empty means "heuristic".
+   * The bot policy, one of the game's GameInfo.policies; empty means the game's policy for a
+   * bot seat of the game, else "heuristic".
    *
    * @generated from field: string policy = 2;
    */
@@ -471,6 +501,15 @@ export const SuggestActionResponseSchema: GenMessage<SuggestActionResponse> = /*
  * reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
  * actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
  *
+ * A server that requires seat tokens takes, with every call that carries a state, the token of
+ * one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+ * `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+ * UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+ * UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+ * seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+ * older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+ * cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+ *
  * @generated from service ordo.v1.GameEngineService
  */
 export const GameEngineService: GenService<{
@@ -485,8 +524,9 @@ export const GameEngineService: GenService<{
     output: typeof ListGamesResponseSchema;
   },
   /**
-   * Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-   * or bad options.
+   * Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+   * bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+   * SEED_NOT_PERMITTED for a seed chosen by the caller.
    *
    * @generated from rpc ordo.v1.GameEngineService.NewGame
    */
