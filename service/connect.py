@@ -23,7 +23,14 @@ from google.rpc import error_details_pb2
 from protobuf.wkt import Any as AnyDetail
 
 from engines.errors import RulesError
-from service.errors import DOMAIN, INTERNAL_REASON, MAX_MESSAGE_CHARACTERS, RequestError, cut
+from service.errors import (
+    DOMAIN,
+    INTERNAL_REASON,
+    MAX_MESSAGE_CHARACTERS,
+    RequestError,
+    cut,
+    status_code_of,
+)
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
 from service.observe import CallRecord, Observer
 from service.pool import After
@@ -118,10 +125,12 @@ def protocol_of(content_type: str) -> str:
 
 
 def connect_error(failure: Exception) -> ConnectError:
-    """The Connect error of a failed call: INVALID_ARGUMENT with the reason of a rules error,
-    INTERNAL for anything else (whose details were logged, never sent)."""
+    """The Connect error of a failed call: the code of a rules error (``service.errors``'s
+    table, INVALID_ARGUMENT for most) with its reason, INTERNAL for anything else (whose
+    details were logged, never sent)."""
     if isinstance(failure, RulesError):
-        code, message, reason = Code.INVALID_ARGUMENT, failure.message, failure.reason
+        code = Code[status_code_of(failure).name]
+        message, reason = failure.message, failure.reason
         metadata = {key: cut(value, METADATA_CHARACTERS) for key, value in failure.metadata.items()}
     else:
         code, message, reason, metadata = Code.INTERNAL, "internal error", INTERNAL_REASON, {}
