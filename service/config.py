@@ -114,7 +114,8 @@ HELP = {
     "its game (header ordo-seat-token) and answers only what that seat may know; NewGame "
     "picks every seed and returns none (needs --state-keys-file; implies --require-sealed)",
     "revision_store": "redis://HOST:PORT/DB of a Redis or Valkey that keeps each game's latest "
-    "revision: ApplyAction refuses older states (needs --state-keys-file; empty: no fence)",
+    "revision: ApplyAction refuses older states (needs --state-keys-file; implies "
+    "--require-sealed; empty: no fence)",
     "revision_idle_seconds": "seconds a game's entry in the revision store lives after its "
     "last move",
 }
@@ -227,5 +228,9 @@ def _with_state_keys(settings: Settings, parser: argparse.ArgumentParser) -> Set
         keys = load_keys(settings.state_keys_file)
     except KeysFileError as error:
         parser.error(str(error))
-    sealed = settings.require_sealed or settings.require_seat_tokens
+    # A fenced game is known by the match id its sealed states carry: a plain state would let
+    # a caller name any game's id.
+    sealed = (
+        settings.require_sealed or settings.require_seat_tokens or bool(settings.revision_store)
+    )
     return replace(settings, state_keys=keys, require_sealed=sealed)

@@ -5,6 +5,8 @@ export {
   type CallOptions,
   type CommonOptions,
   type NewGameOptions,
+  type PlayBotOptions,
+  type ApplyOptions,
   type SuggestOptions,
 } from "./core.js";
 export { codeName, ERROR_DOMAIN, OrdoError } from "./errors.js";
@@ -16,6 +18,6 @@ export {
   sealedInfo,
   type StateInput,
 } from "./messages.js";
-export { REQUEST_ID_KEY } from "./request-id.js";
-export { RETRYABLE, type RetryOptions, RetryPolicy } from "./retry.js";
+export { REQUEST_ID_KEY, SEAT_TOKEN_KEY } from "./request-id.js";
+export { RETRIED_REASONS, RETRYABLE, type RetryOptions, RetryPolicy } from "./retry.js";
 export * as v1 from "./v1.js";
