@@ -1,5 +1,6 @@
 """A real ``redis-server`` (Debian's package) for the revision fence's tests: its own process on
-a free loopback port, nothing kept on disk, stopped and started again on the same port."""
+a free loopback port, stopped and started again on the same port, keeping its data on disk
+(every write in its append-only file) or nothing."""
 
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ READY = b"Ready to accept connections"
 
 
 class RedisServer:
-    """One ``redis-server`` in ``scratch``, on ``port``; ``start`` waits until it serves."""
+    """One ``redis-server`` in ``scratch``, on ``port``, keeping its data across restarts when
+    ``durable``; ``start`` waits until it serves."""
 
-    def __init__(self, scratch: Path, port: int | None = None) -> None:
+    def __init__(self, scratch: Path, port: int | None = None, *, durable: bool = False) -> None:
         executable = shutil.which("redis-server")
         assert executable, "redis-server is not installed (apt-get install redis-server)"
         self.executable = executable
         self.scratch = scratch
         self.port = port or free_port()
+        self.durable = durable
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -38,7 +41,8 @@ class RedisServer:
             "--bind", HOST,
             "--dir", str(self.scratch),
             "--save", "",
-            "--appendonly", "no",
+            "--appendonly", "yes" if self.durable else "no",
+            "--appendfsync", "always",
             "--protected-mode", "no",
         ]  # fmt: skip
         self.process = subprocess.Popen(
@@ -53,7 +57,7 @@ class RedisServer:
         raise AssertionError(f"redis-server did not start:\n{seen.decode(errors='replace')}")
 
     def stop(self) -> None:
-        """Stop the server (its data is lost: nothing is kept on disk)."""
+        """Stop the server (its data is lost unless it is durable)."""
         if self.process is not None:
             terminate(self.process)
             if self.process.stdout is not None:
@@ -62,9 +66,9 @@ class RedisServer:
 
 
 @contextmanager
-def running_redis(scratch: Path) -> Iterator[RedisServer]:
+def running_redis(scratch: Path, *, durable: bool = False) -> Iterator[RedisServer]:
     """A started ``redis-server``, stopped at the end."""
-    server = RedisServer(scratch)
+    server = RedisServer(scratch, durable=durable)
     server.start()
     try:
         yield server
