@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from service.call_path import REQUEST_ID_KEY, SERVICE, request_id
 from service.observe import CallRecord, Observer
-from service.server import MAX_REQUEST_ID_LENGTH, REQUEST_ID_KEY, SERVICE, new_request_id
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -179,11 +179,11 @@ class Door:
             code = GRPC_CODES.get(int(grpc_status), "UNKNOWN")
         else:
             code = HTTP_CODES.get(status, "INTERNAL" if status >= 500 else "UNKNOWN")
-        request_id = (_header(scope, REQUEST_ID_KEY.encode()) or b"").decode("latin-1")
+        sent_id = (_header(scope, REQUEST_ID_KEY.encode()) or b"").decode("latin-1")
         content_type = (_header(scope, b"content-type") or b"").decode("latin-1")
         return CallRecord(
             method=name if name in METHOD_NAMES else UNKNOWN_METHOD,
-            request_id=request_id[:MAX_REQUEST_ID_LENGTH] or new_request_id(),
+            request_id=request_id(sent_id),
             protocol=protocol_of(content_type),
             code=code,
         )
