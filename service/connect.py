@@ -35,6 +35,7 @@ from service.errors import (
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
 from service.observe import Observer
 from service.pool import After
+from service.seat_tokens import HEADER as SEAT_TOKEN_KEY
 from service.servicer import GameEngineServicer
 
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
@@ -150,11 +151,12 @@ def _method(
         headers = ctx.request_headers
         call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
         protocol = protocol_of(headers.get("content-type", ""))
+        token = headers.get(SEAT_TOKEN_KEY, "")
         if isinstance(request, bytes):
-            response, failure, _ = invoke(request, call_id, protocol, after)
+            response, failure, _ = invoke(request, call_id, protocol, after, seat_token=token)
         else:
             response, failure, _ = invoke(
-                request.raw, call_id, protocol, after, request.size, request.problem
+                request.raw, call_id, protocol, after, request.size, request.problem, token
             )
             if type(response) is bytes:
                 response = response_type.FromString(response)

@@ -39,13 +39,13 @@ SERVICE_PREFIX = f"/{SERVICE.full_name}/"
 STATIC_DIR = Path(__file__).resolve().parents[1] / "clients" / "web" / "dist"
 NOT_BUILT = b"The web playground is not built: run npm run build in clients/web.\n"
 UNKNOWN_METHOD = "unknown"
-# What a browser may send and read across origins: Connect's and gRPC-Web's own headers, and
-# the request id.
+# What a browser may send and read across origins: Connect's and gRPC-Web's own headers, the
+# request id, and (sent only) the seat token.
 CORS_ALLOW_METHODS = "GET, POST, OPTIONS"
 CORS_ALLOW_HEADERS = (
     "Content-Type, Connect-Protocol-Version, Connect-Timeout-Ms, Connect-Accept-Encoding, "
     "Connect-Content-Encoding, Content-Encoding, Accept-Encoding, Grpc-Timeout, X-Grpc-Web, "
-    "X-User-Agent, X-Request-Id"
+    "X-User-Agent, X-Request-Id, Ordo-Seat-Token"
 )
 CORS_EXPOSE_HEADERS = (
     "Grpc-Status, Grpc-Message, Grpc-Status-Details-Bin, Connect-Content-Encoding, "

@@ -76,7 +76,8 @@ class RevisionStoreUnavailableError(RulesError):
 
 
 def request_digest(state: bytes, move: bytes) -> str:
-    """The digest (hex) that recognises a request again: its state's bytes and its move's."""
+    """The digest (hex) that recognises a request again: its state's seal (which binds the
+    whole state) and its move's encoding."""
     hasher = hashlib.sha256(len(state).to_bytes(8, "big"))
     hasher.update(state)
     hasher.update(move)

@@ -52,6 +52,9 @@ TOKEN = re.compile(
     r"o1\.([a-z0-9-]{1,32})\.([A-Za-z0-9_-]{22})\.(0|[1-9][0-9]{0,2}|s)\.([A-Za-z0-9_-]{43})"
 )  # a seat of up to three digits: far more than any game's
 HEADER = "ordo-seat-token"  # the request metadata key (HTTP header) that carries a token
+# Tokens checked already, kept so that a game's next calls do not check them again: valid ones
+# only (a caller cannot fill the table with made-up tokens), dropped all at once when full.
+OPENED_KEPT = 4096  # a few hundred bytes each
 
 
 class SeatTokenMissingError(RulesError):
@@ -118,6 +121,7 @@ class SeatTokens:
         self.key_id = keys[0][0]
         self._macs = {key_id: _derived(key, TOKEN_PURPOSE) for key_id, key in keys}
         self._match = _derived(keys[0][1], MATCH_PURPOSE)
+        self._opened: dict[str, SeatToken] = {}
 
     def match_id(self, deal: bytes) -> bytes:
         """The match id of a game dealt as ``deal`` says (its game, seats, seed, options and
@@ -138,6 +142,9 @@ class SeatTokens:
 
     def open(self, token: str) -> SeatToken:
         """The game and seat ``token`` grants; raises ``SeatTokenInvalidError``."""
+        opened = self._opened.get(token)
+        if opened is not None:
+            return opened
         found = TOKEN.fullmatch(token) if len(token) <= MAX_TOKEN_CHARACTERS else None
         keyed = self._macs.get(found[1]) if found else None
         if found is None or keyed is None:
@@ -153,4 +160,8 @@ class SeatTokens:
         if _b64(given) != tag:  # the MAC's one spelling: a token is not changed and still valid
             raise SeatTokenInvalidError
         word = found[3]
-        return SeatToken(_unb64(found[2]), None if word == SPECTATOR else int(word))
+        opened = SeatToken(_unb64(found[2]), None if word == SPECTATOR else int(word))
+        if len(self._opened) >= OPENED_KEPT:
+            self._opened.clear()
+        self._opened[token] = opened
+        return opened

@@ -12,8 +12,9 @@ state.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engines.errors import QUOTED_CHARACTERS, InvalidSeatError, UnknownPolicyError, quoted
@@ -21,11 +22,13 @@ from ordo.v1 import common_pb2 as common
 from service.seat_tokens import (
     HEADER,
     SeatNotPermittedError,
+    SeatToken,
     SeatTokenMissingError,
     SeatTokens,
 )
 
 DEFAULT_POLICY = "heuristic"
+SEATINGS_KEPT = 4096  # a few hundred bytes each: about a megabyte at most
 _STATE_FIELDS = common.GameState.DESCRIPTOR.fields_by_name
 MATCH_ID_NUMBER = _STATE_FIELDS["match_id"].number
 BOTS_NUMBER = _STATE_FIELDS["bots"].number
@@ -33,10 +36,13 @@ BOTS_NUMBER = _STATE_FIELDS["bots"].number
 
 @dataclass(frozen=True, slots=True)
 class Seating:
-    """A game's match id (empty without state keys) and its bot seats with their policies."""
+    """A game's match id (empty without state keys) and its bot seats with their policies, and
+    their ``match_id`` and ``bots`` fields of a ``GameState`` serialized as protobuf writes
+    them (``encoded``: the bytes a sealed state binds, and carries after its other fields)."""
 
     match_id: bytes = b""
     bots: tuple[tuple[int, str], ...] = ()
+    encoded: bytes = field(default=b"", compare=False)
 
     @property
     def bot_policies(self) -> dict[int, str]:
@@ -44,25 +50,31 @@ class Seating:
         return dict(self.bots)
 
     def fields(self) -> bytes:
-        """The ``match_id`` and ``bots`` fields of a ``GameState``, serialized as protobuf
-        writes them: the bytes a sealed state binds, and appends to its other fields."""
-        if not self.match_id and not self.bots:
-            return b""
-        message = common.GameState(
-            match_id=self.match_id,
-            bots=[common.BotSeat(seat=seat, policy=policy) for seat, policy in self.bots],
-        )
-        return message.SerializeToString(deterministic=True)
+        """The serialized ``match_id`` and ``bots`` fields."""
+        return self.encoded
 
 
 NO_SEATING = Seating()
+
+
+@functools.lru_cache(maxsize=SEATINGS_KEPT)
+def seating(match_id: bytes, bots: tuple[tuple[int, str], ...]) -> Seating:
+    """The seating of a game: ``match_id`` and ``bots`` (seat, policy), in seat order; the
+    seatings of the games in play are kept, each made once."""
+    if not match_id and not bots:
+        return NO_SEATING
+    message = common.GameState(
+        match_id=match_id,
+        bots=[common.BotSeat(seat=seat, policy=policy) for seat, policy in bots],
+    )
+    return Seating(match_id, bots, message.SerializeToString(deterministic=True))
 
 
 def seating_of(state: common.GameState) -> Seating:
     """The seating a state message carries."""
     if not state.match_id and not state.bots:
         return NO_SEATING
-    return Seating(state.match_id, tuple((bot.seat, bot.policy) for bot in state.bots))
+    return seating(state.match_id, tuple((bot.seat, bot.policy) for bot in state.bots))
 
 
 def bot_seats(
@@ -98,13 +110,17 @@ class SeatGuard:
     def __init__(self, tokens: SeatTokens) -> None:
         self.tokens = tokens
 
-    def holder(self, token: str | None, seating: Seating) -> int | None:
-        """The seat (None: a spectator) that ``token`` grants in the game of ``seating``;
-        raises ``SeatTokenMissingError``, ``SeatTokenInvalidError`` or, for a valid token of
-        another game, ``SeatNotPermittedError``."""
-        if not token:
+    def token(self, text: str) -> SeatToken:
+        """What the seat token ``text`` grants; raises ``SeatTokenMissingError`` or
+        ``SeatTokenInvalidError``."""
+        if not text:
             raise SeatTokenMissingError
-        granted = self.tokens.open(token)
+        return self.tokens.open(text)
+
+    @staticmethod
+    def holder(granted: SeatToken, seating: Seating) -> int | None:
+        """The seat (None: a spectator) that ``granted`` grants in the game of ``seating``;
+        raises ``SeatNotPermittedError`` for a token of another game."""
         if granted.match_id != seating.match_id:
             raise SeatNotPermittedError(
                 f"this seat token is for another game: send, in {HEADER}, the token NewGame "

@@ -116,3 +116,10 @@ def seated() -> Iterator[Doors]:
     door.stop()
     door.wait()
     server.stop(None)
+
+
+@pytest.fixture(scope="session")
+def seated_stub(seated: Doors) -> Iterator[rpc.GameEngineServiceStub]:
+    """A stub of the server that requires seat tokens, for the whole session."""
+    with grpc.insecure_channel(seated.grpc_address) as chan:
+        yield rpc.GameEngineServiceStub(chan)

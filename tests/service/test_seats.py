@@ -113,6 +113,26 @@ class TestDealing:
         assert len(table.state.match_id) == 16
         assert [(bot.seat, bot.policy) for bot in table.state.bots] == [(1, "heuristic")]
 
+    def test_without_the_flag_tokens_are_given_and_nothing_else_changes(
+        self, sealed_stub: Any, stub: Any
+    ) -> None:
+        """A server with keys that does not require tokens gives them, and the seed, and
+        answers calls without a token for any seat, as before; one without keys gives none."""
+        request = api.NewGameRequest(
+            seats=3,
+            seed=11,
+            options=common.GameOptions(six_nimmt={}),
+            bots=[common.BotSeat(seat=1)],
+        )
+        dealt = sealed_stub.NewGame(request)
+        assert dealt.seed == 11
+        assert [bool(token) for token in dealt.seat_tokens] == [True, False, True]
+        other = api.GetViewRequest(state=dealt.state, viewer=common.Viewer(seat=1))
+        assert sealed_stub.GetView(other).view.six_nimmt.hand
+        plain = stub.NewGame(request)
+        assert (list(plain.seat_tokens), plain.spectator_token) == ([], "")
+        assert (plain.state.match_id, [bot.seat for bot in plain.state.bots]) == (b"", [1])
+
     def test_a_seed_is_refused(self, call: Caller) -> None:
         """A seed chosen by the caller would tell every hidden card: SEED_NOT_PERMITTED."""
         request = api.NewGameRequest(seats=2, seed=7, options=common.GameOptions(up_or_down={}))
