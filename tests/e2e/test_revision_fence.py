@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -14,7 +16,7 @@ import pytest
 from ordo import Client, OrdoError
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from tests.e2e.server_process import running_server
+from tests.e2e.server_process import POLL_SECONDS, START_SECONDS, read_log, running_server
 from tests.redis_server import RedisServer
 from tests.seat_calls import Caller
 from tests.state_keys import TEST_KEY, keys_file_text
@@ -28,7 +30,9 @@ class Fenced:
 
     store: RedisServer
     callers: tuple[Caller, Caller]
+    json: Caller  # the second server's HTTP door, with Connect JSON
     targets: tuple[str, str]
+    logs: tuple[Path, Path]
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +62,15 @@ def fenced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fenced]:
         callers = tuple(
             Caller("grpc", server.target, f"127.0.0.1:{server.http_port}") for server in servers
         )
-        yield Fenced(store, (callers[0], callers[1]), (servers[0].target, servers[1].target))
-        for caller in callers:
+        json = Caller("connect-json", servers[1].target, f"127.0.0.1:{servers[1].http_port}")
+        yield Fenced(
+            store,
+            (callers[0], callers[1]),
+            json,
+            (servers[0].target, servers[1].target),
+            (servers[0].log, servers[1].log),
+        )
+        for caller in (*callers, json):
             caller.close()
     store.stop()
 
@@ -75,12 +86,25 @@ def new_game(call: Caller) -> tuple[api.NewGameResponse, str]:
 
 def move(state: common.GameState, status: common.GameStatus, call: Caller, token: str) -> Any:
     """The request of the next move: seat 0's first legal action, or the bot's move."""
+    return moves(state, status, call, token)[0]
+
+
+def moves(
+    state: common.GameState, status: common.GameStatus, call: Caller, token: str
+) -> list[api.ApplyActionRequest]:
+    """Requests of legal moves on ``state``: seat 0's first and last legal actions when it is
+    to act, the bot's move when seat 1 is."""
+    found = []
     if 0 in status.seats_to_act:
-        listed = call.ok(
-            "ListLegalActions", api.ListLegalActionsRequest(state=state, seat=0), token
-        )
-        return api.ApplyActionRequest(state=state, action=listed.actions[0])
-    return api.ApplyActionRequest(state=state, bot=api.BotMove(seat=1))
+        request = api.ListLegalActionsRequest(state=state, seat=0)
+        listed = call.ok("ListLegalActions", request, token)
+        found += [
+            api.ApplyActionRequest(state=state, action=action)
+            for action in (listed.actions[0], listed.actions[-1])
+        ]
+    if 1 in status.seats_to_act:
+        found.append(api.ApplyActionRequest(state=state, bot=api.BotMove(seat=1)))
+    return found
 
 
 class TestTwoServers:
@@ -88,32 +112,34 @@ class TestTwoServers:
 
     def test_every_older_state_is_refused_on_both(self, fenced: Fenced) -> None:
         """A game played on both servers in turn: after each move, every older state is
-        refused by both with STATE_SUPERSEDED, whatever the move sent with it."""
+        refused by both with STATE_SUPERSEDED, whatever legal move is sent with it; the move
+        that was played last is taken again as a retry."""
         a, b = fenced.callers
         dealt, token = new_game(a)
         state, status = dealt.state, dealt.status
+        played: list[api.ApplyActionRequest] = []
         older: list[api.ApplyActionRequest] = []
         for index in range(MOVES):
-            request = move(state, status, (a, b)[index % 2], token)
-            applied = (a, b)[index % 2].ok("ApplyAction", request, token)
-            older.append(request)
+            legal = moves(state, status, a, token)
+            applied = (a, b)[index % 2].ok("ApplyAction", legal[0], token)
+            played.append(legal[0])
+            older += legal
             state, status = applied.state, applied.status
-            for previous in older:
-                bot = api.ApplyActionRequest(state=previous.state, bot=api.BotMove(seat=1))
-                for caller in (a, b):
-                    for sent in (previous, bot):
-                        reply = caller("ApplyAction", sent, token)
-                        if sent == older[-1]:
-                            assert reply.code == grpc.StatusCode.OK  # the last move, retried
-                            continue
-                        assert (reply.code, reply.reason) == (
-                            grpc.StatusCode.FAILED_PRECONDITION,
-                            "STATE_SUPERSEDED",
-                        ), f"move {index}: an older state was taken"
+            for caller in (a, b):
+                for sent in older:
+                    reply = caller("ApplyAction", sent, token)
+                    if sent == played[-1]:
+                        assert reply.code == grpc.StatusCode.OK  # the last move, retried
+                        continue
+                    assert (reply.code, reply.reason) == (
+                        grpc.StatusCode.FAILED_PRECONDITION,
+                        "STATE_SUPERSEDED",
+                    ), f"move {index}: an older state was taken"
 
     def test_a_retried_move_gets_the_same_bytes(self, fenced: Fenced) -> None:
         """The move that moved the game on, sent again to either server, is answered again
-        byte for byte, and leaves the game where it was."""
+        byte for byte (the same answer in JSON through the HTTP door), and leaves the game
+        where it was."""
         a, b = fenced.callers
         dealt, token = new_game(a)
         request = move(dealt.state, dealt.status, a, token)
@@ -121,6 +147,7 @@ class TestTwoServers:
         assert first.code == grpc.StatusCode.OK
         for caller in (b, a, b):
             assert caller("ApplyAction", request, token).raw == first.raw
+        assert fenced.json.ok("ApplyAction", request, token) == first.response
         later = move(first.response.state, first.response.status, b, token)
         assert b("ApplyAction", later, token).code == grpc.StatusCode.OK
 
@@ -171,3 +198,30 @@ class TestStoreRestart:
             with pytest.raises(OrdoError) as superseded:
                 ordo.play_bot(request.state, 1)
             assert superseded.value.code == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def written(log: Path, method: str) -> str:
+    """The text of ``log`` once it holds an access line of ``method`` (access lines are
+    written in batches, a moment after their calls)."""
+    deadline = time.monotonic() + START_SECONDS
+    while f'"{method}"' not in (text := read_log(log)):
+        assert time.monotonic() < deadline, f"no {method} line in {log}"
+        time.sleep(POLL_SECONDS)
+    return text
+
+
+class TestLogs:
+    """A seat token is a credential: the servers never write one down."""
+
+    def test_no_token_in_the_logs(self, fenced: Fenced) -> None:
+        """After calls with tokens, refused ones included, neither server's log holds one."""
+        a, b = fenced.callers
+        dealt, token = new_game(a)
+        request = move(dealt.state, dealt.status, a, token)
+        a.ok("ApplyAction", request, token)
+        b("ApplyAction", api.ApplyActionRequest(state=dealt.state, bot=api.BotMove(seat=1)), token)
+        b("GetView", api.GetViewRequest(state=dealt.state, viewer=common.Viewer(seat=1)), token)
+        for log in fenced.logs:
+            text = written(log, "GetView" if log == fenced.logs[1] else "ApplyAction")
+            assert token not in text
+            assert token.rsplit(".", 1)[1] not in text

@@ -6,9 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 import redis
 
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.config import Settings
+from service.observe import CallRecord
 from service.revision_fence import (
     KEY_PREFIX,
     RevisionFence,
@@ -16,9 +22,14 @@ from service.revision_fence import (
     StateSupersededError,
     request_digest,
 )
+from service.sealing import Sealer
+from service.server import create_server
+from service.servicer import GameEngineServicer
+from tests.conformance.drivers import reason_of
 from tests.e2e.server_process import free_port
 from tests.redis_server import RedisServer, running_redis
 from tests.service.conftest import race
+from tests.state_keys import TEST_KEY
 
 GAME = bytes(range(16))
 IDLE_SECONDS = 3600.0
@@ -144,3 +155,42 @@ class TestUnreachableStore:
         assert fence.advance(GAME, 1, request_digest(b"s1", b"b")) is False
         with pytest.raises(StateSupersededError):
             fence.advance(GAME, 1, request_digest(b"s1", b"other"))
+
+
+class TestFencedServer:
+    """A server with a revision store applies no move it cannot fence."""
+
+    def test_a_state_without_a_match_id_is_refused(self, store: RedisServer) -> None:
+        """A sealed state of a game dealt before match ids (sealed without one) is refused with
+        MATCH_ID_MISSING, not applied unfenced."""
+        sealer = Sealer([TEST_KEY])
+        settings = Settings(
+            host="127.0.0.1",
+            port=0,
+            workers=1,
+            metrics_port=0,
+            state_keys=(TEST_KEY,),
+            require_sealed=True,
+            revision_store=store.url,
+        )
+        server, port, _health = create_server(settings)
+        server.start()
+        try:
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = rpc.GameEngineServiceStub(channel)
+                old = GameEngineServicer(sealer=sealer).NewGame(
+                    api.NewGameRequest(seats=2, options=common.GameOptions(up_or_down={})),
+                    CallRecord("NewGame"),
+                )
+                assert not old.state.match_id
+                request = api.ApplyActionRequest(state=old.state, bot=api.BotMove(seat=0))
+                with pytest.raises(grpc.RpcError) as refused:
+                    stub.ApplyAction(request, timeout=30)
+                assert reason_of(refused.value) == "MATCH_ID_MISSING"
+                dealt = stub.NewGame(
+                    api.NewGameRequest(seats=2, options=common.GameOptions(up_or_down={}))
+                )
+                moved = api.ApplyActionRequest(state=dealt.state, bot=api.BotMove(seat=0))
+                assert stub.ApplyAction(moved, timeout=30).state.revision == 1
+        finally:
+            server.stop(None)
