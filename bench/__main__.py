@@ -2,7 +2,8 @@
 
 Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
 ``--seconds N`` for the time of each measured point, ``--only engine|rpc|http`` for one part
-(``--only sealed``: the engine benchmark's table of the handler on sealed and plain states).
+(``--only sealed``: the engine benchmark's table of the handler on sealed and plain states,
+and the handler with seat tokens and the revision fence, ``bench.seats``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench import engine, http, rpc
+from bench import engine, http, rpc, seats
 from bench.common import Settings, games, header
 
 DEFAULT_SECONDS = 4.0
@@ -48,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         engine.run(settings, chosen)
     if args.only == "sealed":
         engine.sealed_only(settings, chosen)
+    if args.only in (None, "engine", "sealed"):
+        seats.run(settings, chosen)
     if args.only in (None, "rpc"):
         rpc.run(settings, chosen)
     if args.only in (None, "http"):
