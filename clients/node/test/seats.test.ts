@@ -2,7 +2,8 @@
  * The TypeScript client against a real server that requires seat tokens, over gRPC
  * (`ORDO_SEATED_TARGET`) and Connect (`ORDO_SEATED_HTTP_TARGET`): a client's token and a call's
  * own, the game's bot seats, and the refusals with their codes and reasons.
- * `tests/clients/test_node_client.py` starts the server and runs this file with `node --test`.
+ * `tests/clients/test_node_client.py` starts the server and runs this file with `node --test`;
+ * without those addresses (another run of the suite, against another server) it is skipped.
  */
 
 import assert from "node:assert/strict";
@@ -11,18 +12,9 @@ import { describe, test } from "node:test";
 import { Code, OrdoClient, OrdoError } from "../src/index.js";
 import { OrdoClient as WebClient } from "../src/web.js";
 
-function env(name: string): string {
-  const value = process.env[name];
-  if (!value) {
-    throw new Error(
-      `${name} is not set: run these tests through tests/clients/test_node_client.py`,
-    );
-  }
-  return value;
-}
-
-const GRPC = env("ORDO_SEATED_TARGET");
-const HTTP = env("ORDO_SEATED_HTTP_TARGET");
+const GRPC = process.env.ORDO_SEATED_TARGET ?? "";
+const HTTP = process.env.ORDO_SEATED_HTTP_TARGET ?? "";
+const skip = GRPC && HTTP ? false : "no server that requires seat tokens was given";
 
 const CLIENTS: [string, (token?: string) => OrdoClient | WebClient][] = [
   ["gRPC", (seatToken) => new OrdoClient(GRPC, { seatToken })],
@@ -41,7 +33,7 @@ async function refusal(promise: Promise<unknown>): Promise<OrdoError> {
 }
 
 for (const [name, make] of CLIENTS) {
-  describe(`seat tokens through ${name}`, () => {
+  describe(`seat tokens through ${name}`, { skip }, () => {
     test("a game with a bot seat gives a token to each person, none to the bot", async () => {
       using client = make();
       const dealt = await client.newGame("up_or_down", 3, { bots: { 1: "random" } });
