@@ -2,8 +2,9 @@
 
 Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
 ``--seconds N`` for the time of each measured point, ``--only engine|rpc|http|records`` for one
-part (``--only sealed``: the engine benchmark's table of the handler on sealed and plain states;
-``records``: replay speed and record size).
+part (``--only sealed``: the engine benchmark's table of the handler on sealed and plain states,
+and the handler with seat tokens and the revision fence, ``bench.seats``; ``records``: replay
+speed and record size).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench import engine, http, records, rpc
+from bench import engine, http, records, rpc, seats
 from bench.common import Settings, games, header
 
 DEFAULT_SECONDS = 4.0
@@ -49,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         engine.run(settings, chosen)
     if args.only == "sealed":
         engine.sealed_only(settings, chosen)
+    if args.only in (None, "engine", "sealed"):
+        seats.run(settings, chosen)
     if args.only in (None, "records"):
         records.run(settings, chosen)
     if args.only in (None, "rpc"):

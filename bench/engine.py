@@ -50,6 +50,7 @@ from service.caches import DEFAULT_STATE_CACHE_BYTES
 from service.encoding import encode_status
 from service.observe import CallRecord
 from service.sealing import Sealer, StateKey
+from service.seats import NO_SEATING, Seating
 from service.servicer import GameEngineServicer
 
 #: Actions per second each game's engine should reach on one core. 6 nimmt! has its own target
@@ -192,11 +193,15 @@ def codec_row(game: Game, steps: Sequence[Step], seconds: float) -> tuple[str, .
 
 
 # --------------------------------------------------------------------- 3. handler
-class _Context:
-    """The little of ``grpc.ServicerContext`` the handler uses, for calling it in-process."""
+class Context:
+    """The little of ``grpc.ServicerContext`` the handler uses, for calling it in-process; its
+    metadata are set by the caller before a call (a seat token)."""
 
-    def invocation_metadata(self) -> tuple[()]:
-        return ()
+    def __init__(self) -> None:
+        self.metadata: tuple[tuple[str, str], ...] = ()
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self.metadata
 
     def set_trailing_metadata(self, metadata: object) -> None:
         return None
@@ -237,11 +242,14 @@ def _quiet_observers() -> Iterator[list[Any]]:
 Handler = Callable[[bytes], object]
 
 
-def apply_handler(servicer: GameEngineServicer, observers: Sequence[Any] = ()) -> Handler:
-    """The server's real ``ApplyAction`` handler of ``servicer`` with its response serializer."""
+def apply_handler(
+    servicer: GameEngineServicer, observers: Sequence[Any] = (), calls: Context | None = None
+) -> Handler:
+    """The server's real ``ApplyAction`` handler of ``servicer`` with its response serializer,
+    called with the context ``calls`` (one without metadata by default)."""
     from service.grpc_door import rpc_handler  # noqa: PLC0415
 
-    context = cast("grpc.ServicerContext", _Context())
+    context = cast("grpc.ServicerContext", calls or Context())
     details = cast("grpc.HandlerCallDetails", SimpleNamespace(method=APPLY_PATH))
     method = rpc_handler(servicer, observers).service(details)
     handle = None if method is None else method.unary_unary
@@ -375,9 +383,9 @@ def sealed_table(
     print(table(headers, rows))
 
 
-def sealed_request(game: Game, raw: bytes, sealer: Sealer) -> bytes:
-    """A recorded ``ApplyActionRequest`` with its state sealed, as a server with keys returns
-    it."""
+def sealed_request(game: Game, raw: bytes, sealer: Sealer, seated: Seating = NO_SEATING) -> bytes:
+    """A recorded ``ApplyActionRequest`` with its state sealed, with the seating ``seated``, as
+    a server with keys returns it."""
     request = api.ApplyActionRequest.FromString(raw)
     plain = request.state
     request.state.CopyFrom(
@@ -390,9 +398,11 @@ def sealed_request(game: Game, raw: bytes, sealer: Sealer) -> bytes:
                 plain.rules_version,
                 plain.revision,
                 getattr(plain, game.id).SerializeToString(),
+                seated.fields(),
             ),
         )
     )
+    request.state.MergeFromString(seated.fields())
     return request.SerializeToString()
 
 

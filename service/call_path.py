@@ -84,15 +84,16 @@ def invoker(
 ) -> Invoke:
     """The call path of one servicer method that both doors share: parse, call, observe.
 
-    ``invoke(raw, request_id, protocol, after, size, problem)`` returns the response (None on
-    failure), the error (a ``RulesError``, or any other exception for an unexpected failure,
-    already logged) and the call's record. The request arrives as raw bytes so that unparsable
-    input is a bad argument with a reason like any other, not a transport error; a method named
-    in ``RAW_REQUESTS`` gets the bytes and parses them itself. ``size`` is the size of the
-    request as sent when that was not ``raw`` (JSON); a ``problem`` found before (JSON that does
-    not parse) fails the call as the servicer would have. The observers hear of the finished
-    call through ``after`` (see ``CallThreadPool``), once the response has left, or at once
-    without it.
+    ``invoke(raw, request_id, protocol, after, size, problem, seat_token)`` returns the response
+    (None on failure), the error (a ``RulesError``, or any other exception for an unexpected
+    failure, already logged) and the call's record. The request arrives as raw bytes so that
+    unparsable input is a bad argument with a reason like any other, not a transport error; a
+    method named in ``RAW_REQUESTS`` gets the bytes and parses them itself. ``size`` is the
+    size of the request as sent when that was not ``raw`` (JSON); a ``problem`` found before
+    (JSON that does not parse) fails the call as the servicer would have; ``seat_token`` is the
+    caller's (see ``service.seat_tokens``), for the servicer alone. The observers hear of the
+    finished call through ``after`` (see ``CallThreadPool``), once the response has left, or at
+    once without it.
     """
 
     # Imported here: the server's parent process, which only supervises the workers, starts
@@ -115,12 +116,14 @@ def invoker(
         after: After | None,
         size: int | None = None,
         problem: RulesError | None = None,
+        seat_token: str = "",
     ) -> tuple[Any, Exception | None, CallRecord]:
         call = CallRecord(
             method=name,
             request_bytes=len(raw) if size is None else size,
             request_id=request_id,
             protocol=protocol,
+            seat_token=seat_token,
         )
         for observer in observers:
             try:
@@ -161,6 +164,7 @@ def invoker(
             call.code, call.reason = "INTERNAL", INTERNAL_REASON
         if failure is not None:
             drop_tracebacks(failure)
+        call.seat_token = ""
         call.seconds = time.perf_counter() - call.started
         if after is None or not after(finished, call):
             finished(call)

@@ -76,6 +76,15 @@ class Settings:
     max_search_iterations: int = DEFAULT_MAX_ITERATIONS
     state_keys_file: str = ""  # the keys that seal states (service.sealing); empty: no sealing
     require_sealed: bool = False  # refuse plain states (needs state keys)
+    # Every call that carries a state needs a seat token of its game, and sees and does only
+    # what that seat may (service.seats); needs state keys, and takes sealed states only.
+    require_seat_tokens: bool = False
+    # The Redis or Valkey that keeps each game's latest revision (service.revision_fence):
+    # redis://HOST:PORT/DB; empty: no fence. Needs state keys.
+    revision_store: str = ""
+    revision_idle_seconds: float = (
+        7 * 24 * 3600.0
+    )  # a game's entry lives this long after its last move
     # The keys read from ``state_keys_file`` at start-up, the sealing one first: every worker
     # seals with the same keys. Never shown (repr), never a flag.
     state_keys: tuple[StateKey, ...] = field(default=(), repr=False, compare=False)
@@ -121,7 +130,16 @@ HELP = {
     "state_keys_file": "file of state keys, one 'KEY_ID BASE64_KEY' a line: the first seals "
     "the states returned, every one opens sealed states (empty: states are not sealed)",
     "require_sealed": "refuse plain states: only sealed ones (needs --state-keys-file)",
+    "require_seat_tokens": "every call that carries a state needs the seat token of a seat of "
+    "its game (header ordo-seat-token) and answers only what that seat may know; NewGame "
+    "picks every seed and returns none (needs --state-keys-file; implies --require-sealed)",
+    "revision_store": "redis://HOST:PORT/DB of a Redis or Valkey that keeps each game's latest "
+    "revision: ApplyAction refuses older states (needs --state-keys-file; implies "
+    "--require-sealed; empty: no fence)",
+    "revision_idle_seconds": "seconds a game's entry in the revision store lives after its "
+    "last move",
 }
+REVISION_STORE_SCHEMES = ("redis://", "rediss://", "unix://")
 #: Settings that are not flags: made from the others.
 DERIVED = frozenset({"state_keys"})
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
@@ -195,11 +213,13 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         or not 0 <= settings.max_connection_age_seconds < math.inf
         or settings.state_cache_bytes < 0
         or settings.access_log_flush_ms < 0
+        or not 0 < settings.revision_idle_seconds < math.inf
     ):
         parser.error(
-            "threads, max request bytes, HTTP requests and HTTP timeouts must be positive (the "
-            "HTTP body budget at least twice max request bytes); the grace period, the connection "
-            "age, the state cache's bytes and the access log's flush delay >= 0 (and finite)"
+            "threads, max request bytes, HTTP requests, HTTP timeouts and the revision idle "
+            "seconds must be positive (the HTTP body budget at least twice max request bytes); "
+            "the grace period, the connection age, the state cache's bytes and the access log's "
+            "flush delay >= 0 (and finite)"
         )
     return _with_state_keys(settings, parser)
 
@@ -217,12 +237,27 @@ def _boolean(raw: str) -> bool:
 def _with_state_keys(settings: Settings, parser: argparse.ArgumentParser) -> Settings:
     """``settings`` with the keys of its keys file, read once here: a file that cannot be used
     stops the server before it starts (exit 2), never leaves it half working."""
+    if settings.revision_store and not settings.revision_store.startswith(REVISION_STORE_SCHEMES):
+        parser.error(
+            f"--revision-store is a URL starting with {', '.join(REVISION_STORE_SCHEMES)}, "
+            "e.g. redis://127.0.0.1:6379/0"
+        )
     if not settings.state_keys_file:
-        if settings.require_sealed:
-            parser.error("--require-sealed needs --state-keys-file: no key could seal a state")
+        for name, needs in (
+            ("require_sealed", "no key could seal a state"),
+            ("require_seat_tokens", "no key could make a seat token"),
+            ("revision_store", "no game would have a match id to fence"),
+        ):
+            if getattr(settings, name):
+                parser.error(f"--{name.replace('_', '-')} needs --state-keys-file: {needs}")
         return settings
     try:
         keys = load_keys(settings.state_keys_file)
     except KeysFileError as error:
         parser.error(str(error))
-    return replace(settings, state_keys=keys)
+    # A fenced game is known by the match id its sealed states carry: a plain state would let
+    # a caller name any game's id.
+    sealed = (
+        settings.require_sealed or settings.require_seat_tokens or bool(settings.revision_store)
+    )
+    return replace(settings, state_keys=keys, require_sealed=sealed)

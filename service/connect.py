@@ -24,10 +24,18 @@ from protobuf.wkt import Any as AnyDetail
 
 from engines.errors import RulesError
 from service.call_path import REQUEST_ID_KEY, SERVICE, Invoke, invoker, request_id
-from service.errors import DOMAIN, INTERNAL_REASON, MAX_MESSAGE_CHARACTERS, RequestError, cut
+from service.errors import (
+    DOMAIN,
+    INTERNAL_REASON,
+    MAX_MESSAGE_CHARACTERS,
+    RequestError,
+    cut,
+    status_code_of,
+)
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
 from service.observe import Observer
 from service.pool import After
+from service.seat_tokens import HEADER as SEAT_TOKEN_KEY
 from service.servicer import GameEngineServicer
 
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
@@ -112,10 +120,12 @@ def protocol_of(content_type: str) -> str:
 
 
 def connect_error(failure: Exception) -> ConnectError:
-    """The Connect error of a failed call: INVALID_ARGUMENT with the reason of a rules error,
-    INTERNAL for anything else (whose details were logged, never sent)."""
+    """The Connect error of a failed call: the code of a rules error (``service.errors``'s
+    table, INVALID_ARGUMENT for most) with its reason, INTERNAL for anything else (whose
+    details were logged, never sent)."""
     if isinstance(failure, RulesError):
-        code, message, reason = Code.INVALID_ARGUMENT, failure.message, failure.reason
+        code = Code[status_code_of(failure).name]
+        message, reason = failure.message, failure.reason
         metadata = {key: cut(value, METADATA_CHARACTERS) for key, value in failure.metadata.items()}
     else:
         code, message, reason, metadata = Code.INTERNAL, "internal error", INTERNAL_REASON, {}
@@ -141,11 +151,12 @@ def _method(
         headers = ctx.request_headers
         call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
         protocol = protocol_of(headers.get("content-type", ""))
+        token = headers.get(SEAT_TOKEN_KEY, "")
         if isinstance(request, bytes):
-            response, failure, _ = invoke(request, call_id, protocol, after)
+            response, failure, _ = invoke(request, call_id, protocol, after, seat_token=token)
         else:
             response, failure, _ = invoke(
-                request.raw, call_id, protocol, after, request.size, request.problem
+                request.raw, call_id, protocol, after, request.size, request.problem, token
             )
             if type(response) is bytes:
                 response = response_type.FromString(response)

@@ -7,6 +7,9 @@ events the answer carries. A state this worker returned is game in the state cac
 bytes as they were sent; a sealed state is opened here (``service.sealing``) and a plain one
 validated, so the rest of the servicer sees engine states only. The bytes of an
 ``ApplyActionRequest`` after its state key the actions decoded before (``KnownAction``).
+A state also decodes to its seating (match id and bot seats, ``service.seats``), and, on a
+server that requires seat tokens, to the seat its caller's token grants: the token is checked
+before the state is opened, so a caller without one of the game's gets nothing decoded.
 Whatever the request gets wrong is raised as a ``RulesError`` with its reason.
 """
 
@@ -29,9 +32,17 @@ from service.errors import RequestError, with_article
 from service.games import ALL_EVENTS, PUBLIC_EVENTS, REQUEST_STATE_KEY, Game, lookup
 from service.observe import CallRecord
 from service.sealing import Sealer, SealInvalidError
+from service.seat_tokens import SeatToken
+from service.seats import NO_SEATING, SeatGuard, Seating, policy_of, seating_of
 from service.state_cache import StateCache
 
-DEFAULT_POLICY = "heuristic"
+#: The seat of a call whose token nobody asked for (a server that does not require tokens).
+UNCHECKED = -3
+
+
+#: A state decoded (``Decoder.state``): its game, engine state and seating, and the seat the
+#: call's token grants (None: a spectator's token; ``UNCHECKED`` without tokens required).
+Decoded = tuple[Game, Any, Seating, "int | None"]
 
 
 #: An ``ApplyActionRequest`` decoded (``Decoder.move``), a plain tuple as the hot path wants it:
@@ -39,8 +50,25 @@ DEFAULT_POLICY = "heuristic"
 #: worker returned it (else None); the seat that acts; its engine action (None when a bot
 #: chooses it); the viewer, whose events the answer carries (a seat, ``ALL_EVENTS`` or
 #: ``PUBLIC_EVENTS``); the policy of the bot that chooses the action (None when one was sent);
-#: that bot's seed; the search budget it asks for, (iterations, time cap in ms), 0 for unset.
-Move = tuple[Game, Any, Any, int, Any, int, "str | None", int, tuple[int, int]]
+#: that bot's seed; the search budget it asks for, (iterations, time cap in ms), 0 for unset;
+#: the state's seating (match id and bot seats); the seat the call's token grants (see
+#: ``Decoded``); the bot move as asked (None for an action); the state's seal, kept for the
+#: revision fence (empty unless the decoder keeps seals).
+Move = tuple[
+    Game,
+    Any,
+    Any,
+    int,
+    Any,
+    int,
+    "str | None",
+    int,
+    tuple[int, int],
+    Seating,
+    "int | None",
+    Any,
+    bytes,
+]
 NO_BUDGET = (0, 0)  # a move sent, or a bot move that asks for no search budget
 
 
@@ -77,7 +105,8 @@ def bot_seed(seed: int, seat: int, msg: common.GameState | None, sent: bytes | N
 class Decoder:
     """Decodes the requests of one servicer, with the worker's ``states`` and ``actions``
     tables, opening sealed states with ``sealer`` (and refusing plain ones when
-    ``require_sealed``)."""
+    ``require_sealed``), checking the callers' seat tokens with ``guard`` when tokens are
+    required, and keeping the seals of the states moves are sent with when ``keep_seals``."""
 
     def __init__(
         self,
@@ -87,6 +116,8 @@ class Decoder:
         action_bytes: int,
         sealer: Sealer | None,
         require_sealed: bool,
+        guard: SeatGuard | None = None,
+        keep_seals: bool = False,
     ) -> None:
         self.games = games
         self.states = states
@@ -94,6 +125,8 @@ class Decoder:
         self.action_bytes = action_bytes  # the most the kept actions are charged
         self.sealer = sealer
         self.require_sealed = require_sealed
+        self.guard = guard
+        self.keep_seals = keep_seals
 
     def new_game(self, request: api.NewGameRequest, call: CallRecord) -> tuple[Game, Any, int]:
         """The game, engine options and seed of a ``NewGameRequest`` (a random seed when it
@@ -109,10 +142,10 @@ class Decoder:
         options = game.codec.decode_options(getattr(request.options, game_id))
         return game, options, request.seed or secrets.randbits(64) or 1
 
-    def state(self, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
-        """The game and engine state of the state message ``msg``."""
-        game, state, _ = self._state_and_parts(msg, call)
-        return game, state
+    def state(self, msg: common.GameState, call: CallRecord) -> Decoded:
+        """The state message ``msg`` decoded."""
+        game, state, _, seating, holder = self._state_and_parts(msg, call)
+        return game, state, seating, holder
 
     def move(self, request: api.ApplyActionRequest | bytes, call: CallRecord) -> Move:
         """The ``Move`` of an ``ApplyActionRequest``, a message, or its serialized bytes as they
@@ -122,10 +155,28 @@ class Decoder:
             msg, sent, move, rest = self._split_request(request)
         else:
             msg, sent, move, rest = request.state, None, request, None
-        game, state, parts = self._state_and_parts(msg, call, sent)
+        game, state, parts, seating, holder = self._state_and_parts(msg, call, sent)
+        kept = b""
+        if self.keep_seals:  # the seal: the state's one spelling, whatever door it came through
+            kept = (msg if msg is not None else parse(common.GameState, sent or b"")).sealed
         if isinstance(move, KnownAction):  # the common case: an action sent before
             seat, action = self.action(game, move, call)
-            return game, state, parts, seat, action, move.viewer, None, 0, NO_BUDGET
+            viewer = move.viewer
+            return (
+                game,
+                state,
+                parts,
+                seat,
+                action,
+                viewer,
+                None,
+                0,
+                NO_BUDGET,
+                seating,
+                holder,
+                None,
+                kept,
+            )
         if move.HasField("viewer"):
             seat_or_none = viewer_seat(move.viewer)
             viewer = PUBLIC_EVENTS if seat_or_none is None else seat_or_none
@@ -137,13 +188,41 @@ class Decoder:
             bot = move.bot
             call.seat = bot.seat
             seed = bot_seed(bot.seed, bot.seat, msg, sent)
-            policy = bot.policy or DEFAULT_POLICY
+            policy = policy_of(seating, bot.seat, bot.policy)
             search = (bot.search_iterations, bot.search_time_limit_ms)
-            return game, state, parts, bot.seat, None, viewer, policy, seed, search
+            return (
+                game,
+                state,
+                parts,
+                bot.seat,
+                None,
+                viewer,
+                policy,
+                seed,
+                search,
+                seating,
+                holder,
+                bot,
+                kept,
+            )
         if not move.HasField("action"):
             raise MalformedActionError("the request has no move: set action or bot")
         seat, action = self.action(game, move.action, call, rest, viewer)
-        return game, state, parts, seat, action, viewer, None, 0, NO_BUDGET
+        return (
+            game,
+            state,
+            parts,
+            seat,
+            action,
+            viewer,
+            None,
+            0,
+            NO_BUDGET,
+            seating,
+            holder,
+            None,
+            kept,
+        )
 
     def action(
         self,
@@ -201,21 +280,26 @@ class Decoder:
 
     def _state_and_parts(
         self, msg: common.GameState | None, call: CallRecord, sent: bytes | None = None
-    ) -> tuple[Game, Any, Any]:
+    ) -> tuple[Game, Any, Any, Seating, int | None]:
         """The game and engine state of ``msg`` (or of ``sent``, its serialized bytes as they
-        arrived, when ``msg`` was not parsed), and the encoding of its parts when this worker
-        returned it (None otherwise)."""
+        arrived, when ``msg`` was not parsed), the encoding of its parts when this worker
+        returned it (None otherwise), its seating and the seat the call's token grants."""
+        token = self._token(call)
         if self.states.max_bytes:
             key = sent if msg is None else msg.SerializeToString()
             known = self.states.get(key) if key else None
             if known is not None:  # a state this worker returned, sent back unchanged
+                seating = known[3] or NO_SEATING
+                holder = self._holder(token, seating)
                 game = self.games[known[0]]
                 call.game = game.id
-                return game, known[1], known[2]
+                return game, known[1], known[2], seating, holder
         if msg is None:
             msg = parse(common.GameState, sent or b"")
+        seating = seating_of(msg)
         if msg.sealed or msg.game_id:
-            return (*self._unseal(msg, call), None)
+            holder = self._holder(token, seating)
+            return (*self._unseal(msg, call, seating), None, seating, holder)
         if self.require_sealed:
             raise RequestError(
                 "this server takes sealed states only: send back the states it returned",
@@ -227,9 +311,26 @@ class Decoder:
         game = lookup(self.games, game_id)
         call.game = game.id
         inner = getattr(msg, game_id)
-        return game, self._engine_state(game, inner, msg, call, validate=True), None
+        state = self._engine_state(game, inner, msg, call, validate=True)
+        return game, state, None, seating, UNCHECKED
 
-    def _unseal(self, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
+    def _token(self, call: CallRecord) -> SeatToken | None:
+        """The seat token of the call, checked first when tokens are required (missing or not
+        the server's: refused before anything else)."""
+        if self.guard is None:
+            return None
+        return self.guard.token(call.seat_token)
+
+    def _holder(self, token: SeatToken | None, seating: Seating) -> int | None:
+        """The seat ``token`` grants in the game of ``seating`` (``UNCHECKED`` without tokens
+        required)."""
+        if self.guard is None or token is None:
+            return UNCHECKED
+        return self.guard.holder(token, seating)
+
+    def _unseal(
+        self, msg: common.GameState, call: CallRecord, seating: Seating
+    ) -> tuple[Game, Any]:
         """The game and engine state of a sealed state. A state whose seal opens was produced
         by this deployment's rules: it is decoded, not validated (its rules version is checked:
         a state sealed before an upgrade of the rules may come back)."""
@@ -241,7 +342,9 @@ class Decoder:
         game = self.games.get(msg.game_id)
         if game is None or msg.WhichOneof("game") is not None:
             raise SealInvalidError
-        payload = self.sealer.unseal(msg.sealed, game.id, msg.rules_version, msg.revision)
+        payload = self.sealer.unseal(
+            msg.sealed, game.id, msg.rules_version, msg.revision, seating.fields()
+        )
         call.game = game.id
         game.engine.check_rules_version(msg.rules_version)
         return game, self._engine_state(game, game.state_type.FromString(payload), msg, call)

@@ -33,6 +33,7 @@ from service.games import (
 )
 from service.observe import CallRecord
 from service.sealing import Sealer
+from service.seats import NO_SEATING, Seating
 from service.state_cache import StateCache
 
 
@@ -121,11 +122,12 @@ class Encoder:
         events: Sequence[Event],
         viewer: int,
         call: CallRecord,
+        seating: Seating = NO_SEATING,
     ) -> bytes:
         """The serialized ``ApplyActionResponse`` of an action of ``game`` that led from
-        ``state`` (whose encoded ``parts`` may be known) to ``new_state``: that state, its
-        ``status`` and the ``events`` that ``viewer`` may see."""
-        data = self.state_bytes(game, new_state, call, state, parts)
+        ``state`` (whose encoded ``parts`` may be known) to ``new_state``: that state, with the
+        game's ``seating``, its ``status`` and the ``events`` that ``viewer`` may see."""
+        data = self.state_bytes(game, new_state, call, state, parts, seating)
         return b"".join(
             (
                 RESPONSE_STATE_KEY,
@@ -137,10 +139,16 @@ class Encoder:
         )
 
     def fill_state(
-        self, target: common.GameState, game: Game, state: Any, call: CallRecord
+        self,
+        target: common.GameState,
+        game: Game,
+        state: Any,
+        call: CallRecord,
+        seating: Seating = NO_SEATING,
     ) -> None:
-        """Encode ``state`` into ``target``, the (empty) state field of a response."""
-        target.MergeFromString(self.state_bytes(game, state, call))
+        """Encode ``state`` and its ``seating`` into ``target``, the (empty) state field of a
+        response."""
+        target.MergeFromString(self.state_bytes(game, state, call, seating=seating))
 
     def state_bytes(
         self,
@@ -149,11 +157,12 @@ class Encoder:
         call: CallRecord,
         previous: Any = None,
         previous_parts: Any = None,
+        seating: Seating = NO_SEATING,
     ) -> bytes:
-        """The serialized ``GameState`` of ``state``, sealed when the server has keys,
-        remembered by the state cache. When the codec serializes states in parts and the
-        encoded parts of ``previous`` (the state the action applied to) are known, the parts
-        the action left as they were are reused."""
+        """The serialized ``GameState`` of ``state`` with its ``seating``, sealed (the seating
+        bound to the seal) when the server has keys, remembered by the state cache. When the
+        codec serializes states in parts and the encoded parts of ``previous`` (the state the
+        action applied to) are known, the parts the action left as they were are reused."""
         codec = game.codec
         if codec.state_parts is not None:
             if previous_parts is None:
@@ -163,11 +172,12 @@ class Encoder:
         else:
             parts = None
             payload = codec.encode_state(state).SerializeToString()
+        seated = seating.fields()  # fields 5 and 6: after the seal's, before the game's
         if self.sealer is None:
-            fields: tuple[bytes, ...] = (game.state_key, wire.varint(len(payload)), payload)
+            fields: tuple[bytes, ...] = (seated, game.state_key, wire.varint(len(payload)), payload)
         else:
-            sealed = self.sealer.seal(game.id, state.rules_version, state.revision, payload)
-            fields = (SEALED_KEY, wire.varint(len(sealed)), sealed, game.id_field)
+            sealed = self.sealer.seal(game.id, state.rules_version, state.revision, payload, seated)
+            fields = (SEALED_KEY, wire.varint(len(sealed)), sealed, game.id_field, seated)
         data = b"".join(
             (
                 wire.uint_field(RULES_VERSION_KEY, state.rules_version),
@@ -176,7 +186,7 @@ class Encoder:
             )
         )
         if self.states.max_bytes:
-            self.states.put(data, game.id, state, parts)
+            self.states.put(data, game.id, state, parts, seating)
         call.state_bytes = len(data)
         return data
 

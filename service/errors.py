@@ -17,6 +17,8 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engines.errors import RulesError
+from service.revision_fence import RevisionStoreUnavailableError, StateSupersededError
+from service.seat_tokens import SeatNotPermittedError, SeatTokenInvalidError, SeatTokenMissingError
 
 DOMAIN = "ordo"
 INTERNAL_REASON = "INTERNAL"
@@ -30,11 +32,18 @@ class RequestError(RulesError):
     default_reason = "MALFORMED_REQUEST"
 
 
-# Every kind of error is the caller's argument: the state and the action travel in the request,
-# so "illegal here" and "inconsistent" are problems with the argument. One line per kind keeps
-# the table the single place to change that.
+# Every rules error is the caller's argument: the state and the action travel in the request,
+# so "illegal here" and "inconsistent" are problems with the argument. Who may ask is another
+# matter: a seat token missing or not the server's, a seat the token does not grant, a state
+# the revision fence has seen superseded, a fence out of reach (the one refusal worth sending
+# again). One line per kind keeps the table the single place to change that.
 STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (RulesError, grpc.StatusCode.INVALID_ARGUMENT),
+    (SeatTokenMissingError, grpc.StatusCode.UNAUTHENTICATED),
+    (SeatTokenInvalidError, grpc.StatusCode.UNAUTHENTICATED),
+    (SeatNotPermittedError, grpc.StatusCode.PERMISSION_DENIED),
+    (StateSupersededError, grpc.StatusCode.FAILED_PRECONDITION),
+    (RevisionStoreUnavailableError, grpc.StatusCode.UNAVAILABLE),
 )
 
 

@@ -18,6 +18,7 @@ from service.call_path import REQUEST_ID_KEY, SERVICE, SERVICE_NAME, invoker, re
 from service.errors import internal_status, status_of, with_trailing_metadata
 from service.observe import CallRecord, Observer
 from service.pool import After
+from service.seat_tokens import HEADER as SEAT_TOKEN_KEY
 
 if TYPE_CHECKING:
     from service.servicer import GameEngineServicer
@@ -25,12 +26,16 @@ if TYPE_CHECKING:
 GRPC_PROTOCOL = "grpc"  # the protocol of the calls of the gRPC door, as logged and counted
 
 
-def request_id_of(context: grpc.ServicerContext) -> str:
-    """The caller's ``x-request-id``, or a new random id when it sent none."""
+def metadata_of(context: grpc.ServicerContext) -> tuple[str, str]:
+    """The caller's ``x-request-id`` (a new random id when it sent none) and its seat token
+    (empty when it sent none), read in one pass over the metadata."""
+    sent_id = token = ""
     for key, value in context.invocation_metadata():
-        if key == REQUEST_ID_KEY and isinstance(value, str) and value:
-            return request_id(value)
-    return request_id("")
+        if key == REQUEST_ID_KEY and isinstance(value, str) and not sent_id:
+            sent_id = value
+        elif key == SEAT_TOKEN_KEY and isinstance(value, str) and not token:
+            token = value
+    return request_id(sent_id), token
 
 
 def _handler(
@@ -47,7 +52,8 @@ def _handler(
     invoke = invoker(name, request_type, method, observers, log)
 
     def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
-        response, failure, call = invoke(raw, request_id_of(context), GRPC_PROTOCOL, after)
+        sent_id, token = metadata_of(context)
+        response, failure, call = invoke(raw, sent_id, GRPC_PROTOCOL, after, seat_token=token)
         request_id = ((REQUEST_ID_KEY, call.request_id),)
         if failure is not None:
             status = status_of(failure) if isinstance(failure, RulesError) else internal_status()

@@ -65,13 +65,13 @@ NOT_FOUND = b"Not found.\n"
 BUSY = "the server has too many requests in progress: try again later"
 READ_METHODS = b"GET, HEAD"  # what /healthz and the playground's files answer
 UNKNOWN_METHOD = "unknown"
-# What a browser may send and read across origins: Connect's and gRPC-Web's own headers, and
-# the request id.
+# What a browser may send and read across origins: Connect's and gRPC-Web's own headers, the
+# request id, and (sent only) the seat token.
 CORS_ALLOW_METHODS = "GET, POST, OPTIONS"
 CORS_ALLOW_HEADERS = (
     "Content-Type, Connect-Protocol-Version, Connect-Timeout-Ms, Connect-Accept-Encoding, "
     "Connect-Content-Encoding, Content-Encoding, Accept-Encoding, Grpc-Timeout, X-Grpc-Web, "
-    "X-User-Agent, X-Request-Id"
+    "X-User-Agent, X-Request-Id, Ordo-Seat-Token"
 )
 CORS_EXPOSE_HEADERS = (
     "Grpc-Status, Grpc-Message, Grpc-Status-Details-Bin, Connect-Content-Encoding, "

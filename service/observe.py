@@ -33,6 +33,9 @@ class CallRecord:
     state_bytes: int | None = None  # the size of the new state, when the call produced one
     game_started: bool = False
     game_finished: bool = False
+    # The caller's seat token (``ordo-seat-token``), for the servicer to check: a credential,
+    # never shown, and cleared once the servicer is done, before the observers hear of the end.
+    seat_token: str = field(default="", repr=False)
 
 
 class Observer(Protocol):

@@ -32,10 +32,12 @@ from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import wire
-from service.decoding import DEFAULT_POLICY, Decoder, bot_seed, viewer_seat
+from service.decoding import Decoder, bot_seed, viewer_seat
 from service.encoding import Encoder, encode_status
 from service.errors import RequestError
 from service.games import ALL_EVENTS, PUBLIC_EVENTS, RESPONSE_EVENTS_KEY, Game
+from service.seat_tokens import SeatNotPermittedError
+from service.seats import SeatGuard, Seating, policy_of
 
 if TYPE_CHECKING:
     from service.observe import CallRecord
@@ -94,9 +96,13 @@ def replay_game(
     request: api.ReplayGameRequest,
     call: CallRecord,
     budget: BudgetOf,
+    guard: SeatGuard | None = None,
 ) -> bytes:
     """Play ``request.record`` through with a servicer's ``decoder`` and ``encoder``; the answer
-    is the serialized ``ReplayGameResponse``."""
+    is the serialized ``ReplayGameResponse``. With seat tokens required (``guard``), the
+    caller watches as its token's seat or a spectator, its record's bot moves are the game's
+    bots', and a move its seat could not have made is a mismatch, whose reason would tell
+    another seat's cards."""
     record = request.record
     if record.format_version != FORMAT_VERSION:
         raise RequestError(
@@ -106,7 +112,7 @@ def replay_game(
             record_version=str(record.format_version),
             server_version=str(FORMAT_VERSION),
         )
-    game, state = _initial_state(decoder, record.initial_state, call)
+    game, state, seating, holder = _initial_state(decoder, record.initial_state, call)
     moves = record.moves
     most = game.engine.max_actions(state) - state.revision
     if len(moves) > most:
@@ -121,11 +127,13 @@ def replay_game(
     seats = game.engine.seats(state)
     if watch.viewer >= 0:
         game.engine.check_seat(state, watch.viewer)
+        if guard is not None:
+            guard.viewer(holder, watch.viewer)
     resumed = request.HasField("from_state")
     steps: list[bytes] = []
     sent: bytes | None = None  # the state before the next move as the server sent it
     if resumed:
-        state, sent = _from_state(decoder, game, request, watch, call)
+        state, sent = _from_state(decoder, game, seating, request, watch, call)
         first, last = watch.first, watch.last
     else:
         first, last = 1, len(moves)
@@ -136,9 +144,12 @@ def replay_game(
     parts = None
     status = game.engine.status(state)
     for step in range(first, last + 1):
+        move = moves[step - 1]
         try:
+            if guard is not None and move.WhichOneof("move") == "bot":
+                guard.bot_move(holder, seating, move.bot)
             seat, action = _decode_move(
-                decoder, game, state, moves[step - 1], record, sent, call, budget
+                decoder, game, state, move, record, sent, call, budget, seating
             )
             start = perf_counter()
             try:
@@ -146,7 +157,15 @@ def replay_game(
                 status = game.engine.status(transition.state)
             finally:
                 call.engine_seconds += perf_counter() - start
+        except SeatNotPermittedError:
+            raise
         except RulesError as error:
+            if guard is not None:
+                raise RequestError(
+                    f"move {step} of the record is not one this game allows",
+                    RECORD_MISMATCH,
+                    step=str(step),
+                ) from None
             raise _at_step(error, step) from None
         data = encoder.state_bytes(game, transition.state, call, state, parts)
         digest = digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
@@ -202,6 +221,7 @@ def replay_game(
 def _from_state(
     decoder: Decoder,
     game: Game,
+    seating: Seating,
     request: api.ReplayGameRequest,
     watch: Watch,
     call: CallRecord,
@@ -231,13 +251,15 @@ def _from_state(
             RECORD_MISMATCH,
             step=str(first - 1),
         )
-    resumed, state = decoder.state(request.from_state, call)
-    if resumed is not game:
+    resumed, state, resumed_seating, _ = decoder.state(request.from_state, call)
+    if resumed is not game or resumed_seating.match_id != seating.match_id:
         raise RequestError("from_state is a state of another game", "GAME_MISMATCH")
     return state, sent
 
 
-def _initial_state(decoder: Decoder, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
+def _initial_state(
+    decoder: Decoder, msg: common.GameState, call: CallRecord
+) -> tuple[Game, Any, Seating, int | None]:
     """The game and engine state of a record's initial state, decoded and checked as any state
     a request carries; a state of another rules version is never decoded under these rules."""
     game_id = msg.WhichOneof("game")
@@ -296,6 +318,7 @@ def _decode_move(
     sent: bytes | None,
     call: CallRecord,
     budget: BudgetOf,
+    seating: Seating,
 ) -> tuple[int, Any]:
     """The seat and engine action of a recorded move, chosen as ``ApplyAction`` chose it for a
     bot: from the state as it was sent then (``sent``, or the record's initial state)."""
@@ -307,7 +330,7 @@ def _decode_move(
         search = budget(game, bot.search_iterations, bot.search_time_limit_ms)
         start = perf_counter()
         try:
-            policy = bot.policy or DEFAULT_POLICY
+            policy = policy_of(seating, bot.seat, bot.policy)
             action = game.engine.suggest(state, bot.seat, policy, Rng(seed), search)
         finally:
             call.engine_seconds += perf_counter() - start

@@ -3,9 +3,11 @@
 A server given state keys seals every state it returns. The ``sealed`` field of ``GameState``
 holds the id of the key that sealed it and the AES-SIV encryption (RFC 5297, from the
 ``cryptography`` library) of the game's state message; ``rules_version``, ``revision`` and
-``game_id`` stay in clear, bound to the seal as associated data, so changing any of them
-breaks it just as changing a byte of the encryption does. A state whose seal opens was sealed
-by a server holding the key: it is one the rules produced, and is not validated again.
+``game_id`` stay in clear, bound to the seal as associated data, and so do the game's seating,
+``match_id`` and ``bots`` (``service.seats``), when it has one: changing any of them, or adding
+or removing a seating, breaks the seal just as changing a byte of the encryption does. A state
+whose seal opens was sealed by a server holding the key: it is one the rules produced, and is
+not validated again.
 
 AES-SIV is deterministic: one state sealed under one key always gives the same bytes, so
 replicas with the same keys give byte-identical answers. What that reveals: two sealed states
@@ -97,15 +99,21 @@ def load_keys(path: str) -> tuple[StateKey, ...]:
     return parse_keys(text, path)
 
 
-def associated_data(key_id: bytes, game_id: str, rules_version: int, revision: int) -> list[bytes]:
-    """What a seal binds besides the state it encrypts: what travels in clear beside it."""
-    return [
+def associated_data(
+    key_id: bytes, game_id: str, rules_version: int, revision: int, seating: bytes = b""
+) -> list[bytes]:
+    """What a seal binds besides the state it encrypts: what travels in clear beside it
+    (``seating``: the serialized seating fields, when the state has them)."""
+    data = [
         PURPOSE,
         key_id,
         game_id.encode(),
         rules_version.to_bytes(4, "big"),
         revision.to_bytes(8, "big"),
     ]
+    if seating:
+        data.append(seating)
+    return data
 
 
 class Sealer:
@@ -124,12 +132,22 @@ class Sealer:
         self._sealing = AESSIV(keys[0][1])
         self._opening = {name.encode(): AESSIV(key) for name, key in keys}
 
-    def seal(self, game_id: str, rules_version: int, revision: int, payload: bytes) -> bytes:
-        """The ``sealed`` field's bytes of a state: ``payload`` is its game's state message."""
-        data = associated_data(self._header[1:], game_id, rules_version, revision)
+    def seal(
+        self, game_id: str, rules_version: int, revision: int, payload: bytes, seating: bytes = b""
+    ) -> bytes:
+        """The ``sealed`` field's bytes of a state: ``payload`` is its game's state message,
+        ``seating`` its seating fields."""
+        data = associated_data(self._header[1:], game_id, rules_version, revision, seating)
         return self._header + self._sealing.encrypt(payload, data)
 
-    def unseal(self, sealed: bytes, game_id: str, rules_version: int, revision: int) -> bytes:
+    def unseal(
+        self,
+        sealed: bytes,
+        game_id: str,
+        rules_version: int,
+        revision: int,
+        seating: bytes = b"",
+    ) -> bytes:
         """The game's state message sealed in ``sealed``, with the clear fields it came with;
         raises ``SealInvalidError``."""
         end = 1 + sealed[0] if sealed else 0
@@ -138,7 +156,8 @@ class Sealer:
             raise SealInvalidError
         try:
             return aead.decrypt(
-                sealed[end:], associated_data(sealed[1:end], game_id, rules_version, revision)
+                sealed[end:],
+                associated_data(sealed[1:end], game_id, rules_version, revision, seating),
             )
         except (InvalidTag, ValueError, OverflowError):
             raise SealInvalidError from None

@@ -66,15 +66,24 @@ log = structlog.get_logger("ordo.server")
 
 
 def new_servicer(settings: Settings) -> GameEngineServicer:
-    """A worker's servicer, which both doors call: its caches and its keys as ``settings`` say."""
-    from service.sealing import Sealer  # noqa: PLC0415 - see create_server
+    """A worker's servicer, which both doors call: its caches, its keys, its seat tokens and
+    its revision fence as ``settings`` say."""
+    from service.revision_fence import RevisionFence  # noqa: PLC0415 - see create_server
+    from service.sealing import Sealer  # noqa: PLC0415
+    from service.seat_tokens import SeatTokens  # noqa: PLC0415
     from service.servicer import GameEngineServicer  # noqa: PLC0415
 
-    sealer = Sealer(settings.state_keys) if settings.state_keys else None
+    keys = settings.state_keys
+    fence = None
+    if settings.revision_store:
+        fence = RevisionFence(settings.revision_store, settings.revision_idle_seconds)
     return GameEngineServicer(
         settings.state_cache_bytes,
-        sealer,
+        Sealer(keys) if keys else None,
         settings.require_sealed,
+        SeatTokens(keys) if keys else None,
+        settings.require_seat_tokens,
+        fence,
         settings.max_search_iterations,
     )
 

@@ -10,11 +10,18 @@ them key the actions decoded before, and the answer is put together from encodin
 call to call (``service.caches``). Errors are raised as ``RulesError``; the call path
 (``service.call_path``) hands them to the doors, which turn them into statuses in one place.
 No game is named here: each is looked up among the registered games (``service.games``).
+
+With seat tokens required, each method checks what the call's token grants once its request is
+decoded, before the engine is called (``service.seats``): a refusal costs no engine work and
+tells nothing of the state. With a revision fence, ``ApplyAction`` moves the game on in the
+revision store once its answer is ready, and answers only when the store took the move
+(``service.revision_fence``).
 """
 
 from __future__ import annotations
 
 from time import perf_counter
+from typing import Any
 
 from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
 from engines.prng import Rng
@@ -23,13 +30,16 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import caches
 from service.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
-from service.decoding import DEFAULT_POLICY, Decoder, bot_seed, viewer_seat
+from service.decoding import Decoder, bot_seed, viewer_seat
 from service.encoding import Encoder, encode_status, game_info
 from service.errors import RequestError
-from service.games import Game, registered_games
+from service.games import ALL_EVENTS, PUBLIC_EVENTS, Game, registered_games
 from service.observe import CallRecord
 from service.replay import replay_game
+from service.revision_fence import RevisionFence, request_digest
 from service.sealing import Sealer
+from service.seat_tokens import SeatTokens
+from service.seats import DEFAULT_POLICY, SeatGuard, Seating, bot_seats, seating
 from service.state_cache import StateCache
 
 #: The methods that take their request as it arrived, unparsed: ``ApplyAction`` keys the state
@@ -40,18 +50,28 @@ RAW_REQUESTS = frozenset({"ApplyAction"})
 class GameEngineServicer:
     """Implements every RPC of ``ordo.v1.GameEngineService``. It holds the worker's tables
     (states, encodings, actions and audiences, see ``service.caches``), which its decoder and
-    encoder share."""
+    encoder share. With ``seat_tokens`` (made from the same keys as ``sealer``) it gives each
+    new game's seats their tokens, and checks them on every call when ``require_seat_tokens``;
+    with a ``fence``, every move is fenced by revision."""
 
     def __init__(
         self,
         state_cache_bytes: int = DEFAULT_STATE_CACHE_BYTES,
         sealer: Sealer | None = None,
         require_sealed: bool = False,
+        seat_tokens: SeatTokens | None = None,
+        require_seat_tokens: bool = False,
+        fence: RevisionFence | None = None,
         max_search_iterations: int = DEFAULT_MAX_ITERATIONS,
     ) -> None:
         if require_sealed and sealer is None:
             raise ValueError("sealed states can be required only with keys to seal them")
+        if (require_seat_tokens or fence is not None) and (seat_tokens is None or sealer is None):
+            raise ValueError("seat tokens and the revision fence need keys to make match ids")
         self.sealer = sealer
+        self.seat_tokens = seat_tokens
+        self.guard = SeatGuard(seat_tokens) if require_seat_tokens and seat_tokens else None
+        self.fence = fence
         self.max_search_iterations = max_search_iterations
         self.games = registered_games()
         self.states = StateCache(state_cache_bytes)
@@ -59,7 +79,14 @@ class GameEngineServicer:
         self.actions: dict[bytes, KnownAction] = {}
         self.audiences: dict[tuple[int, tuple[int, ...] | None], bytes] = {}
         self.decoder = Decoder(
-            self.games, self.states, self.actions, caches.ACTION_BYTES, sealer, require_sealed
+            self.games,
+            self.states,
+            self.actions,
+            caches.ACTION_BYTES,
+            sealer,
+            require_sealed,
+            self.guard,
+            keep_seals=fence is not None,
         )
         self.encoder = Encoder(self.states, self.encodings, self.audiences, sealer)
         self._list_games = api.ListGamesResponse(
@@ -70,6 +97,8 @@ class GameEngineServicer:
         return self._list_games
 
     def NewGame(self, request: api.NewGameRequest, call: CallRecord) -> api.NewGameResponse:
+        if self.guard is not None:
+            self.guard.no_seed(request.seed)
         game, options, seed = self.decoder.new_game(request, call)
         start = perf_counter()
         try:
@@ -77,17 +106,38 @@ class GameEngineServicer:
             status = game.engine.status(state)
         finally:
             call.engine_seconds += perf_counter() - start
+        bots = bot_seats(request.bots, request.seats, game.engine.policies)
+        seated, tokens, spectator = self._seating(request, seed, bots)
         call.game_started = True
-        response = api.NewGameResponse(status=encode_status(status), seed=seed)
-        self.encoder.fill_state(response.state, game, state, call)
+        response = api.NewGameResponse(
+            status=encode_status(status),
+            seed=0 if self.guard is not None else seed,
+            seat_tokens=tokens,
+            spectator_token=spectator,
+        )
+        self.encoder.fill_state(response.state, game, state, call, seated)
         return response
 
     def ApplyAction(self, request: api.ApplyActionRequest | bytes, call: CallRecord) -> bytes:
         """Apply the action; the answer is the serialized ``ApplyActionResponse``. The request
         is a message, or its serialized bytes as they arrived (see ``RAW_REQUESTS``)."""
-        game, state, parts, seat, action, viewer, policy, seed, search = self.decoder.move(
-            request, call
-        )
+        (
+            game,
+            state,
+            parts,
+            seat,
+            action,
+            viewer,
+            policy,
+            seed,
+            search,
+            seating,
+            holder,
+            bot,
+            seal,
+        ) = self.decoder.move(request, call)
+        if self.guard is not None:
+            viewer = self._permitted(holder, seating, bot, seat, viewer)
         engine = game.engine
         if policy is not None:
             budget = self._budget(game, *search)
@@ -105,14 +155,19 @@ class GameEngineServicer:
         finally:
             call.engine_seconds += perf_counter() - start
         call.game_finished = status.finished
-        return self.encoder.apply_response(
-            game, state, parts, transition.state, status, transition.events, viewer, call
+        answer = self.encoder.apply_response(
+            game, state, parts, transition.state, status, transition.events, viewer, call, seating
         )
+        if self.fence is not None:
+            self._fenced(game, state, seat, action, bot, policy, seed, seating, seal)
+        return answer
 
     def ValidateAction(
         self, request: api.ValidateActionRequest, call: CallRecord
     ) -> api.ValidateActionResponse:
-        game, state = self.decoder.state(request.state, call)
+        game, state, _, holder = self.decoder.state(request.state, call)
+        if self.guard is not None:
+            self.guard.own_seat(holder, request.action.seat, "validate the actions")
         try:
             seat, action = self.decoder.action(game, request.action, call)
             start = perf_counter()
@@ -129,8 +184,10 @@ class GameEngineServicer:
     def ListLegalActions(
         self, request: api.ListLegalActionsRequest, call: CallRecord
     ) -> api.ListLegalActionsResponse:
-        game, state = self.decoder.state(request.state, call)
+        game, state, _, holder = self.decoder.state(request.state, call)
         call.seat = request.seat
+        if self.guard is not None:
+            self.guard.own_seat(holder, request.seat, "list the legal actions")
         start = perf_counter()
         try:
             actions = game.engine.legal_actions(state, request.seat)
@@ -144,9 +201,11 @@ class GameEngineServicer:
         )
 
     def GetView(self, request: api.GetViewRequest, call: CallRecord) -> api.GetViewResponse:
-        game, state = self.decoder.state(request.state, call)
+        game, state, _, holder = self.decoder.state(request.state, call)
         viewer = viewer_seat(request.viewer)
         call.seat = viewer
+        if self.guard is not None:
+            self.guard.viewer(holder, viewer)
         start = perf_counter()
         try:
             if viewer is not None:
@@ -164,8 +223,10 @@ class GameEngineServicer:
     def SuggestAction(
         self, request: api.SuggestActionRequest, call: CallRecord
     ) -> api.SuggestActionResponse:
-        game, state = self.decoder.state(request.state, call)
+        game, state, _, holder = self.decoder.state(request.state, call)
         seat = call.seat = request.seat
+        if self.guard is not None:
+            self.guard.own_seat(holder, seat, "ask for the suggested actions")
         seed = bot_seed(request.seed, seat, request.state, None)
         budget = self._budget(game, request.search_iterations, request.search_time_limit_ms)
         policy = request.policy or DEFAULT_POLICY
@@ -180,7 +241,7 @@ class GameEngineServicer:
 
     def ReplayGame(self, request: api.ReplayGameRequest, call: CallRecord) -> bytes:
         """Play a game record through (``service.replay``); the answer is serialized."""
-        return replay_game(self.decoder, self.encoder, request, call, self._budget)
+        return replay_game(self.decoder, self.encoder, request, call, self._budget, self.guard)
 
     def _budget(self, game: Game, iterations: int, time_ms: int) -> Budget | None:
         """The search budget a request asks for (None: the game's default); more iterations
@@ -197,3 +258,72 @@ class GameEngineServicer:
         if not (iterations or time_ms) or info is None:
             return None
         return Budget(iterations or info.searcher.default_iterations, time_ms)
+
+    # ----------------------------------------------------------------- seats and the fence
+    def _seating(
+        self, request: api.NewGameRequest, seed: int, bots: tuple[tuple[int, str], ...]
+    ) -> tuple[Seating, list[str], str]:
+        """A new game's seating (its match id drawn from the deal, its bots), each seat's token
+        (empty for a bot's) and the spectator's: none without keys."""
+        if self.seat_tokens is None:
+            return seating(b"", bots), [], ""
+        deal = api.NewGameRequest(
+            seats=request.seats,
+            seed=seed,
+            options=request.options,
+            bots=[common.BotSeat(seat=seat, policy=policy) for seat, policy in bots],
+        )
+        match_id = self.seat_tokens.match_id(deal.SerializeToString(deterministic=True))
+        robots = dict(bots)
+        issue = self.seat_tokens.issue
+        tokens = ["" if seat in robots else issue(match_id, seat) for seat in range(request.seats)]
+        return seating(match_id, bots), tokens, issue(match_id, None)
+
+    def _permitted(
+        self, holder: int | None, seating: Seating, bot: Any, seat: int, viewer: int
+    ) -> int:
+        """The viewer of a move of ``seat`` (``bot``: the bot move asked, None for an action)
+        once the token's seat (``holder``) may make it: its own seat's action, or the move of
+        a bot seat of the game with the game's policy. The events it answers with are the
+        token's seat's unless it asked for a spectator's."""
+        assert self.guard is not None
+        if bot is not None:
+            self.guard.bot_move(holder, seating, bot)
+        else:
+            self.guard.own_seat(holder, seat, "apply the actions")
+        if viewer == ALL_EVENTS:
+            return PUBLIC_EVENTS if holder is None else holder
+        if viewer >= 0:
+            self.guard.viewer(holder, viewer)
+        return viewer
+
+    def _fenced(
+        self,
+        game: Game,
+        state: Any,
+        seat: int,
+        action: Any,
+        bot: Any,
+        policy: str | None,
+        seed: int,
+        seating: Seating,
+        seal: bytes,
+    ) -> None:
+        """Move the game on in the revision store from ``state``, by this request (its state's
+        ``seal`` and its move: the ``action`` of ``seat``, or the ``bot`` move with its
+        ``policy`` and ``seed``; not its viewer); raises when the store refuses or cannot be
+        reached."""
+        assert self.fence is not None
+        if not seating.match_id:
+            raise RequestError(
+                "this server fences every game by its match id, and this state has none (it "
+                "was sealed before): start a new game",
+                "MATCH_ID_MISSING",
+            )
+        if bot is not None:
+            budget = b"%d %d" % (bot.search_iterations, bot.search_time_limit_ms)
+            played = b"bot %d %s %d %s" % (seat, (policy or "").encode(), seed, budget)
+        else:
+            encoded = game.codec.encode_action(action).SerializeToString(deterministic=True)
+            played = b"action %d " % seat + encoded
+        self.fence.advance(seating.match_id, state.revision, request_digest(seal, played))

@@ -40,20 +40,24 @@ class StateCache:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.bytes = 0  # what the entries held now are charged
-        self._states: OrderedDict[bytes, tuple[str, Any, Any]] = OrderedDict()
+        self._states: OrderedDict[bytes, tuple[str, Any, Any, Any]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: bytes) -> tuple[str, Any, Any] | None:
-        """The game id, engine state and its encoded parts (see ``put``) of ``key``, or None."""
+    def get(self, key: bytes) -> tuple[str, Any, Any, Any] | None:
+        """The game id, engine state, its encoded parts and its seating (see ``put``) of
+        ``key``, or None."""
         with self._lock:
             found = self._states.get(key)
             if found is not None:
                 self._states.move_to_end(key)
             return found
 
-    def put(self, key: bytes, game_id: str, state: Any, parts: Any = None) -> None:
+    def put(
+        self, key: bytes, game_id: str, state: Any, parts: Any = None, seating: Any = None
+    ) -> None:
         """Remember that ``key`` is the encoding of ``state``, and the encoding of its parts
-        when the codec serializes it in parts (``service.codecs.base.StateParts``)."""
+        when the codec serializes it in parts (``service.codecs.base.StateParts``), and the
+        seating that travels beside it (``service.seats.Seating``)."""
         cost = state_cost(key)
         if cost > self.max_bytes:
             return
@@ -61,7 +65,8 @@ class StateCache:
             if key in self._states:
                 self._states.move_to_end(key)
                 return
-            self._states[key] = (game_id, state, parts)  # a new key goes last: the most recent
+            # A new key goes last: the most recent.
+            self._states[key] = (game_id, state, parts, seating)
             self.bytes += cost
             while self.bytes > self.max_bytes:
                 evicted, _ = self._states.popitem(last=False)

@@ -82,3 +82,44 @@ def sealed_stub() -> Iterator[rpc.GameEngineServiceStub]:
     with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
         yield rpc.GameEngineServiceStub(chan)
     server.stop(None)
+
+
+@dataclass(frozen=True)
+class Doors:
+    """A server's two doors, on one servicer: its gRPC address and its HTTP door's."""
+
+    grpc_address: str
+    http_address: str
+    servicer: GameEngineServicer
+
+
+@pytest.fixture(scope="session")
+def seated() -> Iterator[Doors]:
+    """A server that requires seat tokens (with the test state key), both doors, for the
+    whole session."""
+    settings = Settings(
+        host="127.0.0.1",
+        port=0,
+        workers=1,
+        metrics_port=0,
+        http_port=0,
+        state_keys=(TEST_KEY,),
+        require_sealed=True,
+        require_seat_tokens=True,
+    )
+    servicer = new_servicer(settings)
+    server, port, _health = create_server(settings, servicer=servicer)
+    server.start()
+    door = http_door(settings, servicer, (), structlog.get_logger("ordo.server"))
+    door.start()
+    yield Doors(f"127.0.0.1:{port}", f"127.0.0.1:{door.port}", servicer)
+    door.stop()
+    door.wait()
+    server.stop(None)
+
+
+@pytest.fixture(scope="session")
+def seated_stub(seated: Doors) -> Iterator[rpc.GameEngineServiceStub]:
+    """A stub of the server that requires seat tokens, for the whole session."""
+    with grpc.insecure_channel(seated.grpc_address) as chan:
+        yield rpc.GameEngineServiceStub(chan)

@@ -20,6 +20,17 @@ PROTOCOLS = ("connect-proto", "connect-json", "grpc-web", "grpc-http")
 GRPC_WEB_TRAILERS = 0x80  # the flag of the frame that carries the status in gRPC-Web
 TIMEOUT_SECONDS = 30
 ERROR_INFO = "google.rpc.ErrorInfo"
+# The codes of the service's own answers, each with one ErrorInfo: a rules error, a seat token
+# refused, a seat not granted, a state superseded, a revision store out of reach.
+ANSWERED_CODES = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.UNAVAILABLE,
+    }
+)
 # The gRPC status of an HTTP answer without one, as gRPC's clients read it.
 HTTP_STATUS_CODES = {
     400: grpc.StatusCode.INTERNAL,
@@ -137,7 +148,7 @@ class HttpDoor:
             error = json.loads(body)
             details = error.get("details", [])
             code = connect_code(error["code"])
-            reason = one_reason(details) if code == grpc.StatusCode.INVALID_ARGUMENT else ""
+            reason = one_reason(details) if code in ANSWERED_CODES and details else ""
             return Answer(code, reason, body, status, got, error.get("message", ""))
         return Answer(grpc.StatusCode.UNKNOWN, body=body, status=status, headers=got)
 
@@ -166,7 +177,7 @@ class HttpDoor:
             return Answer(code, body=body, status=status, headers=trailers)
         code = next(c for c in grpc.StatusCode if c.value[0] == int(trailers["grpc-status"]))
         reason = ""
-        if code == grpc.StatusCode.INVALID_ARGUMENT:
+        if code in ANSWERED_CODES and "grpc-status-details-bin" in trailers:
             reason = status_reason(trailers["grpc-status-details-bin"])
         return Answer(code, reason, message, status, trailers, trailers.get("grpc-message", ""))
 
@@ -180,7 +191,10 @@ class HttpDoor:
             response, outcome = call.with_call(payload, timeout=TIMEOUT_SECONDS, metadata=metadata)
         except grpc.RpcError as error:
             code = error.code()
-            reason = reason_of(error) if code == grpc.StatusCode.INVALID_ARGUMENT else ""
+            answered = code in ANSWERED_CODES and any(
+                key == "grpc-status-details-bin" for key, _ in error.trailing_metadata() or ()
+            )
+            reason = reason_of(error) if answered else ""
             trailers = {key: str(value) for key, value in error.trailing_metadata() or ()}
             return Answer(code, reason, headers=trailers, message=error.details() or "")
         trailers = {key: str(value) for key, value in outcome.trailing_metadata() or ()}

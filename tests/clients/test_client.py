@@ -12,7 +12,7 @@ import pytest
 
 import ordo
 from ordo import Client, OrdoError
-from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE, game_options
+from ordo.client import ALSO_RETRYABLE, REQUEST_ID_KEY, RETRYABLE, SEAT_TOKEN_KEY, game_options
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
@@ -320,6 +320,42 @@ class TestRetries:
         assert caught.value.answered
         assert len(fake.calls) == 1
 
+    def test_the_revision_stores_unavailability_is_retried(self, fake: FakeServer) -> None:
+        """UNAVAILABLE with REVISION_STORE_UNAVAILABLE, the one answer a retry may change (the
+        move was not applied), is tried again like a failure on the way."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE] * 2
+        fake.details = details(grpc.StatusCode.UNAVAILABLE, "REVISION_STORE_UNAVAILABLE")
+        with Client(fake.address, retries=3, backoff=0.001) as ordo:
+            ordo.list_games()
+        assert len(fake.calls) == 3
+
+    @pytest.mark.parametrize(
+        ("code", "reason"),
+        [
+            (grpc.StatusCode.UNAUTHENTICATED, "SEAT_TOKEN_MISSING"),
+            (grpc.StatusCode.UNAUTHENTICATED, "SEAT_TOKEN_INVALID"),
+            (grpc.StatusCode.PERMISSION_DENIED, "SEAT_NOT_PERMITTED"),
+            (grpc.StatusCode.PERMISSION_DENIED, "NOT_A_BOT_SEAT"),
+            (grpc.StatusCode.PERMISSION_DENIED, "BOT_SETTINGS_NOT_PERMITTED"),
+            (grpc.StatusCode.PERMISSION_DENIED, "SEED_NOT_PERMITTED"),
+            (grpc.StatusCode.FAILED_PRECONDITION, "STATE_SUPERSEDED"),
+        ],
+    )
+    def test_seat_and_fence_refusals_are_never_retried(
+        self, fake: FakeServer, code: grpc.StatusCode, reason: str
+    ) -> None:
+        """A seat token refused, a seat not granted or a state superseded is raised after one
+        attempt, with its code and reason."""
+        fake.failures = [code]
+        fake.details = details(code, reason)
+        with (
+            Client(fake.address, retries=3, backoff=0.001) as ordo,
+            pytest.raises(OrdoError) as caught,
+        ):
+            ordo.list_games()
+        assert (caught.value.code, caught.value.reason) == (code, reason)
+        assert len(fake.calls) == 1
+
     def test_fewer_codes_retry_less(self, fake: FakeServer) -> None:
         """With UNAVAILABLE alone among the retry codes, CANCELLED is raised at once."""
         fake.failures = [grpc.StatusCode.CANCELLED]
@@ -460,6 +496,16 @@ class TestMetadata:
                 ordo.list_games()
         assert given.value.request_id == "match-42-move-7"
         assert made.value.request_id == fake.calls[1].metadata[REQUEST_ID_KEY]
+
+    def test_the_clients_seat_token_is_sent(self, fake: FakeServer) -> None:
+        """The constructor's seat token goes with every call as ordo-seat-token; none without
+        one."""
+        with Client(fake.address, seat_token="o1.k.m.0.mac") as ordo:
+            ordo.list_games()
+        with Client(fake.address) as ordo:
+            ordo.list_games()
+        assert fake.calls[0].metadata[SEAT_TOKEN_KEY] == "o1.k.m.0.mac"
+        assert SEAT_TOKEN_KEY not in fake.calls[1].metadata
 
     def test_client_metadata_is_sent(self, fake: FakeServer) -> None:
         """The constructor's metadata goes with every call."""

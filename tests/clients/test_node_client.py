@@ -30,6 +30,7 @@ from service.http_door import http_door
 from service.server import create_server
 from service.servicer import GameEngineServicer
 from tests.clients.fakes import CERTIFICATE, WAITING_SECONDS, closed_port
+from tests.conftest import Doors
 from tests.node import BUILT, CLI, NODE_DIR, ROOT, RUN_SECONDS, node_executable, run_node, run_suite
 
 POLICY = "heuristic"
@@ -56,11 +57,14 @@ def node() -> str:
 
 
 def test_the_node_suite_passes_against_real_servers(
-    node: str, server_address: str, http_address: str, tls_server_address: str
+    node: str, server_address: str, http_address: str, tls_server_address: str, seated: Doors
 ) -> None:
     """``node --test`` over the client's own suite, over gRPC and over the HTTP door's Connect
-    (and gRPC-Web): every test passes, none is skipped."""
+    (and gRPC-Web), and against a server that requires seat tokens: every test passes, none is
+    skipped."""
     env = {
+        "ORDO_SEATED_TARGET": seated.grpc_address,
+        "ORDO_SEATED_HTTP_TARGET": seated.http_address,
         "ORDO_TARGET": server_address,
         "ORDO_HTTP_TARGET": http_address,
         "ORDO_CLOSED_TARGET": f"127.0.0.1:{closed_port()}",

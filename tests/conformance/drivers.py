@@ -4,8 +4,11 @@ real server over gRPC. The conformance suite runs every check through both.
 Both speak in wire messages (``GameState``, ``Action``, ``GameView``) so that one test body serves
 both; the in-process driver translates with the game's codec and calls the engine directly. A
 driver over gRPC to a server with state keys holds them too (``sealer``): the states it makes
-(re-dealt, with a planted generator state) are sealed as the server's are, and the states it
-reads are opened first.
+(re-dealt, with a planted generator state) are sealed as the server's are, with the seating of
+the last state it read, and the states it reads are opened first. To a server that requires
+seat tokens, it sends each call with the token of the seat the call is for (a spectator's for
+a spectator's view): it deals its games itself, from their seeds, as the server would (the
+server picks its own seeds), and makes their tokens with the same keys.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.codecs import CODECS
 from service.encoding import encode_status
 from service.sealing import Sealer
+from service.seat_tokens import HEADER, SeatTokens
+from service.seats import NO_SEATING, Seating, seating, seating_of
 
 
 class RefusedError(Exception):
@@ -43,6 +48,7 @@ class Driver(Protocol):
 
     name: str
     game_id: str
+    refuses_plain: bool
 
     def new_game(self, seats: int, seed: int) -> common.GameState: ...
     def status(self, state: common.GameState) -> common.GameStatus: ...
@@ -63,6 +69,10 @@ class Codecs:
         self.engine = registry.get(game_id)
         self.codec = CODECS[game_id]
         self.sealer = sealer
+        self.seating: Seating = NO_SEATING  # that of the last state read
+        # Whether plain states are refused before they are read (STATE_NOT_SEALED): so they are
+        # by a server that requires seat tokens, which takes sealed states only.
+        self.refuses_plain = False
 
     def to_engine(self, state: common.GameState) -> Any:
         """Decode a state message, sealed or plain, into the engine's state (not validated)."""
@@ -76,8 +86,9 @@ class Codecs:
         if not state.sealed:
             return state
         assert self.sealer is not None, "a sealed state, and no keys to open it"
+        self.seating = seating_of(state)
         payload = self.sealer.unseal(
-            state.sealed, state.game_id, state.rules_version, state.revision
+            state.sealed, state.game_id, state.rules_version, state.revision, self.seating.fields()
         )
         plain = common.GameState(rules_version=state.rules_version, revision=state.revision)
         getattr(plain, self.game_id).MergeFromString(payload)
@@ -88,7 +99,7 @@ class Codecs:
         plain = self.to_plain_message(state)
         if self.sealer is None:
             return plain
-        return common.GameState(
+        sealed = common.GameState(
             rules_version=plain.rules_version,
             revision=plain.revision,
             game_id=self.game_id,
@@ -97,8 +108,11 @@ class Codecs:
                 plain.rules_version,
                 plain.revision,
                 getattr(plain, self.game_id).SerializeToString(),
+                self.seating.fields(),
             ),
         )
+        sealed.MergeFromString(self.seating.fields())
+        return sealed
 
     def to_plain_message(self, state: Any) -> common.GameState:
         """Encode an engine state as a plain message: what anyone may send, keys or not."""
@@ -211,42 +225,68 @@ class OverGrpc(Codecs):
     name = "grpc"
 
     def __init__(
-        self, game_id: str, stub: rpc.GameEngineServiceStub, sealer: Sealer | None = None
+        self,
+        game_id: str,
+        stub: rpc.GameEngineServiceStub,
+        sealer: Sealer | None = None,
+        tokens: SeatTokens | None = None,
     ) -> None:
         super().__init__(game_id, sealer)
         self.stub = stub
+        self.tokens = tokens
+        self.refuses_plain = tokens is not None
 
-    def _call(self, method: Any, request: Any) -> Any:
+    def _call(
+        self, method: Any, request: Any, state: common.GameState | None = None, seat: int = -1
+    ) -> Any:
+        """Call ``method``; to a server that requires tokens, with that of ``seat`` (-1: a
+        spectator's) in the game of ``state`` (of the last state read, for a plain state)."""
+        metadata: tuple[tuple[str, str], ...] = ()
+        match_id = state.match_id or self.seating.match_id if state is not None else b""
+        if self.tokens is not None and match_id:
+            token = self.tokens.issue(match_id, None if seat < 0 else seat)
+            metadata = ((HEADER, token),)
         try:
-            return method(request, timeout=30)
+            return method(request, timeout=30, metadata=metadata)
         except grpc.RpcError as error:
             raise RefusedError(reason_of(error), error.code().name) from None
 
     def new_game(self, seats: int, seed: int) -> common.GameState:
         options = common.GameOptions(**{self.game_id: {}})
         request = api.NewGameRequest(seats=seats, seed=seed, options=options)
-        return self._call(self.stub.NewGame, request).state  # type: ignore[no-any-return]
+        if self.tokens is None:
+            return self._call(self.stub.NewGame, request).state  # type: ignore[no-any-return]
+        try:
+            state = self.engine.new_game(seats, seed, self.engine.default_options())
+        except RulesError as error:
+            raise RefusedError(error.reason) from None
+        self.seating = seating(self.tokens.match_id(request.SerializeToString()), ())
+        return self.to_message(state)
 
     def status(self, state: common.GameState) -> common.GameStatus:
         return self.view(state, None).status
 
     def legal(self, state: common.GameState, seat: int) -> list[common.Action]:
         request = api.ListLegalActionsRequest(state=state, seat=seat)
-        return list(self._call(self.stub.ListLegalActions, request).actions)
+        return list(self._call(self.stub.ListLegalActions, request, state, seat).actions)
 
     def apply(self, state: common.GameState, action: common.Action) -> api.ApplyActionResponse:
         request = api.ApplyActionRequest(state=state, action=action)
-        return self._call(self.stub.ApplyAction, request)  # type: ignore[no-any-return]
+        applied: api.ApplyActionResponse = self._call(
+            self.stub.ApplyAction, request, state, action.seat
+        )
+        return applied
 
     def validate(self, state: common.GameState, action: common.Action) -> tuple[bool, str]:
         request = api.ValidateActionRequest(state=state, action=action)
-        response = self._call(self.stub.ValidateAction, request)
+        response = self._call(self.stub.ValidateAction, request, state, action.seat)
         return response.legal, response.reason
 
     def view(self, state: common.GameState, seat: int | None) -> common.GameView:
         viewer = common.Viewer(spectator=True) if seat is None else common.Viewer(seat=seat)
         request = api.GetViewRequest(state=state, viewer=viewer)
-        return self._call(self.stub.GetView, request).view  # type: ignore[no-any-return]
+        answer = self._call(self.stub.GetView, request, state, -1 if seat is None else seat)
+        return answer.view  # type: ignore[no-any-return]
 
     def suggest(
         self, state: common.GameState, seat: int, policy: str, seed: int = 0, iterations: int = 0
@@ -254,7 +294,7 @@ class OverGrpc(Codecs):
         request = api.SuggestActionRequest(
             state=state, seat=seat, policy=policy, seed=seed, search_iterations=iterations
         )
-        return self._call(self.stub.SuggestAction, request).action  # type: ignore[no-any-return]
+        return self._call(self.stub.SuggestAction, request, state, seat).action  # type: ignore[no-any-return]
 
 
 def reason_of(error: grpc.RpcError) -> str:

@@ -1,6 +1,7 @@
 """The conformance suite: every registered game, several seat counts and seeds, run in-process and
-again over gRPC against a real server, with plain and with sealed states. A game that registers
-must pass it unchanged."""
+again over gRPC against a real server, with plain and with sealed states, and against a server
+that requires seat tokens (each call with the token of its seat). A game that registers must
+pass it unchanged."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from engines.errors import InvalidStateError
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from service.sealing import Sealer
+from service.seat_tokens import SeatTokens
 from tests.conformance.corruptions import CORRUPTIONS, STEPS_PER_SEAT
 from tests.conformance.drivers import Driver, InProcess, OverGrpc, RefusedError
 from tests.state_keys import TEST_KEY
@@ -52,15 +54,19 @@ def key(message: Any) -> bytes:
     return message.SerializeToString(deterministic=True)  # type: ignore[no-any-return]
 
 
-@pytest.fixture(params=["in_process", "grpc", "grpc_sealed"])
+@pytest.fixture(params=["in_process", "grpc", "grpc_sealed", "grpc_tokens"])
 def make_driver(request: pytest.FixtureRequest) -> Any:
     """A factory of drivers of the parametrized kind: over gRPC to a server with state keys,
-    the states are sealed."""
+    the states are sealed; to one that requires seat tokens, each call carries its seat's."""
     if request.param == "in_process":
         return InProcess
     if request.param == "grpc":
         stub = request.getfixturevalue("stub")
         return lambda game_id: OverGrpc(game_id, stub)
+    if request.param == "grpc_tokens":
+        seated_stub = request.getfixturevalue("seated_stub")
+        tokens = SeatTokens([TEST_KEY])
+        return lambda game_id: OverGrpc(game_id, seated_stub, Sealer([TEST_KEY]), tokens)
     sealed_stub = request.getfixturevalue("sealed_stub")
     return lambda game_id: OverGrpc(game_id, sealed_stub, Sealer([TEST_KEY]))
 
@@ -445,7 +451,9 @@ class TestCorruptedStates:
         state = driver.to_plain_message(dataclasses.replace(new, revision=revision))
         with pytest.raises(RefusedError) as refused:
             driver.view(state, None)
-        assert refused.value.reason == "INVALID_STATE"
+        assert refused.value.reason == (
+            "STATE_NOT_SEALED" if driver.refuses_plain else "INVALID_STATE"
+        )
 
     @pytest.mark.parametrize(
         ("game", "name"),
@@ -469,12 +477,13 @@ class TestCorruptedStates:
             "ValidateAction": lambda: driver.validate(corrupted, action),
             "SuggestAction": lambda: driver.suggest(corrupted, seat, "random"),
         }
+        expected = "STATE_NOT_SEALED" if driver.refuses_plain else "INVALID_STATE"
         for method, call in calls.items():
             with pytest.raises(RefusedError) as refused:
                 call()
             assert (refused.value.code, refused.value.reason) == (
                 "INVALID_ARGUMENT",
-                "INVALID_STATE",
+                expected,
             ), method
 
     @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ordo import Client
+from tests.conftest import Doors
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "integration.md"
 DEFAULT_ADDRESS = "localhost:50051"
@@ -34,7 +35,8 @@ def test_a_compound_move_is_built_step_by_step(server_address: str) -> None:
     """Choosing the first value offered at every step of an Up or Down? turn ends on exactly one
     legal action, and every step offers only values some legal action has."""
     namespace: dict[str, Any] = {}
-    exec(compile(examples()[1], str(GUIDE), "exec"), namespace)
+    block = next(example for example in examples() if "def choices" in example)
+    exec(compile(block, str(GUIDE), "exec"), namespace)
     choices = namespace["choices"]
     with Client(server_address) as ordo:
         game = ordo.new_game("up_or_down", seats=3, seed=5)
@@ -55,3 +57,17 @@ def test_a_compound_move_is_built_step_by_step(server_address: str) -> None:
 def _fits(action: Any, chosen: dict[str, int]) -> bool:
     """Whether an action has every part chosen so far."""
     return all(getattr(action, step) == value for step, value in chosen.items())
+
+
+def test_the_seat_token_example_runs_against_a_server_that_requires_them(seated: Doors) -> None:
+    """The seat tokens example, pointed at a server that requires seat tokens, deals a game with
+    two bots, sees seat 0's view and moves a bot with the person's token."""
+    block = next(example for example in examples() if "seat_tokens" in example)
+    assert DEFAULT_ADDRESS in block
+    namespace: dict[str, Any] = {}
+    exec(
+        compile(block.replace(DEFAULT_ADDRESS, seated.grpc_address), str(GUIDE), "exec"), namespace
+    )
+    assert namespace["game"].seat_tokens[1:] == ["", ""]
+    assert namespace["view"].view.six_nimmt.hand
+    assert namespace["moved"].state.revision == 1

@@ -228,3 +228,54 @@ class TestStateKeys:
         with pytest.raises(SystemExit) as stopped:
             load([], {"ORDO_REQUIRE_SEALED": "maybe"})
         assert stopped.value.code == 2
+
+
+class TestSeatTokensAndFence:
+    """Seat tokens and the revision fence need state keys; tokens take sealed states only."""
+
+    def test_off_by_default(self) -> None:
+        """By default no token is required and no store fences the games."""
+        settings = load([], {})
+        assert (settings.require_seat_tokens, settings.revision_store) == (False, "")
+
+    def test_seat_tokens_imply_sealed_states(self, tmp_path: Path) -> None:
+        """--require-seat-tokens (or ORDO_REQUIRE_SEAT_TOKENS=true) with keys requires sealed
+        states too."""
+        path = tmp_path / "keys"
+        path.write_text(VALID_KEYS)
+        argv = ["--state-keys-file", str(path)]
+        for settings in (
+            load([*argv, "--require-seat-tokens"], {}),
+            load(argv, {"ORDO_REQUIRE_SEAT_TOKENS": "true"}),
+        ):
+            assert (settings.require_seat_tokens, settings.require_sealed) == (True, True)
+
+    def test_the_revision_store_and_its_idle_time(self, tmp_path: Path) -> None:
+        """--revision-store / ORDO_REVISION_STORE name the store; the idle time is a setting."""
+        path = tmp_path / "keys"
+        path.write_text(VALID_KEYS)
+        environ = {"ORDO_REVISION_STORE": "redis://10.0.0.5:6379/2"}
+        settings = load(["--state-keys-file", str(path), "--revision-idle-seconds", "60"], environ)
+        assert (settings.revision_store, settings.revision_idle_seconds) == (
+            "redis://10.0.0.5:6379/2",
+            60.0,
+        )
+
+    @pytest.mark.parametrize(
+        ("argv", "message"),
+        [
+            (["--require-seat-tokens"], "--require-seat-tokens needs --state-keys-file"),
+            (["--revision-store", "redis://h:1/0"], "--revision-store needs --state-keys-file"),
+            (["--revision-store", "h:6379"], "--revision-store is a URL starting with redis://"),
+            (["--revision-idle-seconds", "0"], "revision idle seconds must be positive"),
+        ],
+        ids=["tokens-without-keys", "store-without-keys", "store-not-a-url", "no-idle-time"],
+    )
+    def test_unusable_settings_exit_with_usage(
+        self, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """Tokens or a fence without keys, a store that is no URL, an idle time of 0: exit 2."""
+        with pytest.raises(SystemExit) as stopped:
+            load(argv, {})
+        assert stopped.value.code == 2
+        assert message in capsys.readouterr().err

@@ -342,7 +342,8 @@ class TestCors:
     }
 
     def test_preflight(self, start_door: StartDoor) -> None:
-        """A preflight from an allowed origin gets 204 with the methods and headers allowed."""
+        """A preflight from an allowed origin gets 204 with the methods and headers allowed,
+        the seat token's among them."""
         client, _ = start_door(http_cors_origins=f"https://other.example, {ORIGIN}")
         status, headers, _ = client.request(
             "OPTIONS", SERVICE_PATH + "NewGame", None, self.PREFLIGHT
@@ -351,7 +352,13 @@ class TestCors:
         assert headers["access-control-allow-origin"] == ORIGIN
         assert "POST" in headers["access-control-allow-methods"]
         allowed = headers["access-control-allow-headers"].lower()
-        for header in ("content-type", "connect-protocol-version", "x-grpc-web", "grpc-timeout"):
+        for header in (
+            "content-type",
+            "connect-protocol-version",
+            "x-grpc-web",
+            "grpc-timeout",
+            "ordo-seat-token",
+        ):
             assert header in allowed
         assert int(headers["access-control-max-age"]) > 0
 

@@ -103,7 +103,7 @@ class TestStateCache:
             cache.put(key, "six_nimmt", key)
         assert len(cache) == 2
         assert cache.get(b"a") is None
-        assert cache.get(b"c") == ("six_nimmt", b"c", None)
+        assert cache.get(b"c") == ("six_nimmt", b"c", None, None)
 
     def test_a_state_asked_for_again_is_kept_longest(self) -> None:
         """Finding a state makes it the most recently used: the next eviction takes another."""
@@ -113,7 +113,7 @@ class TestStateCache:
         assert cache.get(b"a") is not None
         cache.put(b"c", "six_nimmt", b"c")
         assert cache.get(b"b") is None
-        assert cache.get(b"a") == ("six_nimmt", b"a", None)
+        assert cache.get(b"a") == ("six_nimmt", b"a", None, None)
 
     def test_a_state_returned_again_is_kept_longest(self) -> None:
         """Putting a state the cache holds (the same state returned again) makes it the most
@@ -124,7 +124,7 @@ class TestStateCache:
         cache.put(b"a", "six_nimmt", b"a")
         cache.put(b"c", "six_nimmt", b"c")
         assert cache.get(b"b") is None
-        assert cache.get(b"a") == ("six_nimmt", b"a", None)
+        assert cache.get(b"a") == ("six_nimmt", b"a", None, None)
 
     def test_zero_bytes_turns_it_off(self) -> None:
         """With 0 bytes nothing is remembered."""
@@ -140,7 +140,7 @@ class TestStateCache:
         for index in range(5):
             cache.put(small + bytes([index]), "six_nimmt", index)
         cache.put(large, "fora_de_ordem", "large")
-        assert cache.get(large) == ("fora_de_ordem", "large", None)
+        assert cache.get(large) == ("fora_de_ordem", "large", None, None)
         assert cache.bytes <= cache.max_bytes
         assert len(cache) < 5
         cache.put(b"x" * cache.max_bytes, "fora_de_ordem", "too large")

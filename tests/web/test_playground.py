@@ -24,6 +24,7 @@ from service.sealing import Sealer
 from tests.conformance.drivers import Codecs
 from tests.connect_calls import HttpDoor
 from tests.e2e.server_process import ROOT, ServerProcess, free_port, running_server
+from tests.redis_server import running_redis
 from tests.state_keys import TEST_KEY, keys_file_text
 
 WEB = ROOT / "clients" / "web"
@@ -51,6 +52,9 @@ HANDS = {
 # any field named for cards or a hand, and the few named otherwise; not their counts.
 CARD_FIELD = re.compile(r"card|hand|^(drawn|rows|discarded|faceUpTop|top)$", re.IGNORECASE)
 NOT_CARDS = re.compile(r"(Sizes?|Lengths?|Number)$")
+# Named for cards, a count where it is a number alone: Up or Down?'s turn tells how many cards an
+# abandoned row sent to the discard pile (the lists of that name hold cards).
+COUNT_WHEN_ALONE = frozenset({"discarded"})
 
 
 def node_and_browser() -> str:
@@ -74,6 +78,28 @@ def sealed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Se
         scratch, workers=1, http_port=str(http), state_keys_file=str(keys), require_sealed="true"
     ) as server:
         yield server, f"http://127.0.0.1:{http}/"
+
+
+@pytest.fixture(scope="module")
+def fair_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One server as players holding their own games meet it: sealed states, seat tokens
+    required, and a revision fence on a redis-server of its own; its playground's URL."""
+    scratch = tmp_path_factory.mktemp("fair")
+    keys = scratch / "keys"
+    keys.write_text(keys_file_text(TEST_KEY))
+    http = free_port()
+    with (
+        running_redis(scratch) as store,
+        running_server(
+            scratch,
+            workers=1,
+            http_port=str(http),
+            state_keys_file=str(keys),
+            require_seat_tokens="true",
+            revision_store=store.url,
+        ),
+    ):
+        yield f"http://127.0.0.1:{http}/"
 
 
 def play(url: str, game: str, record: Path, *extra: str) -> dict[str, Any]:
@@ -192,6 +218,8 @@ def cards_in(value: Any, cards: bool = False) -> Iterator[int]:
                 yield inner
             elif key not in ("state", "options"):
                 named = bool(CARD_FIELD.search(key)) and not NOT_CARDS.search(key)
+                if key in COUNT_WHEN_ALONE and not isinstance(inner, list):
+                    named = False
                 yield from cards_in(inner, named)
     elif isinstance(value, list):
         for inner in value:
@@ -234,6 +262,33 @@ def test_a_person_plays_a_whole_sealed_game_and_sees_only_their_hand(
     hands = list(views_of_seat_zero(record, game))
     assert hands
     assert all(shown == truth for shown, truth in hands)
+    assert list(leaks(record, game)) == []
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_playground_plays_fair_and_a_cheater_is_refused(
+    game: str, fair_server: str, tmp_path: Path
+) -> None:
+    """Against a server that requires seat tokens, with a revision fence, a person plays a
+    whole game; the page holds and sends only the person's token, and what a cheater sends from
+    the page (a bot's view, legal actions, suggestion, card checked or events, a move for the
+    bot's seat, a bot move with its own policy or seed, the previous state again, no token) is
+    each refused with its reason."""
+    record = tmp_path / "calls.json"
+    report = play(fair_server, game, record, "--sealed", "--fair")
+    assert report["shown"] == report["server"]
+    assert [name for name, _code, _reason in report["cheats"]] == [
+        "a bot's view",
+        "a bot's legal actions",
+        "a bot's suggested move",
+        "a bot's card checked",
+        "a move for a bot seat",
+        "a bot's events",
+        "a bot move with its own policy",
+        "a bot move with its own seed",
+        "the previous state again",
+        "no token",
+    ]
     assert list(leaks(record, game)) == []
 
 

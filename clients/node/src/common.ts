@@ -6,6 +6,8 @@ export {
   type CommonOptions,
   type NewGameOptions,
   type ReplayOptions,
+  type PlayBotOptions,
+  type ApplyOptions,
   type SuggestOptions,
 } from "./core.js";
 export { codeName, ERROR_DOMAIN, OrdoError } from "./errors.js";
@@ -27,6 +29,6 @@ export {
   replaySteps,
   stateDigest,
 } from "./records.js";
-export { REQUEST_ID_KEY } from "./request-id.js";
-export { RETRYABLE, type RetryOptions, RetryPolicy } from "./retry.js";
+export { REQUEST_ID_KEY, SEAT_TOKEN_KEY } from "./request-id.js";
+export { RETRIED_REASONS, RETRYABLE, type RetryOptions, RetryPolicy } from "./retry.js";
 export * as v1 from "./v1.js";

@@ -28,7 +28,7 @@ import type {
   ValidateActionResponse,
 } from "./gen/ordo/v1/engine_service_pb.js";
 import { type ActionInput, type GameChoice, gameOptions, type StateInput } from "./messages.js";
-import { newRequestId, REQUEST_ID_KEY } from "./request-id.js";
+import { newRequestId, REQUEST_ID_KEY, SEAT_TOKEN_KEY } from "./request-id.js";
 import { type RetryOptions, RetryPolicy, sleep } from "./retry.js";
 
 /** The settings every client has, on any platform; every one has a default. */
@@ -37,6 +37,11 @@ export interface CommonOptions extends RetryOptions {
   timeoutMs?: number;
   /** Headers sent with every call (gRPC metadata). */
   metadata?: Readonly<Record<string, string>>;
+  /**
+   * The seat token sent with every call (`ordo-seat-token`), to a server that requires seat
+   * tokens: one of `NewGameResponse.seatTokens`. A call's own `seatToken` replaces it.
+   */
+  seatToken?: string;
 }
 
 /** What any one call may set. */
@@ -47,6 +52,8 @@ export interface CallOptions {
   requestId?: string;
   /** Cancels the call: it fails with CANCELLED, and is not retried. */
   signal?: AbortSignal;
+  /** The seat token of this call (the client's `seatToken` by default; "" sends none). */
+  seatToken?: string;
 }
 
 /** `newGame`'s optional arguments. */
@@ -55,6 +62,11 @@ export interface NewGameOptions extends CallOptions {
   seed?: bigint | number;
   /** The game's options message (with a game id): its defaults when left out. */
   options?: object;
+  /**
+   * The seats bots play, each with its policy ("" for heuristic): `{ 1: "heuristic" }`. Those
+   * seats get no seat token; any seat's token may ask for their moves (`playBot`).
+   */
+  bots?: Readonly<Record<number, string>>;
 }
 
 /** `suggestAction`'s optional arguments. */
@@ -126,6 +138,7 @@ export class ClientCore {
   readonly timeoutMs: number;
   readonly retryPolicy: RetryPolicy;
   private readonly metadata: Readonly<Record<string, string>>;
+  private readonly seatToken: string;
   private readonly connections: readonly Connection[];
   private readonly closing = new AbortController();
   private next = 0;
@@ -141,6 +154,7 @@ export class ClientCore {
     this.timeoutMs = timeoutMs;
     this.retryPolicy = new RetryPolicy(options);
     this.metadata = { ...options.metadata };
+    this.seatToken = options.seatToken ?? "";
     this.connections = connections;
   }
 
@@ -189,7 +203,11 @@ export class ClientCore {
     init: NewGameOptions = {},
   ): Promise<NewGameResponse> {
     const options = gameOptions(game, init.options);
-    return this.call(methods.newGame, { options, seats, seed: bigintOf(init.seed) }, init);
+    const bots = Object.entries(init.bots ?? {}).map(([seat, policy]) => ({
+      seat: Number(seat),
+      policy,
+    }));
+    return this.call(methods.newGame, { options, seats, seed: bigintOf(init.seed), bots }, init);
   }
 
   /**
@@ -206,14 +224,15 @@ export class ClientCore {
 
   /**
    * Apply the move a bot chooses for `seat` (as `suggestAction` would choose it) without showing
-   * the move: the events are those `viewer` may see, as in `applyAction`.
+   * the move: the events are those `viewer` may see, as in `applyAction`. Without a `policy`,
+   * the bot plays the one the game's `bots` gave the seat (`heuristic` for any other seat).
    */
   playBot(
     state: StateInput,
     seat: number,
     init: PlayBotOptions = {},
   ): Promise<ApplyActionResponse> {
-    const bot = { seat, ...botChoice(init) };
+    const bot = { seat, ...botChoice(init), policy: init.policy ?? "" };
     return this.call(methods.applyAction, { state, bot, viewer: viewerOf(init.viewer) }, init);
   }
 
@@ -288,6 +307,10 @@ export class ClientCore {
     const requestId = options.requestId || newRequestId();
     const headers = new Headers(this.metadata);
     headers.set(REQUEST_ID_KEY, requestId);
+    const seatToken = options.seatToken ?? this.seatToken;
+    if (seatToken) {
+      headers.set(SEAT_TOKEN_KEY, seatToken);
+    }
     const signal = options.signal
       ? AbortSignal.any([this.closing.signal, options.signal])
       : this.closing.signal;

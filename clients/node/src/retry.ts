@@ -3,8 +3,14 @@
  *
  * Every Ordo RPC is a pure function of its request, so a call that failed before the service
  * answered it is always safe to send again. The service answers a refusal with its
- * `google.rpc.ErrorInfo` (domain `ordo`): such a call would fail again, and is never retried.
- * Nor is a call the caller ended: its `signal`, `close()`, or its deadline.
+ * `google.rpc.ErrorInfo` (domain `ordo`): such a call would fail again, and is never retried,
+ * save the one answer of `RETRIED_REASONS` (`UNAVAILABLE` `REVISION_STORE_UNAVAILABLE`: the move
+ * was not applied, its revision store out of reach). The refusals of seat tokens
+ * (`UNAUTHENTICATED` `SEAT_TOKEN_MISSING`, `SEAT_TOKEN_INVALID`; `PERMISSION_DENIED`
+ * `SEAT_NOT_PERMITTED`, `NOT_A_BOT_SEAT`, `BOT_SETTINGS_NOT_PERMITTED`, `SEED_NOT_PERMITTED`)
+ * and of the revision fence (`FAILED_PRECONDITION` `STATE_SUPERSEDED`) are never retried: they
+ * need another token, or the game's latest state. Nor is a call the caller ended: its `signal`,
+ * `close()`, or its deadline.
  *
  * The other failures come from the way to the service, and are retried by default, the same
  * codes as the Python client's:
@@ -34,6 +40,9 @@ export const RETRYABLE: readonly Code[] = [
   Code.Internal,
   Code.Unknown,
 ];
+
+/** The reasons of the service's answers that are retried, as failures on the way are. */
+export const RETRIED_REASONS: readonly string[] = ["REVISION_STORE_UNAVAILABLE"];
 
 /** How a client retries; every field has a default. */
 export interface RetryOptions {
@@ -81,7 +90,8 @@ export class RetryPolicy {
 
   /** Whether `failure` may be tried again at all, retries and deadline aside. */
   retryable(failure: OrdoError): boolean {
-    return !failure.answered && this.retryCodes.has(failure.code);
+    const unanswered = !failure.answered || RETRIED_REASONS.includes(failure.reason);
+    return unanswered && this.retryCodes.has(failure.code);
   }
 
   /** Whether a call that waits for a server not reachable yet goes on waiting after `failure`. */

@@ -29,6 +29,7 @@ type Failure = { code: Code; reason?: string } | { reset: number } | { drop: tru
 interface Received {
   requestId: string;
   tenant: string;
+  seatToken: string;
   connection: number;
 }
 
@@ -70,6 +71,7 @@ class FakeServer {
       this.received.push({
         requestId: String(request.headers["x-request-id"]),
         tenant: String(request.headers["x-tenant"]),
+        seatToken: String(request.headers["ordo-seat-token"] ?? ""),
         connection: this.connections.get(connection) ?? -1,
       });
       const next = this.script[0];
@@ -240,6 +242,16 @@ for (const variant of VARIANTS) {
         [{ code: Code.ResourceExhausted }, Code.ResourceExhausted],
         [{ code: Code.Aborted }, Code.Aborted],
         [{ code: Code.FailedPrecondition }, Code.FailedPrecondition],
+        [{ code: Code.Unauthenticated, reason: "SEAT_TOKEN_MISSING" }, Code.Unauthenticated],
+        [{ code: Code.Unauthenticated, reason: "SEAT_TOKEN_INVALID" }, Code.Unauthenticated],
+        [{ code: Code.PermissionDenied, reason: "SEAT_NOT_PERMITTED" }, Code.PermissionDenied],
+        [{ code: Code.PermissionDenied, reason: "NOT_A_BOT_SEAT" }, Code.PermissionDenied],
+        [
+          { code: Code.PermissionDenied, reason: "BOT_SETTINGS_NOT_PERMITTED" },
+          Code.PermissionDenied,
+        ],
+        [{ code: Code.PermissionDenied, reason: "SEED_NOT_PERMITTED" }, Code.PermissionDenied],
+        [{ code: Code.FailedPrecondition, reason: "STATE_SUPERSEDED" }, Code.FailedPrecondition],
       ];
       if (variant.httpVersion === "2") {
         answers.push([{ reset: NGHTTP2_ENHANCE_YOUR_CALM }, Code.ResourceExhausted]);
@@ -254,6 +266,27 @@ for (const variant of VARIANTS) {
         assert.equal(error.reason, ("reason" in answer && answer.reason) || "");
         assert.equal(fake.received.length, 1, JSON.stringify(answer));
       }
+    });
+
+    test("retries the revision store's unavailability, an answer a retry may change", async () => {
+      const unavailable = { code: Code.Unavailable, reason: "REVISION_STORE_UNAVAILABLE" };
+      fake.script = [unavailable, unavailable];
+      using client = connect({ retries: 3 });
+      await client.listGames();
+      assert.equal(fake.received.length, 3);
+    });
+
+    test("sends its seat token with every call, and a call's own in its place", async () => {
+      using client = connect({ seatToken: "o1.k.m.0.mac" });
+      await client.listGames();
+      await client.listGames({ seatToken: "o1.k.m.2.mac" });
+      await client.listGames({ seatToken: "" });
+      using without = connect();
+      await without.listGames();
+      assert.deepEqual(
+        fake.received.map((call) => call.seatToken),
+        ["o1.k.m.0.mac", "o1.k.m.2.mac", "", ""],
+      );
     });
 
     test("retries only the codes it is given", async () => {

@@ -18,7 +18,7 @@ outside a running loop, or used from another, it raises a ``RuntimeError`` that 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
@@ -117,11 +117,12 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         seed: int = 0,
         *,
         options: Message | None = None,
+        bots: Mapping[int, str] | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.NewGameResponse:
         """Deal a new game (see ``Client.new_game``)."""
-        request = new_game_request(game, seats, seed, options)
+        request = new_game_request(game, seats, seed, options, bots)
         return await self._call(lambda stub: stub.NewGame, request, timeout, request_id)
 
     async def apply_action(
@@ -132,31 +133,38 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         viewer: int | common.Viewer | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ApplyActionResponse:
         """Apply one seat's action: the new state, the status and the events (only those
         ``viewer`` may see when given: a seat, or ``common.Viewer(spectator=True)``)."""
         request = apply_request(state, viewer, action=action)
-        return await self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
+        return await self._call(
+            lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token
+        )
 
     async def play_bot(
         self,
         state: common.GameState,
         seat: int,
-        policy: str = "heuristic",
+        policy: str = "",
         seed: int = 0,
         *,
         search_iterations: int = 0,
         viewer: int | common.Viewer | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ApplyActionResponse:
         """Apply the move a bot chooses for ``seat`` (as ``suggest_action`` would choose it),
         without showing the move: the events are those ``viewer`` may see, as in
-        ``apply_action``. ``search_iterations`` is the ``search`` policy's budget (0: the
-        game's default)."""
+        ``apply_action``. Without a ``policy`` the bot plays the one the game's ``bots`` gave
+        the seat (``heuristic`` for any other seat). ``search_iterations`` is the ``search``
+        policy's budget (0: the game's default)."""
         bot = api.BotMove(seat=seat, policy=policy, seed=seed, search_iterations=search_iterations)
         request = apply_request(state, viewer, bot=bot)
-        return await self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
+        return await self._call(
+            lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token
+        )
 
     async def validate_action(
         self,
@@ -165,10 +173,13 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ValidateActionResponse:
         """Whether ``apply_action`` would accept the action, and why not."""
         request = api.ValidateActionRequest(state=state, action=action)
-        return await self._call(lambda stub: stub.ValidateAction, request, timeout, request_id)
+        return await self._call(
+            lambda stub: stub.ValidateAction, request, timeout, request_id, seat_token
+        )
 
     async def list_legal_actions(
         self,
@@ -177,10 +188,13 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ListLegalActionsResponse:
         """Every legal action of ``seat`` now (none when it is not to act)."""
         request = api.ListLegalActionsRequest(state=state, seat=seat)
-        return await self._call(lambda stub: stub.ListLegalActions, request, timeout, request_id)
+        return await self._call(
+            lambda stub: stub.ListLegalActions, request, timeout, request_id, seat_token
+        )
 
     async def get_view(
         self,
@@ -189,10 +203,11 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.GetViewResponse:
         """What ``seat`` may see of the game; a spectator's view when ``seat`` is None."""
         request = view_request(state, seat)
-        return await self._call(lambda stub: stub.GetView, request, timeout, request_id)
+        return await self._call(lambda stub: stub.GetView, request, timeout, request_id, seat_token)
 
     async def suggest_action(
         self,
@@ -204,6 +219,7 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         search_iterations: int = 0,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.SuggestActionResponse:
         """A bot's action for ``seat``; seed 0 makes the answer depend on the request alone.
         ``search_iterations`` is the ``search`` policy's budget (0: the game's default)."""
@@ -214,7 +230,9 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
             seed=seed,
             search_iterations=search_iterations,
         )
-        return await self._call(lambda stub: stub.SuggestAction, request, timeout, request_id)
+        return await self._call(
+            lambda stub: stub.SuggestAction, request, timeout, request_id, seat_token
+        )
 
     async def replay_game(
         self,
@@ -227,10 +245,13 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         from_state: common.GameState | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ReplayGameResponse:
         """Play a game record through, as ``Client.replay_game`` does."""
         request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
-        return await self._call(lambda stub: stub.ReplayGame, request, timeout, request_id)
+        return await self._call(
+            lambda stub: stub.ReplayGame, request, timeout, request_id, seat_token
+        )
 
     # ----------------------------------------------------------------- helpers
     async def _call(
@@ -239,9 +260,10 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         request: Request,
         timeout: float | None,
         request_id: str | None,
+        seat_token: str | None = None,
     ) -> Response:
         """Send one request, retrying the retry codes within the deadline."""
-        request_id, metadata, deadline = self._begin(timeout, request_id)
+        request_id, metadata, deadline = self._begin(timeout, request_id, seat_token)
         if _running_loop() is not self._loop:
             raise RuntimeError(f"{LOOP_RULE}: this one was made in another loop")
         attempt = 0

@@ -7,10 +7,14 @@ game state and knows no game. What it adds to a bare stub:
   stable ``reason`` of the server's ``google.rpc.ErrorInfo``;
 - retries, by default, of every call that failed without an answer of the service (refused,
   cut off or lost on the way: a worker stopping, a connection closing, a stream over a
-  connection's limit), with exponential backoff and full jitter, within the call's deadline —
-  safe because every RPC is a pure function of its request, ApplyAction included. An answer of
-  the service (an error with Ordo's ``ErrorInfo``), the caller's own deadline and the caller's
-  own cancellation are never retried;
+  connection's limit), and of the service's own UNAVAILABLE (its revision store out of reach),
+  with exponential backoff and full jitter, within the call's deadline — safe because every RPC
+  is a pure function of its request, ApplyAction included (the revision fence recognises an
+  ApplyAction sent again). Any other answer of the service (an error with Ordo's
+  ``ErrorInfo``: a seat token refused, a state superseded...), the caller's own deadline and the
+  caller's own cancellation are never retried;
+- a seat token (``ordo-seat-token``) for the servers that require one: the client's own, sent
+  with every call, or one given to a call;
 - an ``x-request-id`` on every call (the caller's, or a fresh one), the same for all attempts;
 - several connections on demand (``channels=N``), used round-robin (call by call, attempt by
   attempt), so that one client reaches every worker of a server whose workers share a port with
@@ -36,10 +40,27 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as api_grpc
 
-__all__ = ["ALSO_RETRYABLE", "DEFAULT_TARGET", "REQUEST_ID_KEY", "RETRYABLE", "Client", "OrdoError"]
+__all__ = [
+    "ALSO_RETRYABLE",
+    "DEFAULT_TARGET",
+    "REQUEST_ID_KEY",
+    "RETRIED_REASONS",
+    "RETRYABLE",
+    "SEAT_TOKEN_KEY",
+    "Client",
+    "OrdoError",
+]
 
 DEFAULT_TARGET = "localhost:50051"
 REQUEST_ID_KEY = "x-request-id"
+SEAT_TOKEN_KEY = "ordo-seat-token"  # the metadata that carries a seat token
+# The one answer of the service that is retried: its revision store was out of reach, and the
+# move was not applied (UNAVAILABLE). Its other refusals come again the same and are never
+# retried, those of seat tokens (UNAUTHENTICATED: SEAT_TOKEN_MISSING, SEAT_TOKEN_INVALID;
+# PERMISSION_DENIED: SEAT_NOT_PERMITTED, NOT_A_BOT_SEAT, BOT_SETTINGS_NOT_PERMITTED,
+# SEED_NOT_PERMITTED) and of the revision fence (FAILED_PRECONDITION: STATE_SUPERSEDED) among
+# them: they need another token, or the game's latest state.
+RETRIED_REASONS = frozenset({"REVISION_STORE_UNAVAILABLE"})
 # The codes of a call that failed on the way, which no answer of the service carries (its
 # answers carry an ErrorInfo, and are never retried whatever their code): UNAVAILABLE (no
 # connection, a stream refused: REFUSED_STREAM, or sent after the server's GOAWAY), CANCELLED
@@ -77,7 +98,8 @@ class OrdoError(Exception):
     an expired deadline); ``message`` is for people. ``request_id`` is the ``x-request-id`` the
     call was sent with (every attempt), which the server's access log and error lines carry.
     ``answered`` says that the failure is an answer of the service: it carried an ``ErrorInfo``
-    (the same request would get it again, so it is never retried).
+    (the same request would get it again, so it is never retried, unless its reason is one of
+    ``RETRIED_REASONS``: the service could not serve it now, its revision store out of reach).
     """
 
     def __init__(
@@ -142,6 +164,7 @@ class _ClientBase(Generic[ChannelT, StubT]):
         channel_options: Sequence[tuple[str, Any]] = (),
         credentials: grpc.ChannelCredentials | None = None,
         wait_for_ready: bool = False,
+        seat_token: str = "",
     ) -> None:
         if channels < 1:
             raise ValueError(f"channels must be at least 1, not {channels}")
@@ -161,6 +184,7 @@ class _ClientBase(Generic[ChannelT, StubT]):
         self.max_backoff = max_backoff
         self.credentials = credentials
         self.wait_for_ready = wait_for_ready
+        self.seat_token = seat_token
         # A local subchannel pool gives each channel its own connection: without it, channels
         # to the same target share one and every call lands on the same server worker.
         options = [("grpc.use_local_subchannel_pool", 1)] if channels > 1 else []
@@ -190,13 +214,17 @@ class _ClientBase(Generic[ChannelT, StubT]):
         return len(self._channels)
 
     def _begin(
-        self, timeout: float | None, request_id: str | None
+        self, timeout: float | None, request_id: str | None, seat_token: str | None = None
     ) -> tuple[str, tuple[tuple[str, str], ...], float]:
-        """The request id, the metadata and the deadline of a new call."""
+        """The request id, the metadata (with the call's seat token, else the client's) and
+        the deadline of a new call."""
         if self._closed:
             raise ValueError("the client is closed")
         request_id = request_id or uuid.uuid4().hex
-        metadata = ((REQUEST_ID_KEY, request_id), *self.metadata)
+        metadata: tuple[tuple[str, str], ...] = ((REQUEST_ID_KEY, request_id), *self.metadata)
+        token = self.seat_token if seat_token is None else seat_token
+        if token:
+            metadata += ((SEAT_TOKEN_KEY, token),)
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         return request_id, metadata, deadline
 
@@ -215,10 +243,11 @@ class _ClientBase(Generic[ChannelT, StubT]):
     def _pause(self, failure: OrdoError, attempt: int, deadline: float) -> float:
         """The pause before trying a failed call again, drawn below a bound that doubles at each
         retry (full jitter); raises ``failure`` when the call is not to be tried again: an answer
-        of the service, a code not to retry, a client closed by its caller (which cancels its
-        calls), no retry left, or a pause that would end past the deadline."""
+        of the service (but those of ``RETRIED_REASONS``), a code not to retry, a client closed
+        by its caller (which cancels its calls), no retry left, or a pause that would end past
+        the deadline."""
         if (
-            failure.answered
+            (failure.answered and failure.reason not in RETRIED_REASONS)
             or failure.code not in self.retry_codes
             or self._closed
             or attempt >= self.retries
@@ -252,6 +281,8 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
     or a mesh that terminates TLS; without them the channels are plaintext. With
     ``wait_for_ready`` a call to a server not reachable yet (one still starting) waits for it
     until its deadline, where by default it fails at once with UNAVAILABLE (and is retried).
+    ``seat_token`` is sent with every call (metadata ``ordo-seat-token``) to a server that
+    requires seat tokens; a call's own ``seat_token`` replaces it (``""``: none).
     ``ordo.aio.AsyncClient`` is the same client for asyncio.
     """
 
@@ -295,15 +326,18 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         seed: int = 0,
         *,
         options: Message | None = None,
+        bots: Mapping[int, str] | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.NewGameResponse:
         """Deal a new game: ``game`` is a ``GameOptions``, or a game id with its ``options``.
 
         A game id without options plays that game with its defaults; seed 0 lets the server
-        pick one (the response says which).
+        pick one (the response says which, unless the server requires seat tokens). ``bots``
+        maps the seats bots play to their policies (``""``: heuristic). With state keys, the
+        response holds a token for each seat a person plays (``seat_tokens``).
         """
-        request = new_game_request(game, seats, seed, options)
+        request = new_game_request(game, seats, seed, options, bots)
         return self._call(lambda stub: stub.NewGame, request, timeout, request_id)
 
     def apply_action(
@@ -314,31 +348,34 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         viewer: int | common.Viewer | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ApplyActionResponse:
         """Apply one seat's action: the new state, the status and the events (only those
         ``viewer`` may see when given: a seat, or ``common.Viewer(spectator=True)``)."""
         request = apply_request(state, viewer, action=action)
-        return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
+        return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token)
 
     def play_bot(
         self,
         state: common.GameState,
         seat: int,
-        policy: str = "heuristic",
+        policy: str = "",
         seed: int = 0,
         *,
         search_iterations: int = 0,
         viewer: int | common.Viewer | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ApplyActionResponse:
         """Apply the move a bot chooses for ``seat`` (as ``suggest_action`` would choose it),
         without showing the move: the events are those ``viewer`` may see, as in
-        ``apply_action``. ``search_iterations`` is the ``search`` policy's budget (0: the
-        game's default)."""
+        ``apply_action``. Without a ``policy`` the bot plays the one the game's ``bots`` gave
+        the seat (``heuristic`` for any other seat). ``search_iterations`` is the ``search``
+        policy's budget (0: the game's default)."""
         bot = api.BotMove(seat=seat, policy=policy, seed=seed, search_iterations=search_iterations)
         request = apply_request(state, viewer, bot=bot)
-        return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id)
+        return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token)
 
     def validate_action(
         self,
@@ -347,10 +384,13 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ValidateActionResponse:
         """Whether ``apply_action`` would accept the action, and why not."""
         request = api.ValidateActionRequest(state=state, action=action)
-        return self._call(lambda stub: stub.ValidateAction, request, timeout, request_id)
+        return self._call(
+            lambda stub: stub.ValidateAction, request, timeout, request_id, seat_token
+        )
 
     def list_legal_actions(
         self,
@@ -359,10 +399,13 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ListLegalActionsResponse:
         """Every legal action of ``seat`` now (none when it is not to act)."""
         request = api.ListLegalActionsRequest(state=state, seat=seat)
-        return self._call(lambda stub: stub.ListLegalActions, request, timeout, request_id)
+        return self._call(
+            lambda stub: stub.ListLegalActions, request, timeout, request_id, seat_token
+        )
 
     def get_view(
         self,
@@ -371,9 +414,12 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.GetViewResponse:
         """What ``seat`` may see of the game; a spectator's view when ``seat`` is None."""
-        return self._call(lambda stub: stub.GetView, view_request(state, seat), timeout, request_id)
+        return self._call(
+            lambda stub: stub.GetView, view_request(state, seat), timeout, request_id, seat_token
+        )
 
     def suggest_action(
         self,
@@ -385,6 +431,7 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         search_iterations: int = 0,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.SuggestActionResponse:
         """A bot's action for ``seat``; seed 0 makes the answer depend on the request alone.
         ``search_iterations`` is the ``search`` policy's budget (0: the game's default)."""
@@ -395,7 +442,7 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
             seed=seed,
             search_iterations=search_iterations,
         )
-        return self._call(lambda stub: stub.SuggestAction, request, timeout, request_id)
+        return self._call(lambda stub: stub.SuggestAction, request, timeout, request_id, seat_token)
 
     def replay_game(
         self,
@@ -408,13 +455,14 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         from_state: common.GameState | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
+        seat_token: str | None = None,
     ) -> api.ReplayGameResponse:
         """Play a game record through: its last state and status and, for ``viewer`` (a seat or
         a ``Viewer``) or with ``reveal`` (every seat, finished games only), one page of steps
         from ``first_step``; from the previous page's ``next_state`` (``from_state``) a page
         replays its own moves only (``ordo.records.replay_steps`` walks every page)."""
         request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
-        return self._call(lambda stub: stub.ReplayGame, request, timeout, request_id)
+        return self._call(lambda stub: stub.ReplayGame, request, timeout, request_id, seat_token)
 
     # ----------------------------------------------------------------- helpers
     def _call(
@@ -423,9 +471,10 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         request: Request,
         timeout: float | None,
         request_id: str | None,
+        seat_token: str | None = None,
     ) -> Response:
         """Send one request, retrying the retry codes within the deadline."""
-        request_id, metadata, deadline = self._begin(timeout, request_id)
+        request_id, metadata, deadline = self._begin(timeout, request_id, seat_token)
         attempt = 0
         while True:
             stub, remaining = self._attempt(deadline)
@@ -443,10 +492,19 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
 
 
 def new_game_request(
-    game: str | common.GameOptions, seats: int, seed: int = 0, options: Message | None = None
+    game: str | common.GameOptions,
+    seats: int,
+    seed: int = 0,
+    options: Message | None = None,
+    bots: Mapping[int, str] | None = None,
 ) -> api.NewGameRequest:
     """The ``NewGameRequest`` of ``Client.new_game``'s arguments."""
-    return api.NewGameRequest(seats=seats, seed=seed, options=game_options(game, options))
+    return api.NewGameRequest(
+        seats=seats,
+        seed=seed,
+        options=game_options(game, options),
+        bots=[common.BotSeat(seat=seat, policy=policy) for seat, policy in (bots or {}).items()],
+    )
 
 
 def apply_request(

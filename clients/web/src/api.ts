@@ -1,7 +1,8 @@
 // The calls the page makes, through Ordo's TypeScript client for browsers (`@ordo/client/web`,
 // Connect with JSON bodies to the page's own origin). States stay the client's messages, passed
 // back untouched (sealed or not); what the page draws is turned into proto3 JSON (camelCase
-// names, enums by name), the shapes proto/ordo/v1 documents.
+// names, enums by name), the shapes proto/ordo/v1 documents. Every call that carries a state
+// carries the seat token of the seat it is made for (none when the server gave no tokens).
 import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import {
   OrdoClient,
@@ -43,15 +44,34 @@ export async function listGames(): Promise<GameInfo[]> {
   return games.map((g) => json(toJson(GameInfoSchema, g)) as unknown as GameInfo);
 }
 
+/** A game dealt: its state, who acts first, its seed (0 when the server keeps it) and tokens. */
+export interface Dealt {
+  state: GameState;
+  status: GameStatus;
+  seed: string;
+  /** Each seat's token, by seat ("" for a bot's seat); empty when the server gives none. */
+  seatTokens: string[];
+  /** The spectator's token ("" when the server gives none). */
+  spectatorToken: string;
+}
+
+/** Deals a game whose `bots` (seat → policy) the server plays. */
 export async function newGame(
   seats: number,
   seed: bigint,
   options: Json,
-): Promise<{ state: GameState; status: GameStatus; seed: string }> {
+  bots: Record<number, string>,
+): Promise<Dealt> {
   const game = fromJson(GameOptionsSchema, options as JsonValue);
   recorder = new Recorder(client);
-  const dealt = await recorder.newGame(game, seats, { seed });
-  return { state: dealt.state!, status: status(dealt.status), seed: String(dealt.seed) };
+  const dealt = await recorder.newGame(game, seats, { seed, bots });
+  return {
+    state: dealt.state!,
+    status: status(dealt.status),
+    seed: String(dealt.seed),
+    seatTokens: dealt.seatTokens,
+    spectatorToken: dealt.spectatorToken,
+  };
 }
 
 function status(
@@ -67,25 +87,29 @@ export interface Applied {
   events: GameEvent[];
 }
 
-/** A person's action, or a bot's move chosen and applied by the server, never shown here. */
-export type Play = { action: ActionMessage } | { bot: number; policy: string };
+/**
+ * A person's action, or the move of a bot seat of the game, chosen (with the game's policy) and
+ * applied by the server, never shown here.
+ */
+export type Play = { action: ActionMessage } | { bot: number };
 
 /**
- * Applies `play`; the events are only those `viewer` (a seat, or null: a spectator) may see.
- * The game's record keeps the move when `recorded` (once per move, whoever looks).
+ * Applies `play` with `token`; the events are only those `viewer` (a seat, or null: a spectator)
+ * may see. The game's record keeps the move when `recorded` (once per move, whoever looks).
  */
 export async function apply(
   state: GameState,
   play: Play,
   viewer: number | null,
+  token: string,
   recorded = true,
 ): Promise<Applied> {
-  const seen = { viewer: viewer ?? ("spectator" as const) };
+  const seen = { viewer: viewer ?? ("spectator" as const), seatToken: token };
   const mover = recorded && recorder ? recorder : client;
   const done =
     "action" in play
       ? await mover.applyAction(state, play.action, seen)
-      : await mover.playBot(state, play.bot, { ...seen, policy: play.policy });
+      : await mover.playBot(state, play.bot, seen);
   return {
     state: done.state!,
     status: status(done.status),
@@ -93,13 +117,17 @@ export async function apply(
   };
 }
 
-export async function legalActions(state: GameState, seat: number): Promise<Move[]> {
-  const { actions } = await client.listLegalActions(state, seat);
+export async function legalActions(state: GameState, seat: number, token: string): Promise<Move[]> {
+  const { actions } = await client.listLegalActions(state, seat, { seatToken: token });
   return actions.map((message) => ({ message, json: json(toJson(ActionSchema, message)) }));
 }
 
-export async function getView(state: GameState, seat: number | null): Promise<GameView> {
-  const { view } = await client.getView(state, seat);
+export async function getView(
+  state: GameState,
+  seat: number | null,
+  token: string,
+): Promise<GameView> {
+  const { view } = await client.getView(state, seat, { seatToken: token });
   return view ? (json(toJson(GameViewSchema, view)) as GameView) : {};
 }
 

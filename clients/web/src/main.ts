@@ -1,5 +1,7 @@
-// The playground: a game is set up from ListGames, people act by pointing at legal moves, bots
-// act through SuggestAction, and each person sees only their own GetView.
+// The playground: a game is set up from ListGames, people act by pointing at legal moves, the
+// server plays the bot seats (ApplyAction with `bot`), and each person sees only their own
+// GetView. With a server that gives seat tokens, the page holds only its people's (a spectator's
+// when nobody plays), and makes each call with the token of the seat it is made for.
 import * as api from "./api.ts";
 import { MovePicker, type Candidate } from "./moves.ts";
 import { UIS } from "./games/index.ts";
@@ -32,6 +34,8 @@ interface Session {
   names: string[];
   state: api.GameState;
   status: GameStatus;
+  /** Each person's seat token (the spectator's under SPECTATOR when nobody plays); no bot's. */
+  tokens: Map<number, string>;
   /** Each person's log (and the spectators', under SPECTATOR): only events they may see. */
   logs: Map<number, string[]>;
   /** What the latest events placed or took, per seat that saw them. */
@@ -157,14 +161,23 @@ async function start(event: SubmitEvent): Promise<void> {
   const people = kinds.filter((k) => k === "person").length;
   const seed = BigInt($<HTMLInputElement>("seed").value || "0");
   const key = jsonKey(info.id);
+  const bots: Record<number, string> = {};
+  kinds.forEach((k, seat) => k !== "person" && (bots[seat] = k));
   try {
-    const dealt = await api.newGame(seats, seed, { [key]: readOptions(info) });
+    const dealt = await api.newGame(seats, seed, { [key]: readOptions(info) }, bots);
 
     const logs = new Map<number, string[]>([[SPECTATOR, []]]);
     kinds.forEach((k, seat) => k === "person" && logs.set(seat, []));
+    const dealtFrom = dealt.seed === "0" ? "a seed the server keeps" : `seed ${dealt.seed}`;
     for (const lines of logs.values())
-      lines.push(`${info.title}: a new game for ${seats} seats (seed ${dealt.seed}).`);
+      lines.push(`${info.title}: a new game for ${seats} seats (${dealtFrom}).`);
     const shown = kinds.indexOf("person");
+    // Only the people's tokens are kept: a bot's seat has none, and nobody here plays it.
+    const tokens = new Map<number, string>();
+    if (dealt.spectatorToken || dealt.seatTokens.length) {
+      kinds.forEach((k, seat) => k === "person" && tokens.set(seat, dealt.seatTokens[seat] ?? ""));
+      if (people === 0) tokens.set(SPECTATOR, dealt.spectatorToken);
+    }
     current = {
       info,
       ui: UIS[info.id],
@@ -173,6 +186,7 @@ async function start(event: SubmitEvent): Promise<void> {
       names: kinds.map((k, seat) => seatName(seat, k, people)),
       state: dealt.state,
       status: dealt.status,
+      tokens,
       logs,
       fresh: new Map(),
       shown: shown >= 0 ? shown : SPECTATOR,
@@ -216,22 +230,41 @@ function record(
   }
 }
 
+/** The token of the calls made for `seat` (SPECTATOR: a spectator's); "" without tokens. */
+function token(session: Session, seat: number): string {
+  return session.tokens.get(seat) ?? "";
+}
+
 /**
  * Applies a move. The page asks only for the events its people may see (a spectator's when
  * nobody plays): once per person, as the contract names one viewer; the moves are pure, so every
- * answer holds the same state.
+ * answer holds the same state (and the revision fence takes the same move again as a retry).
+ * With seat tokens a person's own move is asked with their token alone: the others get its
+ * public events.
  */
 async function apply(session: Session, play: api.Play): Promise<void> {
   const people = [...session.logs.keys()].filter((seat) => seat !== SPECTATOR);
-  const viewers = people.length ? people : [SPECTATOR];
+  const mover = "action" in play && session.tokens.size ? play.action.seat : null;
+  const viewers = mover !== null ? [mover] : people.length ? people : [SPECTATOR];
   const answers = await Promise.all(
     viewers.map((seat, i) =>
-      api.apply(session.state, play, seat === SPECTATOR ? null : seat, i === 0),
+      api.apply(
+        session.state,
+        play,
+        seat === SPECTATOR ? null : seat,
+        token(session, seat),
+        i === 0,
+      ),
     ),
   );
   const fresh = new Map<number, Set<string>>();
   answers.forEach((done, i) => {
-    const seats = i === 0 && viewers[0] !== SPECTATOR ? [SPECTATOR, viewers[0]!] : [viewers[i]!];
+    const seats =
+      mover !== null
+        ? [SPECTATOR, ...people]
+        : i === 0 && viewers[0] !== SPECTATOR
+          ? [SPECTATOR, viewers[0]!]
+          : [viewers[i]!];
     record(session, done.events, seats, fresh);
   });
   session.state = answers[0]!.state;
@@ -262,7 +295,7 @@ async function play(session: Session, run: number): Promise<void> {
           await sleep(session.delay);
         }
         if (run !== generation) return;
-        await apply(session, { bot, policy: session.kinds[bot]! });
+        await apply(session, { bot });
       } else {
         return;
       }
@@ -287,7 +320,7 @@ async function personMove(
     if (run !== generation) return null;
   }
   session.shown = seat;
-  const actions = await api.legalActions(session.state, seat);
+  const actions = await api.legalActions(session.state, seat, token(session, seat));
   const view = ((await viewOf(session, seat))[session.key] ?? {}) as Json;
   return new Promise<api.Move["message"] | null>((resolve) => {
     const candidates: Candidate<api.Move>[] = actions.map((move) => ({
@@ -329,7 +362,11 @@ function coverFor(session: Session, seat: number): Promise<void> {
 async function viewOf(session: Session, seat: number): Promise<GameView> {
   const cached = session.view;
   if (cached && cached.state === session.state && cached.seat === seat) return cached.view;
-  const view = await api.getView(session.state, seat === SPECTATOR ? null : seat);
+  const view = await api.getView(
+    session.state,
+    seat === SPECTATOR ? null : seat,
+    token(session, seat),
+  );
   session.view = { state: session.state, seat, view };
   return view;
 }

@@ -4,9 +4,13 @@
 //
 //   node test/play.mjs --url http://127.0.0.1:8080/ --game six_nimmt --seats 3 \
 //     --options '{"end":"FIXED_HANDS","hands":1}' --shots DIR [--sealed] [--record FILE]
-//     [--save FILE] [--chromium PATH]
+//     [--save FILE] [--chromium PATH] [--fair]
 //
 // With --save, the game's record that "Save game" downloads is written to FILE.
+// With --fair (a server that requires seat tokens, with a revision fence) the seed is left to
+// the server, every call must carry the person's token, and a few moves in, the page sends the
+// requests a cheating player would (fetch from the page, with the token and states it holds):
+// each must be refused with its reason.
 import { chromium } from "playwright-core";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -24,6 +28,7 @@ const { values: args } = parseArgs({
     "shot-after": { type: "string", default: "6" },
     "max-moves": { type: "string", default: "2000" },
     sealed: { type: "boolean", default: false },
+    fair: { type: "boolean", default: false },
     record: { type: "string" },
     save: { type: "string" },
     chromium: { type: "string", default: "/usr/bin/chromium" },
@@ -33,6 +38,7 @@ const { values: args } = parseArgs({
 });
 
 const SERVICE = "/ordo.v1.GameEngineService/";
+const CHEAT = "cheat-"; // the request ids of a cheater's requests, kept apart from the page's
 const GAME_KEYS = ["sixNimmt", "sequenceNumbers", "upOrDown", "foraDeOrdem"];
 const failures = [];
 const check = (ok, message) => ok || failures.push(message);
@@ -86,12 +92,15 @@ try {
     if (!url.includes(SERVICE)) return;
     const method = url.slice(url.indexOf(SERVICE) + SERVICE.length);
     const request = response.request().postData();
+    const headers = response.request().headers();
+    if ((headers["x-request-id"] ?? "").startsWith(CHEAT)) return;
     pending.push(
       response.text().then((body) => {
         exchanges.push({
           method,
           status: response.status(),
           request: JSON.parse(request ?? "{}"),
+          token: headers["ordo-seat-token"] ?? "",
           body: JSON.parse(body),
         });
       }),
@@ -100,7 +109,7 @@ try {
   await page.goto(`${args.url}?game=${args.game}`);
   await page.waitForSelector("body[data-ready=true]");
   await page.selectOption("#seats", args.seats);
-  await page.fill("#seed", args.seed);
+  await page.fill("#seed", args.fair ? "" : args.seed);
   await page.selectOption("#speed", "0");
   for (const [name, value] of Object.entries(JSON.parse(args.options))) {
     const input = page.locator(`[data-option="${name}"]`);
@@ -119,6 +128,7 @@ try {
 
   let clicks = 0;
   let shot = false;
+  let cheats = null;
   const shotAfter = Number(args["shot-after"]);
   for (;;) {
     await page.waitForSelector("body[data-phase=input], body[data-phase=over]", {
@@ -126,6 +136,12 @@ try {
       timeout: 60_000,
     });
     if ((await page.getAttribute("body", "data-phase")) === "over") break;
+    if (args.fair && cheats === null) {
+      // Once the game has moved on twice, the first state is an older one.
+      await Promise.all(pending);
+      const moved = exchanges.filter((e) => e.method === "ApplyAction" && e.status === 200);
+      if (moved.length >= 2) cheats = await cheat(page);
+    }
     // The table is drawn, not empty, whenever the person is to act.
     const drawn = await page.locator("#table svg *").count();
     check(drawn > 20, `the table has only ${drawn} drawn elements`);
@@ -202,6 +218,23 @@ try {
       }
     }
   }
+  if (args.fair) {
+    // Every call the page made carried the person's token (seat 0's), never a bot's.
+    const dealt = exchanges.find((e) => e.method === "NewGame")?.body ?? {};
+    const mine = dealt.seatTokens?.[0];
+    check(typeof mine === "string" && mine.length > 0, "NewGame gave the person no token");
+    check(dealt.seed === undefined, `NewGame gave the seed ${dealt.seed}`);
+    for (const e of exchanges.filter((e) => e.method !== "NewGame" && e.method !== "ListGames"))
+      check(e.token === mine, `${e.method} was sent with another token than the person's`);
+    check(cheats !== null, "no cheating request was sent");
+    for (const tried of cheats ?? [])
+      check(
+        tried.status !== 200 &&
+          tried.code === tried.expected[0] &&
+          tried.reasons.includes(tried.expected[1]),
+        `${tried.name}: expected ${tried.expected.join(" ")}, got ${tried.status} ${tried.code}`,
+      );
+  }
   if (args.record) await writeFile(args.record, JSON.stringify(exchanges));
   if (args.save) {
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("#save-game")]);
@@ -217,6 +250,7 @@ try {
       shown,
       server,
       outcome: text,
+      cheats: cheats?.map((tried) => [tried.name, tried.code, tried.expected[1]]) ?? [],
       failures,
     }),
   );
@@ -225,3 +259,93 @@ try {
   await rm(profile, { recursive: true, force: true });
 }
 process.exit(failures.length ? 1 : 0);
+
+/**
+ * The requests a cheating player sends from the page, with what the page holds: the person's
+ * token, the latest state, an older one, a legal action of its own; each with the refusal it
+ * must get.
+ */
+async function cheat(page) {
+  const applied = exchanges.filter((e) => e.method === "ApplyAction" && e.status === 200);
+  const latest = applied[applied.length - 1].body.state;
+  const older = applied[0].request;
+  const token = applied[applied.length - 1].token;
+  const listed = exchanges.filter((e) => e.method === "ListLegalActions" && e.status === 200);
+  const own = listed[listed.length - 1].body.actions[0];
+  const theirs = { ...own, seat: 1 };
+  const denied = (reason) => ["permission_denied", reason];
+  const tries = [
+    [
+      "a bot's view",
+      "GetView",
+      { state: latest, viewer: { seat: 1 } },
+      denied("SEAT_NOT_PERMITTED"),
+    ],
+    [
+      "a bot's legal actions",
+      "ListLegalActions",
+      { state: latest, seat: 1 },
+      denied("SEAT_NOT_PERMITTED"),
+    ],
+    [
+      "a bot's suggested move",
+      "SuggestAction",
+      { state: latest, seat: 1 },
+      denied("SEAT_NOT_PERMITTED"),
+    ],
+    [
+      "a bot's card checked",
+      "ValidateAction",
+      { state: latest, action: theirs },
+      denied("SEAT_NOT_PERMITTED"),
+    ],
+    [
+      "a move for a bot seat",
+      "ApplyAction",
+      { state: latest, action: theirs },
+      denied("SEAT_NOT_PERMITTED"),
+    ],
+    [
+      "a bot's events",
+      "ApplyAction",
+      { state: latest, bot: { seat: 1 }, viewer: { seat: 1 } },
+      denied("SEAT_NOT_PERMITTED"),
+    ],
+    [
+      "a bot move with its own policy",
+      "ApplyAction",
+      { state: latest, bot: { seat: 1, policy: "random" } },
+      denied("BOT_SETTINGS_NOT_PERMITTED"),
+    ],
+    [
+      "a bot move with its own seed",
+      "ApplyAction",
+      { state: latest, bot: { seat: 1, seed: "5" } },
+      denied("BOT_SETTINGS_NOT_PERMITTED"),
+    ],
+    ["the previous state again", "ApplyAction", older, ["failed_precondition", "STATE_SUPERSEDED"]],
+    [
+      "no token",
+      "GetView",
+      { state: latest, viewer: { seat: 0 } },
+      ["unauthenticated", "SEAT_TOKEN_MISSING"],
+      "",
+    ],
+  ];
+  const results = [];
+  for (const [name, method, body, expected, sent = token] of tries) {
+    const answer = await page.evaluate(
+      async ({ path, body, token, id }) => {
+        const headers = { "content-type": "application/json", "x-request-id": id };
+        if (token) headers["ordo-seat-token"] = token;
+        const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+        const error = await response.json();
+        const reasons = (error.details ?? []).map((detail) => atob(detail.value)).join(" ");
+        return { status: response.status, code: error.code ?? "", reasons };
+      },
+      { path: SERVICE + method, body, token: sent, id: `${CHEAT}${results.length}` },
+    );
+    results.push({ name, expected, ...answer });
+  }
+  return results;
+}

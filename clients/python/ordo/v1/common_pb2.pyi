@@ -28,8 +28,8 @@ class GameState(_message.Message):
     calls and sends it back unchanged; Ordo stores nothing.
 
     A server with state keys seals the states it returns: such a state sets `sealed` and
-    `game_id` and no `game` field, and keeps in clear only `rules_version`, `revision` and
-    `game_id`, which the seal binds (changing any of them breaks it).
+    `game_id` and no `game` field, and keeps in clear only `rules_version`, `revision`,
+    `game_id`, `match_id` and `bots`, which the seal binds (changing any of them breaks it).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -38,6 +38,8 @@ class GameState(_message.Message):
     REVISION_FIELD_NUMBER: _builtins.int
     SEALED_FIELD_NUMBER: _builtins.int
     GAME_ID_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
     SIX_NIMMT_FIELD_NUMBER: _builtins.int
     SEQUENCE_NUMBERS_FIELD_NUMBER: _builtins.int
     UP_OR_DOWN_FIELD_NUMBER: _builtins.int
@@ -57,6 +59,16 @@ class GameState(_message.Message):
     """The game id of a sealed state (e.g. "six_nimmt"); empty on a plain state, whose `game`
     field names the game.
     """
+    match_id: _builtins.bytes
+    """Identifies this one game among all others (16 bytes), from NewGame to the end: seat tokens
+    and the revision fence are bound to it. Set by a server with state keys; empty otherwise.
+    """
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSeat]:
+        """The seats bots play, with their policies, as NewGame was asked; empty when people play
+        every seat. A bot move (ApplyAction with `bot`) for one of these seats plays its policy.
+        """
+
     @_builtins.property
     def six_nimmt(self) -> _six_nimmt_pb2.SixNimmtState:
         """The state of a 6 nimmt! game."""
@@ -80,6 +92,8 @@ class GameState(_message.Message):
         revision: _builtins.int = ...,
         sealed: _builtins.bytes = ...,
         game_id: _builtins.str = ...,
+        match_id: _builtins.bytes = ...,
+        bots: _abc.Iterable[Global___BotSeat] | None = ...,
         six_nimmt: _six_nimmt_pb2.SixNimmtState | None = ...,
         sequence_numbers: _sequence_numbers_pb2.SequenceNumbersState | None = ...,
         up_or_down: _up_or_down_pb2.UpOrDownState | None = ...,
@@ -87,7 +101,7 @@ class GameState(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "game_id", b"game_id", "revision", b"revision", "rules_version", b"rules_version", "sealed", b"sealed", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "fora_de_ordem", b"fora_de_ordem", "game", b"game", "game_id", b"game_id", "match_id", b"match_id", "revision", b"revision", "rules_version", b"rules_version", "sealed", b"sealed", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
@@ -371,6 +385,32 @@ class Outcome(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Outcome: _TypeAlias = Outcome  # noqa: Y015
+
+@_typing.final
+class BotSeat(_message.Message):
+    """BotSeat is a seat that a bot plays, with the policy it plays."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (0-based)."""
+    policy: _builtins.str
+    """The bot policy, one of the game's GameInfo.policies; empty means "heuristic"."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        policy: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotSeat: _TypeAlias = BotSeat  # noqa: Y015
 
 @_typing.final
 class Viewer(_message.Message):

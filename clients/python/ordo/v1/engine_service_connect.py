@@ -45,6 +45,15 @@ class GameEngineService(Protocol):
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
     async def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
@@ -54,8 +63,9 @@ class GameEngineService(Protocol):
 
     async def new_game(self, request: NewGameRequest, ctx: RequestContext[NewGameRequest, NewGameResponse], /) -> NewGameResponse:
         """
-        Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-        or bad options.
+        Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+        bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+        SEED_NOT_PERMITTED for a seed chosen by the caller.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -227,6 +237,15 @@ class GameEngineServiceClient(ConnectClient):
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
     def __init__(
         self,
@@ -283,8 +302,9 @@ class GameEngineServiceClient(ConnectClient):
         timeout_ms: int | None = None,
     ) -> NewGameResponse:
         """
-        Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-        or bad options.
+        Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+        bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+        SEED_NOT_PERMITTED for a seed chosen by the caller.
         """
         return await self.execute_unary(
             request=request,
@@ -455,6 +475,15 @@ class GameEngineServiceSync(Protocol):
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
     def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
@@ -464,8 +493,9 @@ class GameEngineServiceSync(Protocol):
 
     def new_game(self, request: NewGameRequest, ctx: RequestContext[NewGameRequest, NewGameResponse], /) -> NewGameResponse:
         """
-        Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-        or bad options.
+        Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+        bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+        SEED_NOT_PERMITTED for a seed chosen by the caller.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -635,6 +665,15 @@ class GameEngineServiceClientSync(ConnectClientSync):
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
     def __init__(
         self,
@@ -691,8 +730,9 @@ class GameEngineServiceClientSync(ConnectClientSync):
         timeout_ms: int | None = None,
     ) -> NewGameResponse:
         """
-        Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-        or bad options.
+        Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+        bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+        SEED_NOT_PERMITTED for a seed chosen by the caller.
         """
         return self.execute_unary(
             request=request,

@@ -69,6 +69,7 @@ class NewGameRequest(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """The number of seats, within the game's seat range."""
     seed: _builtins.int
@@ -77,16 +78,23 @@ class NewGameRequest(_message.Message):
     def options(self) -> _common_pb2.GameOptions:
         """The game to play (required) and its options."""
 
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.BotSeat]:
+        """The seats bots play, each once, with their policies (one of GameInfo.policies); kept in
+        the state. Those seats get no seat token, and any seat's token may ask for their moves.
+        """
+
     def __init__(
         self,
         *,
         seats: _builtins.int = ...,
         seed: _builtins.int = ...,
         options: _common_pb2.GameOptions | None = ...,
+        bots: _abc.Iterable[_common_pb2.BotSeat] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "options", b"options", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -101,8 +109,16 @@ class NewGameResponse(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    SEAT_TOKENS_FIELD_NUMBER: _builtins.int
+    SPECTATOR_TOKEN_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
-    """The seed the game was dealt from (the chosen one when the request's seed was 0)."""
+    """The seed the game was dealt from (the chosen one when the request's seed was 0); 0 when
+    the server requires seat tokens, since the seed gives away every hidden card.
+    """
+    spectator_token: _builtins.str
+    """A token that sees what a spectator sees and may ask for the bots' moves, for a watcher or
+    a table of bots only; empty when the server has no state keys.
+    """
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
         """The new game's full state, hidden parts included."""
@@ -111,16 +127,25 @@ class NewGameResponse(_message.Message):
     def status(self) -> _common_pb2.GameStatus:
         """Who is to act first."""
 
+    @_builtins.property
+    def seat_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The token of each seat a person plays, by seat (0-based), to send in the `ordo-seat-token`
+        metadata of the calls made for that seat; an empty string for a bot's seat. Empty when the
+        server has no state keys. Give each person their own token only.
+        """
+
     def __init__(
         self,
         *,
         state: _common_pb2.GameState | None = ...,
         status: _common_pb2.GameStatus | None = ...,
         seed: _builtins.int = ...,
+        seat_tokens: _abc.Iterable[_builtins.str] | None = ...,
+        spectator_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "status", b"status"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seed", b"seed", "state", b"state", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_tokens", b"seat_tokens", "seed", b"seed", "spectator_token", b"spectator_token", "state", b"state", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -178,7 +203,10 @@ Global___ApplyActionRequest: _TypeAlias = ApplyActionRequest  # noqa: Y015
 @_typing.final
 class BotMove(_message.Message):
     """BotMove asks the server to choose a seat's move as SuggestAction would, with the same
-    policy and seed, and to apply it.
+    policy and seed, and to apply it. For a seat the game's `bots` name, the empty policy is the
+    game's; with seat tokens required, the seat must be one of the game's bots (else
+    PERMISSION_DENIED with reason NOT_A_BOT_SEAT) and the policy and seed the game's: empty and 0
+    (else PERMISSION_DENIED with reason BOT_SETTINGS_NOT_PERMITTED).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -191,7 +219,9 @@ class BotMove(_message.Message):
     seat: _builtins.int
     """The seat (0-based) to move for; it must be to act."""
     policy: _builtins.str
-    """The bot policy, one of the game's GameInfo.policies; empty means "heuristic"."""
+    """The bot policy, one of the game's GameInfo.policies; empty means the game's policy for a
+    bot seat of the game, else "heuristic".
+    """
     seed: _builtins.int
     """The seed of the bot's own choices; 0 derives one from the state, as SuggestAction does."""
     search_iterations: _builtins.int

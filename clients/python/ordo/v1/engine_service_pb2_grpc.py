@@ -32,6 +32,15 @@ class GameEngineServiceStub:
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
 
     def __init__(self, channel):
@@ -89,6 +98,15 @@ class GameEngineServiceServicer:
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
 
     def ListGames(self, request, context):
@@ -99,8 +117,9 @@ class GameEngineServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def NewGame(self, request, context):
-        """Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-        or bad options.
+        """Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+        bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+        SEED_NOT_PERMITTED for a seed chosen by the caller.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -215,6 +234,15 @@ class GameEngineService:
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
 
     @staticmethod

@@ -33,6 +33,15 @@ class GameEngineServiceStub:
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
 
     @_typing.overload
@@ -42,8 +51,9 @@ class GameEngineServiceStub:
     ListGames: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ListGamesRequest, _engine_service_pb2.ListGamesResponse]
     """Lists the games this server runs, with their seat ranges and options."""
     NewGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.NewGameRequest, _engine_service_pb2.NewGameResponse]
-    """Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-    or bad options.
+    """Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+    bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+    SEED_NOT_PERMITTED for a seed chosen by the caller.
     """
     ApplyAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyActionRequest, _engine_service_pb2.ApplyActionResponse]
     """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
@@ -79,14 +89,24 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     ListGames: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ListGamesRequest, _engine_service_pb2.ListGamesResponse]  # type: ignore[assignment]
     """Lists the games this server runs, with their seat ranges and options."""
     NewGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.NewGameRequest, _engine_service_pb2.NewGameResponse]  # type: ignore[assignment]
-    """Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-    or bad options.
+    """Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+    bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+    SEED_NOT_PERMITTED for a seed chosen by the caller.
     """
     ApplyAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyActionRequest, _engine_service_pb2.ApplyActionResponse]  # type: ignore[assignment]
     """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
@@ -121,6 +141,15 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     Errors carry a google.rpc.Status with exactly one google.rpc.ErrorInfo (domain "ordo") whose
     reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
     actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
+
+    A server that requires seat tokens takes, with every call that carries a state, the token of
+    one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+    `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+    UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+    UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+    seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+    older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
     """
 
     @_abc_1.abstractmethod
@@ -137,8 +166,9 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _engine_service_pb2.NewGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_engine_service_pb2.NewGameResponse, _abc.Awaitable[_engine_service_pb2.NewGameResponse]]:
-        """Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-        or bad options.
+        """Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+        bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+        SEED_NOT_PERMITTED for a seed chosen by the caller.
         """
 
     @_abc_1.abstractmethod

@@ -18,15 +18,15 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/common.proto.
  */
 export const file_ordo_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChRvcmRvL3YxL2NvbW1vbi5wcm90bxIHb3Jkby52MSKnAgoJR2FtZVN0YXRlEhUKDXJ1bGVzX3ZlcnNpb24YASABKA0SEAoIcmV2aXNpb24YAiABKAQSDgoGc2VhbGVkGAMgASgMEg8KB2dhbWVfaWQYBCABKAkSKwoJc2l4X25pbW10GAogASgLMhYub3Jkby52MS5TaXhOaW1tdFN0YXRlSAASOQoQc2VxdWVuY2VfbnVtYmVycxgLIAEoCzIdLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzU3RhdGVIABIsCgp1cF9vcl9kb3duGAwgASgLMhYub3Jkby52MS5VcE9yRG93blN0YXRlSAASMgoNZm9yYV9kZV9vcmRlbRgNIAEoCzIZLm9yZG8udjEuRm9yYURlT3JkZW1TdGF0ZUgAQgYKBGdhbWUi7AEKBkFjdGlvbhIMCgRzZWF0GAEgASgNEiwKCXNpeF9uaW1tdBgKIAEoCzIXLm9yZG8udjEuU2l4TmltbXRBY3Rpb25IABI6ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh4ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNBY3Rpb25IABItCgp1cF9vcl9kb3duGAwgASgLMhcub3Jkby52MS5VcE9yRG93bkFjdGlvbkgAEjMKDWZvcmFfZGVfb3JkZW0YDSABKAsyGi5vcmRvLnYxLkZvcmFEZU9yZGVtQWN0aW9uSABCBgoEZ2FtZSLnAQoLR2FtZU9wdGlvbnMSLQoJc2l4X25pbW10GAogASgLMhgub3Jkby52MS5TaXhOaW1tdE9wdGlvbnNIABI7ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh8ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNPcHRpb25zSAASLgoKdXBfb3JfZG93bhgMIAEoCzIYLm9yZG8udjEuVXBPckRvd25PcHRpb25zSAASNAoNZm9yYV9kZV9vcmRlbRgNIAEoCzIbLm9yZG8udjEuRm9yYURlT3JkZW1PcHRpb25zSABCBgoEZ2FtZSL9AQoIR2FtZVZpZXcSIwoGc3RhdHVzGAEgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEioKCXNpeF9uaW1tdBgKIAEoCzIVLm9yZG8udjEuU2l4TmltbXRWaWV3SAASOAoQc2VxdWVuY2VfbnVtYmVycxgLIAEoCzIcLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzVmlld0gAEisKCnVwX29yX2Rvd24YDCABKAsyFS5vcmRvLnYxLlVwT3JEb3duVmlld0gAEjEKDWZvcmFfZGVfb3JkZW0YDSABKAsyGC5vcmRvLnYxLkZvcmFEZU9yZGVtVmlld0gAQgYKBGdhbWUigwIKBUV2ZW50EhgKEHZpc2libGVfdG9fc2VhdHMYASADKA0SDgoGcHVibGljGAIgASgIEisKCXNpeF9uaW1tdBgKIAEoCzIWLm9yZG8udjEuU2l4TmltbXRFdmVudEgAEjkKEHNlcXVlbmNlX251bWJlcnMYCyABKAsyHS5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0V2ZW50SAASLAoKdXBfb3JfZG93bhgMIAEoCzIWLm9yZG8udjEuVXBPckRvd25FdmVudEgAEjIKDWZvcmFfZGVfb3JkZW0YDSABKAsyGS5vcmRvLnYxLkZvcmFEZU9yZGVtRXZlbnRIAEIGCgRnYW1lIlcKCkdhbWVTdGF0dXMSFAoMc2VhdHNfdG9fYWN0GAEgAygNEhAKCGZpbmlzaGVkGAIgASgIEiEKB291dGNvbWUYAyABKAsyEC5vcmRvLnYxLk91dGNvbWUiWAoHT3V0Y29tZRIOCgZzY29yZXMYASADKBISDwoHd2lubmVycxgCIAMoDRIXCg9sb3dlcl9pc19iZXR0ZXIYAyABKAgSEwoLdGVybWluYXRpb24YBCABKAkiNwoGVmlld2VyEg4KBHNlYXQYASABKA1IABITCglzcGVjdGF0b3IYAiABKAhIAEIICgZ2aWV3ZXIi8gEKCEdhbWVJbmZvEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEhEKCW1pbl9zZWF0cxgDIAEoDRIRCgltYXhfc2VhdHMYBCABKA0SFAoMc2ltdWx0YW5lb3VzGAUgASgIEhUKDXJ1bGVzX3ZlcnNpb24YBiABKA0SJAoHb3B0aW9ucxgHIAMoCzITLm9yZG8udjEuT3B0aW9uSW5mbxIQCghwb2xpY2llcxgIIAMoCRITCgtzZWF0X2NvdW50cxgJIAMoDRIrCg5wb2xpY3lfZGV0YWlscxgKIAMoCzITLm9yZG8udjEuUG9saWN5SW5mbyJxCgpQb2xpY3lJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSIQoZZGVmYXVsdF9zZWFyY2hfaXRlcmF0aW9ucxgDIAEoDRIdChVtYXhfc2VhcmNoX2l0ZXJhdGlvbnMYBCABKA0iXgoKT3B0aW9uSW5mbxIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSFgoOYWxsb3dlZF92YWx1ZXMYBCADKAliBnByb3RvMw", [file_ordo_v1_fora_de_ordem, file_ordo_v1_sequence_numbers, file_ordo_v1_six_nimmt, file_ordo_v1_up_or_down]);
+  fileDesc("ChRvcmRvL3YxL2NvbW1vbi5wcm90bxIHb3Jkby52MSLZAgoJR2FtZVN0YXRlEhUKDXJ1bGVzX3ZlcnNpb24YASABKA0SEAoIcmV2aXNpb24YAiABKAQSDgoGc2VhbGVkGAMgASgMEg8KB2dhbWVfaWQYBCABKAkSEAoIbWF0Y2hfaWQYBSABKAwSHgoEYm90cxgGIAMoCzIQLm9yZG8udjEuQm90U2VhdBIrCglzaXhfbmltbXQYCiABKAsyFi5vcmRvLnYxLlNpeE5pbW10U3RhdGVIABI5ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh0ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNTdGF0ZUgAEiwKCnVwX29yX2Rvd24YDCABKAsyFi5vcmRvLnYxLlVwT3JEb3duU3RhdGVIABIyCg1mb3JhX2RlX29yZGVtGA0gASgLMhkub3Jkby52MS5Gb3JhRGVPcmRlbVN0YXRlSABCBgoEZ2FtZSLsAQoGQWN0aW9uEgwKBHNlYXQYASABKA0SLAoJc2l4X25pbW10GAogASgLMhcub3Jkby52MS5TaXhOaW1tdEFjdGlvbkgAEjoKEHNlcXVlbmNlX251bWJlcnMYCyABKAsyHi5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0FjdGlvbkgAEi0KCnVwX29yX2Rvd24YDCABKAsyFy5vcmRvLnYxLlVwT3JEb3duQWN0aW9uSAASMwoNZm9yYV9kZV9vcmRlbRgNIAEoCzIaLm9yZG8udjEuRm9yYURlT3JkZW1BY3Rpb25IAEIGCgRnYW1lIucBCgtHYW1lT3B0aW9ucxItCglzaXhfbmltbXQYCiABKAsyGC5vcmRvLnYxLlNpeE5pbW10T3B0aW9uc0gAEjsKEHNlcXVlbmNlX251bWJlcnMYCyABKAsyHy5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc09wdGlvbnNIABIuCgp1cF9vcl9kb3duGAwgASgLMhgub3Jkby52MS5VcE9yRG93bk9wdGlvbnNIABI0Cg1mb3JhX2RlX29yZGVtGA0gASgLMhsub3Jkby52MS5Gb3JhRGVPcmRlbU9wdGlvbnNIAEIGCgRnYW1lIv0BCghHYW1lVmlldxIjCgZzdGF0dXMYASABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSKgoJc2l4X25pbW10GAogASgLMhUub3Jkby52MS5TaXhOaW1tdFZpZXdIABI4ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMhwub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNWaWV3SAASKwoKdXBfb3JfZG93bhgMIAEoCzIVLm9yZG8udjEuVXBPckRvd25WaWV3SAASMQoNZm9yYV9kZV9vcmRlbRgNIAEoCzIYLm9yZG8udjEuRm9yYURlT3JkZW1WaWV3SABCBgoEZ2FtZSKDAgoFRXZlbnQSGAoQdmlzaWJsZV90b19zZWF0cxgBIAMoDRIOCgZwdWJsaWMYAiABKAgSKwoJc2l4X25pbW10GAogASgLMhYub3Jkby52MS5TaXhOaW1tdEV2ZW50SAASOQoQc2VxdWVuY2VfbnVtYmVycxgLIAEoCzIdLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzRXZlbnRIABIsCgp1cF9vcl9kb3duGAwgASgLMhYub3Jkby52MS5VcE9yRG93bkV2ZW50SAASMgoNZm9yYV9kZV9vcmRlbRgNIAEoCzIZLm9yZG8udjEuRm9yYURlT3JkZW1FdmVudEgAQgYKBGdhbWUiVwoKR2FtZVN0YXR1cxIUCgxzZWF0c190b19hY3QYASADKA0SEAoIZmluaXNoZWQYAiABKAgSIQoHb3V0Y29tZRgDIAEoCzIQLm9yZG8udjEuT3V0Y29tZSJYCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoEhIPCgd3aW5uZXJzGAIgAygNEhcKD2xvd2VyX2lzX2JldHRlchgDIAEoCBITCgt0ZXJtaW5hdGlvbhgEIAEoCSInCgdCb3RTZWF0EgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJIjcKBlZpZXdlchIOCgRzZWF0GAEgASgNSAASEwoJc3BlY3RhdG9yGAIgASgISABCCAoGdmlld2VyIvIBCghHYW1lSW5mbxIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIRCgltaW5fc2VhdHMYAyABKA0SEQoJbWF4X3NlYXRzGAQgASgNEhQKDHNpbXVsdGFuZW91cxgFIAEoCBIVCg1ydWxlc192ZXJzaW9uGAYgASgNEiQKB29wdGlvbnMYByADKAsyEy5vcmRvLnYxLk9wdGlvbkluZm8SEAoIcG9saWNpZXMYCCADKAkSEwoLc2VhdF9jb3VudHMYCSADKA0SKwoOcG9saWN5X2RldGFpbHMYCiADKAsyEy5vcmRvLnYxLlBvbGljeUluZm8icQoKUG9saWN5SW5mbxIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiEKGWRlZmF1bHRfc2VhcmNoX2l0ZXJhdGlvbnMYAyABKA0SHQoVbWF4X3NlYXJjaF9pdGVyYXRpb25zGAQgASgNIl4KCk9wdGlvbkluZm8SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhYKDmFsbG93ZWRfdmFsdWVzGAQgAygJYgZwcm90bzM", [file_ordo_v1_fora_de_ordem, file_ordo_v1_sequence_numbers, file_ordo_v1_six_nimmt, file_ordo_v1_up_or_down]);
 
 /**
  * GameState is the whole state of one game, hidden parts included. The caller keeps it between
  * calls and sends it back unchanged; Ordo stores nothing.
  *
  * A server with state keys seals the states it returns: such a state sets `sealed` and
- * `game_id` and no `game` field, and keeps in clear only `rules_version`, `revision` and
- * `game_id`, which the seal binds (changing any of them breaks it).
+ * `game_id` and no `game` field, and keeps in clear only `rules_version`, `revision`,
+ * `game_id`, `match_id` and `bots`, which the seal binds (changing any of them breaks it).
  *
  * @generated from message ordo.v1.GameState
  */
@@ -62,6 +62,22 @@ export type GameState = Message<"ordo.v1.GameState"> & {
    * @generated from field: string game_id = 4;
    */
   gameId: string;
+
+  /**
+   * Identifies this one game among all others (16 bytes), from NewGame to the end: seat tokens
+   * and the revision fence are bound to it. Set by a server with state keys; empty otherwise.
+   *
+   * @generated from field: bytes match_id = 5;
+   */
+  matchId: Uint8Array;
+
+  /**
+   * The seats bots play, with their policies, as NewGame was asked; empty when people play
+   * every seat. A bot move (ApplyAction with `bot`) for one of these seats plays its policy.
+   *
+   * @generated from field: repeated ordo.v1.BotSeat bots = 6;
+   */
+  bots: BotSeat[];
 
   /**
    * The game-specific state of a plain state; the field name is the game id. Unset on a sealed
@@ -434,6 +450,34 @@ export const OutcomeSchema: GenMessage<Outcome> = /*@__PURE__*/
   messageDesc(file_ordo_v1_common, 6);
 
 /**
+ * BotSeat is a seat that a bot plays, with the policy it plays.
+ *
+ * @generated from message ordo.v1.BotSeat
+ */
+export type BotSeat = Message<"ordo.v1.BotSeat"> & {
+  /**
+   * The seat (0-based).
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The bot policy, one of the game's GameInfo.policies; empty means "heuristic".
+   *
+   * @generated from field: string policy = 2;
+   */
+  policy: string;
+};
+
+/**
+ * Describes the message ordo.v1.BotSeat.
+ * Use `create(BotSeatSchema)` to create a new message.
+ */
+export const BotSeatSchema: GenMessage<BotSeat> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_common, 7);
+
+/**
  * Viewer is who looks at a game: one seat or a spectator.
  *
  * @generated from message ordo.v1.Viewer
@@ -468,7 +512,7 @@ export type Viewer = Message<"ordo.v1.Viewer"> & {
  * Use `create(ViewerSchema)` to create a new message.
  */
 export const ViewerSchema: GenMessage<Viewer> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_common, 7);
+  messageDesc(file_ordo_v1_common, 8);
 
 /**
  * GameInfo describes a game that the server can run.
@@ -553,7 +597,7 @@ export type GameInfo = Message<"ordo.v1.GameInfo"> & {
  * Use `create(GameInfoSchema)` to create a new message.
  */
 export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_common, 8);
+  messageDesc(file_ordo_v1_common, 9);
 
 /**
  * PolicyInfo describes one bot policy of a game.
@@ -597,7 +641,7 @@ export type PolicyInfo = Message<"ordo.v1.PolicyInfo"> & {
  * Use `create(PolicyInfoSchema)` to create a new message.
  */
 export const PolicyInfoSchema: GenMessage<PolicyInfo> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_common, 9);
+  messageDesc(file_ordo_v1_common, 10);
 
 /**
  * OptionInfo describes one option of a game.
@@ -641,5 +685,5 @@ export type OptionInfo = Message<"ordo.v1.OptionInfo"> & {
  * Use `create(OptionInfoSchema)` to create a new message.
  */
 export const OptionInfoSchema: GenMessage<OptionInfo> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_common, 10);
+  messageDesc(file_ordo_v1_common, 11);
 

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Action, Event, GameInfo, GameOptions, GameState, GameStatus, GameView, Viewer } from "./common_pb.js";
+import type { Action, BotSeat, Event, GameInfo, GameOptions, GameState, GameStatus, GameView, Viewer } from "./common_pb.js";
 import { file_ordo_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/engine_service.proto.
  */
 export const file_ordo_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvIlQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMiZwoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQimAEKEkFwcGx5QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uEh8KBnZpZXdlchgDIAEoCzIPLm9yZG8udjEuVmlld2VyEh0KA2JvdBgEIAEoCzIQLm9yZG8udjEuQm90TW92ZSJuCgdCb3RNb3ZlEgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJEgwKBHNlZWQYAyABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBCABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBSABKA0ifQoTQXBwbHlBY3Rpb25SZXNwb25zZRIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEiMKBnN0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50IlsKFVZhbGlkYXRlQWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uIkgKFlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USDQoFbGVnYWwYASABKAgSDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiSgoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNIjwKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIgCgdhY3Rpb25zGAEgAygLMg8ub3Jkby52MS5BY3Rpb24iVAoOR2V0Vmlld1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZ2aWV3ZXIYAiABKAsyDy5vcmRvLnYxLlZpZXdlciIyCg9HZXRWaWV3UmVzcG9uc2USHwoEdmlldxgBIAEoCzIRLm9yZG8udjEuR2FtZVZpZXcingEKFFN1Z2dlc3RBY3Rpb25SZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDRIOCgZwb2xpY3kYAyABKAkSDAoEc2VlZBgEIAEoBBIZChFzZWFyY2hfaXRlcmF0aW9ucxgFIAEoDRIcChRzZWFyY2hfdGltZV9saW1pdF9tcxgGIAEoDSI4ChVTdWdnZXN0QWN0aW9uUmVzcG9uc2USHwoGYWN0aW9uGAEgASgLMg8ub3Jkby52MS5BY3Rpb24ioQEKCkdhbWVSZWNvcmQSFgoOZm9ybWF0X3ZlcnNpb24YASABKA0SKQoNaW5pdGlhbF9zdGF0ZRgCIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEiQKBW1vdmVzGAMgAygLMhUub3Jkby52MS5SZWNvcmRlZE1vdmUSFAoMZmluYWxfZGlnZXN0GAQgASgMEhQKDG1vdmVfZGlnZXN0cxgFIAEoDCJaCgxSZWNvcmRlZE1vdmUSIQoGYWN0aW9uGAEgASgLMg8ub3Jkby52MS5BY3Rpb25IABIfCgNib3QYAiABKAsyEC5vcmRvLnYxLkJvdE1vdmVIAEIGCgRtb3ZlIrgBChFSZXBsYXlHYW1lUmVxdWVzdBIjCgZyZWNvcmQYASABKAsyEy5vcmRvLnYxLkdhbWVSZWNvcmQSHwoGdmlld2VyGAIgASgLMg8ub3Jkby52MS5WaWV3ZXISDgoGcmV2ZWFsGAMgASgIEhIKCmZpcnN0X3N0ZXAYBCABKA0SEQoJcGFnZV9zaXplGAUgASgNEiYKCmZyb21fc3RhdGUYBiABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZSLbAQoSUmVwbGF5R2FtZVJlc3BvbnNlEicKC2ZpbmFsX3N0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSKQoMZmluYWxfc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEhIKCm1vdmVfY291bnQYAyABKA0SIgoFc3RlcHMYBCADKAsyEy5vcmRvLnYxLlJlcGxheVN0ZXASEQoJbmV4dF9zdGVwGAUgASgNEiYKCm5leHRfc3RhdGUYBiABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZSKeAQoKUmVwbGF5U3RlcBIMCgRzdGVwGAEgASgNEh8KBHZpZXcYAiABKAsyES5vcmRvLnYxLkdhbWVWaWV3Eh4KBmV2ZW50cxgDIAMoCzIOLm9yZG8udjEuRXZlbnQSJQoKc2VhdF92aWV3cxgEIAMoCzIRLm9yZG8udjEuR2FtZVZpZXcSEQoEc2VhdBgFIAEoDUgAiAEBQgcKBV9zZWF0MuAEChFHYW1lRW5naW5lU2VydmljZRJCCglMaXN0R2FtZXMSGS5vcmRvLnYxLkxpc3RHYW1lc1JlcXVlc3QaGi5vcmRvLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEjwKB05ld0dhbWUSFy5vcmRvLnYxLk5ld0dhbWVSZXF1ZXN0Ghgub3Jkby52MS5OZXdHYW1lUmVzcG9uc2USSAoLQXBwbHlBY3Rpb24SGy5vcmRvLnYxLkFwcGx5QWN0aW9uUmVxdWVzdBocLm9yZG8udjEuQXBwbHlBY3Rpb25SZXNwb25zZRJRCg5WYWxpZGF0ZUFjdGlvbhIeLm9yZG8udjEuVmFsaWRhdGVBY3Rpb25SZXF1ZXN0Gh8ub3Jkby52MS5WYWxpZGF0ZUFjdGlvblJlc3BvbnNlElcKEExpc3RMZWdhbEFjdGlvbnMSIC5vcmRvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiEub3Jkby52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USPAoHR2V0VmlldxIXLm9yZG8udjEuR2V0Vmlld1JlcXVlc3QaGC5vcmRvLnYxLkdldFZpZXdSZXNwb25zZRJOCg1TdWdnZXN0QWN0aW9uEh0ub3Jkby52MS5TdWdnZXN0QWN0aW9uUmVxdWVzdBoeLm9yZG8udjEuU3VnZ2VzdEFjdGlvblJlc3BvbnNlEkUKClJlcGxheUdhbWUSGi5vcmRvLnYxLlJlcGxheUdhbWVSZXF1ZXN0Ghsub3Jkby52MS5SZXBsYXlHYW1lUmVzcG9uc2ViBnByb3RvMw", [file_ordo_v1_common]);
+  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvInQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMSHgoEYm90cxgEIAMoCzIQLm9yZG8udjEuQm90U2VhdCKVAQoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQSEwoLc2VhdF90b2tlbnMYBCADKAkSFwoPc3BlY3RhdG9yX3Rva2VuGAUgASgJIpgBChJBcHBseUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbhIfCgZ2aWV3ZXIYAyABKAsyDy5vcmRvLnYxLlZpZXdlchIdCgNib3QYBCABKAsyEC5vcmRvLnYxLkJvdE1vdmUibgoHQm90TW92ZRIMCgRzZWF0GAEgASgNEg4KBnBvbGljeRgCIAEoCRIMCgRzZWVkGAMgASgEEhkKEXNlYXJjaF9pdGVyYXRpb25zGAQgASgNEhwKFHNlYXJjaF90aW1lX2xpbWl0X21zGAUgASgNIn0KE0FwcGx5QWN0aW9uUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudCJbChVWYWxpZGF0ZUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbiJIChZWYWxpZGF0ZUFjdGlvblJlc3BvbnNlEg0KBWxlZ2FsGAEgASgIEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIkoKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDSI8ChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USIAoHYWN0aW9ucxgBIAMoCzIPLm9yZG8udjEuQWN0aW9uIlQKDkdldFZpZXdSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSHwoGdmlld2VyGAIgASgLMg8ub3Jkby52MS5WaWV3ZXIiMgoPR2V0Vmlld1Jlc3BvbnNlEh8KBHZpZXcYASABKAsyES5vcmRvLnYxLkdhbWVWaWV3Ip4BChRTdWdnZXN0QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEgwKBHNlYXQYAiABKA0SDgoGcG9saWN5GAMgASgJEgwKBHNlZWQYBCABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBSABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBiABKA0iOAoVU3VnZ2VzdEFjdGlvblJlc3BvbnNlEh8KBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uIqEBCgpHYW1lUmVjb3JkEhYKDmZvcm1hdF92ZXJzaW9uGAEgASgNEikKDWluaXRpYWxfc3RhdGUYAiABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIkCgVtb3ZlcxgDIAMoCzIVLm9yZG8udjEuUmVjb3JkZWRNb3ZlEhQKDGZpbmFsX2RpZ2VzdBgEIAEoDBIUCgxtb3ZlX2RpZ2VzdHMYBSABKAwiWgoMUmVjb3JkZWRNb3ZlEiEKBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uSAASHwoDYm90GAIgASgLMhAub3Jkby52MS5Cb3RNb3ZlSABCBgoEbW92ZSK4AQoRUmVwbGF5R2FtZVJlcXVlc3QSIwoGcmVjb3JkGAEgASgLMhMub3Jkby52MS5HYW1lUmVjb3JkEh8KBnZpZXdlchgCIAEoCzIPLm9yZG8udjEuVmlld2VyEg4KBnJldmVhbBgDIAEoCBISCgpmaXJzdF9zdGVwGAQgASgNEhEKCXBhZ2Vfc2l6ZRgFIAEoDRImCgpmcm9tX3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUi2wEKElJlcGxheUdhbWVSZXNwb25zZRInCgtmaW5hbF9zdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEikKDGZpbmFsX3N0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxISCgptb3ZlX2NvdW50GAMgASgNEiIKBXN0ZXBzGAQgAygLMhMub3Jkby52MS5SZXBsYXlTdGVwEhEKCW5leHRfc3RlcBgFIAEoDRImCgpuZXh0X3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUingEKClJlcGxheVN0ZXASDAoEc3RlcBgBIAEoDRIfCgR2aWV3GAIgASgLMhEub3Jkby52MS5HYW1lVmlldxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50EiUKCnNlYXRfdmlld3MYBCADKAsyES5vcmRvLnYxLkdhbWVWaWV3EhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdDLgBAoRR2FtZUVuZ2luZVNlcnZpY2USQgoJTGlzdEdhbWVzEhkub3Jkby52MS5MaXN0R2FtZXNSZXF1ZXN0Ghoub3Jkby52MS5MaXN0R2FtZXNSZXNwb25zZRI8CgdOZXdHYW1lEhcub3Jkby52MS5OZXdHYW1lUmVxdWVzdBoYLm9yZG8udjEuTmV3R2FtZVJlc3BvbnNlEkgKC0FwcGx5QWN0aW9uEhsub3Jkby52MS5BcHBseUFjdGlvblJlcXVlc3QaHC5vcmRvLnYxLkFwcGx5QWN0aW9uUmVzcG9uc2USUQoOVmFsaWRhdGVBY3Rpb24SHi5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVxdWVzdBofLm9yZG8udjEuVmFsaWRhdGVBY3Rpb25SZXNwb25zZRJXChBMaXN0TGVnYWxBY3Rpb25zEiAub3Jkby52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBohLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEjwKB0dldFZpZXcSFy5vcmRvLnYxLkdldFZpZXdSZXF1ZXN0Ghgub3Jkby52MS5HZXRWaWV3UmVzcG9uc2USTgoNU3VnZ2VzdEFjdGlvbhIdLm9yZG8udjEuU3VnZ2VzdEFjdGlvblJlcXVlc3QaHi5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZRJFCgpSZXBsYXlHYW1lEhoub3Jkby52MS5SZXBsYXlHYW1lUmVxdWVzdBobLm9yZG8udjEuUmVwbGF5R2FtZVJlc3BvbnNlYgZwcm90bzM", [file_ordo_v1_common]);
 
 /**
  * ListGamesRequest asks for the games the server runs.
@@ -76,6 +76,14 @@ export type NewGameRequest = Message<"ordo.v1.NewGameRequest"> & {
    * @generated from field: ordo.v1.GameOptions options = 3;
    */
   options?: GameOptions | undefined;
+
+  /**
+   * The seats bots play, each once, with their policies (one of GameInfo.policies); kept in
+   * the state. Those seats get no seat token, and any seat's token may ask for their moves.
+   *
+   * @generated from field: repeated ordo.v1.BotSeat bots = 4;
+   */
+  bots: BotSeat[];
 };
 
 /**
@@ -106,11 +114,29 @@ export type NewGameResponse = Message<"ordo.v1.NewGameResponse"> & {
   status?: GameStatus | undefined;
 
   /**
-   * The seed the game was dealt from (the chosen one when the request's seed was 0).
+   * The seed the game was dealt from (the chosen one when the request's seed was 0); 0 when
+   * the server requires seat tokens, since the seed gives away every hidden card.
    *
    * @generated from field: uint64 seed = 3;
    */
   seed: bigint;
+
+  /**
+   * The token of each seat a person plays, by seat (0-based), to send in the `ordo-seat-token`
+   * metadata of the calls made for that seat; an empty string for a bot's seat. Empty when the
+   * server has no state keys. Give each person their own token only.
+   *
+   * @generated from field: repeated string seat_tokens = 4;
+   */
+  seatTokens: string[];
+
+  /**
+   * A token that sees what a spectator sees and may ask for the bots' moves, for a watcher or
+   * a table of bots only; empty when the server has no state keys.
+   *
+   * @generated from field: string spectator_token = 5;
+   */
+  spectatorToken: string;
 };
 
 /**
@@ -168,7 +194,10 @@ export const ApplyActionRequestSchema: GenMessage<ApplyActionRequest> = /*@__PUR
 
 /**
  * BotMove asks the server to choose a seat's move as SuggestAction would, with the same
- * policy and seed, and to apply it.
+ * policy and seed, and to apply it. For a seat the game's `bots` name, the empty policy is the
+ * game's; with seat tokens required, the seat must be one of the game's bots (else
+ * PERMISSION_DENIED with reason NOT_A_BOT_SEAT) and the policy and seed the game's: empty and 0
+ * (else PERMISSION_DENIED with reason BOT_SETTINGS_NOT_PERMITTED).
  *
  * @generated from message ordo.v1.BotMove
  */
@@ -181,7 +210,8 @@ export type BotMove = Message<"ordo.v1.BotMove"> & {
   seat: number;
 
   /**
-   * The bot policy, one of the game's GameInfo.policies; empty means "heuristic".
+   * The bot policy, one of the game's GameInfo.policies; empty means the game's policy for a
+   * bot seat of the game, else "heuristic".
    *
    * @generated from field: string policy = 2;
    */
@@ -772,6 +802,15 @@ export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
  * reason is a stable UPPER_SNAKE word. Bad requests, inconsistent states, bad options and illegal
  * actions give INVALID_ARGUMENT; anything unexpected gives INTERNAL.
  *
+ * A server that requires seat tokens takes, with every call that carries a state, the token of
+ * one seat of that game (NewGameResponse.seat_tokens) in the request metadata (HTTP header)
+ * `ordo-seat-token`, and answers only what that seat may know: a call without a token gives
+ * UNAUTHENTICATED with reason SEAT_TOKEN_MISSING, a token that is not the server's
+ * UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
+ * seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
+ * older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
+ * cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+ *
  * @generated from service ordo.v1.GameEngineService
  */
 export const GameEngineService: GenService<{
@@ -786,8 +825,9 @@ export const GameEngineService: GenService<{
     output: typeof ListGamesResponseSchema;
   },
   /**
-   * Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range
-   * or bad options.
+   * Deals a new game. Returns INVALID_ARGUMENT for an unselected game, a seat count out of range,
+   * bad options or bad bot seats; with seat tokens required, PERMISSION_DENIED with reason
+   * SEED_NOT_PERMITTED for a seed chosen by the caller.
    *
    * @generated from rpc ordo.v1.GameEngineService.NewGame
    */

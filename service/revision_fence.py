@@ -1,0 +1,128 @@
+"""The revision fence: an older state of a game cannot be played again.
+
+A stateless server cannot tell a game's latest state from an older one that a player kept: both
+are states it sealed. With a revision store (Redis or Valkey, ``--revision-store``), the server
+keeps each game's latest revision there, under its match id, and ``ApplyAction`` succeeds only
+on a state at that revision, moving it on in the same step: one Lua script compares and sets,
+so two replicas that apply two moves to the same state at once cannot both succeed.
+
+The store also keeps the digest of the request that moved the game on (its state and its move,
+not its viewer). The same request sent again, as a client does when the answer was lost on the
+way, is recognised and answered again: answers are pure functions of the request, so the
+server computes the same bytes again. Any other request on an older state is refused with
+``STATE_SUPERSEDED``.
+
+An entry idle for ``idle_seconds`` expires; the next state sent for that game is then taken as
+its latest. So is a game's first state sent after the store lost its data: a store that keeps
+its data (persistence on) keeps the fence closed across its restarts. A store that cannot be
+reached refuses the call with ``UNAVAILABLE``, which clients retry: the server never applies a
+move unfenced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from engines.errors import RulesError
+
+KEY_PREFIX = b"ordo:revision:"
+CONNECT_SECONDS = 1.0  # how long a call waits for a connection to the store
+REPLY_SECONDS = 1.0  # and for its reply: a store slower than that is as good as unreachable
+# KEYS[1]: the game's entry, "REVISION DIGEST" (the revision of its latest state, and the digest
+# of the request that made it). ARGV: the state's revision, the next revision, the request's
+# digest, the idle time in ms. Returns 1 when the request moves the game on, 2 when it is the
+# request that moved it on last (a retry), 0 when the state is older than the latest.
+ADVANCE = """
+local entry = redis.call('GET', KEYS[1])
+if entry then
+  local space = string.find(entry, ' ', 1, true)
+  local latest = tonumber(string.sub(entry, 1, space - 1))
+  local revision = tonumber(ARGV[1])
+  if revision < latest then
+    if revision + 1 == latest and string.sub(entry, space + 1) == ARGV[3] then
+      redis.call('PEXPIRE', KEYS[1], ARGV[4])
+      return 2
+    end
+    return 0
+  end
+end
+redis.call('SET', KEYS[1], ARGV[2] .. ' ' .. ARGV[3], 'PX', ARGV[4])
+return 1
+"""
+MOVED_ON = 1
+RETRIED = 2
+
+
+class StateSupersededError(RulesError):
+    """A move on a state older than its game's latest (the revision fence's refusal)."""
+
+    default_reason = "STATE_SUPERSEDED"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this game has moved on since this state: send its latest state (the one the last "
+            "move returned)"
+        )
+
+
+class RevisionStoreUnavailableError(RulesError):
+    """The revision store did not answer: the move was not applied; safe to send again."""
+
+    default_reason = "REVISION_STORE_UNAVAILABLE"
+
+    def __init__(self) -> None:
+        super().__init__("the server cannot reach its revision store: try again shortly")
+
+
+def request_digest(state: bytes, move: bytes) -> str:
+    """The digest (hex) that recognises a request again: its state's seal (which binds the
+    whole state) and its move's encoding."""
+    hasher = hashlib.sha256(len(state).to_bytes(8, "big"))
+    hasher.update(state)
+    hasher.update(move)
+    return hasher.hexdigest()
+
+
+class RevisionFence:
+    """A game's latest revision, kept in the Redis or Valkey at ``url``
+    (``redis://HOST:PORT/DB``), each entry for ``idle_seconds`` after its game's last move."""
+
+    def __init__(self, url: str, idle_seconds: float) -> None:
+        import redis  # noqa: PLC0415 - only a server with a revision store needs it
+        from redis.backoff import NoBackoff  # noqa: PLC0415
+        from redis.retry import Retry  # noqa: PLC0415
+
+        self.url = url
+        self.idle_ms = max(1, round(idle_seconds * 1000))
+        self._errors: tuple[type[Exception], ...] = (redis.RedisError, OSError)
+        # No retries of its own: a call fails at once, and the client retries UNAVAILABLE with
+        # its backoff, within its deadline.
+        client: Any = redis.Redis.from_url(
+            url,
+            socket_connect_timeout=CONNECT_SECONDS,
+            socket_timeout=REPLY_SECONDS,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self._client = client
+        self._advance = client.register_script(ADVANCE)
+
+    def advance(self, match_id: bytes, revision: int, digest: str) -> bool:
+        """Move the game ``match_id`` on from ``revision`` by the request of ``digest``; True
+        when that request had moved it on already (a retry). Raises ``StateSupersededError`` or
+        ``RevisionStoreUnavailableError``."""
+        try:
+            result = self._advance(
+                keys=[KEY_PREFIX + match_id], args=[revision, revision + 1, digest, self.idle_ms]
+            )
+        except self._errors:
+            raise RevisionStoreUnavailableError from None
+        if result == MOVED_ON:
+            return False
+        if result == RETRIED:
+            return True
+        raise StateSupersededError
+
+    def close(self) -> None:
+        """Close the connections to the store."""
+        self._client.close()

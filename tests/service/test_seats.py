@@ -1,0 +1,346 @@
+"""Seat tokens required: every call that carries a state answers only what its token's seat may
+know, over both doors, in every game; the game's own bots still play."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import pytest
+
+from engines import registry
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from service.seat_tokens import SeatTokens
+from tests.conftest import Doors
+from tests.seat_calls import DOORS, Caller
+from tests.state_keys import OTHER_KEY
+
+GAMES = sorted(registry.ENGINES)
+STEPS = 6  # moves played before the checks: hands dealt, cards drawn, a turn or two
+SPECTATOR = common.Viewer(spectator=True)
+OK = grpc.StatusCode.OK
+DENIED = grpc.StatusCode.PERMISSION_DENIED
+UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
+
+
+@pytest.fixture(params=DOORS)
+def call(request: pytest.FixtureRequest, seated: Doors) -> Iterator[Caller]:
+    """A caller through each door of the server that requires seat tokens."""
+    caller = Caller(request.param, seated.grpc_address, seated.http_address)
+    yield caller
+    caller.close()
+
+
+@dataclass
+class Table:
+    """A game of the token server: seat 1 a bot, the other seats people; its latest state."""
+
+    game: str
+    dealt: api.NewGameResponse
+    state: common.GameState
+    status: common.GameStatus
+
+    @property
+    def tokens(self) -> list[str]:
+        return list(self.dealt.seat_tokens)
+
+    def action_of(self, call: Caller, seat: int) -> common.Action:
+        """A legal action of a person's ``seat`` now, asked with its own token."""
+        request = api.ListLegalActionsRequest(state=self.state, seat=seat)
+        return call.ok("ListLegalActions", request, self.tokens[seat]).actions[0]
+
+
+def deal(call: Caller, game: str, seats: int | None = None) -> Table:
+    """A new game with seat 1 played by the heuristic bot, the others by people."""
+    seats = seats or max(3, registry.get(game).info.min_seats)
+    if seats not in registry.get(game).info.seat_counts:
+        seats = registry.get(game).info.min_seats
+    request = api.NewGameRequest(
+        seats=seats,
+        options=common.GameOptions(**{game: {}}),
+        bots=[common.BotSeat(seat=1, policy="heuristic")],
+    )
+    dealt = call.ok("NewGame", request)
+    return Table(game, dealt, dealt.state, dealt.status)
+
+
+def step(call: Caller, table: Table) -> None:
+    """One move: the first seat to act, a person with its first legal action, the bot with a
+    bot move asked with seat 0's token."""
+    seat = table.status.seats_to_act[0]
+    if seat == 1:
+        request = api.ApplyActionRequest(state=table.state, bot=api.BotMove(seat=1))
+        applied = call.ok("ApplyAction", request, table.tokens[0])
+    else:
+        action = table.action_of(call, seat)
+        request = api.ApplyActionRequest(state=table.state, action=action)
+        applied = call.ok("ApplyAction", request, table.tokens[seat])
+    table.state, table.status = applied.state, applied.status
+
+
+def mid_game(call: Caller, game: str) -> Table:
+    """A game ``STEPS`` moves in, not over."""
+    table = deal(call, game)
+    for _ in range(STEPS):
+        step(call, table)
+    assert not table.status.finished
+    return table
+
+
+def refused(reply: Any, code: grpc.StatusCode, reason: str) -> None:
+    """``reply`` is a refusal with ``code`` and ``reason``."""
+    assert (reply.code, reply.reason) == (code, reason), reply.message
+
+
+class TestDealing:
+    """NewGame gives each person a token, and nothing that tells a hidden card."""
+
+    def test_each_person_gets_a_token_and_bots_none(self, call: Caller) -> None:
+        """Tokens for the people's seats, an empty string for the bot's, one for spectators;
+        no seed."""
+        table = deal(call, "six_nimmt", seats=4)
+        tokens = table.tokens
+        assert len(tokens) == 4
+        assert tokens[1] == ""
+        assert all(tokens[seat].startswith("o1.") for seat in (0, 2, 3))
+        assert len(set(tokens)) == 4
+        assert table.dealt.spectator_token.startswith("o1.")
+        assert table.dealt.seed == 0
+        assert table.state.sealed
+        assert len(table.state.match_id) == 16
+        assert [(bot.seat, bot.policy) for bot in table.state.bots] == [(1, "heuristic")]
+
+    def test_without_the_flag_tokens_are_given_and_nothing_else_changes(
+        self, sealed_stub: Any, stub: Any
+    ) -> None:
+        """A server with keys that does not require tokens gives them, and the seed, and
+        answers calls without a token for any seat, as before; one without keys gives none."""
+        request = api.NewGameRequest(
+            seats=3,
+            seed=11,
+            options=common.GameOptions(six_nimmt={}),
+            bots=[common.BotSeat(seat=1)],
+        )
+        dealt = sealed_stub.NewGame(request)
+        assert dealt.seed == 11
+        assert [bool(token) for token in dealt.seat_tokens] == [True, False, True]
+        other = api.GetViewRequest(state=dealt.state, viewer=common.Viewer(seat=1))
+        assert sealed_stub.GetView(other).view.six_nimmt.hand
+        plain = stub.NewGame(request)
+        assert (list(plain.seat_tokens), plain.spectator_token) == ([], "")
+        assert (plain.state.match_id, [bot.seat for bot in plain.state.bots]) == (b"", [1])
+
+    def test_a_seed_is_refused(self, call: Caller) -> None:
+        """A seed chosen by the caller would tell every hidden card: SEED_NOT_PERMITTED."""
+        request = api.NewGameRequest(seats=2, seed=7, options=common.GameOptions(up_or_down={}))
+        refused(call("NewGame", request), DENIED, "SEED_NOT_PERMITTED")
+
+    def test_games_get_tokens_of_their_own(self, call: Caller) -> None:
+        """Two games have two match ids and different tokens."""
+        first, second = deal(call, "up_or_down"), deal(call, "up_or_down")
+        assert first.state.match_id != second.state.match_id
+        assert set(first.tokens).isdisjoint(set(second.tokens) - {""})
+
+    @pytest.mark.parametrize(
+        ("bots", "reason"),
+        [
+            ([common.BotSeat(seat=3)], "INVALID_SEAT"),
+            ([common.BotSeat(seat=1), common.BotSeat(seat=1)], "INVALID_SEAT"),
+            ([common.BotSeat(seat=1, policy="oracle")], "UNKNOWN_POLICY"),
+        ],
+        ids=["seat-out-of-range", "seat-twice", "unknown-policy"],
+    )
+    def test_bad_bot_seats_are_refused(
+        self, call: Caller, bots: list[common.BotSeat], reason: str
+    ) -> None:
+        """Bots name each seat of the game once, with one of its policies."""
+        request = api.NewGameRequest(seats=3, options=common.GameOptions(six_nimmt={}), bots=bots)
+        refused(call("NewGame", request), grpc.StatusCode.INVALID_ARGUMENT, reason)
+
+
+@pytest.mark.parametrize("game", GAMES)
+class TestAnotherSeat:
+    """With seat 0's token, nothing of another seat is answered, in every game."""
+
+    def test_another_seats_view_is_refused(self, call: Caller, game: str) -> None:
+        """Seat 0's token sees its own view and a spectator's; the bot's and another person's
+        are refused with SEAT_NOT_PERMITTED."""
+        table = mid_game(call, game)
+        mine = table.tokens[0]
+        for viewer in (common.Viewer(seat=0), SPECTATOR):
+            request = api.GetViewRequest(state=table.state, viewer=viewer)
+            assert call("GetView", request, mine).code == OK
+        for seat in (1, 2):
+            request = api.GetViewRequest(state=table.state, viewer=common.Viewer(seat=seat))
+            refused(call("GetView", request, mine), DENIED, "SEAT_NOT_PERMITTED")
+
+    def test_another_seats_legal_actions_and_suggestion_are_refused(
+        self, call: Caller, game: str
+    ) -> None:
+        """ListLegalActions and SuggestAction for another seat than the token's are refused."""
+        table = mid_game(call, game)
+        mine = table.tokens[0]
+        for seat in (1, 2):
+            listed = api.ListLegalActionsRequest(state=table.state, seat=seat)
+            refused(call("ListLegalActions", listed, mine), DENIED, "SEAT_NOT_PERMITTED")
+            suggested = api.SuggestActionRequest(state=table.state, seat=seat)
+            refused(call("SuggestAction", suggested, mine), DENIED, "SEAT_NOT_PERMITTED")
+
+    def test_another_seats_validation_and_action_are_refused(self, call: Caller, game: str) -> None:
+        """An action for another seat is neither validated (which would tell its cards) nor
+        applied, whatever it holds."""
+        table = mid_game(call, game)
+        seat = table.status.seats_to_act[0]
+        action = table.action_of(call, seat) if seat != 1 else None
+        other = 2 if seat == 0 else 0
+        if action is None:  # the bot is to act: any person's action message will do
+            action = common.Action(seat=1, **{game: {}})
+            other = 0
+        mine = table.tokens[other]
+        validate = api.ValidateActionRequest(state=table.state, action=action)
+        refused(call("ValidateAction", validate, mine), DENIED, "SEAT_NOT_PERMITTED")
+        apply = api.ApplyActionRequest(state=table.state, action=action)
+        refused(call("ApplyAction", apply, mine), DENIED, "SEAT_NOT_PERMITTED")
+
+    def test_events_are_those_of_the_tokens_seat(self, call: Caller, game: str) -> None:
+        """ApplyAction without a viewer answers with the token's seat's events (as with its
+        own viewer), a spectator's viewer is allowed, another seat's refused."""
+        table = mid_game(call, game)
+        seat = table.status.seats_to_act[0]
+        token = table.tokens[0] if seat == 1 else table.tokens[seat]
+        move: dict[str, Any] = (
+            {"bot": api.BotMove(seat=1)} if seat == 1 else {"action": table.action_of(call, seat)}
+        )
+        own = 0 if seat == 1 else seat
+        plain = call("ApplyAction", api.ApplyActionRequest(state=table.state, **move), token)
+        viewed = call(
+            "ApplyAction",
+            api.ApplyActionRequest(state=table.state, viewer=common.Viewer(seat=own), **move),
+            token,
+        )
+        assert plain.code == viewed.code == OK
+        assert plain.response == viewed.response
+        spectator = api.ApplyActionRequest(state=table.state, viewer=SPECTATOR, **move)
+        assert call("ApplyAction", spectator, token).code == OK
+        other = common.Viewer(seat=2 if own != 2 else 0)
+        request = api.ApplyActionRequest(state=table.state, viewer=other, **move)
+        refused(call("ApplyAction", request, token), DENIED, "SEAT_NOT_PERMITTED")
+
+
+@pytest.mark.parametrize("game", GAMES)
+class TestTokens:
+    """A call without the token of a seat of its game is refused before anything of the state
+    is looked at."""
+
+    def requests(self, table: Table) -> list[tuple[str, Any]]:
+        """A request of every method that carries a state, for seat 0."""
+        state = table.state
+        action = common.Action(seat=0, **{table.game: {}})
+        return [
+            ("GetView", api.GetViewRequest(state=state, viewer=common.Viewer(seat=0))),
+            ("ListLegalActions", api.ListLegalActionsRequest(state=state, seat=0)),
+            ("SuggestAction", api.SuggestActionRequest(state=state, seat=0)),
+            ("ValidateAction", api.ValidateActionRequest(state=state, action=action)),
+            ("ApplyAction", api.ApplyActionRequest(state=state, action=action)),
+            ("ApplyAction", api.ApplyActionRequest(state=state, bot=api.BotMove(seat=1))),
+        ]
+
+    def test_no_token_is_refused(self, call: Caller, game: str) -> None:
+        """No token, or an empty one: SEAT_TOKEN_MISSING, with a message that says what to
+        send."""
+        table = deal(call, game)
+        for method, request in self.requests(table):
+            for token in (None, ""):
+                reply = call(method, request, token)
+                refused(reply, UNAUTHENTICATED, "SEAT_TOKEN_MISSING")
+                assert "ordo-seat-token" in reply.message
+
+    def test_a_token_of_another_game_is_refused(self, call: Caller, game: str) -> None:
+        """A valid token of another game: SEAT_NOT_PERMITTED, for every method."""
+        table, other = deal(call, game), deal(call, game)
+        for method, request in self.requests(table):
+            refused(call(method, request, other.tokens[0]), DENIED, "SEAT_NOT_PERMITTED")
+
+    def test_a_changed_token_is_refused(self, call: Caller, game: str) -> None:
+        """The token's seat, game or MAC changed, or a token made under another deployment's
+        key: SEAT_TOKEN_INVALID, one message for all."""
+        table = deal(call, game)
+        version, key_id, match, _seat, mac = table.tokens[0].split(".")
+        forged = [
+            ".".join((version, key_id, match, "2", mac)),
+            ".".join((version, key_id, match, "s", mac)),
+            ".".join(
+                (version, key_id, match, "0", mac[:-2] + ("AA" if mac[-2:] != "AA" else "AB"))
+            ),
+            ".".join((version, key_id, "A" * 22, "0", mac)),
+            SeatTokens([OTHER_KEY]).issue(table.state.match_id, 0),
+            "not a token",
+        ]
+        messages = set()
+        for method, request in self.requests(table):
+            for token in forged:
+                reply = call(method, request, token)
+                refused(reply, UNAUTHENTICATED, "SEAT_TOKEN_INVALID")
+                messages.add(reply.message)
+        assert len(messages) == 1
+
+    def test_refusals_say_nothing_of_the_state(self, call: Caller, game: str) -> None:
+        """The same refusal of two different states has the same message."""
+        messages = set()
+        for table in (mid_game(call, game), deal(call, game)):
+            request = api.GetViewRequest(state=table.state, viewer=common.Viewer(seat=2))
+            messages.add(call("GetView", request, table.tokens[0]).message)
+        assert len(messages) == 1
+
+
+@pytest.mark.parametrize("game", GAMES)
+class TestBotSeats:
+    """The game's bots play with the game's policy, asked with any token of the game."""
+
+    def test_a_whole_game_with_its_bot_is_played(self, call: Caller, game: str) -> None:
+        """People play with their own tokens, the bot seat's moves are asked with theirs, to the
+        end of the game."""
+        table = deal(call, game, seats=registry.get(game).info.min_seats)
+        for _ in range(5_000):
+            if table.status.finished:
+                break
+            step(call, table)
+        assert table.status.finished
+
+    def test_a_spectators_token_may_ask_for_the_bots_move(self, call: Caller, game: str) -> None:
+        """The spectator's token moves the bot, and gets the public events only."""
+        table = deal(call, game)
+        while table.status.seats_to_act[0] != 1:
+            step(call, table)
+        request = api.ApplyActionRequest(state=table.state, bot=api.BotMove(seat=1))
+        applied = call.ok("ApplyAction", request, table.dealt.spectator_token)
+        assert applied.state.revision == table.state.revision + 1
+        assert all(event.public for event in applied.events)
+
+    def test_a_bot_move_for_a_persons_seat_is_refused(self, call: Caller, game: str) -> None:
+        """A bot move for a seat a person plays, the token's own included: NOT_A_BOT_SEAT."""
+        table = deal(call, game)
+        for seat in (0, 2):
+            request = api.ApplyActionRequest(state=table.state, bot=api.BotMove(seat=seat))
+            refused(call("ApplyAction", request, table.tokens[0]), DENIED, "NOT_A_BOT_SEAT")
+
+    def test_a_bot_move_with_its_own_policy_or_seed_is_refused(
+        self, call: Caller, game: str
+    ) -> None:
+        """The caller picks neither the bot's policy nor its seed: BOT_SETTINGS_NOT_PERMITTED;
+        the game's own policy, named, is taken."""
+        table = deal(call, game)
+        while table.status.seats_to_act[0] != 1:
+            step(call, table)
+        token = table.tokens[0]
+        for bot in (api.BotMove(seat=1, policy="random"), api.BotMove(seat=1, seed=5)):
+            request = api.ApplyActionRequest(state=table.state, bot=bot)
+            refused(call("ApplyAction", request, token), DENIED, "BOT_SETTINGS_NOT_PERMITTED")
+        named = api.ApplyActionRequest(
+            state=table.state, bot=api.BotMove(seat=1, policy="heuristic")
+        )
+        unnamed = api.ApplyActionRequest(state=table.state, bot=api.BotMove(seat=1))
+        assert call.ok("ApplyAction", named, token) == call.ok("ApplyAction", unnamed, token)
