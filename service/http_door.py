@@ -10,12 +10,16 @@ SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application ro
 
 Requests refused before they reach a method (an unknown method, a content type that is not
 Connect's, gRPC's or gRPC-Web's, a body over the size limit) are logged and counted like calls,
-under the method they named (``unknown`` when it is none of the service's).
+under the method they named (``unknown`` when it is none of the service's). The library answers
+an unknown method and a content type it does not speak with an empty body: the door gives them a
+Connect error body that says what went wrong (``refusal_body``). A service path in the wrong case
+is an unknown method too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import mimetypes
 import re
@@ -72,6 +76,8 @@ GRPC_CODES = {
 }  # fmt: skip
 GRPC_WEB_STATUS = re.compile(rb"grpc-status: ?(\d+)")
 METHOD_NAMES = frozenset(method.name for method in SERVICE.methods)
+# The refusals the library sends with an empty body, and the Connect code of the body they get.
+EXPLAINED_STATUSES = {404: "unimplemented", 415: "invalid_argument"}
 
 
 def parse_origins(text: str) -> frozenset[str]:
@@ -108,7 +114,7 @@ class Door:
         if method == "OPTIONS" and cors is not None:
             await _respond(send, 204, [*cors, *_preflight_headers(scope)], b"")
             return
-        if path.startswith(SERVICE_PREFIX):
+        if path.lower().startswith(SERVICE_PREFIX.lower()):
             await self._call(scope, receive, _with_headers(send, cors or []))
         elif path == HEALTH_PATH:
             serving = self.health.serving
@@ -140,9 +146,10 @@ class Door:
         token = served.set(record)
         status: int | None = None
         grpc_status: bytes | None = None
+        held: Message | None = None  # the start of a refusal whose body may need words
 
         async def watch(message: Message) -> None:
-            nonlocal status, grpc_status
+            nonlocal status, grpc_status, held
             if not record.reached:
                 # A refusal's status: the HTTP status, or gRPC's in the headers (trailers-only),
                 # the trailers (gRPC), or the trailers frame of the body (gRPC-Web).
@@ -155,6 +162,18 @@ class Door:
                 elif kind == "http.response.body" and grpc_status is None:
                     found = GRPC_WEB_STATUS.search(message.get("body", b""))
                     grpc_status = found[1] if found else None
+                if kind == "http.response.start" and status in EXPLAINED_STATUSES:
+                    held = message
+                    return
+                if held is not None and kind == "http.response.body":
+                    start, held = held, None
+                    body = message.get("body", b"")
+                    if not body and not message.get("more_body", False):
+                        body = refusal_body(scope, start["status"])
+                        headers = [(b"content-type", b"application/json"), *start["headers"]]
+                        start = {**start, "headers": headers}
+                        message = {**message, "body": body}
+                    await send(start)
             await send(message)
 
         try:
@@ -207,6 +226,30 @@ class Door:
         body = await asyncio.to_thread(target.read_bytes)
         headers = [(b"content-type", kind.encode()), (b"content-length", b"%d" % len(body))]
         await _respond(send, 200, headers, b"" if method == "HEAD" else body)
+
+
+def refusal_body(scope: Scope, status: int) -> bytes:
+    """The Connect error body of a request the library refused before a method with an empty
+    one: an unknown method (naming the service's methods, or the one whose case differs), or a
+    content type none of the protocols speaks."""
+    path: str = scope["path"]
+    name = path[len(SERVICE_PREFIX) :]
+    if status == 404:
+        methods = sorted(METHOD_NAMES)
+        same = [m for m in methods if m.lower() == name.lower()]
+        message = (
+            f"no method {path}: paths are case-sensitive; did you mean {SERVICE_PREFIX}{same[0]}?"
+            if same
+            else f"no method {name!r} in {SERVICE.full_name}: it has {', '.join(methods)}"
+        )
+    else:
+        given = (_header(scope, b"content-type") or b"").decode("latin-1") or "none"
+        message = (
+            f"Content-Type {given} is none that Connect, gRPC-Web or gRPC speaks: send "
+            "application/json or application/proto (Connect), application/grpc-web+proto or "
+            "application/grpc"
+        )
+    return json.dumps({"code": EXPLAINED_STATUSES[status], "message": message}).encode()
 
 
 def _preflight_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
