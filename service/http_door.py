@@ -6,7 +6,8 @@ SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application ro
 - ``/ordo.v1.GameEngineService/<Method>``: the generated Connect application (``service.connect``),
   which calls the worker's servicer through the call path the gRPC door uses;
 - ``/healthz``: 200 while the worker serves, 503 once it drains;
-- anything else, with GET or HEAD: the files of the built web playground (``clients/web/dist``).
+- anything else, with GET or HEAD: the files of the built web playground, the package data
+  ``service/playground`` (built there by ``clients/web/build.mjs``; wheels and the image ship it).
 
 Requests refused before they reach a method (an unknown method, a content type that is not
 Connect's, gRPC's or gRPC-Web's, a body over the size limit) are logged and counted like calls,
@@ -40,8 +41,12 @@ Send = Callable[[Message], Awaitable[None]]
 
 HEALTH_PATH = "/healthz"
 SERVICE_PREFIX = f"/{SERVICE.full_name}/"
-STATIC_DIR = Path(__file__).resolve().parents[1] / "clients" / "web" / "dist"
-NOT_BUILT = b"The web playground is not built: run npm run build in clients/web.\n"
+STATIC_DIR = Path(__file__).resolve().parent / "playground"
+NOT_BUILT = (
+    b"The web playground is not built into this server. In a checkout of Ordo, make run builds "
+    b"it when npm is installed (make web too); a package installed after that build, and the "
+    b"container image, have it.\n"
+)
 UNKNOWN_METHOD = "unknown"
 # What a browser may send and read across origins: Connect's and gRPC-Web's own headers, and
 # the request id.
@@ -226,6 +231,15 @@ class Door:
         body = await asyncio.to_thread(target.read_bytes)
         headers = [(b"content-type", kind.encode()), (b"content-length", b"%d" % len(body))]
         await _respond(send, 200, headers, b"" if method == "HEAD" else body)
+
+
+def playground_url(host: str, port: int, static_dir: Path = STATIC_DIR) -> str | None:
+    """Where a person on this machine opens the playground; None without an HTTP port or a
+    built playground."""
+    if not port or not (static_dir / "index.html").is_file():
+        return None
+    name = "localhost" if host in {"0.0.0.0", "::", "[::]", ""} else host.strip("[]")
+    return f"http://{f'[{name}]' if ':' in name else name}:{port}/"
 
 
 def refusal_body(scope: Scope, status: int) -> bytes:

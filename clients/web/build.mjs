@@ -1,4 +1,5 @@
-// Builds the playground into dist/: index.html, app.js (esbuild bundle) and styles.css. Each
+// Builds the playground into service/playground/, the server's package data that the HTTP door
+// serves at /: index.html, app.js (esbuild bundle), styles.css and favicon.svg. Each
 // game's rules summary is the `## Summary` section of docs/rules/<game>.md, turned into HTML here
 // and bundled, so the rules are written once, in the player docs.
 import { build } from "esbuild";
@@ -8,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
-const dist = join(here, "dist");
+const dist = join(root, "service", "playground");
 const GAMES = ["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"];
 
 const escape = (text) =>
@@ -122,7 +123,8 @@ async function main() {
     logLevel: "warning",
   });
   await copyFile(join(here, "src", "index.html"), join(dist, "index.html"));
-  await copyFile(join(here, "src", "styles.css"), join(dist, "styles.css"));
+  for (const file of ["styles.css", "favicon.svg"])
+    await copyFile(join(here, "src", file), join(dist, file));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -83,9 +83,7 @@ class TestRefusalsBeforeAMethod:
         assert "/ordo.v1.GameEngineService/ListGames" in error["message"]
 
     @pytest.mark.parametrize("headers", [{}, {"Content-Type": "text/plain"}])
-    def test_missing_or_unknown_content_type(
-        self, door: HttpDoor, headers: dict[str, str]
-    ) -> None:
+    def test_missing_or_unknown_content_type(self, door: HttpDoor, headers: dict[str, str]) -> None:
         """No Content-Type, or one no protocol speaks: 415 with a body naming the types."""
         status, got, data = door.post(SERVICE_PREFIX + "ListGames", b"{}", headers)
         assert status == 415
