@@ -110,6 +110,7 @@ class TestInstalledServer:
                 ("/app.js", "text/javascript"),
                 ("/styles.css", "text/css"),
                 ("/favicon.svg", "image/svg+xml"),
+                ("/rules/six_nimmt.html", "text/html"),
             ):
                 status, kind, body = get(server.http_port, path)
                 assert (status, kind.split(";")[0]) == (200, expected), path

@@ -218,6 +218,7 @@ function abandonRunningGame(): boolean {
 /** Shows a game's table, a fresh one (no cover, no outcome), and plays it from where it is. */
 function begin(session: Session): void {
   current = session;
+  phase("busy");
   $("cover").hidden = true;
   $("table").hidden = false;
   $("hand").hidden = false;
@@ -228,6 +229,8 @@ function begin(session: Session): void {
   $("results-toggle").hidden = !session.ui.hidesResults;
   keep(session);
   void play(session, ++generation);
+  // Tells tests and assistive tools that another game is on the table.
+  document.body.dataset.game = String(generation);
 }
 
 /** Keeps the game in this tab's session storage, for a reload. */

@@ -119,26 +119,43 @@ function lastReveal(history: Json[], names: string[]): Reveal | null {
 }
 
 /** The revealed answer of the last round, under the board. */
+/** The lines of the revealed answer at `width`: the items in rank order, then who took what. */
+function revealLines(reveal: Reveal, width: number): { rank: string; line: string }[] {
+  const chars = Math.floor((width - 70) / 7.4);
+  const lines: { rank: string; line: string }[] = [];
+  for (const { rank, item } of reveal.order)
+    wrap(item, chars).forEach((line, i) => lines.push({ rank: i ? "" : rank, line }));
+  for (const taker of reveal.takers)
+    wrap(taker, chars + 6).forEach((line) => lines.push({ rank: "-", line }));
+  return lines;
+}
+
+const revealHeight = (reveal: Reveal, width: number): number =>
+  34 + revealLines(reveal, width).length * 21;
+
+/** The revealed answer of the last round, under the board. */
 function drawReveal(svg: SVGSVGElement, reveal: Reveal, y: number, width: number): void {
   const g = group(svg, 4, y, `the answer of round ${reveal.round}`);
   g.classList.add("reveal");
-  const h = 36 + reveal.order.length * 24 + reveal.takers.length * 20;
-  rect(g, width - 8, h, "#fff6d6", { rx: 8, stroke: "#9a6700" });
+  rect(g, width - 8, revealHeight(reveal, width), "#fff6d6", { rx: 8, stroke: "#9a6700" });
   text(g, 10, 16, `Round ${reveal.round}: the answer`, {
     "text-anchor": "start",
     "font-size": 14,
     "font-weight": 700,
   });
-  reveal.order.forEach(({ rank, item }, i) => {
-    text(g, 12, 40 + i * 24, rank, { "text-anchor": "start", "font-size": 13, "font-weight": 700 });
-    text(g, 50, 40 + i * 24, item, { "text-anchor": "start", "font-size": 13 });
-  });
-  reveal.takers.forEach((line, i) =>
-    text(g, 12, 40 + reveal.order.length * 24 + i * 20, line, {
+  revealLines(reveal, width).forEach(({ rank, line }, i) => {
+    const taker = rank === "-";
+    if (rank && !taker)
+      text(g, 12, 40 + i * 21, rank, {
+        "text-anchor": "start",
+        "font-size": 13,
+        "font-weight": 700,
+      });
+    text(g, taker ? 12 : 50, 40 + i * 21, line, {
       "text-anchor": "start",
-      "font-size": 12,
-    }),
-  );
+      "font-size": taker ? 12 : 13,
+    });
+  });
 }
 
 export const foraDeOrdem: GameUi = {
@@ -172,7 +189,7 @@ export const foraDeOrdem: GameUi = {
     const boardH = wide ? 560 : questionH + 5 * (boxH + 6) + 6;
     const seatsH = Math.ceil(ctx.seats / columns) * 40;
     const reveal = lastReveal(ctx.history, ctx.names);
-    const revealH = reveal ? 44 + reveal.order.length * 24 + reveal.takers.length * 20 : 0;
+    const revealH = reveal ? revealHeight(reveal, width) + 10 : 0;
     const svg = drawing(
       width,
       boardH + seatsH + revealH + 16,
