@@ -470,65 +470,6 @@ def _resolve_round(
     return new, tuple(events)
 
 
-# ------------------------------------------------------------------------- views and re-deals
-def view(state: State, viewer: int | None) -> View:
-    """Redact ``state`` for ``viewer`` (a seat, or ``None`` for a spectator)."""
-    question = state.questions[min(state.rounds_played, state.options.rounds - 1)]
-    seats = len(state.hands)
-    return View(
-        options=state.options,
-        round=min(state.rounds_played + 1, state.options.rounds),
-        rounds_played=state.rounds_played,
-        round_starting_seat=round_starting_seat(state),
-        question_id=question.id,
-        category=question.category,
-        items=question.items,
-        sides=state.sides,
-        hand=state.hands[viewer] if viewer is not None else (),
-        hand_sizes=tuple(map(len, state.hands)),
-        deck_sizes=tuple(map(len, state.decks)),
-        score_piles=state.score_piles,
-        bombs=tuple(bombs_of(pile) for pile in state.score_piles),
-        discarded=state.discarded,
-        colours=COLOURS[:seats],
-    )
-
-
-def redeal(state: State, seat: int, rng: Rng) -> State:
-    """Re-deal what ``seat`` cannot see: the other seats' hands and decks (each within its own
-    colour), the order of its own deck, the ranks of every unresolved question and the order of
-    the questions of later rounds. Once the game is over the last cards in hand are public."""
-    over = finished(state)
-    hands = list(state.hands)
-    decks = list(state.decks)
-    for other, (hand, deck) in enumerate(zip(state.hands, state.decks, strict=True)):
-        if other == seat or over:
-            decks[other] = rng.shuffle(deck)
-            continue
-        cards = rng.shuffle(hand + deck)
-        hands[other] = tuple(sorted(cards[: len(hand)]))
-        decks[other] = cards[len(hand) :]
-    resolved = state.questions[: state.rounds_played]
-    current = state.questions[state.rounds_played : state.rounds_played + 1]
-    later = rng.shuffle(state.questions[state.rounds_played + 1 :])
-    unresolved = tuple(
-        Question(q.id, q.category, q.items, rng.shuffle(q.ranks)) for q in current + later
-    )
-    return State(
-        state.rules_version,
-        state.revision,
-        state.options,
-        resolved + unresolved,
-        state.rounds_played,
-        tuple(hands),
-        tuple(decks),
-        state.sides,
-        state.score_piles,
-        state.discarded,
-        rng.next_u64(),
-    )
-
-
 # ------------------------------------------------------------------------- validation
 def validate(state: State) -> None:
     """Reject any state the rules could not have produced (linear in its size)."""

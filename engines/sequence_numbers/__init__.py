@@ -8,12 +8,13 @@ Then it draws. Five in a line (corners count for every team) make a locked seque
 chooses which five when its fives exclude one another); one sequence wins with 2–3 seats, two with
 4–6.
 
-Modules: ``tables`` (the board and deck, generated once by ``gen_tables``), ``rules`` (values, the
-turn, sequences, the consistency check), ``bots`` (the ``heuristic`` player), ``engine`` (the
-shared protocol). ``ENGINE`` is the registered engine.
+Modules: ``data`` (the board and deck, generated once by ``gen_data``), ``rules`` (a package, one
+module per seam: ``board``, ``cards``, ``state``, ``sequences``, ``turn`` and the consistency
+``check``), ``bots`` (the ``heuristic`` player), ``engine`` (the shared protocol and ``ENGINE``,
+the registered engine).
 
 Decisions (docs/rules/sequence_numbers.md, where the rulebook is silent):
-- Board and deck [decision]: the fixed, versioned tables in ``tables``: 10 × 10 cells, the four
+- Board and deck [decision]: the fixed, versioned tables in ``data``: 10 × 10 cells, the four
   corners free, 1..48 twice each (the two cells at Chebyshev distance >= 3); 96 equation cards
   (two per number, operands 0..60), 2 PLUS, 2 MINUS. Cells are ``row × 10 + column``.
 - Seats and teams: 2 or 3 seats play individually; 4 seats as 2 teams of 2; 6 seats as 2 teams
@@ -58,8 +59,7 @@ Decisions (docs/rules/sequence_numbers.md, where the rulebook is silent):
   (teammates included: no table talk); the deck order and the generator state never.
 """
 
-from engines.sequence_numbers.engine import SequenceNumbers
+from engines.sequence_numbers.engine import ENGINE
+from engines.sequence_numbers.rules import GAME_ID, Action, Options, State, View
 
-ENGINE = SequenceNumbers()
-
-__all__ = ["ENGINE", "SequenceNumbers"]
+__all__ = ["ENGINE", "GAME_ID", "Action", "Options", "State", "View"]

@@ -126,3 +126,6 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
 
     def _validate(self, state: State) -> None:
         rules.validate(state)
+
+
+ENGINE = SequenceNumbers()

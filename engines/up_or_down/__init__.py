@@ -8,6 +8,10 @@ it) and the pile drawn from. Every part is checked, and the legal actions list e
 combinations. The game ends when both piles and every hand are empty; then each row scores its
 length times the count of its most common colour, plus the discard pile per ``discard_scoring``.
 
+Modules: ``data`` (the cards and their colours, the card sets of ``length``), ``rules`` (values,
+the deal, the turn, scoring, the consistency check), ``bots`` (the ``heuristic`` player),
+``engine`` (the shared protocol and ``ENGINE``, the registered engine).
+
 Rules and decisions (docs/rules/up_or_down.md and this engine):
 - Cards 1..126, every number unique, in six colours (yellow, blue, red, green, purple, orange).
   [decision: the real colour table is not public] each block of six consecutive numbers holds
@@ -49,37 +53,7 @@ Rules and decisions (docs/rules/up_or_down.md and this engine):
   the face-up pile is public, and so is the new top.
 """
 
-from engines.up_or_down.engine import ENGINE, UpOrDown
-from engines.up_or_down.rules import (
-    GAME_ID,
-    NO_CARD,
-    CardDrawn,
-    DiscardScoring,
-    Draw,
-    GameScored,
-    Neighbour,
-    Options,
-    Placement,
-    State,
-    Turn,
-    TurnPlayed,
-    View,
-)
+from engines.up_or_down.engine import ENGINE
+from engines.up_or_down.rules import GAME_ID, Action, Options, State, View
 
-__all__ = [
-    "ENGINE",
-    "GAME_ID",
-    "NO_CARD",
-    "CardDrawn",
-    "DiscardScoring",
-    "Draw",
-    "GameScored",
-    "Neighbour",
-    "Options",
-    "Placement",
-    "State",
-    "Turn",
-    "TurnPlayed",
-    "UpOrDown",
-    "View",
-]
+__all__ = ["ENGINE", "GAME_ID", "Action", "Options", "State", "View"]

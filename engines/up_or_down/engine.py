@@ -76,12 +76,65 @@ class UpOrDown(GameEngine[State, Turn, Options, View]):
         )
 
     def redeal(self, state: State, seat: int, rng: Rng) -> State:
+        """Re-deal what ``seat`` cannot see: the other hands, every discard pile (its own too: the
+        faces are down), the face-down pile and the face-up pile below its top, keeping every
+        size."""
         self.check_seat(state, seat)
-        return rules.redeal(state, seat, rng)
+        seats = range(len(state.hands))
+        others = [s for s in seats if s != seat]
+        pool = [*state.face_down, *state.face_up[1:]]
+        for s in others:
+            pool.extend(state.hands[s])
+        for discard in state.discards:
+            pool.extend(discard)
+        shuffled = rng.shuffle(pool)
+        taken = 0
+
+        def deal_next(count: int) -> tuple[int, ...]:
+            nonlocal taken
+            cards = shuffled[taken : taken + count]
+            taken += count
+            return cards
+
+        hands = list(state.hands)
+        discards = list(state.discards)
+        for s in others:
+            hands[s] = tuple(sorted(deal_next(len(state.hands[s]))))
+        for s in seats:
+            discards[s] = tuple(sorted(deal_next(len(state.discards[s]))))
+        face_down = deal_next(len(state.face_down))
+        face_up = state.face_up[:1] + deal_next(len(state.face_up) - 1) if state.face_up else ()
+        return State(
+            rules_version=state.rules_version,
+            revision=state.revision,
+            options=state.options,
+            circle=state.circle,
+            hands=tuple(hands),
+            displays=state.displays,
+            discards=tuple(discards),
+            abandoned=state.abandoned,
+            face_down=face_down,
+            face_up=face_up,
+            rng_state=rng.next_u64(),
+        )
 
     # ----------------------------------------------------------------- hooks
     def _view(self, state: State, viewer: Viewer) -> View:
-        return rules.view(state, viewer)
+        face_up = state.face_up
+        return View(
+            options=state.options,
+            circle=state.circle,
+            hand=state.hands[viewer] if viewer is not None else (),
+            hand_sizes=tuple(len(hand) for hand in state.hands),
+            displays=state.displays,
+            discard_sizes=tuple(len(discard) for discard in state.discards),
+            abandoned=state.abandoned,
+            face_down_size=len(state.face_down),
+            face_up_size=len(face_up),
+            face_up_top=face_up[0] if face_up else rules.NO_CARD,
+            card_colours=rules.COLOURS_IN_PLAY[rules.highest_card(state.options, len(state.hands))],
+            scores=rules.scores(state),
+        )
 
     def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
         rules.check_options(options)

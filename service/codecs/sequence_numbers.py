@@ -11,8 +11,8 @@ from functools import lru_cache
 from typing import Any
 
 from engines.errors import InvalidStateError, MalformedActionError
+from engines.sequence_numbers import data
 from engines.sequence_numbers import rules as game
-from engines.sequence_numbers import tables
 from ordo.v1 import sequence_numbers_pb2 as pb
 from service.codecs.base import (
     EnumMap,
@@ -49,7 +49,7 @@ def _card(card: int) -> pb.SequenceNumbersCard:
     kind = KIND.encode(game.card_kind(card))
     if card >= game.EQUATION_COUNT:
         return pb.SequenceNumbersCard(id=card, kind=kind)
-    _, operator, left, right, result = tables.EQUATIONS[card]
+    _, operator, left, right, result = data.EQUATIONS[card]
     return pb.SequenceNumbersCard(
         id=card, kind=kind, operator=OPERATORS[operator], left=left, right=right, result=result
     )

@@ -1,4 +1,4 @@
-"""The 6 nimmt! codec: ``ordo.v1.SixNimmt*`` messages ↔ ``engines.six_nimmt`` values."""
+"""The 6 nimmt! codec: ``ordo.v1.SixNimmt*`` messages ↔ ``engines.six_nimmt.rules`` values."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from engines import six_nimmt as game
 from engines.errors import InvalidStateError, MalformedActionError
+from engines.six_nimmt import rules as game
 from ordo.v1 import six_nimmt_pb2 as pb
 from service.codecs.base import MAX_LISTS, EnumMap, StateParts, at_most, field_part, groups_part
 

@@ -1,12 +1,12 @@
-"""The Up or Down? codec: ``ordo.v1.UpOrDown*`` messages ↔ ``engines.up_or_down`` values."""
+"""The Up or Down? codec: ``ordo.v1.UpOrDown*`` messages ↔ ``engines.up_or_down.rules`` values."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from engines import up_or_down as game
 from engines.errors import InvalidStateError, MalformedActionError
+from engines.up_or_down import rules as game
 from engines.up_or_down.data import Colour, Length
 from ordo.v1 import up_or_down_pb2 as pb
 from service.codecs.base import EnumMap, StateParts, field_part, flatten, groups_part, split

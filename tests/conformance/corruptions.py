@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from engines.sequence_numbers.rules import Sequence
-from engines.six_nimmt import row_bullheads
+from engines.six_nimmt.rules import row_bullheads
 
 #: The actions each seat has played in the state a corruption starts from.
 STEPS_PER_SEAT = 4

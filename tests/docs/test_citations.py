@@ -1,6 +1,6 @@
 """Every file the code, the docs and the deployment cite exists in the repository.
 
-A citation is a path with a directory and an extension (``engines/six_nimmt.py``), a bare
+A citation is a path with a directory and an extension (``engines/six_nimmt/rules.py``), a bare
 Markdown file name (``README.md``), or the target of a relative Markdown link. A path counts as
 found when it exists from the folder of the citing file or one of its parents (the root
 included), or ends a path of the repository (``ordo/client.py``, inside ``clients/python``).
@@ -82,7 +82,7 @@ def citations(source: Path) -> set[str]:
 def test_the_sources_are_found() -> None:
     """The search reads the engines, the docs and the deployment, so it can find something."""
     names = {path.relative_to(ROOT).as_posix() for path in sources()}
-    assert {"engines/six_nimmt.py", "docs/architecture.md", "deploy/Dockerfile"} <= names
+    assert {"engines/six_nimmt/rules.py", "docs/architecture.md", "deploy/Dockerfile"} <= names
 
 
 def test_a_missing_file_is_caught() -> None:

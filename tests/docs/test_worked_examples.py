@@ -14,9 +14,9 @@ from pathlib import Path
 
 from engines.fora_de_ordem import ENGINE as FORA_DE_ORDEM
 from engines.fora_de_ordem import Options as ForaOptions
-from engines.fora_de_ordem import Play as ForaPlay
 from engines.fora_de_ordem import data as fora_data
 from engines.fora_de_ordem import rules as fora_rules
+from engines.fora_de_ordem.rules import Play as ForaPlay
 from engines.sequence_numbers import ENGINE as SEQUENCE_NUMBERS
 from engines.sequence_numbers.rules import (
     DECK_SIZE,
@@ -28,9 +28,9 @@ from engines.sequence_numbers.rules import (
     cell_text,
 )
 from engines.six_nimmt import ENGINE as SIX_NIMMT
-from engines.six_nimmt import ChooseRow, RowTaken
+from engines.six_nimmt.rules import ChooseRow, RowTaken
 from engines.up_or_down import ENGINE as UP_OR_DOWN
-from engines.up_or_down import Draw, Neighbour, Placement, Turn
+from engines.up_or_down.rules import Draw, Neighbour, Placement, Turn
 from tests.engines.test_sequence_numbers import table
 from tests.engines.test_six_nimmt import build, select_all
 from tests.engines.test_up_or_down import arrange

@@ -14,8 +14,9 @@ from engines.errors import (
     InvalidSeatsError,
     InvalidStateError,
 )
-from engines.fora_de_ordem import ENGINE, Options, Play, State, data, rules
+from engines.fora_de_ordem import ENGINE, Options, State, data, rules
 from engines.fora_de_ordem.data import CardKind, Colour, Language, Question
+from engines.fora_de_ordem.rules import Play
 from engines.prng import Rng
 
 if TYPE_CHECKING:

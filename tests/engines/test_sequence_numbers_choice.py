@@ -374,3 +374,23 @@ class TestPendingChoiceStates:
         top, *deck = pending.deck
         fuller = (tuple(sorted((*pending.hands[0], top))), *pending.hands[1:])
         self.rejected(replace(pending, hands=fuller, deck=tuple(deck)), "holds 5 cards, not 4")
+
+    @pytest.mark.parametrize(
+        ("seats", "rows"), [(2, (8,)), (4, (7, 8))], ids=["one_to_win", "two_to_win"]
+    )
+    def test_a_choice_pending_for_a_team_that_had_already_won(
+        self, seats: int, rows: tuple[int, ...]
+    ) -> None:
+        """A team whose earlier sequences won made no later play: a choice pending on a chip of
+        that play is refused as the same position without the play is."""
+        _, pending, _ = place(DIAGONAL, 36, seats=seats)
+        earlier = tuple(Sequence(0, tuple(at(row, col) for col in range(1, 6))) for row in rows)
+        chips = list(pending.chips)
+        for sequence in earlier:
+            for cell in sequence.cells:
+                chips[cell] = 0
+        won = replace(pending, chips=tuple(chips), sequences=earlier)
+        chips[36] = NO_CHIP
+        without_the_play = replace(won, chips=tuple(chips), pending_cell=NO_CELL)
+        for state in (without_the_play, won):
+            self.rejected(state, "team 0 won but did not make the last play")

@@ -19,14 +19,12 @@ from engines.errors import (
     UnsupportedRulesVersionError,
 )
 from engines.prng import Rng
-from engines.six_nimmt import (
-    BULLHEADS,
+from engines.six_nimmt import ENGINE, Options, State
+from engines.six_nimmt.data import BULLHEADS, HIGHEST_CARD, ZERO_CARD
+from engines.six_nimmt.rules import (
     DEFAULT_THRESHOLD,
-    ENGINE,
     HAND_SIZE,
-    HIGHEST_CARD,
     NO_SELECTION,
-    ZERO_CARD,
     CardPlaced,
     CardSelected,
     CardsRevealed,
@@ -34,11 +32,9 @@ from engines.six_nimmt import (
     EndRule,
     HandDealt,
     HandEnded,
-    Options,
     RowChoiceRequired,
     RowTaken,
     Select,
-    State,
     TooLowRule,
     card_set,
     row_bullheads,

@@ -8,17 +8,9 @@ from dataclasses import replace
 import pytest
 
 from engines.prng import Rng
-from engines.six_nimmt import (
-    ENGINE,
-    HAND_SIZE,
-    NO_SELECTION,
-    ZERO_CARD,
-    ChooseRow,
-    EndRule,
-    Options,
-    Select,
-    State,
-)
+from engines.six_nimmt import ENGINE, Options, State
+from engines.six_nimmt.data import ZERO_CARD
+from engines.six_nimmt.rules import HAND_SIZE, NO_SELECTION, ChooseRow, EndRule, Select
 from tests.engines.test_six_nimmt import ZERO, build
 
 ONE_HAND = Options(end=EndRule.FIXED_HANDS, hands=1)

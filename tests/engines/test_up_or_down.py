@@ -15,20 +15,7 @@ from engines.errors import (
     InvalidStateError,
 )
 from engines.prng import Rng
-from engines.up_or_down import (
-    ENGINE,
-    NO_CARD,
-    CardDrawn,
-    DiscardScoring,
-    Draw,
-    GameScored,
-    Neighbour,
-    Options,
-    Placement,
-    State,
-    Turn,
-    TurnPlayed,
-)
+from engines.up_or_down import ENGINE, Options, State
 from engines.up_or_down.data import (
     BLOCK,
     CARD_COLOURS,
@@ -37,7 +24,19 @@ from engines.up_or_down.data import (
     Colour,
     Length,
 )
-from engines.up_or_down.rules import highest_card, row_score
+from engines.up_or_down.rules import (
+    NO_CARD,
+    CardDrawn,
+    DiscardScoring,
+    Draw,
+    GameScored,
+    Neighbour,
+    Placement,
+    Turn,
+    TurnPlayed,
+    highest_card,
+    row_score,
+)
 
 SEED = 2024
 CIRCLE = (10, 15, 20, 25, 30, 35)

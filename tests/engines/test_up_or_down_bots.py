@@ -9,8 +9,9 @@ import statistics
 import pytest
 
 from engines.prng import Rng
-from engines.up_or_down import ENGINE, DiscardScoring, Options, State, Turn
+from engines.up_or_down import ENGINE, Options, State
 from engines.up_or_down.data import CARD_COLOURS, Colour
+from engines.up_or_down.rules import DiscardScoring, Turn
 from tests.engines.test_up_or_down import (
     ABANDON,
     EXTEND,

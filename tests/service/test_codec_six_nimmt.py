@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from engines.base import Event
 from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
 from engines.prng import Rng
-from engines.six_nimmt import (
+from engines.six_nimmt import ENGINE, Options, State
+from engines.six_nimmt.data import ZERO_CARD
+from engines.six_nimmt.rules import (
     DEFAULT_THRESHOLD,
-    ENGINE,
     NO_SELECTION,
-    ZERO_CARD,
     CardPlaced,
     CardSelected,
     CardsRevealed,
@@ -25,11 +25,9 @@ from engines.six_nimmt import (
     EndRule,
     HandDealt,
     HandEnded,
-    Options,
     RowChoiceRequired,
     RowTaken,
     Select,
-    State,
     TooLowRule,
 )
 from ordo.v1 import six_nimmt_pb2 as pb

@@ -6,8 +6,9 @@ import pytest
 
 from engines.errors import InvalidOptionsError, InvalidStateError, MalformedActionError
 from engines.prng import Rng
-from engines.up_or_down import ENGINE, DiscardScoring, Options, State, Turn, TurnPlayed
+from engines.up_or_down import ENGINE, Options, State
 from engines.up_or_down.data import Length
+from engines.up_or_down.rules import DiscardScoring, Turn, TurnPlayed
 from ordo.render.up_or_down import render_events, render_view
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import up_or_down_pb2 as pb

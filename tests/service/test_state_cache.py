@@ -12,7 +12,7 @@ from engines import registry
 from engines.errors import RulesError
 from engines.fora_de_ordem.rules import MAX_SEATS
 from engines.prng import Rng
-from engines.six_nimmt import HAND_SIZE
+from engines.six_nimmt.rules import HAND_SIZE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.observe import CallRecord

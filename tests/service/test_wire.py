@@ -10,7 +10,7 @@ from engines import registry
 from engines.base import Event, Status
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.prng import Rng
-from engines.six_nimmt import HAND_SIZE
+from engines.six_nimmt.rules import HAND_SIZE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import servicer as servicer_module

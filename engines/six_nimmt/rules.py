@@ -1,96 +1,37 @@
-"""6 nimmt! (Wolfgang Kramer, Amigo 1994): docs/rules/six_nimmt.md, seed "6 Fuori!".
+"""The rules of 6 nimmt! (docs/rules/six_nimmt.md): value types, the deal, the turn (Rules 1–4),
+the end of a hand and of the game, the check.
 
-Kind: 2–10 seats, chance (the deal of each hand), hidden information (hands), simultaneous
-moves. Each turn every seat secretly selects a card (``Select``); when the last seat has
-selected, the cards are revealed and placed in ascending order by Rules 1–4. A card lower than
-every row (Rule 4) makes its seat the only seat to act until it takes a row (``ChooseRow``).
-
-Decisions (docs/rules/six_nimmt.md):
-- ``too_low_rule`` TAKE_CHEAPEST_ROW [decision]: the seed's "Ricorda" line as an automatic rule —
-  the row with the fewest bullheads, then the fewest cards, then the lowest index.
-- Zero card [decision]: with ``zero_card`` each seat holds a 0 card for the whole game and may
-  select it once instead of a number card; it is revealed, never placed, and discarded. The hand
-  still ends after 10 turns; the number card then left in that seat's hand is discarded without
-  penalty. A seat's public hand size counts its zero card while it holds it, as at the table: a
-  pending zero card then cannot be told from a number card by the hand sizes.
-- ``end`` PENALTY_THRESHOLD (default 66) ends the game after the hand in which a total reaches the
-  threshold, never mid-hand; FIXED_HANDS after a number of hands. Winners: every lowest total.
-- Every hand re-deals the whole card set from the state's generator. The selections of a turn
-  stay in the state while it is resolved (they are public once revealed); ``placed`` counts how
-  many of them, in ascending order, are already on the table.
-
-Bots: ``random`` picks any legal action. ``heuristic`` sees only what its seat may see; it selects
-the card with the fewest expected bullheads this turn, the others' cards modelled as drawn from
-the cards it has not seen (a closed form, no sampling), plus a share of the danger of the row the
-card joins; it plays its zero card when even its best card is expected to cost a bullhead, and
-under Rule 4 it takes the cheapest row.
+Every function here is pure; ``engines.six_nimmt.engine`` wraps them in the engine protocol.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from itertools import chain
-from math import comb
 from operator import lt
 from typing import TypeVar
 
-from engines.base import (
-    Event,
-    GameEngine,
-    GameInfo,
-    OptionInfo,
-    Outcome,
-    Viewer,
-    slot_init,
-)
-from engines.errors import (
-    IllegalActionError,
-    InvalidOptionsError,
-    InvalidStateError,
-    MalformedActionError,
-)
+from engines.base import Event, slot_init
+from engines.errors import IllegalActionError, InvalidOptionsError, InvalidStateError
 from engines.prng import MASK64, Rng
+from engines.six_nimmt.data import BULLHEADS, HIGHEST_CARD, ZERO_CARD
 
 T = TypeVar("T")
 
 RULES_VERSION = 1
 GAME_ID = "six_nimmt"
 MIN_SEATS, MAX_SEATS = 2, 10
-HIGHEST_CARD = 104  # cards 1..104
 MAX_HAND_NUMBER = 2**32 - 1  # hand numbers are 32-bit: a state at the last one deals no more
 HAND_SIZE = 10  # cards dealt to each seat; a hand lasts this many turns
 ROW_COUNT = 4  # rows on the table, each started by one card
 ROW_LIMIT = 5  # Rule 3: the 6th card takes the row
-ZERO_CARD = 0  # the zero-card variant's card
 NO_SELECTION = -1  # a seat that has not selected this turn
 DEFAULT_THRESHOLD = 66
 MAX_THRESHOLD = 1000
 MAX_HANDS = 100
-# The heuristic bot.
-DANGER_WEIGHT = 0.25  # the share of a row's danger added to a card's expected bullheads
-ZERO_CARD_COST = 1.0  # expected bullheads of the best card from which the bot plays its 0 card
-
-
-def _bullheads(card: int) -> int:
-    """Penalty points of a card: the first matching rule of docs/rules/six_nimmt.md wins."""
-    if card == ZERO_CARD:
-        return 0
-    if card == 55:
-        return 7
-    if card % 11 == 0:
-        return 5
-    if card % 10 == 0:
-        return 3
-    if card % 5 == 0:
-        return 2
-    return 1
-
-
-BULLHEADS: tuple[int, ...] = tuple(_bullheads(card) for card in range(HIGHEST_CARD + 1))
 
 
 class TooLowRule(Enum):
@@ -292,7 +233,7 @@ def cheapest_row(rows: Sequence[tuple[int, ...]]) -> int:
     return min(range(len(rows)), key=lambda i: (row_bullheads(rows[i]), len(rows[i]), i))
 
 
-def _check_options(options: Options) -> None:
+def check_options(options: Options) -> None:
     if not 1 <= options.threshold <= MAX_THRESHOLD:
         raise InvalidOptionsError(
             f"threshold must be 1..{MAX_THRESHOLD}, not {options.threshold}", option="threshold"
@@ -303,189 +244,7 @@ def _check_options(options: Options) -> None:
         )
 
 
-class SixNimmt(GameEngine[State, Action, Options, View]):
-    """The 6 nimmt! engine."""
-
-    info = GameInfo(
-        id=GAME_ID,
-        title="6 nimmt!",
-        min_seats=MIN_SEATS,
-        max_seats=MAX_SEATS,
-        simultaneous=True,
-        rules_version=RULES_VERSION,
-        options=(
-            OptionInfo(
-                "too_low_rule",
-                "what happens to a card lower than every row: the seat chooses the row, or the "
-                "cheapest row is taken automatically",
-                "CHOOSE_ROW",
-                tuple(rule.value for rule in TooLowRule),
-            ),
-            OptionInfo(
-                "end",
-                "when the game ends: after the hand in which a total reaches the threshold, or "
-                "after a fixed number of hands",
-                "PENALTY_THRESHOLD",
-                tuple(rule.value for rule in EndRule),
-            ),
-            OptionInfo("threshold", "total bullheads that end the game (1..1000)", "66"),
-            OptionInfo("hands", "number of hands with FIXED_HANDS (1..100)", "1"),
-            OptionInfo("tactical_deck", "use only cards 1..(10 × seats + 4)", "false"),
-            OptionInfo("zero_card", "each seat may play a 0 card once per game", "false"),
-        ),
-    )
-
-    def default_options(self) -> Options:
-        return Options()
-
-    def seats(self, state: State) -> int:
-        return len(state.hands)
-
-    def seats_to_act(self, state: State) -> tuple[int, ...]:
-        if state.turn == HAND_SIZE:
-            return ()
-        if state.revealed:  # Rule 4 choice pending: only that seat acts
-            return (_reveal_order(state.selections)[state.placed][1],)
-        return tuple([seat for seat, card in enumerate(state.selections) if card == NO_SELECTION])
-
-    def is_to_act(self, state: State, seat: int) -> bool:
-        if state.turn == HAND_SIZE:
-            return False
-        if state.revealed:
-            return _reveal_order(state.selections)[state.placed][1] == seat
-        return state.selections[seat] == NO_SELECTION
-
-    def outcome(self, state: State) -> Outcome | None:
-        if state.turn != HAND_SIZE:
-            return None
-        best = min(state.penalties)
-        return Outcome(
-            scores=state.penalties,
-            winners=tuple(seat for seat, total in enumerate(state.penalties) if total == best),
-            lower_is_better=True,
-            termination=state.options.end.value,
-        )
-
-    def redeal(self, state: State, seat: int, rng: Rng) -> State:
-        """Re-deal the other seats' hands, their pending selections and the deck. A pending
-        selection of a seat whose zero card is unused becomes the zero card with the chance a
-        uniformly random choice among its cards and the zero card would give it."""
-        self.check_seat(state, seat)
-        others = [s for s in range(len(state.hands)) if s != seat]
-        pending = (
-            [] if state.revealed else [s for s in others if state.selections[s] != NO_SELECTION]
-        )
-        pool = list(state.deck)
-        for s in others:
-            pool.extend(state.hands[s])
-        pool.extend(state.selections[s] for s in pending if state.selections[s] > ZERO_CARD)
-        shuffled = list(rng.shuffle(pool))
-        sizes = [len(hand) for hand in state.hands]
-        selections = list(state.selections)
-        for s in pending:
-            sizes[s] += state.selections[s] > ZERO_CARD  # the number cards it chose from
-            zero_held = state.options.zero_card and state.zero_card_used_in_hand[s] == 0
-            if zero_held and rng.below(sizes[s] + 1) == 0:
-                selections[s] = ZERO_CARD
-            else:
-                selections[s] = shuffled.pop()
-                sizes[s] -= 1
-        hands = list(state.hands)
-        for s in others:
-            hands[s] = tuple(sorted(shuffled[: sizes[s]]))
-            del shuffled[: sizes[s]]
-        return dataclasses.replace(
-            state,
-            hands=tuple(hands),
-            selections=tuple(selections),
-            deck=tuple(shuffled),
-            rng_state=rng.next_u64(),
-        )
-
-    # ----------------------------------------------------------------- hooks
-    def _view(self, state: State, viewer: Viewer) -> View:
-        seats = len(state.hands)
-        return View(
-            options=state.options,
-            rows=state.rows,
-            hand=state.hands[viewer] if viewer is not None else (),
-            selected=tuple(card != NO_SELECTION for card in state.selections),
-            revealed=state.selections if state.revealed else (NO_SELECTION,) * seats,
-            own_selection=state.selections[viewer] if viewer is not None else NO_SELECTION,
-            penalties=state.penalties,
-            taken=state.taken,
-            zero_card_available=tuple(
-                state.options.zero_card and used == 0 for used in state.zero_card_used_in_hand
-            ),
-            hand_number=state.hand_number,
-            turn=state.turn,
-            hand_sizes=tuple(
-                len(hand) + _holds_zero_card(state, seat) for seat, hand in enumerate(state.hands)
-            ),
-        )
-
-    def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
-        _check_options(options)
-        rows, hands, deck = _deal(options, seats, rng)
-        return State(
-            rules_version=RULES_VERSION,
-            revision=0,
-            options=options,
-            rows=rows,
-            hands=hands,
-            selections=(NO_SELECTION,) * seats,
-            revealed=False,
-            placed=0,
-            penalties=(0,) * seats,
-            taken=((),) * seats,
-            zero_card_used_in_hand=(0,) * seats,
-            hand_number=1,
-            turn=0,
-            deck=deck,
-            discarded=(),
-            rng_state=rng.state,
-        )
-
-    def _legal_actions(self, state: State, seat: int) -> tuple[Action, ...]:
-        if state.revealed:
-            return CHOOSE_ROWS
-        selects = tuple(map(SELECTS.__getitem__, state.hands[seat]))
-        if state.options.zero_card and state.zero_card_used_in_hand[seat] == 0:
-            return (SELECTS[ZERO_CARD], *selects)
-        return selects
-
-    def _apply(self, state: State, seat: int, action: Action) -> tuple[State, tuple[Event, ...]]:
-        if isinstance(action, Select):
-            return _select(state, seat, action.card)
-        if isinstance(action, ChooseRow):
-            if not state.revealed:
-                raise IllegalActionError("no row choice is pending", "NO_ROW_CHOICE_PENDING")
-            if not 0 <= action.row < ROW_COUNT:
-                raise IllegalActionError(
-                    f"row must be 0..{ROW_COUNT - 1}, not {action.row}", "NO_SUCH_ROW"
-                )
-            return _resolve(
-                state,
-                state.hands,
-                state.selections,
-                state.zero_card_used_in_hand,
-                state.placed,
-                [],
-                action.row,
-            )
-        raise MalformedActionError(f"not a 6 nimmt! action: {action!r}")
-
-    def _heuristic(self, state: State, seat: int, rng: Rng) -> Action:
-        if state.revealed:
-            return ChooseRow(cheapest_row(state.rows))
-        return _heuristic_select(state, seat)
-
-    def _validate(self, state: State) -> None:
-        _validate(state)
-
-
-# --------------------------------------------------------------------- rules
-def _deal(
+def deal(
     options: Options, seats: int, rng: Rng
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], tuple[int, ...]]:
     """Shuffle the card set, deal 10 cards to each seat, then 4 cards to start the rows."""
@@ -498,14 +257,14 @@ def _deal(
     return rows, hands, cards[dealt + ROW_COUNT :]
 
 
-def _reveal_order(selections: tuple[int, ...]) -> list[tuple[int, int]]:
+def reveal_order(selections: tuple[int, ...]) -> list[tuple[int, int]]:
     """The revealed number cards as (card, seat), ascending: the order of placement."""
     order = [(card, seat) for seat, card in enumerate(selections) if card > ZERO_CARD]
     order.sort()
     return order
 
 
-def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]]:
+def select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]]:
     if state.revealed:
         raise IllegalActionError("a row choice is pending: choose a row", "ROW_CHOICE_PENDING")
     hand = state.hands[seat]
@@ -551,10 +310,10 @@ def _select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...
             for card, used in zip(selections, zero_used, strict=True)
         )
     events = [*selected, Event(CardsRevealed(selections))]
-    return _resolve(state, hands, selections, zero_used, 0, events, None)
+    return resolve(state, hands, selections, zero_used, 0, events, None)
 
 
-def _resolve(
+def resolve(
     state: State,
     hands: tuple[tuple[int, ...], ...],
     selections: tuple[int, ...],
@@ -567,7 +326,7 @@ def _resolve(
     hands, selections and zero cards used are those of the turn being resolved."""
     rows = list(state.rows)
     penalties, taken = state.penalties, state.taken
-    order = _reveal_order(selections)
+    order = reveal_order(selections)
     for index in range(placed, len(order)):
         card, seat = order[index]
         row = target_row(rows, card)
@@ -639,7 +398,7 @@ def _end_turn(
             hands = ((),) * seats
         else:
             rng = Rng(rng_state)
-            rows, hands, deck = _deal(options, seats, rng)
+            rows, hands, deck = deal(options, seats, rng)
             rng_state = rng.state
             hand_number += 1
             turns_done = 0
@@ -667,73 +426,7 @@ def _end_turn(
     return new, tuple(events)
 
 
-def _heuristic_select(state: State, seat: int) -> Select:
-    """Select the card with the lowest score: its expected bullheads this turn plus a share of
-    the danger of the row it joins (see ``_card_scores``); the zero card when even the best card
-    is expected to cost ``ZERO_CARD_COST`` bullheads or more."""
-    scores = _card_scores(state, seat)
-    _, _, card, cost = min(scores)
-    if (
-        state.options.zero_card
-        and state.zero_card_used_in_hand[seat] == 0
-        and cost >= ZERO_CARD_COST
-    ):
-        return Select(ZERO_CARD)
-    return Select(card)
-
-
-def _card_scores(state: State, seat: int) -> list[tuple[float, int, int, float]]:
-    """(score, gap, card, expected bullheads) of each card in the seat's hand.
-
-    Only what the seat may see is used: its hand, the rows and the taken cards. The others' cards
-    this turn are modelled as drawn without replacement from the cards the seat has not seen, so
-    the number of them below a card is hypergeometric:
-    - Rule 4: the card takes the cheapest row unless another card is lower still (that card
-      starts a row, and ours follows it).
-    - Rules 1–3: the card is the 6th of its row, and takes it, exactly when the others put
-      5 − len(row) cards between the row's end and it.
-    The danger of the row (how full it gets, times its bullheads) breaks the many near-ties
-    between safe cards toward rows that stay short; then the smallest gap wins.
-    """
-    rows = state.rows
-    seats = len(state.hands)
-    seen = {card for row in rows for card in row}
-    seen.update(state.hands[seat])
-    seen.update(card for taken in state.taken for card in taken)
-    # below[c], bulls_below[c]: unseen cards lower than c, and their bullheads.
-    below = [0] * (HIGHEST_CARD + 2)
-    bulls_below = [0] * (HIGHEST_CARD + 2)
-    highest = highest_card(state.options, seats)
-    for card in range(1, HIGHEST_CARD + 1):
-        unseen = card <= highest and card not in seen
-        below[card + 1] = below[card] + unseen
-        bulls_below[card + 1] = bulls_below[card] + BULLHEADS[card] * unseen
-    pool, others = below[HIGHEST_CARD + 1], seats - 1
-    draws = max(1, comb(pool, others))
-    cheapest = min(row_bullheads(row) for row in rows)
-    scores = []
-    for card in state.hands[seat]:
-        row = target_row(rows, card)
-        if row is None:  # Rule 4, unless another card is lower still
-            cost = comb(pool - below[card], others) / draws * cheapest
-            danger, gap = float(cheapest), HIGHEST_CARD
-        else:
-            end, bullheads = rows[row][-1], row_bullheads(rows[row])
-            need = ROW_LIMIT - len(rows[row])  # others' cards that make ours the 6th
-            between = below[card] - below[end + 1]
-            cost = 0.0
-            if need <= others:
-                taken = comb(between, need) * comb(pool - between, others - need) / draws
-                gap_bulls = bulls_below[card] - bulls_below[end + 1]
-                cost = taken * (bullheads + need * gap_bulls / max(1, between))
-            expected = others * between / max(1, pool)
-            fill = 1.0 if need == 0 else min(1.0, expected / need)
-            danger, gap = fill * (bullheads + 1), card - end
-        scores.append((cost + DANGER_WEIGHT * danger, gap, card, cost))
-    return scores
-
-
-def _holds_zero_card(state: State, seat: int) -> bool:
+def holds_zero_card(state: State, seat: int) -> bool:
     """Whether the seat still holds its zero card: neither played in an earlier turn nor
     selected in this one, in a game that is not over."""
     return (
@@ -761,7 +454,7 @@ def _ascending(cards: tuple[int, ...]) -> bool:
     return all(map(lt, cards, cards[1:]))
 
 
-def _validate(state: State) -> None:
+def validate(state: State) -> None:
     """Reject any state the rules could not have produced (linear in its size)."""
     seats = len(state.hands)
     if not MIN_SEATS <= seats <= MAX_SEATS:
@@ -776,7 +469,7 @@ def _validate(state: State) -> None:
             raise InvalidStateError(f"{name} must have one entry per seat ({seats})")
     options = state.options
     try:
-        _check_options(options)
+        check_options(options)
     except InvalidOptionsError as error:
         raise InvalidStateError(f"bad options in the state: {error.message}") from None
     if not 0 <= state.rng_state <= MASK64:
@@ -816,7 +509,7 @@ def _validate(state: State) -> None:
         if not finished and len(hand) != expected:
             raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
     if revealed:
-        order = _reveal_order(state.selections)
+        order = reveal_order(state.selections)
         if NO_SELECTION in state.selections:
             raise InvalidStateError("selections are revealed before every seat selected")
         if not state.placed < len(order):
@@ -899,6 +592,3 @@ def _validate(state: State) -> None:
             f"the revision {state.revision} does not follow from the turns played: "
             f"{fewest}..{fewest + choices} actions"
         )
-
-
-ENGINE = SixNimmt()
