@@ -46,9 +46,11 @@ from engines.base import Status, Transition
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from service.caches import DEFAULT_STATE_CACHE_BYTES
+from service.encoding import encode_status
 from service.observe import CallRecord
 from service.sealing import Sealer, StateKey
-from service.servicer import DEFAULT_STATE_CACHE_BYTES, GameEngineServicer, encode_status
+from service.servicer import GameEngineServicer
 
 #: Actions per second each game's engine should reach on one core. 6 nimmt! has its own target
 #: (bots simulate many of its turns per decision); every other game, present or future, gets the
@@ -235,9 +237,9 @@ def _quiet_observers() -> Iterator[list[Any]]:
 Handler = Callable[[bytes], object]
 
 
-def _apply_handler(servicer: GameEngineServicer, observers: Sequence[Any] = ()) -> Handler:
+def apply_handler(servicer: GameEngineServicer, observers: Sequence[Any] = ()) -> Handler:
     """The server's real ``ApplyAction`` handler of ``servicer`` with its response serializer."""
-    from service.server import rpc_handler  # noqa: PLC0415
+    from service.grpc_door import rpc_handler  # noqa: PLC0415
 
     context = cast("grpc.ServicerContext", _Context())
     details = cast("grpc.HandlerCallDetails", SimpleNamespace(method=APPLY_PATH))
@@ -255,7 +257,7 @@ def _apply_handler(servicer: GameEngineServicer, observers: Sequence[Any] = ()) 
 
 def _apply_handlers(observers: Sequence[Any]) -> tuple[Handler, Handler]:
     """The server's real ``ApplyAction`` handler, without and with the observers."""
-    return _apply_handler(GameEngineServicer()), _apply_handler(GameEngineServicer(), observers)
+    return apply_handler(GameEngineServicer()), apply_handler(GameEngineServicer(), observers)
 
 
 def handler_parts(
@@ -350,7 +352,7 @@ def sealed_table(
         plain = [apply_request(game, step) for step in samples[game.id]]
         sealed = [sealed_request(game, raw, sealer) for raw in plain]
         cases = [
-            (_apply_handler(GameEngineServicer(size, sealer if seal else None)), requests)
+            (apply_handler(GameEngineServicer(size, sealer if seal else None)), requests)
             for size in (DEFAULT_STATE_CACHE_BYTES, 0)
             for seal, requests in ((False, plain), (True, sealed))
         ]

@@ -148,7 +148,7 @@ def table_sizes(servicer: Any, observers: Sequence[Any]) -> dict[str, int]:
         "states_mb": round(servicer.states.bytes / MB),
         "encodings": len(servicer.encodings),
         "actions": len(servicer.actions),
-        "audiences": len(servicer._audiences),
+        "audiences": len(servicer.audiences),
         "metric_files": len(metric_values._files),
     }
     for observer in observers:

@@ -1,15 +1,19 @@
 """``python -m bench.soak`` (``make soak``): steady load on a server for a long time, to see its
 memory and latency hold.
 
-It starts ``python -m service`` (``--workers`` workers on a free loopback port) and drives it
-from ``--processes`` processes of ``--threads`` callers each, through ``ordo.Client`` with its
-default settings. A caller plays every game in turn to the end (NewGame, then SuggestAction and
-ApplyAction for the seats to act, a GetView now and then); Fora de Ordem is dealt now and then
-with the largest custom questions the rules allow, whose states are the largest a worker can be
-sent. A share of the calls (``--bad-share``) are bad requests, which must come back
-INVALID_ARGUMENT. Every ``--interval`` seconds (a minute by default) it prints the calls per
-second, the p50 and p99 latency, the calls that failed in a way they should not have, and each
-worker's memory, read every ``--sample`` seconds (2 by default): the mean and the largest RSS
+It starts ``python -m service`` (``--workers`` workers on free loopback ports) and drives both
+of its doors at once from ``--processes`` processes of ``--threads`` callers each: the callers
+take turns over gRPC (``ordo.Client`` with its default settings) and the HTTP door's Connect
+binary, Connect JSON and gRPC-Web (``bench.http_calls``). A caller plays every game in turn to
+the end (NewGame, then SuggestAction and ApplyAction for the seats to act, a GetView now and
+then); Fora de Ordem is dealt now and then with the largest custom questions the rules allow,
+whose states are the largest a worker can be sent. A share of the calls (``--bad-share``) are
+bad requests, which must come back INVALID_ARGUMENT; a share of the HTTP callers' turns
+(``--garbage-share``) also send one piece of garbage (``bench.http_calls.GARBAGE``: bytes that
+are not UTF-8, unknown encodings, gRPC over HTTP/1.1 ...), which must be refused as the caller's
+error. Every ``--interval`` seconds (a minute by default) it prints the calls per second, the
+p50 and p99 latency, the calls that failed in a way they should not have, and each worker's
+memory, read every ``--sample`` seconds (2 by default): the mean and the largest RSS
 (``/proc/<pid>/status``) of the interval, and the mean anonymous memory (``smaps_rollup``: the
 heaps, without the interpreter and libraries mapped from files). At the end, each worker's RSS
 slope over the interval means after the warm-up (``--warm-up`` minutes), with its standard
@@ -37,7 +41,8 @@ from typing import Any
 
 import grpc
 
-from bench.rpc import STOP_SECONDS, running_server
+from bench.http_calls import HTTP_PROTOCOLS, HttpClient, send_garbage
+from bench.rpc import STOP_SECONDS, free_port, running_server
 from engines.fora_de_ordem.data import ITEMS, MAX_TEXT_LENGTH
 from engines.fora_de_ordem.rules import MAX_ROUNDS, MAX_SEATS
 from engines.registry import ENGINES
@@ -218,14 +223,16 @@ class Caller:
 
     def __init__(
         self,
-        client: Client,
+        client: Client | HttpClient,
         tally: Tally,
         lock: threading.Lock,
         seed: int,
         bad_share: float,
         stopping: EventType,
+        garbage: tuple[str, float] | None = None,
     ) -> None:
         self.client = client
+        self.garbage = garbage  # the HTTP door's address and the share of turns to send it
         self.stopping = stopping
         self.tally = tally
         self.lock = lock
@@ -278,6 +285,13 @@ class Caller:
         while not status.finished and not self.stopping.is_set():
             if self.rng.random() < self.bad_share:
                 self.bad_request(state, game)
+            if self.garbage is not None and self.rng.random() < self.garbage[1]:
+                problem = send_garbage(self.garbage[0], self.rng)
+                with self.lock:
+                    if problem is None:
+                        self.tally.bad += 1
+                    else:
+                        self.tally.failed.append(problem)
             seat = self.rng.choice(list(status.seats_to_act))
             if self.rng.random() < VIEW_SHARE and self.timed("get_view", state, seat) is None:
                 return
@@ -297,21 +311,38 @@ def caller_process(
     seed: int,
     out: multiprocessing.Queue[Tally | None],
     stopping: EventType,
+    http_target: str = "",
+    garbage_share: float = 0.0,
 ) -> None:
-    """Run ``threads`` callers on one client until ``stopping``; hand over what they saw every
+    """Run ``threads`` callers until ``stopping``: on one gRPC client for ``target``, or, with
+    an ``http_target``, taking turns over the doors and protocols (an HTTP client each, which
+    sends garbage before ``garbage_share`` of its turns). Hand over what they saw every
     ``HANDOVER_SECONDS`` (an empty tally first, once ready), then once more and None at the
     end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the load
     tally, lock = Tally(), threading.Lock()
     games = sorted(ENGINES)
+    protocols = ("grpc", *HTTP_PROTOCOLS) if http_target else ("grpc",)
     with Client(target, channels=CHANNELS) as client:
 
         def loop(index: int) -> None:
-            caller = Caller(client, tally, lock, seed * 1_000 + index, bad_share, stopping)
+            protocol = protocols[(seed + index) % len(protocols)]
+            http = None if protocol == "grpc" else HttpClient(http_target, protocol)
+            caller = Caller(
+                client if http is None else http,
+                tally,
+                lock,
+                seed * 1_000 + index,
+                bad_share,
+                stopping,
+                None if http is None else (http_target, garbage_share),
+            )
             turn = index
             while not stopping.is_set():
                 caller.play(games[turn % len(games)])
                 turn += 1
+            if http is not None:
+                http.close()
 
         callers = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(threads)]
         out.put(Tally())  # ready: the run's clock starts once every process is
@@ -441,7 +472,7 @@ def summary(rows: Sequence[Row], warm_up: float) -> list[str]:
 
 
 # ------------------------------------------------------------------------- the run
-def server_args(args: argparse.Namespace) -> list[str]:
+def server_args(args: argparse.Namespace, http_port: int) -> list[str]:
     """The server's command line but its port: ``python -m service`` without its access log
     (tens of thousands of lines a minute) and metrics endpoint."""
     workers = ["--workers", str(args.workers), "--host", "127.0.0.1"]
@@ -449,6 +480,8 @@ def server_args(args: argparse.Namespace) -> list[str]:
         "-m",
         "service",
         *workers,
+        "--http-port",
+        str(http_port),
         "--metrics-port",
         "0",
         "--log-level",
@@ -461,15 +494,17 @@ def run(args: argparse.Namespace) -> None:
     """Start the server and the callers, print a row per interval and the summary."""
     total = args.minutes * SECONDS_PER_MINUTE
     context = multiprocessing.get_context("spawn")
+    http_port = free_port()
     with (
         tempfile.TemporaryDirectory(prefix="ordo-soak-") as scratch,
-        running_server("soak", server_args(args), args.workers, Path(scratch)) as server,
+        running_server("soak", server_args(args, http_port), args.workers, Path(scratch)) as server,
     ):
         pids = worker_pids(server.process.pid)
         print(
             f"soak: {args.minutes:g} min, server pid {server.process.pid} with workers "
             f"{' '.join(map(str, pids))}, {args.processes} x {args.threads} callers, "
-            f"bad share {args.bad_share:g}, report every {args.interval:g} s",
+            f"bad share {args.bad_share:g}, garbage share {args.garbage_share:g}, "
+            f"report every {args.interval:g} s",
             flush=True,
         )
         print(HEADER, flush=True)
@@ -478,7 +513,16 @@ def run(args: argparse.Namespace) -> None:
         callers = [
             context.Process(
                 target=caller_process,
-                args=(server.target, args.threads, args.bad_share, index, out, stopping),
+                args=(
+                    server.target,
+                    args.threads,
+                    args.bad_share,
+                    index,
+                    out,
+                    stopping,
+                    f"127.0.0.1:{http_port}",
+                    args.garbage_share,
+                ),
             )
             for index in range(args.processes)
         ]
@@ -561,6 +605,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=float,
         default=0.05,
         help="share of the turns that also send a bad request",
+    )
+    parser.add_argument(
+        "--garbage-share",
+        type=float,
+        default=0.02,
+        help="share of the HTTP callers' turns that also send a piece of garbage",
     )
     parser.add_argument(
         "--server-arg",

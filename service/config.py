@@ -59,6 +59,13 @@ class Settings:
     access_log_flush_ms: int = 100  # access lines are written together, at most this late
     max_request_bytes: int = 1 << 20
     max_concurrent_rpcs: int = 0  # per worker; 0 means no limit
+    # The HTTP door's bounds on what clients make a worker hold (``service.http_guard``): the
+    # requests in progress at once, the bytes of their bodies, and how long a request's head
+    # and body may take to arrive.
+    http_max_requests: int = 1000
+    http_body_budget_bytes: int = 32 << 20
+    http_header_timeout_seconds: float = 10.0
+    http_body_timeout_seconds: float = 30.0
     # Bytes of states a worker remembers having returned (charged as ``service.state_cache``
     # says); 0 turns it off. With the other caches' fixed budgets it keeps a worker's memory
     # below the ceiling the operations docs give (200 MB), whatever states it is sent.
@@ -96,6 +103,13 @@ HELP = {
     "many milliseconds after the call (0: each line at once)",
     "max_request_bytes": "largest request accepted, in bytes",
     "max_concurrent_rpcs": "calls at once per worker before RESOURCE_EXHAUSTED (0: no limit)",
+    "http_max_requests": "HTTP requests in progress at once per worker before RESOURCE_EXHAUSTED",
+    "http_body_budget_bytes": "bytes of HTTP request bodies a worker holds at once before "
+    "RESOURCE_EXHAUSTED",
+    "http_header_timeout_seconds": "seconds an HTTP request's head may take to arrive before "
+    "the connection is closed",
+    "http_body_timeout_seconds": "seconds an HTTP request's body may take to arrive after its "
+    "head before the call is CANCELLED",
     "state_cache_bytes": "bytes of states a worker remembers having returned, so that a state "
     "sent back unchanged is not decoded and validated again (0: off)",
     "state_keys_file": "file of state keys, one 'KEY_ID BASE64_KEY' a line: the first seals "
@@ -165,13 +179,18 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     if (
         settings.threads < 1
         or settings.max_request_bytes < 1
+        or settings.http_max_requests < 1
+        or settings.http_body_budget_bytes < 2 * settings.max_request_bytes
+        or not 0 < settings.http_header_timeout_seconds < math.inf
+        or not 0 < settings.http_body_timeout_seconds < math.inf
         or not 0 <= settings.grace_seconds < math.inf
         or not 0 <= settings.max_connection_age_seconds < math.inf
         or settings.state_cache_bytes < 0
         or settings.access_log_flush_ms < 0
     ):
         parser.error(
-            "threads and max request bytes must be positive; the grace period, the connection "
+            "threads, max request bytes, HTTP requests and HTTP timeouts must be positive (the "
+            "HTTP body budget at least twice max request bytes); the grace period, the connection "
             "age, the state cache's bytes and the access log's flush delay >= 0 (and finite)"
         )
     return _with_state_keys(settings, parser)

@@ -2,7 +2,7 @@
 
 The HTTP door runs the generated ``GameEngineServiceASGIApplication`` of ``connectrpc``, whose
 endpoints call ``ConnectService``: each method goes down the same call path as the gRPC door's
-(``service.server.invoker``), with the same servicer. Binary requests reach it as the bytes that
+(``service.call_path``), with the same servicer. Binary requests reach it as the bytes that
 arrived, exactly as gRPC hands them over, so both doors give the same answer byte for byte; a
 JSON request is parsed and serialized to those bytes first. Errors leave as Connect errors with
 the one ``google.rpc.ErrorInfo`` of the gRPC door's status among their details, in Connect's JSON
@@ -25,17 +25,11 @@ from protobuf.wkt import Any as AnyDetail
 from protobuf.wkt import Struct
 
 from engines.errors import RulesError
+from service.call_path import REQUEST_ID_KEY, SERVICE, Invoke, invoker, request_id
 from service.errors import DOMAIN, INTERNAL_REASON, MAX_MESSAGE_CHARACTERS, RequestError, cut
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
-from service.observe import CallRecord, Observer
+from service.observe import Observer
 from service.pool import After
-from service.server import (
-    MAX_REQUEST_ID_LENGTH,
-    REQUEST_ID_KEY,
-    SERVICE,
-    invoker,
-    new_request_id,
-)
 from service.servicer import GameEngineServicer
 
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
@@ -173,7 +167,7 @@ def snake_case(name: str) -> str:
 
 
 def _method(
-    invoke: Callable[..., tuple[Any, Exception | None, CallRecord]],
+    invoke: Invoke,
     response_type: Any,
     after: After | None,
 ) -> Callable[..., Any]:
@@ -182,20 +176,20 @@ def _method(
         if record is not None:
             record.reached = True
         headers = ctx.request_headers
-        request_id = headers.get(REQUEST_ID_KEY, "")[:MAX_REQUEST_ID_LENGTH] or new_request_id()
+        call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
         protocol = protocol_of(headers.get("content-type", ""))
         if isinstance(request, bytes):
-            response, failure, _ = invoke(request, request_id, protocol, after)
+            response, failure, _ = invoke(request, call_id, protocol, after)
         else:
             response, failure, _ = invoke(
-                request.raw, request_id, protocol, after, request.size, request.problem
+                request.raw, call_id, protocol, after, request.size, request.problem
             )
             if type(response) is bytes:
                 response = response_type.FromString(response)
         if protocol == "connect":
-            ctx.response_headers[REQUEST_ID_KEY] = request_id
+            ctx.response_headers[REQUEST_ID_KEY] = call_id
         else:
-            ctx.response_trailers[REQUEST_ID_KEY] = request_id
+            ctx.response_trailers[REQUEST_ID_KEY] = call_id
         if failure is not None:
             error = connect_error(failure)
             if record is not None:

@@ -5,39 +5,62 @@ SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application ro
 
 - ``/ordo.v1.GameEngineService/<Method>``: the generated Connect application (``service.connect``),
   which calls the worker's servicer through the call path the gRPC door uses;
-- ``/healthz``: 200 while the worker serves, 503 once it drains;
+- ``/healthz``, with GET or HEAD: 200 while the worker serves, 503 once it drains;
 - anything else, with GET or HEAD: the files of the built web playground, the package data
-  ``service/playground`` (built there by ``clients/web/build.mjs``; wheels and the image ship it).
+  ``service/playground`` (built there by ``clients/web/build.mjs``; wheels and the image ship
+  it); any other method gets 405.
 
-Requests refused before they reach a method (an unknown method, a content type that is not
-Connect's, gRPC's or gRPC-Web's, a body over the size limit) are logged and counted like calls,
+An RPC is held to the worker's limits first (``service.http_guard``): the requests in progress,
+the bytes of their bodies, the time a body may take; its body is read whole before the library
+is handed it, and a request the library could not read is refused here as the caller's error.
+Requests refused before they reach a method (by the door, or by the library: an unknown method,
+a content type that is not Connect's, gRPC's or gRPC-Web's) are logged and counted like calls,
 under the method they named (``unknown`` when it is none of the service's). The library answers
 an unknown method and a content type it does not speak with an empty body: the door gives them a
 Connect error body that says what went wrong (``refusal_body``). A service path in the wrong case
 is an unknown method too.
+
+On SIGTERM the door closes its idle connections at once (HTTP/2 with a GOAWAY) and the others as
+their calls are answered; the grace period bounds the wait, kept here rather than by uvicorn,
+which would log an error at the end of every drain that reached it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import math
 import mimetypes
 import re
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from service.observe import CallRecord, Observer
-from service.server import MAX_REQUEST_ID_LENGTH, REQUEST_ID_KEY, SERVICE, new_request_id
+import structlog
+import uvicorn
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
+from service.call_path import REQUEST_ID_KEY, SERVICE, request_id
+from service.config import Settings
+from service.http_guard import (
+    OVERLOADED,
+    Budget,
+    DoorConfig,
+    Limits,
+    Message,
+    Receive,
+    Refusal,
+    Scope,
+    Send,
+    answer,
+    check_head,
+    header,
+    protocol_of,
+    read_body,
+    replay,
+)
+from service.observe import CallRecord, Observer
 
 HEALTH_PATH = "/healthz"
 SERVICE_PREFIX = f"/{SERVICE.full_name}/"
@@ -47,6 +70,9 @@ NOT_BUILT = (
     b"it when npm is installed (make web too); a package installed after that build, and the "
     b"container image, have it.\n"
 )
+NOT_FOUND = b"Not found.\n"
+BUSY = "the server has too many requests in progress: try again later"
+READ_METHODS = b"GET, HEAD"  # what /healthz and the playground's files answer
 UNKNOWN_METHOD = "unknown"
 # What a browser may send and read across origins: Connect's and gRPC-Web's own headers, and
 # the request id.
@@ -70,6 +96,7 @@ HTTP_CODES = {
     415: "INVALID_ARGUMENT",
     429: "RESOURCE_EXHAUSTED",
     499: "CANCELLED",
+    501: "UNIMPLEMENTED",
     503: "UNAVAILABLE",
     504: "DEADLINE_EXCEEDED",
 }
@@ -83,6 +110,8 @@ GRPC_WEB_STATUS = re.compile(rb"grpc-status: ?(\d+)")
 METHOD_NAMES = frozenset(method.name for method in SERVICE.methods)
 # The refusals the library sends with an empty body, and the Connect code of the body they get.
 EXPLAINED_STATUSES = {404: "unimplemented", 415: "invalid_argument"}
+
+log = structlog.get_logger("ordo.server")
 
 
 def parse_origins(text: str) -> frozenset[str]:
@@ -106,6 +135,8 @@ class Door:
     cors_origins: frozenset[str] = frozenset()
     static_dir: Path = STATIC_DIR
     health: Health = field(default_factory=Health)
+    limits: Limits = field(default_factory=lambda: Limits.of(Settings()))
+    budget: Budget = field(default_factory=lambda: Budget.of(Settings()))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -121,20 +152,20 @@ class Door:
             return
         if path.lower().startswith(SERVICE_PREFIX.lower()):
             await self._call(scope, receive, _with_headers(send, cors or []))
+        elif method not in {"GET", "HEAD"}:
+            await _respond(send, 405, [(b"allow", READ_METHODS), *_text(None)], b"")
         elif path == HEALTH_PATH:
             serving = self.health.serving
             body = b"SERVING\n" if serving else b"NOT_SERVING\n"
             await _respond(send, 200 if serving else 503, _text(cors), body)
-        elif method in {"GET", "HEAD"}:
-            await self._static(path, method, send)
         else:
-            await _respond(send, 405, [(b"allow", b"GET, HEAD"), *_text(None)], b"")
+            await self._static(path, method, send)
 
     def _cors_headers(self, scope: Scope) -> list[tuple[bytes, bytes]] | None:
         """The CORS headers of a request from an allowed origin; None for any other."""
         if not self.cors_origins:
             return None
-        origin = _header(scope, b"origin")
+        origin = header(scope, b"origin")
         if origin is None:
             return None
         if "*" in self.cors_origins:
@@ -144,7 +175,39 @@ class Door:
         return [(b"access-control-allow-origin", origin), (b"vary", b"Origin")]
 
     async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serve an RPC; count and log it here when the library refused it before a method."""
+        """Serve an RPC within the worker's budget (``service.http_guard``), its body read
+        whole before the library is handed it; refuse it here when it cannot be."""
+        refusal = check_head(scope, self.limits)
+        if refusal is None and not self.budget.enter():
+            refusal = Refusal("RESOURCE_EXHAUSTED", OVERLOADED, BUSY, close=True)
+        if refusal is not None:
+            await self._refuse(scope, send, refusal)
+            return
+        held = [0]
+        try:
+            body = await read_body(scope, receive, self.budget, self.limits, held)
+            if isinstance(body, Refusal):
+                await self._refuse(scope, send, body)
+            else:
+                await self._serve(scope, replay(body, receive), send)
+        finally:
+            self.budget.leave(held[0])
+
+    async def _refuse(self, scope: Scope, send: Send, refusal: Refusal) -> None:
+        """Answer ``refusal`` in the request's protocol; count and log it like a call."""
+        for message in answer(scope, refusal):
+            await send(message)
+        self._record(self._refusal(scope, refusal.code, refusal.reason))
+
+    def _record(self, call: CallRecord) -> None:
+        for observer in self.observers:
+            observer.call_started(call)
+        for observer in self.observers:
+            observer.call_finished(call)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Hand an RPC to the library; count and log it here when the library refused it
+        before a method."""
         from service.connect import Served, served  # noqa: PLC0415 - loaded with the library
 
         record = Served()
@@ -188,28 +251,22 @@ class Door:
             if record.error is not None:
                 record.error.__traceback__ = None
             if not record.reached and status is not None:
-                refusal = self._refusal(scope, status, grpc_status)
-                for observer in self.observers:
-                    observer.call_started(refusal)
-                for observer in self.observers:
-                    observer.call_finished(refusal)
+                if grpc_status is not None and grpc_status.isdigit():
+                    code = GRPC_CODES.get(int(grpc_status), "UNKNOWN")
+                else:
+                    code = HTTP_CODES.get(status, "INTERNAL" if status >= 500 else "UNKNOWN")
+                self._record(self._refusal(scope, code))
 
-    def _refusal(self, scope: Scope, status: int, grpc_status: bytes | None) -> CallRecord:
+    def _refusal(self, scope: Scope, code: str, reason: str = "") -> CallRecord:
         """The record of a request refused before it reached a method."""
-        from service.connect import protocol_of  # noqa: PLC0415 - loaded with the library
-
         name = scope["path"][len(SERVICE_PREFIX) :]
-        if grpc_status is not None and grpc_status.isdigit():
-            code = GRPC_CODES.get(int(grpc_status), "UNKNOWN")
-        else:
-            code = HTTP_CODES.get(status, "INTERNAL" if status >= 500 else "UNKNOWN")
-        request_id = (_header(scope, REQUEST_ID_KEY.encode()) or b"").decode("latin-1")
-        content_type = (_header(scope, b"content-type") or b"").decode("latin-1")
+        sent_id = (header(scope, REQUEST_ID_KEY.encode()) or b"").decode("latin-1")
         return CallRecord(
             method=name if name in METHOD_NAMES else UNKNOWN_METHOD,
-            request_id=request_id[:MAX_REQUEST_ID_LENGTH] or new_request_id(),
-            protocol=protocol_of(content_type),
+            request_id=request_id(sent_id),
+            protocol=protocol_of(scope),
             code=code,
+            reason=reason,
         )
 
     async def _static(self, path: str, method: str, send: Send) -> None:
@@ -219,11 +276,15 @@ class Door:
             await _respond(send, 404, _text(None), NOT_BUILT)
             return
         relative = path.lstrip("/") or "index.html"
-        target = (root / relative).resolve()
-        if target.is_dir():
-            target = target / "index.html"
-        if not target.is_relative_to(root.resolve()) or not target.is_file():
-            await _respond(send, 404, _text(None), b"Not found.\n")
+        try:
+            target = (root / relative).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            found = target.is_relative_to(root.resolve()) and target.is_file()
+        except (OSError, ValueError):  # a name no file can have: too long, a NUL byte
+            found = False
+        if not found:
+            await _respond(send, 404, _text(None), NOT_FOUND)
             return
         kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         if kind.startswith("text/") or kind in {"application/javascript", "application/json"}:
@@ -257,7 +318,7 @@ def refusal_body(scope: Scope, status: int) -> bytes:
             else f"no method {name!r} in {SERVICE.full_name}: it has {', '.join(methods)}"
         )
     else:
-        given = (_header(scope, b"content-type") or b"").decode("latin-1") or "none"
+        given = (header(scope, b"content-type") or b"").decode("latin-1") or "none"
         message = (
             f"Content-Type {given} is none that Connect, gRPC-Web or gRPC speaks: send "
             "application/json or application/proto (Connect), application/grpc-web+proto or "
@@ -276,13 +337,6 @@ def _preflight_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
 
 def _text(cors: list[tuple[bytes, bytes]] | None) -> list[tuple[bytes, bytes]]:
     return [(b"content-type", b"text/plain; charset=utf-8"), *(cors or [])]
-
-
-def _header(scope: Scope, name: bytes) -> bytes | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return bytes(value)
-    return None
 
 
 def _with_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
@@ -337,14 +391,16 @@ def bind(host: str, port: int) -> socket.socket:
 class HttpServer:
     """The HTTP door of one worker, served by uvicorn on a thread of its own."""
 
-    def __init__(self, app: Door, sock: socket.socket, grace_seconds: float) -> None:
-        import uvicorn  # noqa: PLC0415 - only a worker with an HTTP port needs it
-
+    def __init__(
+        self, app: Door, sock: socket.socket, grace_seconds: float, header_timeout: float
+    ) -> None:
         self.app = app
         self.sock = sock
         self.port: int = sock.getsockname()[1]
-        config = uvicorn.Config(
+        self.grace_seconds = grace_seconds
+        config = DoorConfig(
             app,
+            header_timeout=header_timeout,
             http="zttp",  # HTTP/1.1, and HTTP/2 (h2c, or over TLS) with trailers for gRPC
             http2=True,
             loop="asyncio",  # uvloop saved too little to be worth a dependency
@@ -353,10 +409,13 @@ class HttpServer:
             log_config=None,
             access_log=False,
             server_header=False,
-            timeout_graceful_shutdown=math.ceil(grace_seconds),
+            # The grace period is kept here (``stop``): uvicorn's own logs an error at every
+            # drain that outlasts it, and at every drain when it is 0.
+            timeout_graceful_shutdown=None,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="http", daemon=True)
+        self._grace_over: threading.Timer | None = None
 
     def _run(self) -> None:
         asyncio.run(self._server.serve(sockets=[self.sock]))
@@ -365,12 +424,27 @@ class HttpServer:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop taking connections, let the calls in flight finish (within the grace period)."""
+        """Stop taking connections: idle ones are closed at once (HTTP/2 with a GOAWAY), the
+        others once their calls are answered, within the grace period; the calls still in
+        progress after it are cancelled."""
         self.app.health.serving = False
         self._server.should_exit = True
+        if self._grace_over is None:
+            self._grace_over = threading.Timer(self.grace_seconds, self._end_grace)
+            self._grace_over.daemon = True
+            self._grace_over.start()
+
+    def _end_grace(self) -> None:
+        """The grace period is over: stop waiting for the calls in progress."""
+        left = len(self._server.server_state.tasks)
+        if left:
+            log.warning("HTTP calls cancelled at the end of the grace period", calls=left)
+        self._server.force_exit = True
 
     def wait(self) -> None:
         self._thread.join()
+        if self._grace_over is not None:
+            self._grace_over.cancel()
 
 
 def http_door(settings: Any, servicer: Any, observers: Sequence[Observer], log: Any) -> HttpServer:
@@ -388,5 +462,8 @@ def http_door(settings: Any, servicer: Any, observers: Sequence[Observer], log: 
         connect_app,
         observers=observers,
         cors_origins=parse_origins(settings.http_cors_origins),
+        limits=Limits.of(settings),
+        budget=Budget.of(settings),
     )
-    return HttpServer(door, bind(settings.host, settings.http_port), settings.grace_seconds)
+    sock = bind(settings.host, settings.http_port)
+    return HttpServer(door, sock, settings.grace_seconds, settings.http_header_timeout_seconds)

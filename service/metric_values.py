@@ -19,7 +19,8 @@ to be the value class of every metric of the process (installed before the first
 exists). It relies on internals of prometheus-client: ``MmapedDict``'s mapping ``_m`` and
 ``_positions`` (the offset of each key's value in the file), a counter child's ``_value``, a
 histogram child's ``_sum``, ``_buckets`` and ``_upper_bounds``.
-tests/service/test_metric_values.py compares what both write, sample for sample.
+tests/service/test_metric_values.py compares what both write, sample for sample;
+tests/service/test_newest_prometheus_client.py runs it against the newest release.
 """
 
 from __future__ import annotations

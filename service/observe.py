@@ -1,7 +1,7 @@
 """What the server records about each call, for the access log and the metrics.
 
-The handler wrapper in ``service.server`` creates one ``CallRecord`` per call and hands it to
-every observer twice: when the call starts (method and request id known) and when it has
+The call path both doors share (``service.call_path``) creates one ``CallRecord`` per call and
+hands it to every observer twice: when the call starts (method and request id known) and when it has
 finished, after its response has left. In between, the servicer fills in what only it knows
 (game, seat, engine time, the size of the new state). A record holds no part of a request or
 a state, only these fields, so an observer cannot leak hidden information (hands, decks,
@@ -39,7 +39,7 @@ class Observer(Protocol):
     """Something that wants to know about every call.
 
     The server calls ``call_started`` before the servicer, and ``call_finished`` on the call's
-    thread once the response has left (see ``service.server.CallThreadPool``): the caller does
+    thread once the response has left (see ``service.pool.CallThreadPool``): the caller does
     not wait for it, but the thread does, so both must be quick. An exception they raise is
     logged and otherwise ignored: a broken observer never fails a call.
     """

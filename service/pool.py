@@ -111,6 +111,11 @@ class CallThreadPool(futures.Executor):
                 if thread is not threading.current_thread():
                     thread.join()
 
+    def busy(self) -> bool:
+        """Whether a task runs (or the work it left), or waits for a thread."""
+        with self._lock:
+            return bool(self._queue) or len(self._threads) > len(self._idle)
+
     def __len__(self) -> int:
         """The number of threads running now."""
         return len(self._threads)

@@ -1,4 +1,5 @@
-"""The gRPC server: handlers, health, reflection, worker processes and graceful shutdown.
+"""The server process: the gRPC server with health and reflection, the HTTP door beside it,
+worker processes and graceful shutdown.
 
 Each worker process is a synchronous ``grpc.server`` with a small thread pool, bound to the same
 port with SO_REUSEPORT so the kernel spreads connections over the workers (CPU-bound Python wants
@@ -18,45 +19,31 @@ import multiprocessing
 import os
 import signal
 import socket
+import threading
 import time
-from collections.abc import Callable, Collection, Sequence
-from random import getrandbits
+from collections.abc import Collection, Sequence
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import grpc
 import structlog
-from google.protobuf import message_factory
-from google.protobuf.message import DecodeError
 
-from engines.errors import RulesError
-from ordo.v1 import engine_service_pb2 as api
 from service import logs
 from service.build import build_info
+from service.call_path import SERVICE, SERVICE_NAME
 from service.config import Settings, allowed_cpus
-from service.errors import (
-    INTERNAL_REASON,
-    RequestError,
-    internal_status,
-    status_code_of,
-    status_of,
-    with_trailing_metadata,
-)
-from service.observe import CallRecord, Observer
-from service.pool import After, CallThreadPool
+from service.grpc_door import method_handlers
+from service.observe import Observer
+from service.pool import CallThreadPool
 
 if TYPE_CHECKING:
     from grpc_health.v1 import health
 
     from service.servicer import GameEngineServicer
 
-SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
-SERVICE_NAME = SERVICE.full_name
-REQUEST_ID_KEY = "x-request-id"
-MAX_REQUEST_ID_LENGTH = 128  # a longer id sent by a caller is cut to this many characters
-REQUEST_ID_BITS = 128  # a request id made here: 128 random bits, written as 32 hex digits
 MILLISECONDS_PER_SECOND = 1_000
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
+DRAIN_POLL_SECONDS = 0.05  # how often a draining worker looks whether its calls are done
 LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
 EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
 # Calls in flight at once on one connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS). A stream
@@ -66,7 +53,6 @@ EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
 # never handed to the worker). A worker runs a handful of calls at a time: a thousand queued on
 # one connection is already a second or more of its work.
 MAX_CONCURRENT_STREAMS = 1000
-GRPC_PROTOCOL = "grpc"  # the protocol of the calls of the gRPC door, as logged and counted
 # glibc's allocator gives the threads that allocate at the same time arenas of their own, up to
 # eight per core of the machine (not of the container's CPU quota), and keeps in each the memory
 # freed there: a worker's RSS crept up as its arenas held more free memory (``python -m
@@ -77,208 +63,6 @@ GRPC_PROTOCOL = "grpc"  # the protocol of the calls of the gRPC door, as logged 
 MALLOC_ARENAS = ("MALLOC_ARENA_MAX", "2")
 
 log = structlog.get_logger("ordo.server")
-
-#: The shared call path of one method (see ``invoker``).
-Invoke = Callable[..., tuple[Any, "Exception | None", CallRecord]]
-
-
-def request_id_of(context: grpc.ServicerContext) -> str:
-    """The caller's ``x-request-id``, or a new random id when it sent none."""
-    for key, value in context.invocation_metadata():
-        if key == REQUEST_ID_KEY and isinstance(value, str) and value:
-            return value[:MAX_REQUEST_ID_LENGTH]
-    return new_request_id()
-
-
-def new_request_id() -> str:
-    """A new request id, for a call whose caller sent none."""
-    # Unique, not secret: Python's generator (seeded from the system's, again in a forked child)
-    # costs no system call, unlike os.urandom.
-    return f"{getrandbits(REQUEST_ID_BITS):032x}"
-
-
-def _observer_failed(observer: Observer, call: CallRecord, error: Exception, log: Any) -> None:
-    """Log the failure of an observer's hook (if logging works at all); the call goes on."""
-    logs.log_error(
-        log,
-        "observer failed",
-        error,
-        observer=type(observer).__qualname__,
-        method=call.method,
-        request_id=call.request_id,
-    )
-
-
-def drop_tracebacks(error: Exception) -> None:
-    """Drop the traceback of ``error`` and those of the exceptions it was raised from.
-
-    A failure leaves the call path as an answer (a status), logged already when unexpected. Its
-    traceback holds the frame of the call path, which holds the failure: a reference cycle that
-    only the collector frees, with the call's request, context and gRPC state hanging from it,
-    for every refused request."""
-    chained: list[BaseException | None] = [error]
-    seen: set[int] = set()
-    while chained:
-        link = chained.pop()
-        if link is not None and id(link) not in seen:
-            seen.add(id(link))
-            link.__traceback__ = None
-            chained += (link.__cause__, link.__context__)
-
-
-def invoker(
-    name: str,
-    request_type: Any,
-    method: Callable[[Any, CallRecord], Any],
-    observers: Sequence[Observer],
-    log: Any,
-) -> Invoke:
-    """The call path of one servicer method that both doors share: parse, call, observe.
-
-    ``invoke(raw, request_id, protocol, after, size, problem)`` returns the response (None on
-    failure), the error (a ``RulesError``, or any other exception for an unexpected failure,
-    already logged) and the call's record. The request arrives as raw bytes so that unparsable
-    input is a bad argument with a reason like any other, not a transport error; a method named
-    in ``RAW_REQUESTS`` gets the bytes and parses them itself. ``size`` is the size of the
-    request as sent when that was not ``raw`` (JSON); a ``problem`` found before (JSON that does
-    not parse) fails the call as the servicer would have. The observers hear of the finished
-    call through ``after`` (see ``CallThreadPool``), once the response has left, or at once
-    without it.
-    """
-
-    from service.servicer import RAW_REQUESTS  # noqa: PLC0415 - see create_server
-
-    raw_request = name in RAW_REQUESTS
-
-    def finished(call: CallRecord) -> None:
-        for observer in observers:
-            try:
-                observer.call_finished(call)
-            except Exception as error:
-                _observer_failed(observer, call, error, log)
-
-    def invoke(
-        raw: bytes,
-        request_id: str,
-        protocol: str,
-        after: After | None,
-        size: int | None = None,
-        problem: RulesError | None = None,
-    ) -> tuple[Any, Exception | None, CallRecord]:
-        call = CallRecord(
-            method=name,
-            request_bytes=len(raw) if size is None else size,
-            request_id=request_id,
-            protocol=protocol,
-        )
-        for observer in observers:
-            try:
-                observer.call_started(call)
-            except Exception as error:
-                _observer_failed(observer, call, error, log)
-        failure: Exception | None = None
-        response = None
-        try:
-            if problem is not None:
-                raise problem
-            if raw_request:
-                response = method(raw, call)
-            else:
-                try:
-                    request = request_type.FromString(raw)
-                except DecodeError:
-                    raise RequestError(
-                        f"the request is not a valid {request_type.DESCRIPTOR.full_name} message"
-                    ) from None
-                response = method(request, call)
-        except RulesError as error:
-            failure = error
-            call.code = status_code_of(error).name
-            call.reason = error.reason
-        except Exception as error:
-            # Never the request, nor the exception's message: both may hold hidden state.
-            logs.log_error(
-                log,
-                "unexpected error",
-                error,
-                method=name,
-                game=call.game or None,
-                seat=call.seat,
-                request_id=call.request_id,
-            )
-            failure = error
-            call.code, call.reason = "INTERNAL", INTERNAL_REASON
-        if failure is not None:
-            drop_tracebacks(failure)
-        call.seconds = time.perf_counter() - call.started
-        if after is None or not after(finished, call):
-            finished(call)
-        return response, failure, call
-
-    return invoke
-
-
-def _handler(
-    name: str,
-    request_type: Any,
-    method: Callable[[Any, CallRecord], Any],
-    observers: Sequence[Observer],
-    log: Any,
-    after: After | None = None,
-) -> Callable[[bytes, grpc.ServicerContext], Any]:
-    """Wrap one servicer method for the gRPC door: the shared call path (``invoker``), its
-    errors as rich statuses. The request id goes back in the trailing metadata, which leaves
-    with the status: sending it at the start would cost a message of its own."""
-    invoke = invoker(name, request_type, method, observers, log)
-
-    def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
-        response, failure, call = invoke(raw, request_id_of(context), GRPC_PROTOCOL, after)
-        request_id = ((REQUEST_ID_KEY, call.request_id),)
-        if failure is not None:
-            status = status_of(failure) if isinstance(failure, RulesError) else internal_status()
-            context.abort_with_status(with_trailing_metadata(status, request_id))
-        context.set_trailing_metadata(request_id)
-        return response
-
-    return handle
-
-
-def serializer(response_type: Any) -> Callable[[Any], bytes]:
-    """The response serializer of a method: a servicer method may answer with its response
-    already serialized (``ApplyAction`` does), which goes out as it is."""
-    serialize = response_type.SerializeToString
-
-    def serialized(response: Any) -> bytes:
-        return response if type(response) is bytes else serialize(response)
-
-    return serialized
-
-
-def method_handlers(
-    servicer: GameEngineServicer, observers: Sequence[Observer] = (), after: After | None = None
-) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
-    """The handler of every method of the service, by method name, built from its descriptor;
-    ``after`` (a ``CallThreadPool``'s) runs the observers once the response has left."""
-    log = structlog.get_logger("ordo.server")  # per server: it keeps the set-up of its first use
-    handlers = {}
-    for method in SERVICE.methods:
-        request_type = message_factory.GetMessageClass(method.input_type)
-        response_type = message_factory.GetMessageClass(method.output_type)
-        handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-            _handler(
-                method.name, request_type, getattr(servicer, method.name), observers, log, after
-            ),
-            request_deserializer=None,
-            response_serializer=serializer(response_type),
-        )
-    return handlers
-
-
-def rpc_handler(
-    servicer: GameEngineServicer, observers: Sequence[Observer] = ()
-) -> grpc.GenericRpcHandler[Any, Any]:
-    """The generic handler of every method of the service."""
-    return grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer, observers))
 
 
 def new_servicer(settings: Settings) -> GameEngineServicer:
@@ -303,6 +87,8 @@ def create_server(
     # sooner without the engines, the servicer, health and reflection.
     from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # noqa: PLC0415
     from grpc_reflection.v1alpha import reflection  # noqa: PLC0415
+
+    from service.reflection import enable_reflection  # noqa: PLC0415
 
     options: list[tuple[str, int]] = [
         ("grpc.so_reuseport", 1),
@@ -333,9 +119,7 @@ def create_server(
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    enable_reflection(server, (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME))
     port = server.add_insecure_port(f"{settings.host}:{settings.port}")
     if port == 0:
         raise OSError(f"cannot listen on {settings.host}:{settings.port}")
@@ -400,6 +184,18 @@ def _pin_worker(settings: Settings, index: int) -> int | None:
     return cpu
 
 
+def _close_when_idle(server: grpc.Server, pool: CallThreadPool) -> None:
+    """End a drain as soon as no call is left (none running or waiting at two looks in a row, a
+    poll apart: gRPC may still hand over a call it had received): gRPC would otherwise wait out
+    the grace period for every connection whose client keeps it open after the GOAWAY (an idle
+    HTTP/2 client that is not gRPC's, a health Watch or reflection stream)."""
+    idle = 0
+    while idle < 2:
+        idle = 0 if pool.busy() else idle + 1
+        time.sleep(DRAIN_POLL_SECONDS)
+    server.stop(0)
+
+
 def run_worker(settings: Settings, index: int = 0) -> None:
     """Serve until SIGTERM or SIGINT, then drain within the grace period and return."""
     logs.configure(settings.log_level, settings.log_format)
@@ -426,6 +222,7 @@ def run_worker(settings: Settings, index: int = 0) -> None:
         if door is not None:
             door.stop()
         server.stop(settings.grace_seconds)
+        threading.Thread(target=_close_when_idle, args=(server, pool), daemon=True).start()
         # Logged once both doors say so: a probe after this line never hears SERVING.
         log.info("draining", worker=index, grace_seconds=settings.grace_seconds)
 

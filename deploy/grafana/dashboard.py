@@ -115,7 +115,10 @@ ROWS: tuple[tuple[str, tuple[Panel, ...]], ...] = (
                 (
                     Query(
                         "(sum("
-                        + rate("grpc_server_handled_total", f'grpc_code=~"{SERVER_ERROR_CODES}"')
+                        + rate(
+                            "grpc_server_handled_total",
+                            f'grpc_method!="unknown", grpc_code=~"{SERVER_ERROR_CODES}"',
+                        )
                         + ") or vector(0)) / sum("
                         + rate("grpc_server_handled_total")
                         + ")",

@@ -9,7 +9,7 @@ from concurrent import futures
 import grpc
 import pytest
 
-from service.server import rpc_handler
+from service.grpc_door import rpc_handler
 from service.servicer import GameEngineServicer
 from tests.clients.fakes import FakeServer, running_fake, server_credentials
 

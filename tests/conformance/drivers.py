@@ -24,8 +24,8 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.codecs import CODECS
+from service.encoding import encode_status
 from service.sealing import Sealer
-from service.servicer import encode_status
 
 
 class RefusedError(Exception):

@@ -23,7 +23,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
-from service.server import REQUEST_ID_KEY
+from service.call_path import REQUEST_ID_KEY
 from tests.e2e.server_process import (
     HOST,
     POLL_SECONDS,

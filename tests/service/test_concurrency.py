@@ -18,11 +18,12 @@ import pytest
 from engines import registry
 from engines.errors import RulesError
 from ordo.v1 import engine_service_pb2 as api
-from service import servicer as servicer_module
+from service import caches
+from service.caches import encoding_cost
 from service.config import Settings
 from service.observe import CallRecord
 from service.server import create_server
-from service.servicer import GameEngineServicer, encoding_cost
+from service.servicer import GameEngineServicer
 from service.state_cache import state_cost
 from tests.conformance.drivers import InProcess, reason_of
 from tests.service.conftest import race
@@ -82,8 +83,8 @@ def playout(game: str, seed: int) -> list[Call]:
 @pytest.fixture
 def channel(monkeypatch: pytest.MonkeyPatch) -> Iterator[grpc.Channel]:
     """A channel to a server that keeps ``KEPT`` states, actions and encodings."""
-    monkeypatch.setattr(servicer_module, "ACTION_BYTES", KEPT * servicer_module.KEPT_ACTION_COST)
-    monkeypatch.setattr(servicer_module, "ENCODING_BYTES", KEPT * encoding_cost(bytes(64)))
+    monkeypatch.setattr(caches, "ACTION_BYTES", KEPT * caches.KEPT_ACTION_COST)
+    monkeypatch.setattr(caches, "ENCODING_BYTES", KEPT * encoding_cost(bytes(64)))
     settings = Settings(
         host="127.0.0.1",
         port=0,

@@ -58,6 +58,15 @@ class TestReadableDetails:
         assert detail["debug"]["reason"] == info.reason
         assert set(detail["debug"]) == {"reason", "domain", "metadata"}
 
+    def test_the_doors_own_refusals_too(self, door: HttpDoor) -> None:
+        """A request the door refuses before the library (an encoding it does not take) carries
+        its ErrorInfo readable in ``debug`` as well."""
+        headers = {**JSON, "Content-Encoding": "br"}
+        status, error = refusal(door, SERVICE_PREFIX + "ListGames", b"{}", headers)
+        assert status == 400
+        (detail,) = error["details"]
+        assert detail["debug"] == {"reason": "MALFORMED_REQUEST", "domain": "ordo", "metadata": {}}
+
 
 class TestRefusalsBeforeAMethod:
     """The protocol's own refusals come with a Connect error body that says what to do."""

@@ -30,9 +30,9 @@ from prometheus_client import (
 from prometheus_client.parser import text_string_to_metric_families
 
 from service import metrics
+from service.call_path import SERVICE
 from service.metric_values import Batch, MappedValue
 from service.observe import CallRecord
-from service.server import SERVICE
 from tests.service.conftest import race
 
 T = TypeVar("T")

@@ -21,8 +21,8 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import metrics
 from service.build import build_info
+from service.call_path import SERVICE
 from service.observe import CallRecord
-from service.server import SERVICE
 from service.servicer import GameEngineServicer
 from tests.service.bots import GAME, Bots, card_not_in_hand, no_state
 from tests.service.conftest import StartServer, race

@@ -13,12 +13,13 @@ from engines.prng import Rng
 from engines.six_nimmt.rules import HAND_SIZE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service import servicer as servicer_module
-from service import wire
+from service import caches, wire
+from service.caches import Encodings, encoding_cost
 from service.codecs import CODECS
+from service.encoding import encode_status
 from service.errors import RequestError
 from service.observe import CallRecord
-from service.servicer import Encodings, GameEngineServicer, encode_status, encoding_cost
+from service.servicer import GameEngineServicer
 from tests.conformance.drivers import InProcess
 
 ONE_BYTE = encoding_cost(b"x")  # what an encoding of one byte is charged
@@ -222,7 +223,7 @@ class TestRequestsAsSent:
 
     def test_the_kept_actions_are_bounded(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """When full, the kept actions are dropped and kept again from the next one."""
-        monkeypatch.setattr(servicer_module, "ACTION_BYTES", 3 * servicer_module.KEPT_ACTION_COST)
+        monkeypatch.setattr(caches, "ACTION_BYTES", 3 * caches.KEPT_ACTION_COST)
         servicer = GameEngineServicer()
         new = _new_game(servicer)
         sizes = []
@@ -391,5 +392,5 @@ class TestAssembledResponses:
         )
         event = Event(body, audience)
         for _ in range(3):  # made, found among the new ones, then among those asked again
-            (entry,) = servicer._event_fields(servicer.games[game], seats, [event])
+            (entry,) = servicer.encoder.event_fields(servicer.games[game], seats, [event])
             assert entry == api.ApplyActionResponse(events=[expected]).SerializeToString()

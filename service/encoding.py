@@ -1,0 +1,221 @@
+"""The servicer's last part: from the engine's answer to the response's bytes or message.
+
+A state is serialized once, in parts when its codec has them (the parts the action left as
+they were are reused from the state it applied to), sealed when the server has keys, and kept
+by the state cache under the bytes that go out. ``ApplyAction``'s response is put together
+field by field (``service.wire`` frames them): the encodings of the statuses and events the
+engines share, which recur from call to call, are kept (``service.caches``), and an event's is
+made of its audience's fields, kept per seat count, and its game's event message serialized
+alone. The other methods' responses are messages, filled in place (a message passed to a
+constructor is copied; one filled in place is not).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engines.base import Event, Outcome, Status
+from ordo.v1 import common_pb2 as common
+from service import wire
+from service.caches import AUDIENCE_BYTES, AUDIENCE_COST, Encodings
+from service.games import (
+    ALL_EVENTS,
+    PUBLIC_EVENTS,
+    RESPONSE_EVENTS_KEY,
+    RESPONSE_STATE_KEY,
+    RESPONSE_STATUS_KEY,
+    REVISION_KEY,
+    RULES_VERSION_KEY,
+    SEALED_KEY,
+    Game,
+)
+from service.observe import CallRecord
+from service.sealing import Sealer
+from service.state_cache import StateCache
+
+
+def encode_outcome(outcome: Outcome) -> common.Outcome:
+    """The proto of an engine outcome."""
+    return common.Outcome(
+        scores=outcome.scores,
+        winners=outcome.winners,
+        lower_is_better=outcome.lower_is_better,
+        termination=outcome.termination,
+    )
+
+
+def encode_status(status: Status) -> common.GameStatus:
+    """The proto of an engine status."""
+    if status.outcome is None:
+        return common.GameStatus(seats_to_act=status.seats_to_act, finished=status.finished)
+    return common.GameStatus(finished=True, outcome=encode_outcome(status.outcome))
+
+
+def game_info(game: Game) -> common.GameInfo:
+    """The proto of a game's description, as ``ListGames`` gives it."""
+    info = game.engine.info
+    return common.GameInfo(
+        id=info.id,
+        title=info.title,
+        min_seats=info.min_seats,
+        max_seats=info.max_seats,
+        seat_counts=info.seat_counts,
+        simultaneous=info.simultaneous,
+        rules_version=info.rules_version,
+        options=[
+            common.OptionInfo(
+                name=option.name,
+                description=option.description,
+                default_value=option.default,
+                allowed_values=option.allowed,
+            )
+            for option in info.options
+        ],
+        policies=sorted(game.engine.policies),
+    )
+
+
+class Encoder:
+    """Encodes the answers of one servicer, with the worker's ``states``, ``encodings`` and
+    ``audiences`` tables, sealing states with ``sealer`` when it has one."""
+
+    def __init__(
+        self,
+        states: StateCache,
+        encodings: Encodings,
+        audiences: dict[tuple[int, tuple[int, ...] | None], bytes],
+        sealer: Sealer | None,
+    ) -> None:
+        self.states = states
+        self.encodings = encodings
+        self.audiences = audiences
+        self.sealer = sealer
+
+    def apply_response(
+        self,
+        game: Game,
+        state: Any,
+        parts: Any,
+        new_state: Any,
+        status: Status,
+        events: Sequence[Event],
+        viewer: int,
+        call: CallRecord,
+    ) -> bytes:
+        """The serialized ``ApplyActionResponse`` of an action of ``game`` that led from
+        ``state`` (whose encoded ``parts`` may be known) to ``new_state``: that state, its
+        ``status`` and the ``events`` that ``viewer`` may see."""
+        data = self.state_bytes(game, new_state, call, state, parts)
+        return b"".join(
+            (
+                RESPONSE_STATE_KEY,
+                wire.varint(len(data)),
+                data,
+                self.status_field(status),
+                *self.event_fields(game, game.engine.seats(state), events, viewer),
+            )
+        )
+
+    def fill_state(
+        self, target: common.GameState, game: Game, state: Any, call: CallRecord
+    ) -> None:
+        """Encode ``state`` into ``target``, the (empty) state field of a response."""
+        target.MergeFromString(self.state_bytes(game, state, call))
+
+    def state_bytes(
+        self,
+        game: Game,
+        state: Any,
+        call: CallRecord,
+        previous: Any = None,
+        previous_parts: Any = None,
+    ) -> bytes:
+        """The serialized ``GameState`` of ``state``, sealed when the server has keys,
+        remembered by the state cache. When the codec serializes states in parts and the
+        encoded parts of ``previous`` (the state the action applied to) are known, the parts
+        the action left as they were are reused."""
+        codec = game.codec
+        if codec.state_parts is not None:
+            if previous_parts is None:
+                previous = None
+            parts = codec.state_parts.serialize(state, previous, previous_parts)
+            payload = b"".join(parts)
+        else:
+            parts = None
+            payload = codec.encode_state(state).SerializeToString()
+        if self.sealer is None:
+            fields: tuple[bytes, ...] = (game.state_key, wire.varint(len(payload)), payload)
+        else:
+            sealed = self.sealer.seal(game.id, state.rules_version, state.revision, payload)
+            fields = (SEALED_KEY, wire.varint(len(sealed)), sealed, game.id_field)
+        data = b"".join(
+            (
+                wire.uint_field(RULES_VERSION_KEY, state.rules_version),
+                wire.uint_field(REVISION_KEY, state.revision),
+                *fields,
+            )
+        )
+        if self.states.max_bytes:
+            self.states.put(data, game.id, state, parts)
+        call.state_bytes = len(data)
+        return data
+
+    def status_field(self, status: Status) -> bytes:
+        """The ``status`` field of a response."""
+        field = self.encodings.get(status)
+        if field is None:
+            field = wire.length_delimited(
+                RESPONSE_STATUS_KEY, encode_status(status).SerializeToString()
+            )
+            self.encodings.put(status, None, field)
+        return field
+
+    def event_fields(
+        self, game: Game, seats: int, events: Sequence[Event], viewer: int = ALL_EVENTS
+    ) -> list[bytes]:
+        """The entries of the ``events`` field of an ``ApplyActionResponse``: those ``viewer``
+        may see (see ``service.games.ALL_EVENTS``).
+
+        Most events an action makes are new values, so an event's encoding is put together
+        from the game's event message, serialized alone, and the fields before it (the
+        audience), which take few values: building the ``Event`` message would copy the game's
+        event into it.
+        """
+        if viewer == PUBLIC_EVENTS:
+            events = [event for event in events if event.audience is None]
+        elif viewer != ALL_EVENTS:
+            events = [e for e in events if e.audience is None or viewer in e.audience]
+        context = (game.id, seats)
+        kept = self.encodings.get
+        fields = []
+        for event in events:
+            field = kept(event, context)
+            if field is None:
+                body = game.codec.encode_event(event.body).SerializeToString()
+                message = b"".join(
+                    (
+                        self._audience_fields(seats, event.audience),
+                        game.event_key,
+                        wire.varint(len(body)),
+                        body,
+                    )
+                )
+                field = wire.length_delimited(RESPONSE_EVENTS_KEY, message)
+                self.encodings.put(event, context, field)
+            fields.append(field)
+        return fields
+
+    def _audience_fields(self, seats: int, audience: tuple[int, ...] | None) -> bytes:
+        """The ``visible_to_seats`` and ``public`` fields of an ``Event`` (the fields before its
+        ``game``), kept per seat count and audience."""
+        fields = self.audiences.get((seats, audience))
+        if fields is None:
+            public = audience is None
+            fields = common.Event(
+                visible_to_seats=range(seats) if public else audience, public=public
+            ).SerializeToString()
+            if (len(self.audiences) + 1) * AUDIENCE_COST > AUDIENCE_BYTES:
+                self.audiences.clear()
+            self.audiences[seats, audience] = fields
+        return fields

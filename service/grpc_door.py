@@ -1,0 +1,96 @@
+"""The gRPC door: every method of the service as a gRPC handler on the shared call path.
+
+Each handler hands the request's bytes to ``service.call_path`` and turns its failure into a
+rich status (``service.errors``); the server (``service.server``) registers the handlers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import grpc
+import structlog
+from google.protobuf import message_factory
+
+from engines.errors import RulesError
+from service.call_path import REQUEST_ID_KEY, SERVICE, SERVICE_NAME, invoker, request_id
+from service.errors import internal_status, status_of, with_trailing_metadata
+from service.observe import CallRecord, Observer
+from service.pool import After
+
+if TYPE_CHECKING:
+    from service.servicer import GameEngineServicer
+
+GRPC_PROTOCOL = "grpc"  # the protocol of the calls of the gRPC door, as logged and counted
+
+
+def request_id_of(context: grpc.ServicerContext) -> str:
+    """The caller's ``x-request-id``, or a new random id when it sent none."""
+    for key, value in context.invocation_metadata():
+        if key == REQUEST_ID_KEY and isinstance(value, str) and value:
+            return request_id(value)
+    return request_id("")
+
+
+def _handler(
+    name: str,
+    request_type: Any,
+    method: Callable[[Any, CallRecord], Any],
+    observers: Sequence[Observer],
+    log: Any,
+    after: After | None = None,
+) -> Callable[[bytes, grpc.ServicerContext], Any]:
+    """Wrap one servicer method for the gRPC door: the shared call path (``invoker``), its
+    errors as rich statuses. The request id goes back in the trailing metadata, which leaves
+    with the status: sending it at the start would cost a message of its own."""
+    invoke = invoker(name, request_type, method, observers, log)
+
+    def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
+        response, failure, call = invoke(raw, request_id_of(context), GRPC_PROTOCOL, after)
+        request_id = ((REQUEST_ID_KEY, call.request_id),)
+        if failure is not None:
+            status = status_of(failure) if isinstance(failure, RulesError) else internal_status()
+            context.abort_with_status(with_trailing_metadata(status, request_id))
+        context.set_trailing_metadata(request_id)
+        return response
+
+    return handle
+
+
+def serializer(response_type: Any) -> Callable[[Any], bytes]:
+    """The response serializer of a method: a servicer method may answer with its response
+    already serialized (``ApplyAction`` does), which goes out as it is."""
+    serialize = response_type.SerializeToString
+
+    def serialized(response: Any) -> bytes:
+        return response if type(response) is bytes else serialize(response)
+
+    return serialized
+
+
+def method_handlers(
+    servicer: GameEngineServicer, observers: Sequence[Observer] = (), after: After | None = None
+) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
+    """The handler of every method of the service, by method name, built from its descriptor;
+    ``after`` (a ``CallThreadPool``'s) runs the observers once the response has left."""
+    log = structlog.get_logger("ordo.server")  # per server: it keeps the set-up of its first use
+    handlers = {}
+    for method in SERVICE.methods:
+        request_type = message_factory.GetMessageClass(method.input_type)
+        response_type = message_factory.GetMessageClass(method.output_type)
+        handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+            _handler(
+                method.name, request_type, getattr(servicer, method.name), observers, log, after
+            ),
+            request_deserializer=None,
+            response_serializer=serializer(response_type),
+        )
+    return handlers
+
+
+def rpc_handler(
+    servicer: GameEngineServicer, observers: Sequence[Observer] = ()
+) -> grpc.GenericRpcHandler[Any, Any]:
+    """The generic handler of every method of the service."""
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer, observers))
