@@ -1,8 +1,9 @@
 """``python -m bench`` (``make bench``): run every benchmark and print the results.
 
 Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
-``--seconds N`` for the time of each measured point, ``--only engine|rpc|http`` for one part
-(``--only sealed``: the engine benchmark's table of the handler on sealed and plain states).
+``--seconds N`` for the time of each measured point, ``--only engine|rpc|http|records`` for one
+part (``--only sealed``: the engine benchmark's table of the handler on sealed and plain states;
+``records``: replay speed and record size).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench import engine, http, rpc
+from bench import engine, http, records, rpc
 from bench.common import Settings, games, header
 
 DEFAULT_SECONDS = 4.0
@@ -32,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--only",
-        choices=("engine", "rpc", "http", "sealed"),
+        choices=("engine", "rpc", "http", "sealed", "records"),
         help="run one benchmark (or table) only",
     )
     args = parser.parse_args(argv)
@@ -48,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         engine.run(settings, chosen)
     if args.only == "sealed":
         engine.sealed_only(settings, chosen)
+    if args.only in (None, "records"):
+        records.run(settings, chosen)
     if args.only in (None, "rpc"):
         rpc.run(settings, chosen)
     if args.only in (None, "http"):

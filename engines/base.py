@@ -232,6 +232,11 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
         """Return the number of seats in the game."""
 
     @abstractmethod
+    def max_actions(self, state: S) -> int:
+        """Return the most actions a whole game dealt with ``state``'s seats and options can
+        take, from the deal to its end: a bound the rules guarantee, not a typical length."""
+
+    @abstractmethod
     def seats_to_act(self, state: S) -> tuple[int, ...]:
         """Return the seats whose action is awaited now, ascending (empty when finished)."""
 

@@ -26,6 +26,7 @@ from service.decoding import DEFAULT_POLICY, Decoder, bot_seed, viewer_seat
 from service.encoding import Encoder, encode_status, game_info
 from service.games import registered_games
 from service.observe import CallRecord
+from service.replay import replay_game
 from service.sealing import Sealer
 from service.state_cache import StateCache
 
@@ -167,3 +168,7 @@ class GameEngineServicer:
         return api.SuggestActionResponse(
             action=common.Action(seat=seat, **{game.id: game.codec.encode_action(action)})
         )
+
+    def ReplayGame(self, request: api.ReplayGameRequest, call: CallRecord) -> bytes:
+        """Play a game record through (``service.replay``); the answer is serialized."""
+        return replay_game(self.decoder, self.encoder, request, call)

@@ -64,6 +64,10 @@ class ForaDeOrdem(GameEngine[State, Action, Options, View]):
     def seats(self, state: State) -> int:
         return len(state.hands)
 
+    def max_actions(self, state: State) -> int:
+        # Each round, every seat plays PLAYS_PER_ROUND cards, one action each.
+        return state.options.rounds * rules.PLAYS_PER_ROUND * len(state.hands)
+
     def seats_to_act(self, state: State) -> tuple[int, ...]:
         if rules.finished(state):
             return ()

@@ -48,6 +48,11 @@ class SequenceNumbers(GameEngine[State, Action, Options, View]):
     def seats(self, state: State) -> int:
         return len(state.hands)
 
+    def max_actions(self, state: State) -> int:
+        # A turn is a play or a discard after at most one dead-card exchange, and a play may
+        # await its choice of five: three actions, for at most TURN_LIMIT turns.
+        return 3 * rules.TURN_LIMIT
+
     def seats_to_act(self, state: State) -> tuple[int, ...]:
         if rules.is_finished(state):
             return ()

@@ -71,6 +71,21 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
     def seats(self, state: State) -> int:
         return len(state.hands)
 
+    def max_actions(self, state: State) -> int:
+        # A hand is 10 turns of one selection per seat, each card placed making at most one
+        # row choice (Rule 4). A hand places at least 9 number cards per seat (a zero card
+        # stands in for one at most), 18 or more, where 4 rows take only 16 beside their
+        # first cards: some row is taken, and a taken row holds a number card, worth at least
+        # one bullhead. So each hand adds a bullhead to some total, and some total reaches the
+        # threshold within seats x (threshold - 1) + 1 hands.
+        seats = len(state.hands)
+        options = state.options
+        if options.end is EndRule.FIXED_HANDS:
+            hands = options.hands
+        else:
+            hands = seats * (options.threshold - 1) + 1
+        return hands * 2 * HAND_SIZE * seats
+
     def seats_to_act(self, state: State) -> tuple[int, ...]:
         if state.turn == HAND_SIZE:
             return ()

@@ -58,6 +58,10 @@ class UpOrDown(GameEngine[State, Turn, Options, View]):
     def seats(self, state: State) -> int:
         return len(state.hands)
 
+    def max_actions(self, state: State) -> int:
+        # One action is one whole turn, and each turn moves a card out of play for good.
+        return rules.total_turns(state.options, len(state.hands))
+
     def seats_to_act(self, state: State) -> tuple[int, ...]:
         if rules.is_finished(state):
             return ()

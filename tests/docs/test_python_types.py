@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = ("README.md", "docs/clients.md", "docs/integration.md")
+DOCUMENTS = ("README.md", "docs/clients.md", "docs/integration.md", "docs/records.md")
 
 
 def python_blocks() -> dict[str, str]:
@@ -28,7 +28,7 @@ def test_every_python_example_passes_mypy_strict(tmp_path: Path) -> None:
     """mypy --strict, with the project's settings, finds no error in any Python block (each
     checked as a module of its own)."""
     blocks = python_blocks()
-    assert {"readme_0", "docs_clients_0", "docs_integration_0"} <= blocks.keys()
+    assert {"readme_0", "docs_clients_0", "docs_integration_0", "docs_records_0"} <= blocks.keys()
     for name, block in blocks.items():
         (tmp_path / f"{name}.py").write_text(block, encoding="utf-8")
     checked = subprocess.run(

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from engines import registry
 from engines.errors import InvalidStateError
+from ordo import records
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.observe import CallRecord
@@ -81,9 +82,13 @@ def sample_requests(game: str) -> dict[str, bytes]:
 
     driver = InProcess(game)
     state = driver.new_game(engine.info.min_seats, 3)
+    record = api.GameRecord(format_version=records.FORMAT_VERSION, initial_state=state)
     for _ in range(3):
         seat = driver.status(state).seats_to_act[0]
-        state = driver.apply(state, driver.legal(state, seat)[0]).state
+        record.moves.add(action=driver.legal(state, seat)[0])
+        state = driver.apply(state, record.moves[-1].action).state
+        record.move_digests += records.state_digest(state)[: records.DIGEST_BYTES]
+    record.final_digest = records.state_digest(state)
     seat = driver.status(state).seats_to_act[0]
     action = driver.legal(state, seat)[0]
     requests: dict[str, Any] = {
@@ -96,6 +101,7 @@ def sample_requests(game: str) -> dict[str, bytes]:
         "ListLegalActions": api.ListLegalActionsRequest(state=state, seat=seat),
         "GetView": api.GetViewRequest(state=state, viewer=common.Viewer(seat=seat)),
         "SuggestAction": api.SuggestActionRequest(state=state, seat=seat),
+        "ReplayGame": api.ReplayGameRequest(record=record, viewer=common.Viewer(seat=seat)),
     }
     return {method: request.SerializeToString() for method, request in requests.items()}
 

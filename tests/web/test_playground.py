@@ -1,6 +1,7 @@
 """The web playground in a real browser (Debian's Chromium driven by playwright-core): for each
 game a person plays a whole game against bots by clicking legal moves, on a server started as
-``make run`` starts it, with its HTTP door."""
+``make run`` starts it, with its HTTP door; the game saved with "Save game" replays over both
+doors to the very state the page reached, and opens again in the page, step by step."""
 
 from __future__ import annotations
 
@@ -15,14 +16,19 @@ from typing import Any
 import pytest
 from google.protobuf import json_format
 
+from ordo import records
+from ordo.client import Client
 from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
 from service.sealing import Sealer
 from tests.conformance.drivers import Codecs
+from tests.connect_calls import HttpDoor
 from tests.e2e.server_process import ROOT, ServerProcess, free_port, running_server
 from tests.state_keys import TEST_KEY, keys_file_text
 
 WEB = ROOT / "clients" / "web"
 DRIVER = WEB / "test" / "play.mjs"
+REPLAY_DRIVER = WEB / "test" / "replay.mjs"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 CHROMIUM = Path("/usr/bin/chromium")
 PLAY_SECONDS = 600  # a bound on a hung browser, far above the seconds a game takes
@@ -84,13 +90,13 @@ def play(url: str, game: str, record: Path, *extra: str) -> dict[str, Any]:
         "--chromium",
         str(CHROMIUM),
     ]
+    return run_driver([*command, "--shots", str(ARTIFACTS), "--record", str(record), *extra])
+
+
+def run_driver(command: list[str]) -> dict[str, Any]:
+    """Run a browser driver; its report (its last line), once it found nothing wrong."""
     done = subprocess.run(
-        [*command, "--shots", str(ARTIFACTS), "--record", str(record), *extra],
-        cwd=WEB,
-        capture_output=True,
-        text=True,
-        timeout=PLAY_SECONDS,
-        check=False,
+        command, cwd=WEB, capture_output=True, text=True, timeout=PLAY_SECONDS, check=False
     )
     lines = done.stdout.strip().splitlines()
     assert lines, f"the browser driver failed:\n{done.stderr}"
@@ -98,6 +104,37 @@ def play(url: str, game: str, record: Path, *extra: str) -> dict[str, Any]:
     assert not report["failures"], report["failures"]
     assert done.returncode == 0, done.stderr
     return report
+
+
+def last_state(record: Path) -> bytes:
+    """The state of the last ApplyAction answer the page got, serialized."""
+    moves = [e for e in json.loads(record.read_text()) if e["method"] == "ApplyAction"]
+    state = json_format.ParseDict(moves[-1]["body"]["state"], common.GameState())
+    return state.SerializeToString(deterministic=True)
+
+
+def replayed_over_both_doors(server: ServerProcess, http_url: str, saved: Path) -> bytes:
+    """The last state of the saved game, replayed over gRPC and over the HTTP door (the same
+    bytes both ways)."""
+    record = records.load(saved)
+    with Client(f"127.0.0.1:{server.port}") as client:
+        over_grpc = client.replay_game(record).final_state.SerializeToString(deterministic=True)
+    door = HttpDoor(http_url.removeprefix("http://").rstrip("/"))
+    try:
+        request = api.ReplayGameRequest(record=record).SerializeToString()
+        answer = door.call("connect-proto", "ReplayGame", request)
+    finally:
+        door.close()
+    assert answer.reason == ""
+    over_http = api.ReplayGameResponse.FromString(answer.body).final_state
+    assert over_http.SerializeToString(deterministic=True) == over_grpc
+    return over_grpc
+
+
+def open_saved_game(url: str, saved: Path) -> dict[str, Any]:
+    """Open a saved game in the browser and step through it; the driver's report."""
+    command = [node_and_browser(), str(REPLAY_DRIVER), "--url", url, "--file", str(saved)]
+    return run_driver([*command, "--chromium", str(CHROMIUM)])
 
 
 def views_of_seat_zero(record: Path, game: str) -> Iterator[tuple[set[int], set[int]]]:
@@ -189,8 +226,10 @@ def test_a_person_plays_a_whole_sealed_game_and_sees_only_their_hand(
     state the browser holds is sealed, every view it gets shows the person's own hand, and no
     response it gets holds a card another seat holds or will draw unseen."""
     record = tmp_path / "calls.json"
-    report = play(sealed_server[1], game, record, "--sealed")
+    saved = tmp_path / f"{game}{records.SUFFIX}"
+    report = play(sealed_server[1], game, record, "--sealed", "--save", str(saved))
     assert report["shown"] == report["server"]
+    assert replayed_over_both_doors(*sealed_server, saved) == last_state(record)
     assert report["server"]["scores"]
     assert (ARTIFACTS / f"{game}.png").stat().st_size > 20_000
     hands = list(views_of_seat_zero(record, game))
@@ -202,6 +241,27 @@ def test_a_person_plays_a_whole_sealed_game_and_sees_only_their_hand(
 def test_the_playground_plays_on_plain_states(tmp_path: Path) -> None:
     """Without keys (as ``make run`` starts the server) the page plays a whole game too."""
     http = free_port()
-    with running_server(tmp_path, workers=1, http_port=str(http)):
-        report = play(f"http://127.0.0.1:{http}/", "six_nimmt", tmp_path / "calls.json")
+    url = f"http://127.0.0.1:{http}/"
+    record, saved = tmp_path / "calls.json", tmp_path / f"six_nimmt{records.SUFFIX}"
+    with running_server(tmp_path, workers=1, http_port=str(http)) as server:
+        report = play(url, "six_nimmt", record, "--save", str(saved))
+        assert replayed_over_both_doors(server, url, saved) == last_state(record)
+        opened = open_saved_game(url, saved)
     assert report["shown"] == report["server"]
+    assert opened["over"]
+    assert opened["revealed"] == GAMES["six_nimmt"][0]
+
+
+def test_a_saved_sealed_game_opens_and_steps_in_the_page(
+    sealed_server: tuple[ServerProcess, str], tmp_path: Path
+) -> None:
+    """A sealed game saved from the page opens again: first, back, forward, last and the slider
+    step through it, as a spectator, a seat, and with every card shown once it is over."""
+    saved = tmp_path / f"fora_de_ordem{records.SUFFIX}"
+    play(
+        sealed_server[1], "fora_de_ordem", tmp_path / "calls.json", "--sealed", "--save", str(saved)
+    )
+    opened = open_saved_game(sealed_server[1], saved)
+    assert opened["steps"] == len(records.load(saved).moves)
+    assert opened["over"]
+    assert opened["revealed"] == GAMES["fora_de_ordem"][0]

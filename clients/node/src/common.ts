@@ -5,6 +5,7 @@ export {
   type CallOptions,
   type CommonOptions,
   type NewGameOptions,
+  type ReplayOptions,
   type SuggestOptions,
 } from "./core.js";
 export { codeName, ERROR_DOMAIN, OrdoError } from "./errors.js";
@@ -16,6 +17,16 @@ export {
   sealedInfo,
   type StateInput,
 } from "./messages.js";
+export {
+  DIGEST_BYTES,
+  FORMAT_VERSION,
+  Recorder,
+  RECORD_SUFFIX,
+  recordFromJson,
+  recordToJson,
+  replaySteps,
+  stateDigest,
+} from "./records.js";
 export { REQUEST_ID_KEY } from "./request-id.js";
 export { RETRYABLE, type RetryOptions, RetryPolicy } from "./retry.js";
 export * as v1 from "./v1.js";

@@ -21,7 +21,9 @@ import type {
   GetViewResponse,
   ListGamesResponse,
   ListLegalActionsResponse,
+  GameRecord,
   NewGameResponse,
+  ReplayGameResponse,
   SuggestActionResponse,
   ValidateActionResponse,
 } from "./gen/ordo/v1/engine_service_pb.js";
@@ -74,6 +76,20 @@ export interface ApplyOptions extends CallOptions {
 
 /** `playBot`'s optional arguments. */
 export interface PlayBotOptions extends SuggestOptions, ApplyOptions {}
+
+/** `replayGame`'s optional arguments. */
+export interface ReplayOptions extends CallOptions {
+  /** Who watches: a seat, or "spectator"; each step then holds what it saw. */
+  viewer?: number | "spectator";
+  /** Every seat's view and every event at each step (finished games only). */
+  reveal?: boolean;
+  /** The first step of the page (0, the initial state, by default). */
+  firstStep?: number;
+  /** The most steps in the page (the server's default, 64, when left out; at most 256). */
+  pageSize?: number;
+  /** The previous page's `nextState`: the page then replays its own moves only. */
+  fromState?: StateInput;
+}
 
 /** One way to the server, used round-robin with the others, and how to close it. */
 export interface Connection {
@@ -214,6 +230,22 @@ export class ClientCore {
   ): Promise<SuggestActionResponse> {
     const request = { state, seat, policy: init.policy ?? "heuristic", seed: bigintOf(init.seed) };
     return this.call(methods.suggestAction, request, init);
+  }
+
+  /**
+   * Play a game record through: its last state and status and, for a `viewer` or with `reveal`,
+   * one page of steps from `firstStep` (`replaySteps` walks every page).
+   */
+  replayGame(record: GameRecord, init: ReplayOptions = {}): Promise<ReplayGameResponse> {
+    const request = {
+      record,
+      viewer: viewerOf(init.viewer),
+      reveal: init.reveal ?? false,
+      firstStep: init.firstStep ?? 0,
+      pageSize: init.pageSize ?? 0,
+      fromState: init.fromState,
+    };
+    return this.call(methods.replayGame, request, init);
   }
 
   // ------------------------------------------------------------------ calls

@@ -32,6 +32,7 @@ from ordo.client import (
     _ClientBase,
     apply_request,
     new_game_request,
+    replay_request,
     view_request,
 )
 from ordo.v1 import common_pb2 as common
@@ -204,6 +205,22 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         """A bot's action for ``seat``; seed 0 makes the answer depend on the request alone."""
         request = api.SuggestActionRequest(state=state, seat=seat, policy=policy, seed=seed)
         return await self._call(lambda stub: stub.SuggestAction, request, timeout, request_id)
+
+    async def replay_game(
+        self,
+        record: api.GameRecord,
+        viewer: int | common.Viewer | None = None,
+        *,
+        reveal: bool = False,
+        first_step: int = 0,
+        page_size: int = 0,
+        from_state: common.GameState | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ReplayGameResponse:
+        """Play a game record through, as ``Client.replay_game`` does."""
+        request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
+        return await self._call(lambda stub: stub.ReplayGame, request, timeout, request_id)
 
     # ----------------------------------------------------------------- helpers
     async def _call(

@@ -6,7 +6,9 @@ bot policy play every seat through the server (SuggestAction, then ApplyAction),
 turn as a spectator sees it: the public events, then the spectator's view; then the outcome. In a
 game with simultaneous turns every seat to act acts before the turn is printed.
 ``ordo play GAME`` seats people (``--people 1,3``, seat 1 by default) at a game against bots:
-see ``ordo.play``. Seats are counted from 1, as the playground counts them.
+see ``ordo.play``; ``--save FILE`` keeps the game's record (``ordo.records``) in FILE.
+``ordo replay FILE`` watches a saved game again, step by step: see ``ordo.watch``. Seats are
+counted from 1, as the playground counts them.
 
 A game with a language (Fora de Ordem) is played in the terminal's language (``LANG``:
 Portuguese for ``pt*``, English otherwise) unless ``--lang`` says another. ``--hide-results``
@@ -29,10 +31,12 @@ from typing import Any, TextIO
 import grpc
 from google.protobuf.message import Message
 
+from ordo import records
 from ordo.client import DEFAULT_TARGET, Client, OrdoError, game_options
 from ordo.play import Table, play_game
 from ordo.render import Renderer, renderer, seat_text, termination_text
 from ordo.v1 import common_pb2 as common
+from ordo.watch import record_game_id, watch
 
 __all__ = ["build_parser", "main", "set_language"]
 
@@ -122,6 +126,26 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--bots", choices=POLICIES, default="heuristic", help="the bots' policy (%(default)s)"
     )
+    play.add_argument(
+        "--save",
+        metavar="FILE",
+        help=f"save the game's record to FILE (a {records.SUFFIX} file) when it ends or you leave",
+    )
+    replay = commands.add_parser(
+        "replay",
+        help="watch a saved game again, step by step",
+        description="Replay a saved game through the server, which checks it: step forward "
+        "and back, jump to a step, or run to the end (? for the keys).",
+    )
+    replay.add_argument("file", metavar="FILE", help="the record, as `ordo play --save` wrote it")
+    who = replay.add_mutually_exclusive_group()
+    who.add_argument("--seat", type=int, metavar="N", help="watch as seat N sees the game")
+    who.add_argument(
+        "--spectator", action="store_true", help="watch as a spectator sees it (the default)"
+    )
+    who.add_argument(
+        "--reveal", action="store_true", help="show every seat's cards (finished games only)"
+    )
     for command in (demo, play):
         command.add_argument(
             "--seed", type=int, default=0, help="the deal's seed (0: the server picks)"
@@ -178,6 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return EXIT_OK
             if args.command == "play":
                 return play(client, args, sys.stdin, sys.stdout)
+            if args.command == "replay":
+                return replay(client, args, sys.stdin, sys.stdout)
             return demo(client, args, sys.stdout)
     except UsageError as error:
         parser.error(str(error))  # exits with EXIT_USAGE
@@ -353,8 +379,20 @@ def play(client: Client, args: argparse.Namespace, inp: TextIO, out: TextIO) -> 
     """Seat people at a game against bots and play it to its end; returns the exit code."""
     info, options, render, seats = prepare(client, args, args.bots, args.seats)
     people = people_seats(args.people, seats)
-    table = Table(client, info, render, people, args.bots, inp, out)
+    table = Table(client, info, render, people, args.bots, inp, out, save_to=args.save)
     return play_game(table, options, seats, args.seed)
+
+
+def replay(client: Client, args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
+    """Watch the record in ``args.file`` again; returns the exit code."""
+    try:
+        record = records.load(args.file)
+    except OSError as error:
+        raise UsageError(f"{args.file}: {error.strerror or error}") from None
+    except ValueError as error:
+        raise UsageError(f"{args.file}: {error}") from None
+    render = renderer(record_game_id(record))
+    return watch(client, record, render, args.seat, args.reveal, inp, out)
 
 
 def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:

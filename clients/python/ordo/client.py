@@ -387,6 +387,25 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         request = api.SuggestActionRequest(state=state, seat=seat, policy=policy, seed=seed)
         return self._call(lambda stub: stub.SuggestAction, request, timeout, request_id)
 
+    def replay_game(
+        self,
+        record: api.GameRecord,
+        viewer: int | common.Viewer | None = None,
+        *,
+        reveal: bool = False,
+        first_step: int = 0,
+        page_size: int = 0,
+        from_state: common.GameState | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> api.ReplayGameResponse:
+        """Play a game record through: its last state and status and, for ``viewer`` (a seat or
+        a ``Viewer``) or with ``reveal`` (every seat, finished games only), one page of steps
+        from ``first_step``; from the previous page's ``next_state`` (``from_state``) a page
+        replays its own moves only (``ordo.records.replay_steps`` walks every page)."""
+        request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
+        return self._call(lambda stub: stub.ReplayGame, request, timeout, request_id)
+
     # ----------------------------------------------------------------- helpers
     def _call(
         self,
@@ -430,6 +449,27 @@ def apply_request(
     """The ``ApplyActionRequest`` of an action or a bot move, and a viewer (a seat, a
     ``Viewer``, or None for every event)."""
     request = api.ApplyActionRequest(state=state, action=action, bot=bot)
+    if viewer is not None:
+        request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)
+    return request
+
+
+def replay_request(
+    record: api.GameRecord,
+    viewer: int | common.Viewer | None,
+    reveal: bool,
+    first_step: int,
+    page_size: int,
+    from_state: common.GameState | None = None,
+) -> api.ReplayGameRequest:
+    """The ``ReplayGameRequest`` of ``Client.replay_game``'s arguments."""
+    request = api.ReplayGameRequest(
+        record=record,
+        reveal=reveal,
+        first_step=first_step,
+        page_size=page_size,
+        from_state=from_state,
+    )
     if viewer is not None:
         request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)
     return request

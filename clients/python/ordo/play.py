@@ -7,6 +7,8 @@ at a time, each offering only what some legal action still allows; a choice that
 left is made without asking. The choices come from the game's renderer (``ordo.render``), so a
 move the renderer does not know still appears, as its generic text. Bots play the other seats
 through ``SuggestAction``. A move is final once applied: the new state is the server's answer.
+With ``save_to``, the game is recorded as it is played (``ordo.records.Recorder``) and its record
+saved there when it ends or the people leave.
 
 Several people share one terminal in turn (hot seat): before each of their turns the screen is
 cleared and the next person is asked to take the keyboard, so no one sees another's hand. Seats
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from ordo.client import Client
+from ordo.records import Recorder, save
 from ordo.render import Renderer, Step, seat_text, termination_text
 from ordo.v1 import common_pb2 as common
 
@@ -59,6 +62,7 @@ class Table:
     unseen: dict[int, list[common.Event]] = field(default_factory=dict)
     last_person: int | None = None  # the seat of the person who moved last
     moved: set[int] = field(default_factory=set)  # the people's seats that have moved
+    save_to: str | None = None  # the file the game's record is saved to
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -141,8 +145,21 @@ def choose(
 
 def play_game(table: Table, options: common.GameOptions, seats: int, seed: int) -> int:
     """Deal a game and play it to the end (or until a person leaves); returns the exit code."""
+    recorder = Recorder(table.client) if table.save_to is not None else None
+    try:
+        return _play(table, recorder or table.client, options, seats, seed)
+    finally:
+        if recorder is not None and table.save_to is not None and recorder.state is not None:
+            save(recorder.record, table.save_to)
+            table.say(f"The game's record is saved in {table.save_to}.")
+
+
+def _play(
+    table: Table, moves: Client | Recorder, options: common.GameOptions, seats: int, seed: int
+) -> int:
+    """Play the game, dealing it and applying its moves through ``moves``."""
     client, info = table.client, table.info
-    started = client.new_game(options, seats, seed)
+    started = moves.new_game(options, seats, seed)
     state, status = started.state, started.status
     table.unseen = {seat: [] for seat in table.people}
     bots = [seat for seat in range(seats) if seat not in table.people]
@@ -166,7 +183,7 @@ def play_game(table: Table, options: common.GameOptions, seats: int, seed: int) 
                     action = person_move(table, state, seat)
                 else:
                     action = client.suggest_action(state, seat, table.bots).action
-                applied = client.apply_action(state, action)
+                applied = moves.apply_action(state, action)
                 state, status = applied.state, applied.status
                 for person, unseen in table.unseen.items():
                     unseen.extend(e for e in applied.events if person in e.visible_to_seats)

@@ -3,7 +3,15 @@
 // back untouched (sealed or not); what the page draws is turned into proto3 JSON (camelCase
 // names, enums by name), the shapes proto/ordo/v1 documents.
 import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
-import { OrdoClient, OrdoError } from "../../node/src/web.ts";
+import {
+  OrdoClient,
+  OrdoError,
+  Recorder,
+  RECORD_SUFFIX,
+  recordFromJson,
+  recordToJson,
+  replaySteps,
+} from "../../node/src/web.ts";
 import {
   ActionSchema,
   EventSchema,
@@ -27,6 +35,8 @@ export interface Move {
 
 const client = new OrdoClient(location.origin, { format: "json", timeoutMs: 15_000 });
 const json = (value: JsonValue): Json => value as Json;
+/** The record of the game being played: its deal and every move, as "Save game" downloads it. */
+let recorder: Recorder | null = null;
 
 export async function listGames(): Promise<GameInfo[]> {
   const { games } = await client.listGames();
@@ -39,7 +49,8 @@ export async function newGame(
   options: Json,
 ): Promise<{ state: GameState; status: GameStatus; seed: string }> {
   const game = fromJson(GameOptionsSchema, options as JsonValue);
-  const dealt = await client.newGame(game, seats, { seed });
+  recorder = new Recorder(client);
+  const dealt = await recorder.newGame(game, seats, { seed });
   return { state: dealt.state!, status: status(dealt.status), seed: String(dealt.seed) };
 }
 
@@ -59,13 +70,22 @@ export interface Applied {
 /** A person's action, or a bot's move chosen and applied by the server, never shown here. */
 export type Play = { action: ActionMessage } | { bot: number; policy: string };
 
-/** Applies `play`; the events are only those `viewer` (a seat, or null: a spectator) may see. */
-export async function apply(state: GameState, play: Play, viewer: number | null): Promise<Applied> {
+/**
+ * Applies `play`; the events are only those `viewer` (a seat, or null: a spectator) may see.
+ * The game's record keeps the move when `recorded` (once per move, whoever looks).
+ */
+export async function apply(
+  state: GameState,
+  play: Play,
+  viewer: number | null,
+  recorded = true,
+): Promise<Applied> {
   const seen = { viewer: viewer ?? ("spectator" as const) };
+  const mover = recorded && recorder ? recorder : client;
   const done =
     "action" in play
-      ? await client.applyAction(state, play.action, seen)
-      : await client.playBot(state, play.bot, { ...seen, policy: play.policy });
+      ? await mover.applyAction(state, play.action, seen)
+      : await mover.playBot(state, play.bot, { ...seen, policy: play.policy });
   return {
     state: done.state!,
     status: status(done.status),
@@ -81,4 +101,67 @@ export async function legalActions(state: GameState, seat: number): Promise<Move
 export async function getView(state: GameState, seat: number | null): Promise<GameView> {
   const { view } = await client.getView(state, seat);
   return view ? (json(toJson(GameViewSchema, view)) as GameView) : {};
+}
+
+/** The record of the game played so far, as a file: its name and text (null before a game). */
+export function savedGame(): { name: string; text: string } | null {
+  if (!recorder?.state) return null;
+  const state = recorder.record.initialState;
+  const game = state?.game.case ?? state?.gameId ?? "game";
+  const name = `${game.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}-${Date.now()}${RECORD_SUFFIX}`;
+  return { name, text: recordToJson(recorder.record) };
+}
+
+/** One step of a replayed game, as a viewer saw it: JSON to draw. */
+export interface ReplayStep {
+  step: number;
+  seat?: number;
+  view: GameView;
+  events: GameEvent[];
+  seatViews: GameView[];
+}
+
+/** A saved game, checked and played through by the server. */
+export interface Replayed {
+  /** The game's id (six_nimmt…), from its initial state. */
+  game: string;
+  finished: boolean;
+  /** The seats the game has (as far as its moves and its outcome tell). */
+  seats: number;
+  steps: ReplayStep[];
+}
+
+/**
+ * Replays the record in `text` for `viewer`: a seat, null for a spectator, or "reveal" for every
+ * seat (a finished game only). A text that is no record throws a SyntaxError; a record the server
+ * refuses, an OrdoError.
+ */
+export async function replay(text: string, viewer: number | null | "reveal"): Promise<Replayed> {
+  const record = recordFromJson(text);
+  const init =
+    viewer === "reveal" ? { reveal: true } : { viewer: viewer ?? ("spectator" as const) };
+  const steps: ReplayStep[] = [];
+  for await (const step of replaySteps(client, record, init)) {
+    steps.push({
+      step: step.step,
+      ...(step.seat === undefined ? {} : { seat: step.seat }),
+      view: step.view ? (json(toJson(GameViewSchema, step.view)) as GameView) : {},
+      events: step.events.map((e) => json(toJson(EventSchema, e)) as GameEvent),
+      seatViews: step.seatViews.map((v) => json(toJson(GameViewSchema, v)) as GameView),
+    });
+  }
+  const state = record.initialState;
+  const game = state?.game.case ?? state?.gameId ?? "";
+  const last = steps[steps.length - 1]?.view.status ?? {};
+  const seats = Math.max(
+    last.outcome?.scores?.length ?? 0,
+    ...steps.map((s) => (s.seat ?? 0) + 1),
+    ...steps.flatMap((s) => (s.view.status?.seatsToAct ?? []).map((seat) => seat + 1)),
+  );
+  return {
+    game: game.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+    finished: Boolean(last.finished),
+    seats,
+    steps,
+  };
 }

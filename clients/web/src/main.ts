@@ -4,10 +4,8 @@ import * as api from "./api.ts";
 import { preferredLanguage } from "./language.ts";
 import { MovePicker, type Candidate } from "./moves.ts";
 import * as saved from "./saved.ts";
-import { foraDeOrdem } from "./games/fora_de_ordem.ts";
-import { sequenceNumbers } from "./games/sequence_numbers.ts";
-import { sixNimmt } from "./games/six_nimmt.ts";
-import { upOrDown } from "./games/up_or_down.ts";
+import { UIS } from "./games/index.ts";
+import { initReplay } from "./replay.ts";
 import type { DrawContext, GameUi } from "./ui.ts";
 import {
   jsonKey,
@@ -22,12 +20,6 @@ import {
 
 declare const RULES_SUMMARIES: Record<string, string>;
 
-const UIS: Record<GameId, GameUi> = {
-  six_nimmt: sixNimmt,
-  sequence_numbers: sequenceNumbers,
-  up_or_down: upOrDown,
-  fora_de_ordem: foraDeOrdem,
-};
 const PLAYER_KINDS = ["person", "heuristic", "random"] as const;
 type PlayerKind = (typeof PLAYER_KINDS)[number];
 const SPECTATOR = -1;
@@ -223,6 +215,7 @@ function begin(session: Session): void {
   $("table").hidden = false;
   $("hand").hidden = false;
   $("table-area").hidden = false;
+  $("replay-area").hidden = true;
   $("outcome").hidden = true;
   $("refused").textContent = "";
   $("table-title").textContent = session.info.title;
@@ -306,7 +299,9 @@ async function apply(session: Session, play: api.Play): Promise<void> {
   const people = [...session.logs.keys()].filter((seat) => seat !== SPECTATOR);
   const viewers = people.length ? people : [SPECTATOR];
   const answers = await Promise.all(
-    viewers.map((seat) => api.apply(session.state, play, seat === SPECTATOR ? null : seat)),
+    viewers.map((seat, i) =>
+      api.apply(session.state, play, seat === SPECTATOR ? null : seat, i === 0),
+    ),
   );
   const fresh = new Map<number, Set<string>>();
   answers.forEach((done, i) => {
@@ -587,6 +582,7 @@ async function init(): Promise<void> {
   $<HTMLSelectElement>("seats").onchange = fillPlayers;
   $<HTMLFormElement>("setup").addEventListener("submit", (e) => void start(e));
   fillSetup();
+  initReplay();
   document.body.dataset.ready = "true";
   if (resumed) begin(resumed);
 }

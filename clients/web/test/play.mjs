@@ -4,7 +4,9 @@
 //
 //   node test/play.mjs --url http://127.0.0.1:8080/ --game six_nimmt --seats 3 \
 //     --options '{"end":"FIXED_HANDS","hands":1}' --shots DIR [--sealed] [--record FILE]
-//     [--chromium PATH]
+//     [--save FILE] [--chromium PATH]
+//
+// With --save, the game's record that "Save game" downloads is written to FILE.
 import { chromium } from "playwright-core";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -23,6 +25,7 @@ const { values: args } = parseArgs({
     "max-moves": { type: "string", default: "2000" },
     sealed: { type: "boolean", default: false },
     record: { type: "string" },
+    save: { type: "string" },
     chromium: { type: "string", default: "/usr/bin/chromium" },
     width: { type: "string", default: "1400" },
     height: { type: "string", default: "1000" },
@@ -198,6 +201,10 @@ try {
     }
   }
   if (args.record) await writeFile(args.record, JSON.stringify(exchanges));
+  if (args.save) {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#save-game")]);
+    await download.saveAs(args.save);
+  }
   const text = await page.locator("#outcome").innerText();
   console.log(
     JSON.stringify({

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .engine_service_pb2 import ApplyActionRequest, ApplyActionResponse, GetViewRequest, GetViewResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateActionRequest, ValidateActionResponse
+from .engine_service_pb2 import ApplyActionRequest, ApplyActionResponse, GetViewRequest, GetViewResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReplayGameRequest, ReplayGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateActionRequest, ValidateActionResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Iterable, Mapping
@@ -90,6 +90,16 @@ class GameEngineService(Protocol):
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
         NOT_SEATS_TURN when the seat is not to act.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def replay_game(self, request: ReplayGameRequest, ctx: RequestContext[ReplayGameRequest, ReplayGameResponse], /) -> ReplayGameResponse:
+        """
+        Plays a game record through, checking its digests, and returns its last state with one page
+        of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
+        that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
+        match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
+        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -183,6 +193,17 @@ class GameEngineServiceASGIApplication(ConnectASGIApplication[GameEngineService]
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.suggest_action,
+                ),
+                "/ordo.v1.GameEngineService/ReplayGame": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ReplayGame",
+                        service_name="ordo.v1.GameEngineService",
+                        input=ReplayGameRequest,
+                        output=ReplayGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.replay_game,
                 ),
             },
             interceptors=interceptors,
@@ -396,6 +417,33 @@ class GameEngineServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def replay_game(
+        self,
+        request: ReplayGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ReplayGameResponse:
+        """
+        Plays a game record through, checking its digests, and returns its last state with one page
+        of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
+        that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
+        match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
+        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ReplayGame",
+                service_name="ordo.v1.GameEngineService",
+                input=ReplayGameRequest,
+                output=ReplayGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class GameEngineServiceSync(Protocol):
     """
@@ -450,6 +498,16 @@ class GameEngineServiceSync(Protocol):
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
         NOT_SEATS_TURN when the seat is not to act.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def replay_game(self, request: ReplayGameRequest, ctx: RequestContext[ReplayGameRequest, ReplayGameResponse], /) -> ReplayGameResponse:
+        """
+        Plays a game record through, checking its digests, and returns its last state with one page
+        of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
+        that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
+        match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
+        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -541,6 +599,17 @@ class GameEngineServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.suggest_action,
+                ),
+                "/ordo.v1.GameEngineService/ReplayGame": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ReplayGame",
+                        service_name="ordo.v1.GameEngineService",
+                        input=ReplayGameRequest,
+                        output=ReplayGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.replay_game,
                 ),
             },
             interceptors=interceptors,
@@ -748,6 +817,33 @@ class GameEngineServiceClientSync(ConnectClientSync):
                 service_name="ordo.v1.GameEngineService",
                 input=SuggestActionRequest,
                 output=SuggestActionResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def replay_game(
+        self,
+        request: ReplayGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ReplayGameResponse:
+        """
+        Plays a game record through, checking its digests, and returns its last state with one page
+        of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
+        that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
+        match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
+        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ReplayGame",
+                service_name="ordo.v1.GameEngineService",
+                input=ReplayGameRequest,
+                output=ReplayGameResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -472,3 +472,252 @@ class SuggestActionResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SuggestActionResponse: _TypeAlias = SuggestActionResponse  # noqa: Y015
+
+@_typing.final
+class GameRecord(_message.Message):
+    """GameRecord is a whole game: the state NewGame returned and every move applied to it, in order.
+    The rules are deterministic, so replaying the moves gives the same states, byte for byte, on any
+    server of the same rules version (and, for sealed states, the same keys). Its proto JSON form is
+    the file format of records (`.ordo.json`).
+
+    A record is self-checking: it holds a short digest of the state each move led to, and the full
+    digest of its last state. A digest is SHA-256 over the GameState as the server returned it (its
+    proto serialization, fields in number order): the sealed bytes of a sealed state, so that a
+    record holds no secret its initial state does not.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FORMAT_VERSION_FIELD_NUMBER: _builtins.int
+    INITIAL_STATE_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
+    FINAL_DIGEST_FIELD_NUMBER: _builtins.int
+    MOVE_DIGESTS_FIELD_NUMBER: _builtins.int
+    format_version: _builtins.int
+    """The version of the record format: 1. A record of another version is refused with reason
+    RECORD_FORMAT_UNSUPPORTED.
+    """
+    final_digest: _builtins.bytes
+    """The SHA-256 (32 bytes) of the last state: the state after the last move, or the initial state
+    of a record without moves.
+    """
+    move_digests: _builtins.bytes
+    """The first 4 bytes of the SHA-256 of the state after each move, one after the other in the
+    order of `moves` (4 bytes per move).
+    """
+    @_builtins.property
+    def initial_state(self) -> _common_pb2.GameState:
+        """The state NewGame returned (or the state the record starts from), sealed or plain as the
+        server gave it.
+        """
+
+    @_builtins.property
+    def moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedMove]:
+        """The moves, in the order they were applied."""
+
+    def __init__(
+        self,
+        *,
+        format_version: _builtins.int = ...,
+        initial_state: _common_pb2.GameState | None = ...,
+        moves: _abc.Iterable[Global___RecordedMove] | None = ...,
+        final_digest: _builtins.bytes = ...,
+        move_digests: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["final_digest", b"final_digest", "format_version", b"format_version", "initial_state", b"initial_state", "move_digests", b"move_digests", "moves", b"moves"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameRecord: _TypeAlias = GameRecord  # noqa: Y015
+
+@_typing.final
+class RecordedMove(_message.Message):
+    """RecordedMove is one move of a record, exactly as it was sent to ApplyAction."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTION_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def action(self) -> _common_pb2.Action:
+        """A seat's action."""
+
+    @_builtins.property
+    def bot(self) -> Global___BotMove:
+        """A bot's move, chosen by the server from the state, its policy and its seed."""
+
+    def __init__(
+        self,
+        *,
+        action: _common_pb2.Action | None = ...,
+        bot: Global___BotMove | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["action", "bot"]  # noqa: Y015
+    _WhichOneofArgType_move: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_move) -> _WhichOneofReturnType_move | None: ...
+
+Global___RecordedMove: _TypeAlias = RecordedMove  # noqa: Y015
+
+@_typing.final
+class ReplayGameRequest(_message.Message):
+    """ReplayGameRequest asks to play a record through. Without `viewer` and `reveal` it verifies the
+    record and returns its last state; with either, it also returns the steps of one page.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    VIEWER_FIELD_NUMBER: _builtins.int
+    REVEAL_FIELD_NUMBER: _builtins.int
+    FIRST_STEP_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    FROM_STATE_FIELD_NUMBER: _builtins.int
+    reveal: _builtins.bool
+    """Every card shown (optional, finished games only): each step holds every seat's view and every
+    event. Set either `viewer` or `reveal`, not both.
+    """
+    first_step: _builtins.int
+    """The first step of the page: 0 is the initial state, k the state after the k-th move."""
+    page_size: _builtins.int
+    """The most steps in the page (0 means 64; at most 256)."""
+    @_builtins.property
+    def record(self) -> Global___GameRecord:
+        """The record to play."""
+
+    @_builtins.property
+    def viewer(self) -> _common_pb2.Viewer:
+        """Who is watching (optional): each step holds this viewer's view and the events it may see."""
+
+    @_builtins.property
+    def from_state(self) -> _common_pb2.GameState:
+        """The state at step `first_step` - 1, as the previous page's `next_state` gave it (optional,
+        with `viewer`): the page then replays its own moves only, from that state (checked against the
+        record's digest of that step), and leaves `final_state` and `final_status` unset. Refused with
+        `reveal`, which plays the whole record to know the game is over.
+        """
+
+    def __init__(
+        self,
+        *,
+        record: Global___GameRecord | None = ...,
+        viewer: _common_pb2.Viewer | None = ...,
+        reveal: _builtins.bool = ...,
+        first_step: _builtins.int = ...,
+        page_size: _builtins.int = ...,
+        from_state: _common_pb2.GameState | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["from_state", b"from_state", "record", b"record", "viewer", b"viewer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_step", b"first_step", "from_state", b"from_state", "page_size", b"page_size", "record", b"record", "reveal", b"reveal", "viewer", b"viewer"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayGameRequest: _TypeAlias = ReplayGameRequest  # noqa: Y015
+
+@_typing.final
+class ReplayGameResponse(_message.Message):
+    """ReplayGameResponse holds the last state of a record and one page of its steps."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FINAL_STATE_FIELD_NUMBER: _builtins.int
+    FINAL_STATUS_FIELD_NUMBER: _builtins.int
+    MOVE_COUNT_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    NEXT_STEP_FIELD_NUMBER: _builtins.int
+    NEXT_STATE_FIELD_NUMBER: _builtins.int
+    move_count: _builtins.int
+    """The number of moves in the record."""
+    next_step: _builtins.int
+    """The first step of the next page; 0 when this page holds the last step."""
+    @_builtins.property
+    def final_state(self) -> _common_pb2.GameState:
+        """The state after the last move, as ApplyAction returned it (sealed when the server seals);
+        unset on a page asked `from_state`.
+        """
+
+    @_builtins.property
+    def final_status(self) -> _common_pb2.GameStatus:
+        """Who is to act after the last move, or the outcome; unset on a page asked `from_state`."""
+
+    @_builtins.property
+    def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReplayStep]:
+        """The steps from `first_step`, at most `page_size` of them; empty without `viewer` and `reveal`."""
+
+    @_builtins.property
+    def next_state(self) -> _common_pb2.GameState:
+        """The state at the page's last step (when there is a next page and a viewer): send it as the
+        next page's `from_state`.
+        """
+
+    def __init__(
+        self,
+        *,
+        final_state: _common_pb2.GameState | None = ...,
+        final_status: _common_pb2.GameStatus | None = ...,
+        move_count: _builtins.int = ...,
+        steps: _abc.Iterable[Global___ReplayStep] | None = ...,
+        next_step: _builtins.int = ...,
+        next_state: _common_pb2.GameState | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["final_state", b"final_state", "final_status", b"final_status", "next_state", b"next_state"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["final_state", b"final_state", "final_status", b"final_status", "move_count", b"move_count", "next_state", b"next_state", "next_step", b"next_step", "steps", b"steps"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayGameResponse: _TypeAlias = ReplayGameResponse  # noqa: Y015
+
+@_typing.final
+class ReplayStep(_message.Message):
+    """ReplayStep is what the watcher saw at one step of a replay."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STEP_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    SEAT_VIEWS_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    step: _builtins.int
+    """The step: 0 for the initial state, k for the state after the k-th move."""
+    seat: _builtins.int
+    """The seat that moved (unset at step 0)."""
+    @_builtins.property
+    def view(self) -> _common_pb2.GameView:
+        """The viewer's view after the move (with `viewer`); with `reveal`, the spectator's view."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]:
+        """The events of the move that the viewer may see (every event with `reveal`), in order; none at
+        step 0.
+        """
+
+    @_builtins.property
+    def seat_views(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.GameView]:
+        """With `reveal`: every seat's view after the move, in seat order."""
+
+    def __init__(
+        self,
+        *,
+        step: _builtins.int = ...,
+        view: _common_pb2.GameView | None = ...,
+        events: _abc.Iterable[_common_pb2.Event] | None = ...,
+        seat_views: _abc.Iterable[_common_pb2.GameView] | None = ...,
+        seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "events", b"events", "seat", b"seat", "seat_views", b"seat_views", "step", b"step", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___ReplayStep: _TypeAlias = ReplayStep  # noqa: Y015

@@ -75,6 +75,11 @@ class GameEngineServiceStub:
                 request_serializer=ordo_dot_v1_dot_engine__service__pb2.SuggestActionRequest.SerializeToString,
                 response_deserializer=ordo_dot_v1_dot_engine__service__pb2.SuggestActionResponse.FromString,
                 _registered_method=True)
+        self.ReplayGame = channel.unary_unary(
+                '/ordo.v1.GameEngineService/ReplayGame',
+                request_serializer=ordo_dot_v1_dot_engine__service__pb2.ReplayGameRequest.SerializeToString,
+                response_deserializer=ordo_dot_v1_dot_engine__service__pb2.ReplayGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameEngineServiceServicer:
@@ -140,6 +145,17 @@ class GameEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReplayGame(self, request, context):
+        """Plays a game record through, checking its digests, and returns its last state with one page
+        of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
+        that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
+        match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
+        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameEngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -177,6 +193,11 @@ def add_GameEngineServiceServicer_to_server(servicer, server):
                     servicer.SuggestAction,
                     request_deserializer=ordo_dot_v1_dot_engine__service__pb2.SuggestActionRequest.FromString,
                     response_serializer=ordo_dot_v1_dot_engine__service__pb2.SuggestActionResponse.SerializeToString,
+            ),
+            'ReplayGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplayGame,
+                    request_deserializer=ordo_dot_v1_dot_engine__service__pb2.ReplayGameRequest.FromString,
+                    response_serializer=ordo_dot_v1_dot_engine__service__pb2.ReplayGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -374,6 +395,33 @@ class GameEngineService:
             '/ordo.v1.GameEngineService/SuggestAction',
             ordo_dot_v1_dot_engine__service__pb2.SuggestActionRequest.SerializeToString,
             ordo_dot_v1_dot_engine__service__pb2.SuggestActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ordo.v1.GameEngineService/ReplayGame',
+            ordo_dot_v1_dot_engine__service__pb2.ReplayGameRequest.SerializeToString,
+            ordo_dot_v1_dot_engine__service__pb2.ReplayGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -62,6 +62,13 @@ class GameEngineServiceStub:
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
     NOT_SEATS_TURN when the seat is not to act.
     """
+    ReplayGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]
+    """Plays a game record through, checking its digests, and returns its last state with one page
+    of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
+    that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
+    match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
+    than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+    """
 
 @_typing.type_check_only
 class GameEngineServiceAsyncStub(GameEngineServiceStub):
@@ -96,6 +103,13 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     SuggestAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]  # type: ignore[assignment]
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
     NOT_SEATS_TURN when the seat is not to act.
+    """
+    ReplayGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]  # type: ignore[assignment]
+    """Plays a game record through, checking its digests, and returns its last state with one page
+    of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
+    that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
+    match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
+    than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
     """
 
 class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -170,6 +184,19 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.SuggestActionResponse, _abc.Awaitable[_engine_service_pb2.SuggestActionResponse]]:
         """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
         NOT_SEATS_TURN when the seat is not to act.
+        """
+
+    @_abc_1.abstractmethod
+    def ReplayGame(
+        self,
+        request: _engine_service_pb2.ReplayGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.ReplayGameResponse, _abc.Awaitable[_engine_service_pb2.ReplayGameResponse]]:
+        """Plays a game record through, checking its digests, and returns its last state with one page
+        of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
+        that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
+        match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
+        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
         """
 
 def add_GameEngineServiceServicer_to_server(servicer: GameEngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

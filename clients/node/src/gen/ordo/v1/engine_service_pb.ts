@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/engine_service.proto.
  */
 export const file_ordo_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvIlQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMiZwoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQimAEKEkFwcGx5QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uEh8KBnZpZXdlchgDIAEoCzIPLm9yZG8udjEuVmlld2VyEh0KA2JvdBgEIAEoCzIQLm9yZG8udjEuQm90TW92ZSI1CgdCb3RNb3ZlEgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJEgwKBHNlZWQYAyABKAQifQoTQXBwbHlBY3Rpb25SZXNwb25zZRIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEiMKBnN0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50IlsKFVZhbGlkYXRlQWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uIkgKFlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USDQoFbGVnYWwYASABKAgSDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiSgoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNIjwKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIgCgdhY3Rpb25zGAEgAygLMg8ub3Jkby52MS5BY3Rpb24iVAoOR2V0Vmlld1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZ2aWV3ZXIYAiABKAsyDy5vcmRvLnYxLlZpZXdlciIyCg9HZXRWaWV3UmVzcG9uc2USHwoEdmlldxgBIAEoCzIRLm9yZG8udjEuR2FtZVZpZXciZQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNEg4KBnBvbGljeRgDIAEoCRIMCgRzZWVkGAQgASgEIjgKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIfCgZhY3Rpb24YASABKAsyDy5vcmRvLnYxLkFjdGlvbjKZBAoRR2FtZUVuZ2luZVNlcnZpY2USQgoJTGlzdEdhbWVzEhkub3Jkby52MS5MaXN0R2FtZXNSZXF1ZXN0Ghoub3Jkby52MS5MaXN0R2FtZXNSZXNwb25zZRI8CgdOZXdHYW1lEhcub3Jkby52MS5OZXdHYW1lUmVxdWVzdBoYLm9yZG8udjEuTmV3R2FtZVJlc3BvbnNlEkgKC0FwcGx5QWN0aW9uEhsub3Jkby52MS5BcHBseUFjdGlvblJlcXVlc3QaHC5vcmRvLnYxLkFwcGx5QWN0aW9uUmVzcG9uc2USUQoOVmFsaWRhdGVBY3Rpb24SHi5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVxdWVzdBofLm9yZG8udjEuVmFsaWRhdGVBY3Rpb25SZXNwb25zZRJXChBMaXN0TGVnYWxBY3Rpb25zEiAub3Jkby52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBohLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEjwKB0dldFZpZXcSFy5vcmRvLnYxLkdldFZpZXdSZXF1ZXN0Ghgub3Jkby52MS5HZXRWaWV3UmVzcG9uc2USTgoNU3VnZ2VzdEFjdGlvbhIdLm9yZG8udjEuU3VnZ2VzdEFjdGlvblJlcXVlc3QaHi5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZWIGcHJvdG8z", [file_ordo_v1_common]);
+  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvIlQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMiZwoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQimAEKEkFwcGx5QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uEh8KBnZpZXdlchgDIAEoCzIPLm9yZG8udjEuVmlld2VyEh0KA2JvdBgEIAEoCzIQLm9yZG8udjEuQm90TW92ZSI1CgdCb3RNb3ZlEgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJEgwKBHNlZWQYAyABKAQifQoTQXBwbHlBY3Rpb25SZXNwb25zZRIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEiMKBnN0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50IlsKFVZhbGlkYXRlQWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uIkgKFlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USDQoFbGVnYWwYASABKAgSDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiSgoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNIjwKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIgCgdhY3Rpb25zGAEgAygLMg8ub3Jkby52MS5BY3Rpb24iVAoOR2V0Vmlld1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZ2aWV3ZXIYAiABKAsyDy5vcmRvLnYxLlZpZXdlciIyCg9HZXRWaWV3UmVzcG9uc2USHwoEdmlldxgBIAEoCzIRLm9yZG8udjEuR2FtZVZpZXciZQoUU3VnZ2VzdEFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNEg4KBnBvbGljeRgDIAEoCRIMCgRzZWVkGAQgASgEIjgKFVN1Z2dlc3RBY3Rpb25SZXNwb25zZRIfCgZhY3Rpb24YASABKAsyDy5vcmRvLnYxLkFjdGlvbiKhAQoKR2FtZVJlY29yZBIWCg5mb3JtYXRfdmVyc2lvbhgBIAEoDRIpCg1pbml0aWFsX3N0YXRlGAIgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSJAoFbW92ZXMYAyADKAsyFS5vcmRvLnYxLlJlY29yZGVkTW92ZRIUCgxmaW5hbF9kaWdlc3QYBCABKAwSFAoMbW92ZV9kaWdlc3RzGAUgASgMIloKDFJlY29yZGVkTW92ZRIhCgZhY3Rpb24YASABKAsyDy5vcmRvLnYxLkFjdGlvbkgAEh8KA2JvdBgCIAEoCzIQLm9yZG8udjEuQm90TW92ZUgAQgYKBG1vdmUiuAEKEVJlcGxheUdhbWVSZXF1ZXN0EiMKBnJlY29yZBgBIAEoCzITLm9yZG8udjEuR2FtZVJlY29yZBIfCgZ2aWV3ZXIYAiABKAsyDy5vcmRvLnYxLlZpZXdlchIOCgZyZXZlYWwYAyABKAgSEgoKZmlyc3Rfc3RlcBgEIAEoDRIRCglwYWdlX3NpemUYBSABKA0SJgoKZnJvbV9zdGF0ZRgGIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlItsBChJSZXBsYXlHYW1lUmVzcG9uc2USJwoLZmluYWxfc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIpCgxmaW5hbF9zdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSEgoKbW92ZV9jb3VudBgDIAEoDRIiCgVzdGVwcxgEIAMoCzITLm9yZG8udjEuUmVwbGF5U3RlcBIRCgluZXh0X3N0ZXAYBSABKA0SJgoKbmV4dF9zdGF0ZRgGIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlIp4BCgpSZXBsYXlTdGVwEgwKBHN0ZXAYASABKA0SHwoEdmlldxgCIAEoCzIRLm9yZG8udjEuR2FtZVZpZXcSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudBIlCgpzZWF0X3ZpZXdzGAQgAygLMhEub3Jkby52MS5HYW1lVmlldxIRCgRzZWF0GAUgASgNSACIAQFCBwoFX3NlYXQy4AQKEUdhbWVFbmdpbmVTZXJ2aWNlEkIKCUxpc3RHYW1lcxIZLm9yZG8udjEuTGlzdEdhbWVzUmVxdWVzdBoaLm9yZG8udjEuTGlzdEdhbWVzUmVzcG9uc2USPAoHTmV3R2FtZRIXLm9yZG8udjEuTmV3R2FtZVJlcXVlc3QaGC5vcmRvLnYxLk5ld0dhbWVSZXNwb25zZRJICgtBcHBseUFjdGlvbhIbLm9yZG8udjEuQXBwbHlBY3Rpb25SZXF1ZXN0Ghwub3Jkby52MS5BcHBseUFjdGlvblJlc3BvbnNlElEKDlZhbGlkYXRlQWN0aW9uEh4ub3Jkby52MS5WYWxpZGF0ZUFjdGlvblJlcXVlc3QaHy5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USVwoQTGlzdExlZ2FsQWN0aW9ucxIgLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIS5vcmRvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRI8CgdHZXRWaWV3Ehcub3Jkby52MS5HZXRWaWV3UmVxdWVzdBoYLm9yZG8udjEuR2V0Vmlld1Jlc3BvbnNlEk4KDVN1Z2dlc3RBY3Rpb24SHS5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXF1ZXN0Gh4ub3Jkby52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2USRQoKUmVwbGF5R2FtZRIaLm9yZG8udjEuUmVwbGF5R2FtZVJlcXVlc3QaGy5vcmRvLnYxLlJlcGxheUdhbWVSZXNwb25zZWIGcHJvdG8z", [file_ordo_v1_common]);
 
 /**
  * ListGamesRequest asks for the games the server runs.
@@ -464,6 +464,273 @@ export const SuggestActionResponseSchema: GenMessage<SuggestActionResponse> = /*
   messageDesc(file_ordo_v1_engine_service, 14);
 
 /**
+ * GameRecord is a whole game: the state NewGame returned and every move applied to it, in order.
+ * The rules are deterministic, so replaying the moves gives the same states, byte for byte, on any
+ * server of the same rules version (and, for sealed states, the same keys). Its proto JSON form is
+ * the file format of records (`.ordo.json`).
+ *
+ * A record is self-checking: it holds a short digest of the state each move led to, and the full
+ * digest of its last state. A digest is SHA-256 over the GameState as the server returned it (its
+ * proto serialization, fields in number order): the sealed bytes of a sealed state, so that a
+ * record holds no secret its initial state does not.
+ *
+ * @generated from message ordo.v1.GameRecord
+ */
+export type GameRecord = Message<"ordo.v1.GameRecord"> & {
+  /**
+   * The version of the record format: 1. A record of another version is refused with reason
+   * RECORD_FORMAT_UNSUPPORTED.
+   *
+   * @generated from field: uint32 format_version = 1;
+   */
+  formatVersion: number;
+
+  /**
+   * The state NewGame returned (or the state the record starts from), sealed or plain as the
+   * server gave it.
+   *
+   * @generated from field: ordo.v1.GameState initial_state = 2;
+   */
+  initialState?: GameState | undefined;
+
+  /**
+   * The moves, in the order they were applied.
+   *
+   * @generated from field: repeated ordo.v1.RecordedMove moves = 3;
+   */
+  moves: RecordedMove[];
+
+  /**
+   * The SHA-256 (32 bytes) of the last state: the state after the last move, or the initial state
+   * of a record without moves.
+   *
+   * @generated from field: bytes final_digest = 4;
+   */
+  finalDigest: Uint8Array;
+
+  /**
+   * The first 4 bytes of the SHA-256 of the state after each move, one after the other in the
+   * order of `moves` (4 bytes per move).
+   *
+   * @generated from field: bytes move_digests = 5;
+   */
+  moveDigests: Uint8Array;
+};
+
+/**
+ * Describes the message ordo.v1.GameRecord.
+ * Use `create(GameRecordSchema)` to create a new message.
+ */
+export const GameRecordSchema: GenMessage<GameRecord> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 15);
+
+/**
+ * RecordedMove is one move of a record, exactly as it was sent to ApplyAction.
+ *
+ * @generated from message ordo.v1.RecordedMove
+ */
+export type RecordedMove = Message<"ordo.v1.RecordedMove"> & {
+  /**
+   * The move: one of them must be set.
+   *
+   * @generated from oneof ordo.v1.RecordedMove.move
+   */
+  move: {
+    /**
+     * A seat's action.
+     *
+     * @generated from field: ordo.v1.Action action = 1;
+     */
+    value: Action;
+    case: "action";
+  } | {
+    /**
+     * A bot's move, chosen by the server from the state, its policy and its seed.
+     *
+     * @generated from field: ordo.v1.BotMove bot = 2;
+     */
+    value: BotMove;
+    case: "bot";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message ordo.v1.RecordedMove.
+ * Use `create(RecordedMoveSchema)` to create a new message.
+ */
+export const RecordedMoveSchema: GenMessage<RecordedMove> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 16);
+
+/**
+ * ReplayGameRequest asks to play a record through. Without `viewer` and `reveal` it verifies the
+ * record and returns its last state; with either, it also returns the steps of one page.
+ *
+ * @generated from message ordo.v1.ReplayGameRequest
+ */
+export type ReplayGameRequest = Message<"ordo.v1.ReplayGameRequest"> & {
+  /**
+   * The record to play.
+   *
+   * @generated from field: ordo.v1.GameRecord record = 1;
+   */
+  record?: GameRecord | undefined;
+
+  /**
+   * Who is watching (optional): each step holds this viewer's view and the events it may see.
+   *
+   * @generated from field: ordo.v1.Viewer viewer = 2;
+   */
+  viewer?: Viewer | undefined;
+
+  /**
+   * Every card shown (optional, finished games only): each step holds every seat's view and every
+   * event. Set either `viewer` or `reveal`, not both.
+   *
+   * @generated from field: bool reveal = 3;
+   */
+  reveal: boolean;
+
+  /**
+   * The first step of the page: 0 is the initial state, k the state after the k-th move.
+   *
+   * @generated from field: uint32 first_step = 4;
+   */
+  firstStep: number;
+
+  /**
+   * The most steps in the page (0 means 64; at most 256).
+   *
+   * @generated from field: uint32 page_size = 5;
+   */
+  pageSize: number;
+
+  /**
+   * The state at step `first_step` - 1, as the previous page's `next_state` gave it (optional,
+   * with `viewer`): the page then replays its own moves only, from that state (checked against the
+   * record's digest of that step), and leaves `final_state` and `final_status` unset. Refused with
+   * `reveal`, which plays the whole record to know the game is over.
+   *
+   * @generated from field: ordo.v1.GameState from_state = 6;
+   */
+  fromState?: GameState | undefined;
+};
+
+/**
+ * Describes the message ordo.v1.ReplayGameRequest.
+ * Use `create(ReplayGameRequestSchema)` to create a new message.
+ */
+export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 17);
+
+/**
+ * ReplayGameResponse holds the last state of a record and one page of its steps.
+ *
+ * @generated from message ordo.v1.ReplayGameResponse
+ */
+export type ReplayGameResponse = Message<"ordo.v1.ReplayGameResponse"> & {
+  /**
+   * The state after the last move, as ApplyAction returned it (sealed when the server seals);
+   * unset on a page asked `from_state`.
+   *
+   * @generated from field: ordo.v1.GameState final_state = 1;
+   */
+  finalState?: GameState | undefined;
+
+  /**
+   * Who is to act after the last move, or the outcome; unset on a page asked `from_state`.
+   *
+   * @generated from field: ordo.v1.GameStatus final_status = 2;
+   */
+  finalStatus?: GameStatus | undefined;
+
+  /**
+   * The number of moves in the record.
+   *
+   * @generated from field: uint32 move_count = 3;
+   */
+  moveCount: number;
+
+  /**
+   * The steps from `first_step`, at most `page_size` of them; empty without `viewer` and `reveal`.
+   *
+   * @generated from field: repeated ordo.v1.ReplayStep steps = 4;
+   */
+  steps: ReplayStep[];
+
+  /**
+   * The first step of the next page; 0 when this page holds the last step.
+   *
+   * @generated from field: uint32 next_step = 5;
+   */
+  nextStep: number;
+
+  /**
+   * The state at the page's last step (when there is a next page and a viewer): send it as the
+   * next page's `from_state`.
+   *
+   * @generated from field: ordo.v1.GameState next_state = 6;
+   */
+  nextState?: GameState | undefined;
+};
+
+/**
+ * Describes the message ordo.v1.ReplayGameResponse.
+ * Use `create(ReplayGameResponseSchema)` to create a new message.
+ */
+export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 18);
+
+/**
+ * ReplayStep is what the watcher saw at one step of a replay.
+ *
+ * @generated from message ordo.v1.ReplayStep
+ */
+export type ReplayStep = Message<"ordo.v1.ReplayStep"> & {
+  /**
+   * The step: 0 for the initial state, k for the state after the k-th move.
+   *
+   * @generated from field: uint32 step = 1;
+   */
+  step: number;
+
+  /**
+   * The viewer's view after the move (with `viewer`); with `reveal`, the spectator's view.
+   *
+   * @generated from field: ordo.v1.GameView view = 2;
+   */
+  view?: GameView | undefined;
+
+  /**
+   * The events of the move that the viewer may see (every event with `reveal`), in order; none at
+   * step 0.
+   *
+   * @generated from field: repeated ordo.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * With `reveal`: every seat's view after the move, in seat order.
+   *
+   * @generated from field: repeated ordo.v1.GameView seat_views = 4;
+   */
+  seatViews: GameView[];
+
+  /**
+   * The seat that moved (unset at step 0).
+   *
+   * @generated from field: optional uint32 seat = 5;
+   */
+  seat?: number | undefined;
+};
+
+/**
+ * Describes the message ordo.v1.ReplayStep.
+ * Use `create(ReplayStepSchema)` to create a new message.
+ */
+export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 19);
+
+/**
  * GameEngineService runs the rules of Ordo's games. It is stateless: every call carries the whole
  * game state and every change returns a new one.
  *
@@ -548,6 +815,20 @@ export const GameEngineService: GenService<{
     methodKind: "unary";
     input: typeof SuggestActionRequestSchema;
     output: typeof SuggestActionResponseSchema;
+  },
+  /**
+   * Plays a game record through, checking its digests, and returns its last state with one page
+   * of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
+   * that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
+   * match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
+   * than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+   *
+   * @generated from rpc ordo.v1.GameEngineService.ReplayGame
+   */
+  replayGame: {
+    methodKind: "unary";
+    input: typeof ReplayGameRequestSchema;
+    output: typeof ReplayGameResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ordo_v1_engine_service, 0);

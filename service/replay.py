@@ -1,0 +1,347 @@
+"""``ReplayGame``: play a game record through, check its digests, show one page of its steps.
+
+A record (``ordo.v1.GameRecord``) is a game's initial state and its moves as they were sent to
+``ApplyAction``; the servicer's decoder and encoder (``service.decoding``, ``service.encoding``)
+decode the state, decode or choose each move and encode the new state, so a replay gives the
+very bytes the game gave. Each state is checked
+against its move's digest (the first ``DIGEST_BYTES`` of the SHA-256 of the state as the server
+returns it, in ``move_digests``), and the last against the record's full digest: the first step
+whose state differs is the one named. A record longer than a whole game of its seats and options
+could be is refused before a move is played.
+
+Steps come a page at a time (``first_step``, ``page_size``): every page is an ordinary unary
+call that any replica answers alone from the request, so pages go through the call path, retries,
+logs and metrics every other method has, over both doors. A page replays the whole record (and
+checks it to its last digest), or, given the state its previous page ended on (``from_state``,
+checked against the record's digest of that step), its own moves only: walking a long game costs
+one replay, not one per page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
+
+from engines.base import SPECTATOR, Event, Status, Viewer
+from engines.errors import MalformedActionError, RulesError, UnsupportedRulesVersionError
+from engines.prng import Rng
+from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
+from service import wire
+from service.decoding import DEFAULT_POLICY, Decoder, bot_seed, viewer_seat
+from service.encoding import Encoder, encode_status
+from service.errors import RequestError
+from service.games import ALL_EVENTS, PUBLIC_EVENTS, RESPONSE_EVENTS_KEY, Game
+
+if TYPE_CHECKING:
+    from service.observe import CallRecord
+
+FORMAT_VERSION = 1  # GameRecord.format_version of the records this server plays
+DIGEST_BYTES = 4  # the digest of each move: the first bytes of its state's SHA-256
+DEFAULT_PAGE_STEPS = 64  # steps in a page when the request names no page size
+MAX_PAGE_STEPS = 256  # the most steps in a page
+
+_STEP_FIELDS = api.ReplayStep.DESCRIPTOR.fields_by_name
+_RESPONSE_FIELDS = api.ReplayGameResponse.DESCRIPTOR.fields_by_name
+STEP_KEY = wire.key(_STEP_FIELDS["step"].number, wire.VARINT)
+STEP_VIEW_KEY = wire.key(_STEP_FIELDS["view"].number, wire.LENGTH_DELIMITED)
+STEP_SEAT_VIEWS_KEY = wire.key(_STEP_FIELDS["seat_views"].number, wire.LENGTH_DELIMITED)
+STEP_SEAT_KEY = wire.key(_STEP_FIELDS["seat"].number, wire.VARINT)
+FINAL_STATE_KEY = wire.key(_RESPONSE_FIELDS["final_state"].number, wire.LENGTH_DELIMITED)
+FINAL_STATUS_KEY = wire.key(_RESPONSE_FIELDS["final_status"].number, wire.LENGTH_DELIMITED)
+MOVE_COUNT_KEY = wire.key(_RESPONSE_FIELDS["move_count"].number, wire.VARINT)
+STEPS_KEY = wire.key(_RESPONSE_FIELDS["steps"].number, wire.LENGTH_DELIMITED)
+NEXT_STEP_KEY = wire.key(_RESPONSE_FIELDS["next_step"].number, wire.VARINT)
+NEXT_STATE_KEY = wire.key(_RESPONSE_FIELDS["next_state"].number, wire.LENGTH_DELIMITED)
+# A step's events are encoded as ApplyAction's are: the same field of the same message type.
+if wire.key(_STEP_FIELDS["events"].number, wire.LENGTH_DELIMITED) != RESPONSE_EVENTS_KEY:
+    raise RuntimeError("ReplayStep.events must have the number of ApplyActionResponse.events")
+
+RECORD_MISMATCH = "RECORD_MISMATCH"
+RULES_VERSION_MISMATCH = "RULES_VERSION_MISMATCH"
+RECORD_TOO_LONG = "RECORD_TOO_LONG"
+RECORD_FORMAT_UNSUPPORTED = "RECORD_FORMAT_UNSUPPORTED"
+REVEAL_NOT_FINISHED = "REVEAL_NOT_FINISHED"
+STEP_OUT_OF_RANGE = "STEP_OUT_OF_RANGE"
+
+
+def state_digest(state_bytes: bytes) -> bytes:
+    """The full digest of a state: SHA-256 of its bytes as the server returned them."""
+    return hashlib.sha256(state_bytes).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """Who watches a replay: one viewer (see ``ALL_EVENTS``) or every seat (``reveal``), and
+    the steps of the page."""
+
+    viewer: int
+    reveal: bool
+    first: int
+    last: int  # the last step of the page, inclusive (first - 1 when nobody watches)
+
+
+def replay_game(
+    decoder: Decoder, encoder: Encoder, request: api.ReplayGameRequest, call: CallRecord
+) -> bytes:
+    """Play ``request.record`` through with a servicer's ``decoder`` and ``encoder``; the answer
+    is the serialized ``ReplayGameResponse``."""
+    record = request.record
+    if record.format_version != FORMAT_VERSION:
+        raise RequestError(
+            f"the record is of format version {record.format_version}; this server plays "
+            f"version {FORMAT_VERSION}",
+            RECORD_FORMAT_UNSUPPORTED,
+            record_version=str(record.format_version),
+            server_version=str(FORMAT_VERSION),
+        )
+    game, state = _initial_state(decoder, record.initial_state, call)
+    moves = record.moves
+    most = game.engine.max_actions(state) - state.revision
+    if len(moves) > most:
+        raise RequestError(
+            f"the record holds {len(moves)} moves; a game of its seats and options has at "
+            f"most {most} from its initial state",
+            RECORD_TOO_LONG,
+            moves=str(len(moves)),
+            most=str(most),
+        )
+    watch = _watch(request, len(moves))
+    seats = game.engine.seats(state)
+    if watch.viewer >= 0:
+        game.engine.check_seat(state, watch.viewer)
+    resumed = request.HasField("from_state")
+    steps: list[bytes] = []
+    sent: bytes | None = None  # the state before the next move as the server sent it
+    if resumed:
+        state, sent = _from_state(decoder, game, request, watch, call)
+        first, last = watch.first, watch.last
+    else:
+        first, last = 1, len(moves)
+        if watch.first == 0 <= watch.last:
+            steps.append(_step(game, state, 0, None, (), watch, encoder, seats))
+    data = page_end = b""
+    digests = record.move_digests
+    parts = None
+    status = game.engine.status(state)
+    for step in range(first, last + 1):
+        try:
+            seat, action = _decode_move(decoder, game, state, moves[step - 1], record, sent, call)
+            start = perf_counter()
+            try:
+                transition = game.engine.apply(state, seat, action)
+                status = game.engine.status(transition.state)
+            finally:
+                call.engine_seconds += perf_counter() - start
+        except RulesError as error:
+            raise _at_step(error, step) from None
+        data = encoder.state_bytes(game, transition.state, call, state, parts)
+        digest = digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
+        if digest != state_digest(data)[:DIGEST_BYTES]:
+            raise RequestError(
+                f"the state after move {step} is not the one the record was made with: its "
+                "digest differs",
+                RECORD_MISMATCH,
+                step=str(step),
+            )
+        known = encoder.states.get(data) if encoder.states.max_bytes else None
+        parts = known[2] if known is not None else None
+        state, sent = transition.state, data
+        if watch.first <= step <= watch.last:
+            steps.append(_step(game, state, step, seat, transition.events, watch, encoder, seats))
+            page_end = data
+    call.seat = None if watch.viewer < 0 else watch.viewer
+    more = watch.first <= watch.last < len(moves)
+    if more and watch.last == 0:
+        page_end = record.initial_state.SerializeToString(deterministic=True)
+    fields = [
+        wire.uint_field(MOVE_COUNT_KEY, len(moves)),
+        *(wire.length_delimited(STEPS_KEY, step) for step in steps),
+        wire.uint_field(NEXT_STEP_KEY, watch.last + 1 if more else 0),
+    ]
+    if more:
+        fields.append(wire.length_delimited(NEXT_STATE_KEY, page_end))
+    if resumed:
+        return b"".join(fields)
+    if not moves:
+        data = encoder.state_bytes(game, state, call)
+    if record.final_digest != state_digest(data) or len(digests) != len(moves) * DIGEST_BYTES:
+        raise RequestError(
+            f"the last state (step {len(moves)}) is not the one the record was made with: moves "
+            "are missing or changed",
+            RECORD_MISMATCH,
+            step=str(len(moves)),
+        )
+    if watch.reveal and not status.finished:
+        raise RequestError(
+            "every card is shown only once the game is over; this record's game goes on",
+            REVEAL_NOT_FINISHED,
+        )
+    return b"".join(
+        (
+            wire.length_delimited(FINAL_STATE_KEY, data),
+            wire.length_delimited(FINAL_STATUS_KEY, encode_status(status).SerializeToString()),
+            *fields,
+        )
+    )
+
+
+def _from_state(
+    decoder: Decoder,
+    game: Game,
+    request: api.ReplayGameRequest,
+    watch: Watch,
+    call: CallRecord,
+) -> tuple[Any, bytes]:
+    """The engine state a page starts from (``from_state``, the state at ``first_step`` - 1),
+    once it is known to be the record's state there; and its bytes as sent."""
+    if watch.reveal or watch.viewer == ALL_EVENTS:
+        raise RequestError(
+            "from_state goes with a viewer's pages: reveal, and a replay that only checks the "
+            "record, play the whole record"
+        )
+    first = watch.first
+    if first == 0:
+        raise RequestError(
+            "from_state is the state before first_step, which must then be 1 or more"
+        )
+    record = request.record
+    sent = request.from_state.SerializeToString(deterministic=True)
+    if first == 1:
+        same = sent == record.initial_state.SerializeToString(deterministic=True)
+    else:
+        digest = record.move_digests[(first - 2) * DIGEST_BYTES : (first - 1) * DIGEST_BYTES]
+        same = state_digest(sent)[:DIGEST_BYTES] == digest
+    if not same:
+        raise RequestError(
+            f"from_state is not the record's state at step {first - 1}",
+            RECORD_MISMATCH,
+            step=str(first - 1),
+        )
+    resumed, state = decoder.state(request.from_state, call)
+    if resumed is not game:
+        raise RequestError("from_state is a state of another game", "GAME_MISMATCH")
+    return state, sent
+
+
+def _initial_state(decoder: Decoder, msg: common.GameState, call: CallRecord) -> tuple[Game, Any]:
+    """The game and engine state of a record's initial state, decoded and checked as any state
+    a request carries; a state of another rules version is never decoded under these rules."""
+    game_id = msg.WhichOneof("game")
+    if game_id in decoder.games:
+        _check_rules_version(decoder.games[game_id], msg.rules_version)
+    try:
+        return decoder.state(msg, call)
+    except UnsupportedRulesVersionError:
+        # A sealed state opens before its version is read: its seal binds the version.
+        _check_rules_version(decoder.games[msg.game_id], msg.rules_version)
+        raise
+
+
+def _check_rules_version(game: Game, rules_version: int) -> None:
+    server_version = game.engine.info.rules_version
+    if rules_version != server_version:
+        raise RequestError(
+            f"the record was made under {game.id} rules version {rules_version}; this server "
+            f"runs rules version {server_version} and does not replay it under those",
+            RULES_VERSION_MISMATCH,
+            record_version=str(rules_version),
+            server_version=str(server_version),
+        )
+
+
+def _watch(request: api.ReplayGameRequest, moves: int) -> Watch:
+    """Who watches, and the page of steps, as the request asks."""
+    has_viewer = request.HasField("viewer")
+    if has_viewer and request.reveal:
+        raise RequestError("set either viewer or reveal, not both")
+    if has_viewer:
+        seat = viewer_seat(request.viewer)
+        viewer = PUBLIC_EVENTS if seat is None else seat
+    else:
+        viewer = ALL_EVENTS
+    first = request.first_step
+    if first > moves:
+        raise RequestError(
+            f"first_step {first} is beyond the record's last step, {moves}",
+            STEP_OUT_OF_RANGE,
+            first_step=str(first),
+            moves=str(moves),
+        )
+    if not (has_viewer or request.reveal):
+        return Watch(viewer, False, first, first - 1)
+    size = min(request.page_size or DEFAULT_PAGE_STEPS, MAX_PAGE_STEPS)
+    return Watch(viewer, request.reveal, first, min(first + size - 1, moves))
+
+
+def _decode_move(
+    decoder: Decoder,
+    game: Game,
+    state: Any,
+    move: api.RecordedMove,
+    record: api.GameRecord,
+    sent: bytes | None,
+    call: CallRecord,
+) -> tuple[int, Any]:
+    """The seat and engine action of a recorded move, chosen as ``ApplyAction`` chose it for a
+    bot: from the state as it was sent then (``sent``, or the record's initial state)."""
+    which = move.WhichOneof("move")
+    if which == "bot":
+        bot = move.bot
+        call.seat = bot.seat
+        seed = bot_seed(bot.seed, bot.seat, record.initial_state if sent is None else None, sent)
+        start = perf_counter()
+        try:
+            action = game.engine.suggest(state, bot.seat, bot.policy or DEFAULT_POLICY, Rng(seed))
+        finally:
+            call.engine_seconds += perf_counter() - start
+        return bot.seat, action
+    if which is None:
+        raise MalformedActionError("the move sets neither action nor bot")
+    return decoder.action(game, move.action, call)
+
+
+def _at_step(error: RulesError, step: int) -> RulesError:
+    """``error``, raised by move ``step``, naming the step in its message and metadata."""
+    error.message = f"move {step}: {error.message}"
+    error.args = (error.message,)
+    error.metadata = {**error.metadata, "step": str(step)}
+    return error
+
+
+def _step(
+    game: Game,
+    state: Any,
+    step: int,
+    seat: int | None,
+    events: tuple[Event, ...],
+    watch: Watch,
+    encoder: Encoder,
+    seats: int,
+) -> bytes:
+    """The serialized ``ReplayStep`` of ``state``, reached by ``seat``'s move with ``events``."""
+    viewer: Viewer = SPECTATOR if watch.reveal or watch.viewer < 0 else watch.viewer
+    status = game.engine.status(state)
+    fields = [
+        wire.uint_field(STEP_KEY, step),
+        wire.length_delimited(STEP_VIEW_KEY, _view(game, state, viewer, status)),
+        *encoder.event_fields(game, seats, events, ALL_EVENTS if watch.reveal else watch.viewer),
+    ]
+    if watch.reveal:
+        fields += [
+            wire.length_delimited(STEP_SEAT_VIEWS_KEY, _view(game, state, each, status))
+            for each in range(seats)
+        ]
+    if seat is not None:
+        fields.append(STEP_SEAT_KEY + wire.varint(seat))
+    return b"".join(fields)
+
+
+def _view(game: Game, state: Any, viewer: Viewer, status: Status) -> bytes:
+    """The serialized ``GameView`` of ``state`` for ``viewer``."""
+    view = game.engine.view(state, viewer)
+    return common.GameView(
+        status=encode_status(status), **{game.id: game.codec.encode_view(view)}
+    ).SerializeToString()
