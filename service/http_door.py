@@ -6,15 +6,19 @@ SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application ro
 - ``/ordo.v1.GameEngineService/<Method>``: the generated Connect application (``service.connect``),
   which calls the worker's servicer through the call path the gRPC door uses;
 - ``/healthz``, with GET or HEAD: 200 while the worker serves, 503 once it drains;
-- anything else, with GET or HEAD: the files of the built web playground (``clients/web/dist``);
-  any other method gets 405.
+- anything else, with GET or HEAD: the files of the built web playground, the package data
+  ``service/playground`` (built there by ``clients/web/build.mjs``; wheels and the image ship
+  it); any other method gets 405.
 
 An RPC is held to the worker's limits first (``service.http_guard``): the requests in progress,
 the bytes of their bodies, the time a body may take; its body is read whole before the library
 is handed it, and a request the library could not read is refused here as the caller's error.
 Requests refused before they reach a method (by the door, or by the library: an unknown method,
 a content type that is not Connect's, gRPC's or gRPC-Web's) are logged and counted like calls,
-under the method they named (``unknown`` when it is none of the service's).
+under the method they named (``unknown`` when it is none of the service's). The library answers
+an unknown method and a content type it does not speak with an empty body: the door gives them a
+Connect error body that says what went wrong (``refusal_body``). A service path in the wrong case
+is an unknown method too.
 
 On SIGTERM the door closes its idle connections at once (HTTP/2 with a GOAWAY) and the others as
 their calls are answered; the grace period bounds the wait, kept here rather than by uvicorn,
@@ -24,6 +28,7 @@ which would log an error at the end of every drain that reached it.
 from __future__ import annotations
 
 import asyncio
+import json
 import mimetypes
 import re
 import socket
@@ -59,8 +64,12 @@ from service.observe import CallRecord, Observer
 
 HEALTH_PATH = "/healthz"
 SERVICE_PREFIX = f"/{SERVICE.full_name}/"
-STATIC_DIR = Path(__file__).resolve().parents[1] / "clients" / "web" / "dist"
-NOT_BUILT = b"The web playground is not built: run npm run build in clients/web.\n"
+STATIC_DIR = Path(__file__).resolve().parent / "playground"
+NOT_BUILT = (
+    b"The web playground is not built into this server. In a checkout of Ordo, make run builds "
+    b"it when npm is installed (make web too); a package installed after that build, and the "
+    b"container image, have it.\n"
+)
 NOT_FOUND = b"Not found.\n"
 BUSY = "the server has too many requests in progress: try again later"
 READ_METHODS = b"GET, HEAD"  # what /healthz and the playground's files answer
@@ -99,6 +108,8 @@ GRPC_CODES = {
 }  # fmt: skip
 GRPC_WEB_STATUS = re.compile(rb"grpc-status: ?(\d+)")
 METHOD_NAMES = frozenset(method.name for method in SERVICE.methods)
+# The refusals the library sends with an empty body, and the Connect code of the body they get.
+EXPLAINED_STATUSES = {404: "unimplemented", 415: "invalid_argument"}
 
 log = structlog.get_logger("ordo.server")
 
@@ -139,7 +150,7 @@ class Door:
         if method == "OPTIONS" and cors is not None:
             await _respond(send, 204, [*cors, *_preflight_headers(scope)], b"")
             return
-        if path.startswith(SERVICE_PREFIX):
+        if path.lower().startswith(SERVICE_PREFIX.lower()):
             await self._call(scope, receive, _with_headers(send, cors or []))
         elif method not in {"GET", "HEAD"}:
             await _respond(send, 405, [(b"allow", READ_METHODS), *_text(None)], b"")
@@ -203,9 +214,10 @@ class Door:
         token = served.set(record)
         status: int | None = None
         grpc_status: bytes | None = None
+        held: Message | None = None  # the start of a refusal whose body may need words
 
         async def watch(message: Message) -> None:
-            nonlocal status, grpc_status
+            nonlocal status, grpc_status, held
             if not record.reached:
                 # A refusal's status: the HTTP status, or gRPC's in the headers (trailers-only),
                 # the trailers (gRPC), or the trailers frame of the body (gRPC-Web).
@@ -218,6 +230,18 @@ class Door:
                 elif kind == "http.response.body" and grpc_status is None:
                     found = GRPC_WEB_STATUS.search(message.get("body", b""))
                     grpc_status = found[1] if found else None
+                if kind == "http.response.start" and status in EXPLAINED_STATUSES:
+                    held = message
+                    return
+                if held is not None and kind == "http.response.body":
+                    start, held = held, None
+                    body = message.get("body", b"")
+                    if not body and not message.get("more_body", False):
+                        body = refusal_body(scope, start["status"])
+                        headers = [(b"content-type", b"application/json"), *start["headers"]]
+                        start = {**start, "headers": headers}
+                        message = {**message, "body": body}
+                    await send(start)
             await send(message)
 
         try:
@@ -268,6 +292,39 @@ class Door:
         body = await asyncio.to_thread(target.read_bytes)
         headers = [(b"content-type", kind.encode()), (b"content-length", b"%d" % len(body))]
         await _respond(send, 200, headers, b"" if method == "HEAD" else body)
+
+
+def playground_url(host: str, port: int, static_dir: Path = STATIC_DIR) -> str | None:
+    """Where a person on this machine opens the playground; None without an HTTP port or a
+    built playground."""
+    if not port or not (static_dir / "index.html").is_file():
+        return None
+    name = "localhost" if host in {"0.0.0.0", "::", "[::]", ""} else host.strip("[]")
+    return f"http://{f'[{name}]' if ':' in name else name}:{port}/"
+
+
+def refusal_body(scope: Scope, status: int) -> bytes:
+    """The Connect error body of a request the library refused before a method with an empty
+    one: an unknown method (naming the service's methods, or the one whose case differs), or a
+    content type none of the protocols speaks."""
+    path: str = scope["path"]
+    name = path[len(SERVICE_PREFIX) :]
+    if status == 404:
+        methods = sorted(METHOD_NAMES)
+        same = [m for m in methods if m.lower() == name.lower()]
+        message = (
+            f"no method {path}: paths are case-sensitive; did you mean {SERVICE_PREFIX}{same[0]}?"
+            if same
+            else f"no method {name!r} in {SERVICE.full_name}: it has {', '.join(methods)}"
+        )
+    else:
+        given = (header(scope, b"content-type") or b"").decode("latin-1") or "none"
+        message = (
+            f"Content-Type {given} is none that Connect, gRPC-Web or gRPC speaks: send "
+            "application/json or application/proto (Connect), application/grpc-web+proto or "
+            "application/grpc"
+        )
+    return json.dumps({"code": EXPLAINED_STATUSES[status], "message": message}).encode()
 
 
 def _preflight_headers(scope: Scope) -> list[tuple[bytes, bytes]]:

@@ -235,7 +235,14 @@ def answer(scope: Scope, refusal: Refusal) -> list[Message]:
         error = {
             "code": refusal.code.lower().replace("cancelled", "canceled"),
             "message": refusal.message,
-            "details": [{"type": info.DESCRIPTOR.full_name, "value": detail}],
+            # The ErrorInfo readable too (``debug``), as the methods' own refusals carry it.
+            "details": [
+                {
+                    "type": info.DESCRIPTOR.full_name,
+                    "value": detail,
+                    "debug": {"reason": info.reason, "domain": info.domain, "metadata": {}},
+                }
+            ],
         }
         headers.append((b"content-type", b"application/json"))
         return [

@@ -347,12 +347,15 @@ def serve(settings: Settings) -> int:
     for index in range(count):
         if not stopping:
             start(index)
+    from service.http_door import playground_url  # noqa: PLC0415 - beside the HTTP stack
+
     log.info(
         "started",
         workers=count,
         port=settings.port,
         http_port=settings.http_port,
         metrics_port=settings.metrics_port,
+        playground=playground_url(settings.host, settings.http_port),
         **build_info(),
     )
     died: set[int] = set()  # the workers that died before the stop and were not started again

@@ -1,14 +1,16 @@
-// Builds the playground into dist/: index.html, app.js (esbuild bundle) and styles.css. Each
+// Builds the playground into service/playground/, the server's package data that the HTTP door
+// serves at /: index.html, app.js (esbuild bundle), styles.css and favicon.svg. Each
 // game's rules summary is the `## Summary` section of docs/rules/<game>.md, turned into HTML here
-// and bundled, so the rules are written once, in the player docs.
+// and bundled, and the whole of each page is rules/<game>.html, which the table links to: the
+// rules are written once, in the player docs.
 import { build } from "esbuild";
-import { copyFile, mkdir, readFile, rm } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
-const dist = join(here, "dist");
+const dist = join(root, "service", "playground");
 const GAMES = ["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"];
 
 const escape = (text) =>
@@ -30,7 +32,8 @@ function inline(text) {
 }
 
 // Block Markdown as the summaries use it: paragraphs, bullet and numbered lists, sub-headings.
-export function markdownToHtml(markdown) {
+// Headings go `headingShift` levels down: a summary's ### becomes the page's h4.
+export function markdownToHtml(markdown, headingShift = 1) {
   const html = [];
   let list = null;
   let paragraph = [];
@@ -42,11 +45,49 @@ export function markdownToHtml(markdown) {
     if (list) html.push(`</${list}>`);
     list = null;
   };
+  let fence = null;
+  let table = null;
+  const closeTable = () => {
+    if (table) html.push(`</tbody></table>`);
+    table = null;
+  };
   for (const raw of markdown.split("\n")) {
     const line = raw.trimEnd();
+    // Fenced blocks stay as they are written; pipe tables become tables.
+    if (fence !== null) {
+      if (/^```/.test(line)) {
+        html.push(`<pre><code>${escape(fence.join("\n"))}</code></pre>`);
+        fence = null;
+      } else fence.push(raw);
+      continue;
+    }
+    if (/^```/.test(line)) {
+      flushParagraph();
+      closeList();
+      closeTable();
+      fence = [];
+      continue;
+    }
+    if (/^\|.*\|$/.test(line)) {
+      flushParagraph();
+      closeList();
+      const cells = line
+        .slice(1, -1)
+        .split("|")
+        .map((cell) => inline(cell.trim()));
+      if (cells.every((cell) => /^:?-+:?$/.test(cell))) continue;
+      if (!table) {
+        html.push(
+          `<table><thead><tr>${cells.map((c) => `<th>${c}</th>`).join("")}</tr></thead><tbody>`,
+        );
+        table = true;
+      } else html.push(`<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`);
+      continue;
+    }
+    closeTable();
     const bullet = /^\s*[-*+]\s+(.*)$/.exec(line);
     const numbered = /^\s*\d+[.)]\s+(.*)$/.exec(line);
-    const heading = /^#{3,6}\s+(.*)$/.exec(line);
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     if (bullet || numbered) {
       flushParagraph();
       const kind = bullet ? "ul" : "ol";
@@ -59,7 +100,8 @@ export function markdownToHtml(markdown) {
     } else if (heading) {
       flushParagraph();
       closeList();
-      html.push(`<h4>${inline(heading[1])}</h4>`);
+      const level = Math.min(6, heading[1].length + headingShift);
+      html.push(`<h${level}>${inline(heading[2])}</h${level}>`);
     } else if (line.trim() === "") {
       flushParagraph();
       closeList();
@@ -75,6 +117,7 @@ export function markdownToHtml(markdown) {
   }
   flushParagraph();
   closeList();
+  closeTable();
   return html.join("\n");
 }
 
@@ -84,9 +127,31 @@ export function summarySection(markdown, file) {
   return match[1].trim();
 }
 
+// A rules page of its own: the whole of docs/rules/<game>.md, with the playground's styles.
+function rulesPage(markdown) {
+  const title = /^#\s+(.*)$/m.exec(markdown)?.[1] ?? "Rules";
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${escape(title)}: rules</title>
+    <link rel="icon" href="../favicon.svg" type="image/svg+xml" />
+    <link rel="stylesheet" href="../styles.css" />
+  </head>
+  <body class="rules-page">
+    <main>
+${markdownToHtml(markdown, 0)}
+    </main>
+  </body>
+</html>
+`;
+}
+
 async function summaries() {
   const missing = [];
   const found = {};
+  const pages = {};
   for (const game of GAMES) {
     const file = join(root, "docs", "rules", `${game}.md`);
     let text;
@@ -97,19 +162,22 @@ async function summaries() {
       continue;
     }
     found[game] = markdownToHtml(summarySection(text, file));
+    pages[game] = rulesPage(text);
   }
   if (missing.length) {
     throw new Error(
       `the playground shows each game's rules from the player docs, and these are missing:\n  ${missing.join("\n  ")}`,
     );
   }
-  return found;
+  return { found, pages };
 }
 
 async function main() {
-  const rules = await summaries();
+  const { found: rules, pages } = await summaries();
   await rm(dist, { recursive: true, force: true });
-  await mkdir(dist, { recursive: true });
+  await mkdir(join(dist, "rules"), { recursive: true });
+  for (const [game, page] of Object.entries(pages))
+    await writeFile(join(dist, "rules", `${game}.html`), page);
   await build({
     entryPoints: [join(here, "src", "main.ts")],
     bundle: true,
@@ -122,7 +190,8 @@ async function main() {
     logLevel: "warning",
   });
   await copyFile(join(here, "src", "index.html"), join(dist, "index.html"));
-  await copyFile(join(here, "src", "styles.css"), join(dist, "styles.css"));
+  for (const file of ["styles.css", "favicon.svg"])
+    await copyFile(join(here, "src", file), join(dist, file));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

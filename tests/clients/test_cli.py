@@ -107,12 +107,13 @@ class TestDemo:
         """The game is played to its end and the command exits 0."""
         assert demo.returncode == 0, demo.stderr
         assert "game over after" in demo.stdout
-        assert "(PENALTY_THRESHOLD)" in demo.stdout
+        assert "a seat's penalties reached the threshold" in demo.stdout
+        assert "PENALTY_THRESHOLD" not in demo.stdout
 
     def test_outcome_is_printed(self, demo: subprocess.CompletedProcess[str]) -> None:
         """The last lines give every seat's score and the winners."""
         scores, winners = demo.stdout.strip().splitlines()[-2:]
-        assert scores.startswith("scores (lower is better): seat 0: ")
+        assert scores.startswith("scores (lower is better): seat 1: ")
         assert scores.count("seat ") == 4
         assert winners.startswith("winners: seat ")
 
@@ -128,22 +129,22 @@ class TestDemo:
             "--policy", "random",
         )  # fmt: skip
         assert shown.returncode == 0, shown.stderr
-        assert "seat 1's chip at r6c4 completes fives that exclude one another" in shown.stdout
+        assert "seat 2's chip at r7c5 completes fives that exclude one another" in shown.stdout
         assert (
-            "seat 1 (B) chooses the five its chip at r6c4 locks:\n"
-            "  1. lock r2c4 r3c4 r4c4 r5c4 r6c4 (leaves r7c4 unlocked)\n"
-            "  2. lock r3c4 r4c4 r5c4 r6c4 r7c4 (leaves r2c4 unlocked)\n"
-            "seat 1 to act"
+            "seat 2 (B) chooses the five its chip at r7c5 locks:\n"
+            "  1. lock r3c5 r4c5 r5c5 r6c5 r7c5 (leaves r8c5 unlocked)\n"
+            "  2. lock r4c5 r5c5 r6c5 r7c5 r8c5 (leaves r3c5 unlocked)\n"
+            "seat 2 to act"
         ) in shown.stdout
-        assert "team B completes a sequence: r2c4 r3c4 r4c4 r5c4 r6c4" in shown.stdout
+        assert "team B completes a sequence: r3c5 r4c5 r5c5 r6c5 r7c5" in shown.stdout
 
     def test_every_seat_acts_before_a_turn_is_printed(
         self, demo: subprocess.CompletedProcess[str]
     ) -> None:
         """A simultaneous turn is printed once all four seats have selected: the reveal."""
         lines = demo.stdout.splitlines()
-        first = lines.index("turn 1: seats 0, 1, 2, 3")
-        assert lines[first + 1].startswith("  revealed: seat 0: ")
+        first = lines.index("turn 1: seats 1, 2, 3, 4")
+        assert lines[first + 1].startswith("  revealed: seat 1: ")
 
     def test_public_events_are_told(self, demo: subprocess.CompletedProcess[str]) -> None:
         """Placements, rows taken with their bullheads and hand ends are printed."""
@@ -217,8 +218,10 @@ class TestExitCodes:
         assert ordo().returncode == 2
 
     def test_demo_without_seats(self, server_address: str) -> None:
-        """demo needs --seats."""
-        assert ordo("--target", server_address, "demo", GAME).returncode == 2
+        """demo without --seats deals the fewest seats the game takes, as play does."""
+        run = ordo("--target", server_address, "demo", GAME, "--max-turns", "1")
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.startswith("6 nimmt!: 2 seats, ")
 
     def test_unknown_policy_choice(self, server_address: str) -> None:
         """A policy outside the known ones is a usage error."""
@@ -265,13 +268,17 @@ class TestExitCodes:
         assert "must be" in run.stderr
 
     def test_unreachable_server(self) -> None:
-        """No server at the target exits 1 with UNAVAILABLE."""
+        """No server at the target exits 1 with UNAVAILABLE, the address tried and how to start
+        a server or name another."""
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         run = ordo("--target", f"127.0.0.1:{port}", "--timeout", "2", "games")
         assert run.returncode == 1
         assert "UNAVAILABLE" in run.stderr
+        assert f"cannot reach a server at 127.0.0.1:{port}" in run.stderr
+        assert "make run" in run.stderr
+        assert "--target HOST:PORT or ORDO_TARGET" in run.stderr
 
 
 class TestOutcome:
@@ -284,8 +291,8 @@ class TestOutcome:
         print_outcome(common.Outcome(scores=[3, 3], termination="TURN_LIMIT"), 40, out)
         assert out.getvalue().splitlines() == [
             "",
-            "game over after 40 turns (TURN_LIMIT)",
-            "scores (higher is better): seat 0: 3, seat 1: 3",
+            "game over after 40 turns: the turn limit was reached without a winner",
+            "scores (higher is better): seat 1: 3, seat 2: 3",
             "winners: none (a draw)",
         ]
 

@@ -121,12 +121,14 @@ def play_to_the_end(terminal: Terminal, seed: int) -> str:
 def test_a_whole_game_against_a_bot(
     terminals: list[Terminal], server_address: str, game: str
 ) -> None:
-    """A person plays seat 0 to the end of a game of each kind: the outcome closes it."""
+    """A person plays seat 1 to the end of a game of each kind: the outcome closes it, saying
+    why the game ended in words."""
     terminal = play(terminals, server_address, game, "--seed", "7", *GAMES[game])
     screen = play_to_the_end(terminal, seed=7)
     assert terminal.close() == 0, screen[-2000:]
-    assert "You play seat 0; a heuristic bot plays seat 1." in screen
-    assert re.search(r"Game over \(.*\)\.\nScores \(\w+ is better\): seat 0 \(you\): ", screen)
+    assert "You play seat 1; a heuristic bot plays seat 2." in screen
+    assert re.search(r"Game over: [a-z' ]+\.\nScores \(\w+ is better\): seat 1 \(you\): ", screen)
+    assert not re.search(r"Game over.*[A-Z]{2,}_[A-Z]", screen)
     assert "Winners: " in screen
     assert "Traceback" not in screen
 
@@ -139,18 +141,18 @@ def test_a_hot_seat_game(terminals: list[Terminal], server_address: str) -> None
         server_address,
         "fora_de_ordem",
         "--people",
-        "0,1",
+        "1,2",
         "--seed",
         "5",
         *GAMES["fora_de_ordem"],
     )
     screen = play_to_the_end(terminal, seed=5)
     assert terminal.close() == 0
-    assert "You play seats 0 and 1 in turn (hot seat)." in screen
-    assert "pass the keyboard to seat 0" in screen
+    assert "You play seats 1 and 2 in turn (hot seat)." in screen
     assert "pass the keyboard to seat 1" in screen
-    assert "Seat 1, your move." in screen
-    assert "Scores (lower is better): seat 0 (you): " in screen
+    assert "pass the keyboard to seat 2" in screen
+    assert "Seat 2, your move." in screen
+    assert "Scores (lower is better): seat 1 (you): " in screen
 
 
 def test_help_unknown_keys_and_leaving(terminals: list[Terminal], server_address: str) -> None:
@@ -158,7 +160,7 @@ def test_help_unknown_keys_and_leaving(terminals: list[Terminal], server_address
     code 0."""
     terminal = play(terminals, server_address, "six_nimmt", "--seed", "3")
     shown = terminal.wait(PROMPT)
-    assert "Seat 0, your move." in shown
+    assert "Seat 1, your move." in shown
     terminal.type("?")
     assert HELP.splitlines()[0] in terminal.wait(PROMPT)
     terminal.type("zz")
@@ -188,11 +190,11 @@ def test_a_compound_move_step_by_step(terminals: list[Terminal], server_address:
     shown = terminal.wait(PROMPT)
     assert re.search(rf"so far: play {card}\w*, take the higher neighbour", shown)
     for _ in range(3):  # the place and the pile, as long as they are questions
-        if "Seat 0: play" in shown:
+        if "Seat 1: play" in shown:
             break
         terminal.type(choices(shown)[0][0])
         shown = terminal.wait(PROMPT)
-    assert re.search(rf"Seat 0: play {card}\w*, take the higher neighbour \w+, ", shown)
+    assert re.search(rf"Seat 1: play {card}\w*, take the higher neighbour \w+, ", shown)
     terminal.type("q")
     terminal.wait()
     assert terminal.close() == 0
@@ -253,11 +255,16 @@ def test_a_move_no_renderer_knows_is_offered_as_its_text() -> None:
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        (("--people", "0,0"), "--people must name distinct seats of 0..1"),
-        (("--people", "2"), "--people must name distinct seats of 0..1"),
+        (("--people", "1,1"), "--people must name distinct seats of 1..2"),
+        (("--people", "0"), "--people must name distinct seats of 1..2"),
+        (("--people", "3"), "--people must name distinct seats of 1..2"),
         (("--people", "me"), "--people takes seat numbers separated by commas"),
-        (("--option", "hands=many"), "--option hands: 'many' is not a value of hands"),
-        (("--option", "end=SOMETIMES"), "--option end: 'SOMETIMES' is not a value of end"),
+        (("--option", "hands=many"), "--option hands: 'many' is not a whole number"),
+        (
+            ("--option", "end=SOMETIMES"),
+            "--option end: 'SOMETIMES' is not one of PENALTY_THRESHOLD, FIXED_HANDS",
+        ),
+        (("--option", "zero_card=maybe"), "--option zero_card: 'maybe' is not true or false"),
         (("--option", "colour=red"), "--option takes NAME=VALUE with a NAME of too_low_rule, end"),
     ],
 )

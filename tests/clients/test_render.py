@@ -84,7 +84,7 @@ class TestSixNimmtView:
         text = six_nimmt_render.render_view(_view(rows=rows, hand_number=1, turn=2))
         lines = text.splitlines()
         assert lines[0] == "hand 1, 2 turns played"
-        assert lines[2].startswith("  row 1:  10  55")
+        assert lines[2].startswith("  row 2:  10  55")
         assert lines[2].endswith(" 10 bullheads")
         assert lines[1].endswith(" 1 bullhead")
 
@@ -92,15 +92,15 @@ class TestSixNimmtView:
         """Penalties per seat, and the cards taken this hand by the seats that took any."""
         taken = [six_nimmt.SixNimmtCards(), six_nimmt.SixNimmtCards(cards=[5, 6])]
         text = six_nimmt_render.render_view(_view(penalties=[0, 3], taken=taken))
-        assert "  penalties: seat 0: 0, seat 1: 3" in text
-        assert "  taken this hand: seat 1: 5 6" in text
+        assert "  penalties: seat 1: 0, seat 2: 3" in text
+        assert "  taken this hand: seat 2: 5 6" in text
 
     def test_selected_seats_before_the_reveal(self) -> None:
         """Before the reveal the view says which seats have selected."""
         text = six_nimmt_render.render_view(
             _view(selected=[True, False, True], revealed=[-1, -1, -1])
         )
-        assert "  selected a card: seat 0, 2" in text
+        assert "  selected a card: seats 1, 3" in text
         assert "revealed" not in text
 
     def test_revealed_cards(self) -> None:
@@ -108,7 +108,7 @@ class TestSixNimmtView:
         text = six_nimmt_render.render_view(
             _view(selected=[True, True], revealed=[17, 0], penalties=[0, 0])
         )
-        assert "  revealed: seat 0: 17, seat 1: 0 (zero card)" in text
+        assert "  revealed: seat 1: 17, seat 2: 0 (zero card)" in text
         assert "selected a card" not in text
 
     def test_own_hand(self) -> None:
@@ -133,11 +133,11 @@ class TestSixNimmtEvents:
             _event(hand_dealt=six_nimmt.SixNimmtHandDealt(hand_number=2, rows=[1, 2, 3, 4])),
         ]
         assert six_nimmt_render.render_events(events) == [
-            "revealed: seat 0: 12, seat 1: 40",
-            "seat 1 places 40 on row 2",
-            "seat 0's 12 is lower than every row: it must take a row",
-            "seat 0 takes row 3 (50 55): 10 bullheads",
-            "hand 1 ends; penalties: seat 0: 10, seat 1: 0",
+            "revealed: seat 1: 12, seat 2: 40",
+            "seat 2 places 40 on row 3",
+            "seat 1's 12 is lower than every row: it must take a row",
+            "seat 1 takes row 4 (50 55): 10 bullheads",
+            "hand 1 ends; penalties: seat 1: 10, seat 2: 0",
             "hand 2 dealt; the rows start with 1 2 3 4",
         ]
 
@@ -145,7 +145,7 @@ class TestSixNimmtEvents:
         """A public selection (card -1) gets no line; a seat's own selection does."""
         public = _event(card_selected=six_nimmt.SixNimmtCardSelected(seat=2, card=-1))
         own = _event(card_selected=six_nimmt.SixNimmtCardSelected(seat=2, card=33))
-        assert six_nimmt_render.render_events([public, own]) == ["seat 2 selects 33"]
+        assert six_nimmt_render.render_events([public, own]) == ["seat 3 selects 33"]
 
 
 # Up or Down?: cards 1..42 with colours yellow, blue, red, green, purple, orange in turn.
@@ -180,11 +180,11 @@ class TestUpOrDownView:
         )
         view = common.GameView(status=common.GameStatus(seats_to_act=[0]), up_or_down=game)
         lines = up_or_down_render.render_view(view).splitlines()
-        assert "    row 0 open  12o" in lines
-        assert "    row 1 up    12o 21r 27r" in lines
-        assert "    row 2 down  32b 24o" in lines
-        assert "    row 0 down  40g 33r 31y 2b" in lines
-        assert lines[1] == "seat 0 to act"
+        assert "    row 1 open  12o" in lines
+        assert "    row 2 up    12o 21r 27r" in lines
+        assert "    row 3 down  32b 24o" in lines
+        assert "    row 1 down  40g 33r 31y 2b" in lines
+        assert lines[1] == "seat 1 to act"
 
     def test_piles_and_scores(self) -> None:
         """The piles' sizes and the face-up top, and each seat's score, hand and discards."""
@@ -203,10 +203,10 @@ class TestUpOrDownView:
         text = up_or_down_render.render_view(common.GameView(up_or_down=game))
         assert "piles      face down 9 cards, face up 1 card, top 7y" in text
         assert (
-            "seat 0     score 15, hand 3 cards, discard pile 2 cards from 1 abandoned row" in text
+            "seat 1     score 15, hand 3 cards, discard pile 2 cards from 1 abandoned row" in text
         )
         assert (
-            "seat 1     score 13, hand 2 cards, discard pile 4 cards from 1 abandoned row" in text
+            "seat 2     score 13, hand 2 cards, discard pile 4 cards from 1 abandoned row" in text
         )
         assert "your hand  5p 22g 40g" in text
 
@@ -231,7 +231,7 @@ class TestUpOrDownEvents:
             ]
         )
         assert lines == [
-            f"seat 1 plays 22 and takes 25 onto row {row}; draws from the face-down pile; "
+            f"seat 2 plays 22 and takes 25 onto row {row + 1}; draws from the face-down pile; "
             "face-up top 8"
             for row in (1, 2)
         ]
@@ -270,12 +270,12 @@ class TestUpOrDownEvents:
             ),
         ]
         assert up_or_down_render.render_events(events) == [
-            "seat 0 plays 5 and takes 35 to start row 1; draws 7 from the face-up pile; "
+            "seat 1 plays 5 and takes 35 to start row 2; draws 7 from the face-up pile; "
             "face-up top empty",
-            "seat 1 plays 22 and takes 20 abandoning row 2 (3 cards to the discard pile) to "
+            "seat 2 plays 22 and takes 20 abandoning row 3 (3 cards to the discard pile) to "
             "restart it; draws nothing (both piles are empty)",
-            "seat 1 drew 9 from the face-down pile",
-            "every hand is empty: final scores seat 0 15, seat 1 13",
+            "seat 2 drew 9 from the face-down pile",
+            "every hand is empty: final scores seat 1 15, seat 2 13",
         ]
 
 
@@ -311,18 +311,18 @@ class TestSequenceNumbersView:
         """A chip in a completed sequence is a capital letter, any other a small one; a free
         corner is a star."""
         lines = sequence_numbers_render.render_view(self.view()).splitlines()
-        assert lines[1] == "  0   *   2   3   4   5   6   7   8   9   *"
-        assert lines[2] == "  1  11   A   b  14  15  16  17  18  19  20"
-        assert lines[3] == "  2  21   A   a  24  25  26  27  28  29  30"
+        assert lines[1] == "  1   *   2   3   4   5   6   7   8   9   *"
+        assert lines[2] == "  2  11   A   b  14  15  16  17  18  19  20"
+        assert lines[3] == "  3  21   A   a  24  25  26  27  28  29  30"
 
     def test_teams_and_seats(self) -> None:
         """Seats alternate between the teams; each team has its sequences, each seat its
         cards; the seat to act is named last."""
         text = sequence_numbers_render.render_view(self.view())
-        assert "team A (seats 0, 2): 1 of 2 sequences" in text
-        assert "team B (seats 1, 3): 0 of 2 sequences" in text
-        assert "seat 3 (B): 5 cards in hand, 0 discarded" in text
-        assert text.endswith("deck: 50 cards; turn 9\nseat 1 to act")
+        assert "team A (seats 1, 3): 1 of 2 sequences" in text
+        assert "team B (seats 2, 4): 0 of 2 sequences" in text
+        assert "seat 4 (B): 5 cards in hand, 0 discarded" in text
+        assert text.endswith("deck: 50 cards; turn 9\nseat 2 to act")
 
 
 DIAGONAL = (9, 18, 27, 36, 45, 54)  # team A's chips (the corner 9 aside) on one diagonal
@@ -361,10 +361,10 @@ class TestSequenceNumbersChoice:
         )
         text = sequence_numbers_render.render_view(view)
         assert text.endswith(
-            "seat 0 (A) chooses the five its chip at r3c6 locks:\n"
-            "  1. lock r0c9 r1c8 r2c7 r3c6 r4c5 (leaves r5c4 unlocked)\n"
-            "  2. lock r1c8 r2c7 r3c6 r4c5 r5c4\n"
-            "seat 0 to act"
+            "seat 1 (A) chooses the five its chip at r4c7 locks:\n"
+            "  1. lock r1c10 r2c9 r3c8 r4c7 r5c6 (leaves r6c5 unlocked)\n"
+            "  2. lock r2c9 r3c8 r4c7 r5c6 r6c5\n"
+            "seat 1 to act"
         )
 
     def test_the_event_names_the_fives(self) -> None:
@@ -374,16 +374,16 @@ class TestSequenceNumbersChoice:
             sequence_numbers=sequence_numbers.SequenceNumbersEvent(sequence_choice_required=choice)
         )
         assert sequence_numbers_render.render_events([event]) == [
-            "seat 0's chip at r3c6 completes fives that exclude one another: it chooses "
-            "r0c9 r1c8 r2c7 r3c6 r4c5 or r1c8 r2c7 r3c6 r4c5 r5c4"
+            "seat 1's chip at r4c7 completes fives that exclude one another: it chooses "
+            "r1c10 r2c9 r3c8 r4c7 r5c6 or r2c9 r3c8 r4c7 r5c6 r6c5"
         ]
 
     def test_a_five_as_a_move_and_its_code(self) -> None:
         """A five reads as the cells it locks; its code is its two end cells."""
         assert sequence_numbers_render.choose_sequence_text(DIAGONAL[1:]) == (
-            "lock r1c8 r2c7 r3c6 r4c5 r5c4"
+            "lock r2c9 r3c8 r4c7 r5c6 r6c5"
         )
-        assert sequence_numbers_render.five_code(DIAGONAL[1:]) == "r1c8-r5c4"
+        assert sequence_numbers_render.five_code(DIAGONAL[1:]) == "r2c9-r6c5"
 
 
 def _side_resolved(**fields: object) -> common.Event:
@@ -406,8 +406,8 @@ class TestForaDeOrdemEvents:
             bombs=1,
         )  # fmt: skip
         assert fora_de_ordem_render.render_events([event]) == [
-            "[2] Mercury: yellow 1st [0b] right, purple 2nd/3rd [1b] WRONG "
-            "-> seat 1 (purple) takes 2 cards, 1 bomb"
+            "[3] Mercury: yellow 1st [0b] right, purple 2nd/3rd [1b] WRONG "
+            "-> seat 2 (purple) takes 2 cards, 1 bomb"
         ]
 
     def test_every_card_right(self) -> None:
@@ -415,5 +415,5 @@ class TestForaDeOrdemEvents:
         card = fora_de_ordem.ForaDeOrdemCard(owner=2, ranks=[1])
         event = _side_resolved(side=0, item="Venus", cards=[card], correct=[True], taker=-1)
         assert fora_de_ordem_render.render_events([event]) == [
-            "[0] Venus: pink 1st [0b] right -> all discarded"
+            "[1] Venus: pink 1st [0b] right -> all discarded"
         ]

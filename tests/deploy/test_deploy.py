@@ -258,15 +258,32 @@ class TestDockerfile:
 
     def test_both_stages_use_one_pinned_slim_python(self) -> None:
         """Builder and runtime start from the same python:3.11.X-slim image, pinned to a patch."""
-        images = [arguments.split()[0] for arguments in dockerfile_arguments("FROM")]
+        images = [
+            arguments.split()[0]
+            for arguments in dockerfile_arguments("FROM")
+            if arguments.startswith("python:")
+        ]
         assert len(images) == 2
         assert images[0] == images[1]
         assert re.fullmatch(r"python:3\.11\.\d+-slim(-[a-z]+)?(@sha256:[0-9a-f]{64})?", images[0])
 
     def test_runtime_stage_copies_only_the_venv(self) -> None:
         """The runtime stage takes nothing from the builder but the virtual environment."""
-        copies = [args for args in dockerfile_arguments("COPY") if args.startswith("--from=")]
+        copies = [
+            args for args in dockerfile_arguments("COPY") if args.startswith("--from=builder")
+        ]
         assert copies == ["--from=builder /opt/ordo /opt/ordo"]
+
+    def test_the_playground_is_built_in_a_stage_of_its_own(self) -> None:
+        """A pinned slim Node.js stage builds the playground; the builder installs it as the
+        server's package data, and checks that the installed server has it."""
+        stages = [arguments.split() for arguments in dockerfile_arguments("FROM")]
+        (node,) = [stage for stage in stages if stage[0].startswith("node:")]
+        assert re.fullmatch(r"node:\d+\.\d+\.\d+-[a-z]+-slim", node[0])
+        assert node[-1] == "playground"
+        copies = [args for args in dockerfile_arguments("COPY") if args.startswith("--from=")]
+        assert "--from=playground /src/service/playground service/playground" in copies
+        assert any("STATIC_DIR" in args for args in dockerfile_arguments("RUN"))
 
     def test_pip_keeps_no_cache(self) -> None:
         """Every pip install runs with --no-cache-dir."""

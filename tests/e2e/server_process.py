@@ -113,12 +113,14 @@ def server_env(metrics_dir: Path, **settings: str) -> dict[str, str]:
     return env
 
 
-def start_server(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    env: dict[str, str], log: Path, python: str = sys.executable, cwd: Path = ROOT
+) -> subprocess.Popen[bytes]:
     """Start ``python -m service`` in ``env``, its output to ``log``; do not wait for it."""
     with log.open("wb") as output:
         return subprocess.Popen(
-            [sys.executable, "-m", "service"],
-            cwd=ROOT,
+            [python, "-m", "service"],
+            cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=output,
@@ -128,10 +130,15 @@ def start_server(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
 
 @contextmanager
 def running_server(
-    scratch: Path, workers: int = 2, port: int | None = None, **settings: str
+    scratch: Path,
+    workers: int = 2,
+    port: int | None = None,
+    python: str = sys.executable,
+    **settings: str,
 ) -> Iterator[ServerProcess]:
     """Run ``python -m service`` with ``ORDO_*`` settings, on ``port`` or a free one (and the
-    HTTP door on a free port); yield once every worker serves."""
+    HTTP door on a free port); yield once every worker serves. Another ``python`` (an installed
+    server's) runs in ``scratch``, away from this checkout's sources."""
     metrics_dir = scratch / "metrics"
     log = scratch / "server.log"
     port, metrics_port = port or free_port(), free_port()
@@ -144,7 +151,7 @@ def running_server(
         http_port=str(http_port),
         **settings,
     )
-    process = start_server(env, log)
+    process = start_server(env, log, python, ROOT if python == sys.executable else scratch)
     running = ServerProcess(process, port, metrics_port, metrics_dir, log, http_port)
     try:
         deadline = time.monotonic() + START_SECONDS

@@ -457,7 +457,7 @@ class TestPlayground:
 
     def test_not_built(self, start_door: StartDoor, tmp_path: Path) -> None:
         """Without a build, / answers a short plain 404 that says so."""
-        client = self.serve(start_door, tmp_path / "dist")
+        client = self.serve(start_door, tmp_path / "playground")
         status, headers, body = client.request("GET", "/")
         assert status == 404
         assert headers["content-type"].startswith("text/plain")

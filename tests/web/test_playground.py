@@ -61,7 +61,8 @@ def node_and_browser() -> str:
     """The ``node`` executable, once the playground is built and Chromium installed."""
     node = shutil.which("node")
     assert node, "Node.js is not installed: the playground's tests need it"
-    assert (WEB / "dist" / "index.html").exists(), "the playground is not built: run 'make web'"
+    built = ROOT / "service" / "playground" / "index.html"
+    assert built.exists(), "the playground is not built: run 'make web'"
     assert (WEB / "node_modules" / "playwright-core").exists(), "run 'make web' first"
     assert CHROMIUM.exists(), f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
     return node

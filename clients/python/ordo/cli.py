@@ -1,13 +1,18 @@
 """The ``ordo`` command: list a server's games, watch its bots play one, or play one.
 
 ``ordo games`` prints every game the server runs with its seats, policies and options.
-``ordo demo GAME --seats N`` deals a game and lets a bot policy play every seat through the
-server (SuggestAction, then ApplyAction), printing each turn as a spectator sees it: the public
-events, then the spectator's view; then the outcome. In a game with simultaneous turns every seat
-to act acts before the turn is printed.
-``ordo play GAME`` seats people (``--people 0,2``, seat 0 by default) at a game against bots:
+``ordo demo GAME`` deals a game (``--seats N``, the fewest the game takes by default) and lets a
+bot policy play every seat through the server (SuggestAction, then ApplyAction), printing each
+turn as a spectator sees it: the public events, then the spectator's view; then the outcome. In a
+game with simultaneous turns every seat to act acts before the turn is printed.
+``ordo play GAME`` seats people (``--people 1,3``, seat 1 by default) at a game against bots:
 see ``ordo.play``; ``--save FILE`` keeps the game's record (``ordo.records``) in FILE.
-``ordo replay FILE`` watches a saved game again, step by step: see ``ordo.watch``.
+``ordo replay FILE`` watches a saved game again, step by step: see ``ordo.watch``. Seats are
+counted from 1, as the playground counts them.
+
+A game with a language (Fora de Ordem) is played in the terminal's language (``LANG``:
+Portuguese for ``pt*``, English otherwise) unless ``--lang`` says another. ``--hide-results``
+keeps the cards from printing what players are meant to work out (Sequence Numbers' results).
 
 The command knows no game: it learns the games from ListGames, builds their options through the
 ``GameOptions`` descriptor, and renders them with ``ordo.render``. Exit codes: 0 done, 1 the
@@ -19,7 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import Any, TextIO
 
@@ -29,7 +34,7 @@ from google.protobuf.message import Message
 from ordo import records
 from ordo.client import DEFAULT_TARGET, Client, OrdoError, game_options
 from ordo.play import Table, play_game
-from ordo.render import Renderer, renderer
+from ordo.render import Renderer, renderer, seat_text, termination_text
 from ordo.v1 import common_pb2 as common
 from ordo.watch import record_game_id, watch
 
@@ -39,6 +44,7 @@ DISTRIBUTION = "ordo-client"
 TARGET_ENV = "ORDO_TARGET"
 LANGUAGE_FIELD = "language"  # the options field that picks a game's language, when it has one
 LANGUAGES = ("en", "pt_br")
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")  # the terminal's language, first set wins
 POLICIES = ("heuristic", "random", "search")
 DEFAULT_MAX_TURNS = 10_000  # more than any game takes with its default options
 SEED_LIMIT = 1 << 64  # seeds are uint64
@@ -87,7 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("games", help="list the games the server runs, with their options")
     demo = commands.add_parser("demo", help="watch bots play a whole game through the server")
     demo.add_argument("game", metavar="GAME", help="the game id, as `ordo games` lists it")
-    demo.add_argument("--seats", type=int, required=True, help="the number of seats")
+    demo.add_argument(
+        "--seats", type=int, help="the number of seats (default: the fewest the game takes)"
+    )
     demo.add_argument(
         "--policy", choices=POLICIES, default="heuristic", help="the bots' policy (%(default)s)"
     )
@@ -110,10 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--people",
-        default="0",
+        default="1",
         metavar="SEATS",
-        help="the seats people play, comma-separated, sharing this terminal in turn "
-        "(default %(default)s)",
+        help="the seats people play, counted from 1 and comma-separated, sharing this terminal "
+        "in turn (default %(default)s)",
     )
     play.add_argument(
         "--bots",
@@ -147,7 +155,16 @@ def build_parser() -> argparse.ArgumentParser:
             "--seed", type=int, default=0, help="the deal's seed (0: the server picks)"
         )
         command.add_argument(
-            "--lang", choices=LANGUAGES, help="the game's language, for games that have one"
+            "--lang",
+            choices=LANGUAGES,
+            help="the game's language, for games that have one (default: the terminal's, "
+            "from LANG; English when it is not Portuguese)",
+        )
+        command.add_argument(
+            "--hide-results",
+            action="store_true",
+            help="do not print what players are meant to work out (the results of Sequence "
+            "Numbers' equation cards)",
         )
         command.add_argument(
             "--option",
@@ -195,13 +212,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         parser.error(str(error))  # exits with EXIT_USAGE
     except OrdoError as error:
-        print(f"ordo: server error: {error}", file=sys.stderr)
+        print(f"ordo: {server_error_text(error, args.target)}", file=sys.stderr)
         return EXIT_SERVER_ERROR
     except BrokenPipeError:
         # The reader has had enough (``ordo demo … | head``): stop quietly. Python flushes
         # stdout again at exit; pointed at /dev/null, that flush cannot fail.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def server_error_text(error: OrdoError, target: str) -> str:
+    """A failed call for people: the server's message, or for a server that cannot be reached,
+    where the command looked and how to point it elsewhere."""
+    if error.code == grpc.StatusCode.UNAVAILABLE and not error.reason:
+        return (
+            f"cannot reach a server at {target} (UNAVAILABLE: {error.message}). Is one running "
+            f"there? Start one (make run in Ordo's checkout, or ordo-server), or give its address "
+            f"with --target HOST:PORT or {TARGET_ENV}; add --tls or --ca-file if it speaks TLS."
+        )
+    return f"server error: {error}"
+
+
+def terminal_language(environ: Mapping[str, str] = os.environ) -> str:
+    """The language of ``--lang`` the terminal's locale asks for: ``pt_br`` for Portuguese,
+    ``en`` for anything else."""
+    for name in LOCALE_VARIABLES:
+        if environ.get(name):
+            return "pt_br" if environ[name].lower().startswith("pt") else "en"
+    return "en"
 
 
 def print_games(client: Client, out: TextIO) -> None:
@@ -291,16 +329,25 @@ def set_option(options: Message, assignment: str) -> None:
     value: object = text
     if field.enum_type is not None:
         value = enum_number(field, text)
+        # Values are named for people without the enum's prefix, that of its *_UNSPECIFIED.
+        prefix = field.enum_type.values[0].name.removesuffix("UNSPECIFIED")
+        valid = "one of " + ", ".join(
+            v.name.removeprefix(prefix) for v in field.enum_type.values if v.number
+        )
     elif isinstance(current, bool):
         value = {"true": True, "false": False}.get(text.lower())
+        valid = "true or false"
     elif isinstance(current, int):
         value = int(text) if text.lstrip("-").isdigit() else None
+        valid = "a whole number"
+    else:
+        valid = "a text"
     try:
         if value is None:
             raise ValueError(text)
         setattr(options, name, value)
     except (ValueError, TypeError):
-        raise UsageError(f"--option {name}: {text!r} is not a value of {name}") from None
+        raise UsageError(f"--option {name}: {text!r} is not {valid}") from None
 
 
 def prepare(
@@ -320,19 +367,22 @@ def prepare(
     options = game_options(info.id)
     if args.lang is not None and not set_language(getattr(options, info.id), args.lang):
         print(f"ordo: {info.id} has no language option; --lang ignored", file=sys.stderr)
+    if args.lang is None:
+        set_language(getattr(options, info.id), terminal_language())
     for assignment in args.option:
         set_option(getattr(options, info.id), assignment)
-    return info, options, renderer(info.id), seats
+    return info, options, renderer(info.id, results=not args.hide_results), seats
 
 
 def people_seats(text: str, seats: int) -> list[int]:
-    """The seats of ``--people``: distinct seat numbers of the game, at least one."""
+    """The seats of ``--people`` (counted from 1 there), 0-based: distinct seats of the game, at
+    least one."""
     try:
-        people = [int(part) for part in text.split(",")]
+        people = [int(part) - 1 for part in text.split(",")]
     except ValueError:
         raise UsageError(f"--people takes seat numbers separated by commas, not {text!r}") from None
     if len(set(people)) != len(people) or not all(0 <= seat < seats for seat in people):
-        raise UsageError(f"--people must name distinct seats of 0..{seats - 1}, not {text!r}")
+        raise UsageError(f"--people must name distinct seats of 1..{seats}, not {text!r}")
     return people
 
 
@@ -358,11 +408,11 @@ def replay(client: Client, args: argparse.Namespace, inp: TextIO, out: TextIO) -
 
 def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     """Play a whole game with bots, printing it as a spectator sees it; returns the exit code."""
-    info, options, render, _ = prepare(client, args, args.policy, args.seats)
+    info, options, render, seats = prepare(client, args, args.policy, args.seats)
 
-    started = client.new_game(options, args.seats, args.seed)
+    started = client.new_game(options, seats, args.seed)
     state, status = started.state, started.status
-    print(f"{info.title}: {args.seats} seats, seed {started.seed}, {args.policy} bots", file=out)
+    print(f"{info.title}: {seats} seats, seed {started.seed}, {args.policy} bots", file=out)
     print(render.render_view(client.get_view(state).view), file=out)
     turn = 0
     while not status.finished:
@@ -384,7 +434,7 @@ def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
             applied = client.apply_action(state, action)
             state, status = applied.state, applied.status
             events.extend(event for event in applied.events if event.public)
-        who = ", ".join(str(seat) for seat in acting)
+        who = ", ".join(str(seat + 1) for seat in acting)
         print(f"\nturn {turn}: {'seats' if len(acting) > 1 else 'seat'} {who}", file=out)
         for line in render.render_events(events):
             print(f"  {line}", file=out)
@@ -395,11 +445,11 @@ def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
 
 def print_outcome(outcome: common.Outcome, turns: int, out: TextIO) -> None:
     """Print why and when the game ended, every seat's score and the winners."""
-    print(f"\ngame over after {turns} turns ({outcome.termination or 'finished'})", file=out)
+    print(f"\ngame over after {turns} turns: {termination_text(outcome.termination)}", file=out)
     better = "lower" if outcome.lower_is_better else "higher"
-    scores = ", ".join(f"seat {seat}: {score}" for seat, score in enumerate(outcome.scores))
+    scores = ", ".join(f"{seat_text(seat)}: {score}" for seat, score in enumerate(outcome.scores))
     print(f"scores ({better} is better): {scores}", file=out)
-    winners = ", ".join(f"seat {seat}" for seat in outcome.winners) or "none (a draw)"
+    winners = ", ".join(seat_text(seat) for seat in outcome.winners) or "none (a draw)"
     print(f"winners: {winners}", file=out)
 
 

@@ -11,7 +11,8 @@ With ``save_to``, the game is recorded as it is played (``ordo.records.Recorder`
 saved there when it ends or the people leave.
 
 Several people share one terminal in turn (hot seat): before each of their turns the screen is
-cleared and the next person is asked to take the keyboard, so no one sees another's hand.
+cleared and the next person is asked to take the keyboard, so no one sees another's hand. Seats
+are counted from 1, as the playground counts them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import TextIO
 
 from ordo.client import Client
 from ordo.records import Recorder, save
-from ordo.render import Renderer, Step
+from ordo.render import Renderer, Step, seat_text, termination_text
 from ordo.v1 import common_pb2 as common
 
 __all__ = ["QuitRequestedError", "Table", "choose", "option_keys", "play_game"]
@@ -194,10 +195,11 @@ def _play(
 
 
 def seats_text(seats: Sequence[int]) -> str:
-    """``seat 2``, or ``seats 0, 1 and 3``."""
+    """``seat 2``, or ``seats 1, 2 and 4`` (seats 0, 1 and 3 counted from 1)."""
     if len(seats) == 1:
-        return f"seat {seats[0]}"
-    return f"seats {', '.join(map(str, seats[:-1]))} and {seats[-1]}"
+        return seat_text(seats[0])
+    numbers = [str(seat + 1) for seat in seats]
+    return f"seats {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
 def bots_text(policy: str, seats: Sequence[int]) -> str:
@@ -213,7 +215,8 @@ def person_move(table: Table, state: common.GameState, seat: int) -> common.Acti
     if table.hot_seat and table.last_person != seat:
         if table.out.isatty() and table.last_person is not None:
             table.out.write(CLEAR_SCREEN)  # the last person's hand goes out of sight
-        table.ask(f"Seat {seat}'s turn: pass the keyboard to seat {seat}, then press Enter. ")
+        who = seat_text(seat)
+        table.ask(f"{who.capitalize()}'s turn: pass the keyboard to {who}, then press Enter. ")
     table.last_person = seat
     table.say(RULE)
     show_events(table, seat)
@@ -221,9 +224,10 @@ def person_move(table: Table, state: common.GameState, seat: int) -> common.Acti
     table.say(table.render.render_view(view))
     actions = list(table.client.list_legal_actions(state, seat).actions)
     steps = [table.render.action_steps(action, view) for action in actions]
-    table.say(f"\nSeat {seat}, your move.")
+    who = seat_text(seat).capitalize()
+    table.say(f"\n{who}, your move.")
     action = actions[choose(steps, table.ask, table.say)]
-    table.say(f"Seat {seat}: {table.render.action_text(action, view)}\n")
+    table.say(f"{who}: {table.render.action_text(action, view)}\n")
     table.moved.add(seat)
     return action
 
@@ -254,10 +258,10 @@ def show_end(table: Table, state: common.GameState, outcome: common.Outcome) -> 
     better = "lower" if outcome.lower_is_better else "higher"
 
     def name(seat: int) -> str:
-        return f"seat {seat} (you)" if seat in table.people else f"seat {seat}"
+        return f"{seat_text(seat)} (you)" if seat in table.people else seat_text(seat)
 
     scores = ", ".join(f"{name(seat)}: {score}" for seat, score in enumerate(outcome.scores))
     winners = ", ".join(name(seat) for seat in outcome.winners) or "none (a draw)"
-    table.say(f"\nGame over ({outcome.termination or 'finished'}).")
+    table.say(f"\nGame over: {termination_text(outcome.termination)}.")
     table.say(f"Scores ({better} is better): {scores}")
     table.say(f"Winners: {winners}")

@@ -3,7 +3,9 @@
 // GetView. With a server that gives seat tokens, the page holds only its people's (a spectator's
 // when nobody plays), and makes each call with the token of the seat it is made for.
 import * as api from "./api.ts";
+import { preferredLanguage } from "./language.ts";
 import { MovePicker, type Candidate } from "./moves.ts";
+import * as saved from "./saved.ts";
 import { UIS } from "./games/index.ts";
 import { initReplay } from "./replay.ts";
 import type { DrawContext, GameUi } from "./ui.ts";
@@ -13,6 +15,7 @@ import {
   type GameId,
   type GameInfo,
   type GameStatus,
+  type OptionInfo,
   type GameView,
   type Json,
 } from "./types.ts";
@@ -22,6 +25,8 @@ declare const RULES_SUMMARIES: Record<string, string>;
 const PLAYER_KINDS = ["person", "search", "heuristic", "random"] as const;
 type PlayerKind = (typeof PLAYER_KINDS)[number];
 const SPECTATOR = -1;
+const FIRST_GAME: GameId = "six_nimmt"; // what the page opens on
+const LOG_LINES = 150; // the last lines of a log shown, numbered as in the whole log
 type Picker = MovePicker<api.Move>;
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -38,6 +43,8 @@ interface Session {
   tokens: Map<number, string>;
   /** Each person's log (and the spectators', under SPECTATOR): only events they may see. */
   logs: Map<number, string[]>;
+  /** The game parts of the events each of them saw, for drawings that show what happened. */
+  history: Map<number, Json[]>;
   /** What the latest events placed or took, per seat that saw them. */
   fresh: Map<number, Set<string>>;
   /** The seat whose view is shown, SPECTATOR when nobody plays. */
@@ -85,11 +92,8 @@ function fillSetup(): void {
     let input: HTMLInputElement | HTMLSelectElement;
     if (opt.allowedValues?.length) {
       input = document.createElement("select");
-      input.append(
-        ...opt.allowedValues.map((v) =>
-          option(v.toLowerCase().replace(/_/g, " "), v, v === opt.defaultValue),
-        ),
-      );
+      const chosen = preferredLanguage(opt) ?? opt.defaultValue;
+      input.append(...opt.allowedValues.map((v) => option(valueLabel(opt, v), v, v === chosen)));
     } else if (opt.defaultValue === "true" || opt.defaultValue === "false") {
       input = document.createElement("input");
       input.type = "checkbox";
@@ -107,6 +111,14 @@ function fillSetup(): void {
   }
   fillPlayers();
   $("rules").innerHTML = RULES_SUMMARIES[info.id] ?? "";
+  $<HTMLAnchorElement>("rules-link").href = `rules/${info.id}.html`;
+}
+
+/** An option's value for people: "take cheapest row"; a 0 the description calls the usual
+ * choice ("0 = the usual: ...") reads "usual". */
+function valueLabel(opt: OptionInfo, value: string): string {
+  if (value === "0" && /\b0 = the usual\b/.test(opt.description ?? "")) return "usual";
+  return value.toLowerCase().replace(/_/g, " ");
 }
 
 function fillPlayers(): void {
@@ -154,6 +166,7 @@ function seatName(seat: number, kind: PlayerKind, people: number): string {
 
 async function start(event: SubmitEvent): Promise<void> {
   event.preventDefault();
+  if (!abandonRunningGame()) return;
   $("setup-error").textContent = "";
   const info = selectedGame();
   const seats = Number($<HTMLSelectElement>("seats").value);
@@ -178,7 +191,7 @@ async function start(event: SubmitEvent): Promise<void> {
       kinds.forEach((k, seat) => k === "person" && tokens.set(seat, dealt.seatTokens[seat] ?? ""));
       if (people === 0) tokens.set(SPECTATOR, dealt.spectatorToken);
     }
-    current = {
+    begin({
       info,
       ui: UIS[info.id],
       key,
@@ -188,21 +201,82 @@ async function start(event: SubmitEvent): Promise<void> {
       status: dealt.status,
       tokens,
       logs,
+      history: new Map([...logs.keys()].map((seat) => [seat, []])),
       fresh: new Map(),
       shown: shown >= 0 ? shown : SPECTATOR,
       view: null,
       delay: Number($<HTMLSelectElement>("speed").value),
-    };
-    $("table-area").hidden = false;
-    $("replay-area").hidden = true;
-    $("outcome").hidden = true;
-    $("table-title").textContent = info.title;
+    });
     // On a narrow screen the table is below the form: bring it into sight.
     if (window.matchMedia("(max-width: 1000px)").matches) $("table-area").scrollIntoView();
-    void play(current, ++generation);
   } catch (error) {
     $("setup-error").textContent = error instanceof Error ? error.message : String(error);
   }
+}
+
+/** Whether a Start may go on: a game in progress with people in it is abandoned only when they
+ * say so. */
+function abandonRunningGame(): boolean {
+  const running = current && !current.status.finished && current.kinds.includes("person");
+  return !running || window.confirm("Abandon the game in progress and start a new one?");
+}
+
+/** Shows a game's table, a fresh one (no cover, no outcome), and plays it from where it is. */
+function begin(session: Session): void {
+  current = session;
+  phase("busy");
+  $("cover").hidden = true;
+  $("table").hidden = false;
+  $("hand").hidden = false;
+  $("table-area").hidden = false;
+  $("replay-area").hidden = true;
+  $("outcome").hidden = true;
+  $("refused").textContent = "";
+  $("table-title").textContent = session.info.title;
+  $("results-toggle").hidden = !session.ui.hidesResults;
+  keep(session);
+  void play(session, ++generation);
+  // Tells tests and assistive tools that another game is on the table.
+  document.body.dataset.game = String(generation);
+}
+
+/** Keeps the game in this tab's session storage, for a reload. */
+function keep(session: Session): void {
+  saved.save({
+    game: session.info.id,
+    kinds: session.kinds,
+    names: session.names,
+    state: session.state,
+    status: session.status,
+    logs: [...session.logs],
+    history: [...session.history],
+    shown: session.shown,
+    delay: session.delay,
+    extra: { tokens: [...session.tokens] },
+  });
+}
+
+/** The game this tab kept before a reload, as a session; null when there is none to go on. */
+function restored(): Session | null {
+  const kept = saved.restore();
+  const info = games.find((g) => g.id === kept?.game);
+  if (!kept || !info) return null;
+  return {
+    info,
+    ui: UIS[info.id],
+    key: jsonKey(info.id),
+    kinds: kept.kinds as PlayerKind[],
+    names: kept.names,
+    state: kept.state,
+    status: kept.status,
+    tokens: new Map((kept.extra?.tokens ?? []) as [number, string][]),
+    logs: new Map(kept.logs),
+    history: new Map(kept.history),
+    fresh: new Map(),
+    shown: kept.shown,
+    view: null,
+    delay: kept.delay,
+  };
 }
 
 /**
@@ -221,8 +295,10 @@ function record(
       ? seats
       : (event.visibleToSeats ?? []).filter((s) => seats.includes(s));
     for (const seat of audience) {
-      const line = session.ui.describe(part, session.names, seat === SPECTATOR ? null : seat);
+      const viewer = seat === SPECTATOR ? null : seat;
+      const line = session.ui.describe(part, session.names, viewer, showsResults());
       if (line) session.logs.get(seat)!.push(line);
+      session.history.get(seat)?.push(part);
       const keys = fresh.get(seat) ?? new Set<string>();
       for (const k of session.ui.fresh(part)) keys.add(k);
       fresh.set(seat, keys);
@@ -270,6 +346,7 @@ async function apply(session: Session, play: api.Play): Promise<void> {
   session.state = answers[0]!.state;
   session.status = answers[0]!.status;
   session.fresh = fresh;
+  keep(session);
 }
 
 /** Plays until the game ends or another game starts: people first, then bots. */
@@ -320,12 +397,13 @@ async function personMove(
     if (run !== generation) return null;
   }
   session.shown = seat;
+  keep(session);
   const actions = await api.legalActions(session.state, seat, token(session, seat));
   const view = ((await viewOf(session, seat))[session.key] ?? {}) as Json;
   return new Promise<api.Move["message"] | null>((resolve) => {
     const candidates: Candidate<api.Move>[] = actions.map((move) => ({
       action: move,
-      steps: session.ui.steps((move.json[session.key] ?? {}) as Json, view),
+      steps: session.ui.steps((move.json[session.key] ?? {}) as Json, view, showsResults()),
     }));
     const picker = new MovePicker(
       candidates,
@@ -384,6 +462,9 @@ async function show(session: Session, picker: Picker | null): Promise<void> {
   const ctx: DrawContext = {
     view: (view[session.key] ?? {}) as Json,
     status: view.status ?? session.status,
+    width: drawingWidth(),
+    results: showsResults(),
+    history: session.history.get(seat) ?? [],
     seats: session.kinds.length,
     viewer: seat === SPECTATOR ? null : seat,
     names: session.names,
@@ -430,6 +511,17 @@ async function show(session: Session, picker: Picker | null): Promise<void> {
   if (picker) phase("input");
 }
 
+/** Whether cards print their results (a person may hide them, to work them out). */
+function showsResults(): boolean {
+  return !$<HTMLInputElement>("hide-results").checked;
+}
+
+/** The CSS pixels a drawing has across: drawings are laid out at that width, one unit a pixel,
+ * so that their text keeps its size on any screen. */
+function drawingWidth(): number {
+  return Math.max(300, Math.floor($("table").clientWidth || $("hand").clientWidth));
+}
+
 /** The same steps as buttons: for the keyboard, for readers, and for choices with no drawing. */
 function drawChoices(picker: Picker | null): void {
   const box = $("choices");
@@ -467,10 +559,12 @@ function drawTurn(session: Session, picker: Picker | null): void {
 
 function drawLog(session: Session): void {
   const lines = session.logs.get(session.shown) ?? [];
+  const first = Math.max(0, lines.length - LOG_LINES);
   const log = $("log");
   log.replaceChildren(
-    ...lines.slice(-150).map((line) => {
+    ...lines.slice(first).map((line, i) => {
       const li = document.createElement("li");
+      li.value = first + i + 1; // numbered as in the whole log, not from the first line shown
       li.textContent = line;
       return li;
     }),
@@ -516,14 +610,20 @@ async function init(): Promise<void> {
     return;
   }
   const select = $<HTMLSelectElement>("game");
-  const wanted = new URLSearchParams(location.search).get("game");
+  const resumed = restored();
+  const wanted = resumed?.info.id ?? new URLSearchParams(location.search).get("game") ?? FIRST_GAME;
   select.replaceChildren(...games.map((g) => option(g.title, g.id, g.id === wanted)));
   select.onchange = fillSetup;
+  $<HTMLInputElement>("hide-results").onchange = () => {
+    // The move being built is asked again, its steps named with or without the results.
+    if (current && document.body.dataset.phase === "input") void play(current, ++generation);
+  };
   $<HTMLSelectElement>("seats").onchange = fillPlayers;
   $<HTMLFormElement>("setup").addEventListener("submit", (e) => void start(e));
   fillSetup();
   initReplay();
   document.body.dataset.ready = "true";
+  if (resumed) begin(resumed);
 }
 
 void init();

@@ -112,6 +112,12 @@ function go(at: number): void {
   const context = (view: api.ReplayStep["view"], looking: number | null): DrawContext => ({
     view: (view[key] ?? {}) as Json,
     status: view.status ?? {},
+    // Laid out at the width the replay has, with what was seen up to this step.
+    width: Math.max(300, $("replay-table").clientWidth || $("table").clientWidth),
+    history: replayed.steps
+      .slice(0, watching!.at + 1)
+      .flatMap((s) => s.events.map((e) => (e[key] ?? {}) as Json)),
+    results: true,
     seats: replayed.seats,
     viewer: looking,
     names,

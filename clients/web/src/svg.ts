@@ -3,6 +3,10 @@ const NS = "http://www.w3.org/2000/svg";
 
 export type Attrs = Record<string, string | number>;
 
+/** The smallest text a drawing writes, in units: drawings are laid out one unit a CSS pixel, so
+ * no text is smaller than this on any screen. */
+export const MIN_FONT = 12;
+
 export function svgEl<K extends keyof SVGElementTagNameMap>(
   tag: K,
   attrs: Attrs = {},
@@ -14,13 +18,19 @@ export function svgEl<K extends keyof SVGElementTagNameMap>(
   return el;
 }
 
-/** A drawing of width × height units that scales to its container; `label` names it for readers. */
+/** A drawing of width × height units that scales to its container; `label` names it for readers.
+ * Laid out at the container's width (DrawContext.width), a unit is a CSS pixel. */
 export function drawing(width: number, height: number, label: string): SVGSVGElement {
   return svgEl("svg", {
-    viewBox: `0 0 ${width} ${height}`,
+    viewBox: `0 0 ${Math.ceil(width)} ${Math.ceil(height)}`,
     role: "group",
     "aria-label": label,
   });
+}
+
+/** How many of `size` (with `gap` between) fit across `width`, at least one. */
+export function fit(width: number, size: number, gap = 0): number {
+  return Math.max(1, Math.floor((width + gap) / (size + gap)));
 }
 
 export function text(
@@ -30,9 +40,10 @@ export function text(
   value: string,
   attrs: Attrs = {},
 ): void {
+  const size = Math.max(MIN_FONT, Number(attrs["font-size"] ?? 16));
   const el = svgEl(
     "text",
-    { x, y, "text-anchor": "middle", "dominant-baseline": "central", ...attrs },
+    { x, y, "text-anchor": "middle", "dominant-baseline": "central", ...attrs, "font-size": size },
     parent,
   );
   el.textContent = value;

@@ -16,7 +16,13 @@ and may expose a third:
 ``renderer(game_id)`` finds that module, or falls back to a generic rendering of the game's
 messages in compact protobuf text format for a game without one; a module without
 ``action_steps``, or a move it does not know (one a newer server added), gets the generic
-one-step text of the move.
+one-step text of the move. A module whose cards print what a player is meant to work out (the
+results of Sequence Numbers' equations) says so with ``HIDES_RESULTS = True``: its three
+functions then take ``results=False`` to leave them out, which ``renderer(game_id, results=False)``
+passes.
+
+People count seats, rows and cells from 1, as the playground does: ``seat_text(0)`` is ``seat 1``.
+The numbers on the wire (and in the protobuf messages) stay 0-based.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from google.protobuf import text_format
 from google.protobuf.message import Message
@@ -38,9 +45,31 @@ __all__ = [
     "generic_events",
     "generic_view",
     "renderer",
+    "seat_text",
+    "termination_text",
 ]
 
 STEP_SEPARATOR = ", "  # between the steps of a move written on one line
+# Why a game ended (Outcome.termination), for people; an unknown word is written in lower case.
+TERMINATIONS = {
+    "PENALTY_THRESHOLD": "a seat's penalties reached the threshold",
+    "FIXED_HANDS": "every hand of the game was played",
+    "SEQUENCES": "a team completed its sequences",
+    "TURN_LIMIT": "the turn limit was reached without a winner",
+    "ALL_CARDS_PLAYED": "every card was played",
+    "ROUNDS_COMPLETED": "every round was played",
+}
+
+
+def seat_text(seat: int) -> str:
+    """A seat as people count them: ``seat_text(0)`` is ``seat 1``."""
+    return f"seat {seat + 1}"
+
+
+def termination_text(termination: str) -> str:
+    """Why a game ended, in words: ``PENALTY_THRESHOLD`` is "a seat's penalties reached the
+    threshold"."""
+    return TERMINATIONS.get(termination, termination.replace("_", " ").lower() or "it finished")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +126,10 @@ def generic_events(events: Sequence[common.Event]) -> list[str]:
 GENERIC = Renderer(generic_view, generic_events)
 
 
-def renderer(game_id: str) -> Renderer:
-    """The renderer of ``game_id``: its module in this package, else the generic one."""
+def renderer(game_id: str, results: bool = True) -> Renderer:
+    """The renderer of ``game_id``: its module in this package, else the generic one. With
+    ``results`` False, a module that prints what players work out (``HIDES_RESULTS``) leaves it
+    out."""
     if not game_id.isidentifier():
         return GENERIC
     name = f"{__name__}.{game_id}"
@@ -109,4 +140,10 @@ def renderer(game_id: str) -> Renderer:
             raise
         return GENERIC
     steps = getattr(module, "action_steps", generic_action_steps)
+    if not results and getattr(module, "HIDES_RESULTS", False):
+        return Renderer(
+            partial(module.render_view, results=False),
+            partial(module.render_events, results=False),
+            partial(module.action_steps, results=False),
+        )
     return Renderer(module.render_view, module.render_events, steps)

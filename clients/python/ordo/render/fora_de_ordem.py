@@ -1,7 +1,8 @@
 """Plain-text rendering of Fora de Ordem views and events for the command-line demo.
 
 Only the generated ``ordo.v1`` messages are used: the board shows the question's five items with
-the cards on each side (bottom first), then each seat's colour, bombs, hand and deck sizes.
+the cards on each side (bottom first), then each seat's colour, bombs, hand and deck sizes. Seats
+and sides are counted from 1; an item's place on the board is not its rank.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ordo.render import Step, generic_action_steps
+from ordo.render import Step, generic_action_steps, seat_text
 from ordo.v1 import fora_de_ordem_pb2 as pb
 
 if TYPE_CHECKING:
@@ -31,14 +32,19 @@ def colour_name(seat: int) -> str:
 
 
 def seat_name(seat: int) -> str:
-    """A seat with the colour of its deck, e.g. ``seat 1 (purple)``."""
-    return f"seat {seat} ({colour_name(seat)})"
+    """A seat with the colour of its deck, e.g. ``seat 2 (purple)``."""
+    return f"{seat_text(seat)} ({colour_name(seat)})"
 
 
 def card_label(card: pb.ForaDeOrdemCard) -> str:
-    """A card as printed: ``2nd/3rd`` or ``previous is wrong``, with its bombs."""
+    """A card as printed: ``2nd/3rd`` or ``previous is wrong``, with its bombs (``[2b]``)."""
     label = SPECIAL_LABELS.get(card.kind) or "/".join(ORDINALS[rank - 1] for rank in card.ranks)
     return f"{label} [{card.bombs}b]"
+
+
+def side_text(side: int) -> str:
+    """A side of the board as people count them, ``[1]`` to ``[5]``: a place, not a rank."""
+    return f"[{side + 1}]"
 
 
 def _owned(card: pb.ForaDeOrdemCard) -> str:
@@ -63,7 +69,7 @@ def render_view(view: common_pb2.GameView) -> str:
     for side, item in enumerate(game.items):
         cards = game.sides[side].cards if side < len(game.sides) else []
         stack = " < ".join(_owned(card) for card in cards) or "-"
-        lines.append(f"  [{side}] {item:<{width}}  {stack}")
+        lines.append(f"  {side_text(side)} {item:<{width}}  {stack}")
     lines.append("Seats ([nb] on a card = its bombs):")
     for seat, bombs in enumerate(game.bombs):
         lines.append(
@@ -71,7 +77,7 @@ def render_view(view: common_pb2.GameView) -> str:
             f"deck {game.deck_sizes[seat]}"
         )
     if game.hand:
-        lines.append("Hand: " + ", ".join(f"{card.id}: {card_label(card)}" for card in game.hand))
+        lines.append("Hand: " + ", ".join(card_label(card) for card in game.hand))
     status = view.status
     if status.finished:
         winners = ", ".join(seat_name(seat) for seat in status.outcome.winners)
@@ -93,7 +99,7 @@ def _event_line(event: pb.ForaDeOrdemEvent) -> str:
         played = event.card_played
         return (
             f"{seat_name(played.seat)} plays {card_label(played.card)} on "
-            f"[{played.side}] {played.item}"
+            f"{side_text(played.side)} {played.item}"
         )
     if kind == "ranks_revealed":
         revealed = event.ranks_revealed
@@ -111,7 +117,7 @@ def _event_line(event: pb.ForaDeOrdemEvent) -> str:
         return f"Every seat draws {refilled.count} cards for round {refilled.round}"
     if kind == "round_started":
         started = event.round_started
-        items = ", ".join(f"[{side}] {item}" for side, item in enumerate(started.items))
+        items = ", ".join(f"{side_text(side)} {item}" for side, item in enumerate(started.items))
         return (
             f"Round {started.round}, {seat_name(started.starting_seat)} starts. "
             f"{started.category}: {items}"
@@ -132,7 +138,7 @@ def _side_line(resolved: pb.ForaDeOrdemSideResolved) -> str:
         f"{_owned(card)} {'right' if correct else 'WRONG'}"
         for card, correct in zip(resolved.cards, resolved.correct, strict=True)
     )
-    head = f"[{resolved.side}] {resolved.item}: {verdicts}"
+    head = f"{side_text(resolved.side)} {resolved.item}: {verdicts}"
     if resolved.taker == NO_TAKER:
         return f"{head} -> all discarded"
     taken = _count(len(resolved.taken), "card")
@@ -145,7 +151,7 @@ def _count(number: int, noun: str) -> str:
 
 
 def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) -> tuple[Step, ...]:
-    """A play in two steps: the card from hand, then the side, coded by its number (``0``-``4``);
+    """A play in two steps: the card from hand, then the side, coded by its number (``1``-``5``);
     the view names the card and the side's item."""
     move = action.fora_de_ordem
     if move.WhichOneof("move") != "play":
@@ -156,5 +162,5 @@ def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) ->
     item = f" {game.items[side]}" if game is not None and side < len(game.items) else ""
     return (
         Step(f"play {hand.get(move.play.card, f'card {move.play.card}')}"),
-        Step(f"on [{side}]{item}", str(side)),
+        Step(f"on {side_text(side)}{item}", str(side + 1)),
     )

@@ -2,14 +2,16 @@
 and one line per event worth telling.
 
 Only the generated ``ordo.v1`` messages are used: the board layout and the cards come with the
-view and the events, so no copy of the game's tables is needed here.
+view and the events, so no copy of the game's tables is needed here. Seats, rows and columns are
+counted from 1. With ``results=False`` an equation card does not print its result (``17 + 9``):
+working it out is the player's part of the game.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ordo.render import Step, generic_action_steps
+from ordo.render import Step, generic_action_steps, seat_text, termination_text
 from ordo.v1 import common_pb2, sequence_numbers_pb2
 
 pb = sequence_numbers_pb2
@@ -19,21 +21,24 @@ NO_CHIP = -1  # a cell without a chip in the view's chips
 FREE = 0  # the number of a corner (a free space) in the view's numbers
 TEAM_LETTERS = "ABC"  # teams 0, 1, 2
 CORNER_MARK = "*"  # a free corner: every team's chip
+HIDES_RESULTS = True  # an equation card's result may be left for the player to work out
 
 
-def card_text(card: sequence_numbers_pb2.SequenceNumbersCard) -> str:
-    """A card for people: ``17 + 9 = 26``, ``PLUS`` or ``MINUS``."""
+def card_text(card: sequence_numbers_pb2.SequenceNumbersCard, results: bool = True) -> str:
+    """A card for people: ``17 + 9 = 26`` (``17 + 9`` without ``results``), ``PLUS`` or
+    ``MINUS``."""
     if card.kind == pb.SEQUENCE_NUMBERS_CARD_KIND_PLUS:
         return "PLUS"
     if card.kind == pb.SEQUENCE_NUMBERS_CARD_KIND_MINUS:
         return "MINUS"
     sign = "+" if card.operator == pb.SEQUENCE_NUMBERS_OPERATOR_ADD else "-"
-    return f"{card.left} {sign} {card.right} = {card.result}"
+    equation = f"{card.left} {sign} {card.right}"
+    return f"{equation} = {card.result}" if results else equation
 
 
 def cell_text(cell: int) -> str:
-    """A cell for people: ``r3c5`` (0-based row and column)."""
-    return f"r{cell // BOARD_SIZE}c{cell % BOARD_SIZE}"
+    """A cell for people: ``r3c5`` (row and column counted from 1)."""
+    return f"r{cell // BOARD_SIZE + 1}c{cell % BOARD_SIZE + 1}"
 
 
 def team_letter(team: int) -> str:
@@ -73,14 +78,14 @@ def choose_sequence_text(cells: Sequence[int], view: pb.SequenceNumbersView | No
     return text
 
 
-def render_view(view: common_pb2.GameView) -> str:
+def render_view(view: common_pb2.GameView, results: bool = True) -> str:
     """Draw the board (numbers, chips in lower case, locked chips in capitals, free corners as
     ``*``), then the teams, sequences, each seat's cards and discard pile, and who acts."""
     game = view.sequence_numbers
     seats = len(game.hand_sizes)
     teams = game.options.teams or 1
     locked = {cell for sequence in game.sequences for cell in sequence.cells}
-    lines = ["    " + " ".join(f"{col:>3}" for col in range(BOARD_SIZE))]
+    lines = ["    " + " ".join(f"{col:>3}" for col in range(1, BOARD_SIZE + 1))]
     for row in range(BOARD_SIZE):
         cells = []
         for col in range(BOARD_SIZE):
@@ -93,27 +98,28 @@ def render_view(view: common_pb2.GameView) -> str:
             else:
                 letter = team_letter(chip)
                 cells.append(f"{letter if cell in locked else letter.lower():>3}")
-        lines.append(f"{row:>3} " + " ".join(cells))
+        lines.append(f"{row + 1:>3} " + " ".join(cells))
     lines.append("")
     counts = [0] * teams
     for sequence in game.sequences:
         if sequence.team < teams:
             counts[sequence.team] += 1
     for team in range(teams):
-        members = ", ".join(str(seat) for seat in range(team, seats, teams))
+        members = ", ".join(str(seat + 1) for seat in range(team, seats, teams))
         lines.append(
             f"team {team_letter(team)} (seats {members}): "
             f"{counts[team]} of {game.sequences_to_win} sequences"
         )
     for seat in range(seats):
         pile = game.discards[seat] if seat < len(game.discards) else pb.SequenceNumbersDiscardPile()
-        top = f", top {card_text(pile.top)}" if pile.HasField("top") else ""
+        top = f", top {card_text(pile.top, results)}" if pile.HasField("top") else ""
         lines.append(
-            f"seat {seat} ({team_letter(seat % teams)}): {game.hand_sizes[seat]} cards in hand, "
+            f"{seat_text(seat)} ({team_letter(seat % teams)}): {game.hand_sizes[seat]} cards in "
+            "hand, "
             f"{len(pile.cards)} discarded{top}"
         )
     if game.hand:
-        lines.append("hand: " + " | ".join(card_text(card) for card in game.hand))
+        lines.append("hand: " + " | ".join(card_text(card, results) for card in game.hand))
     lines.append(f"deck: {game.deck_size} cards; turn {game.turn}")
     if game.HasField("sequence_choice"):
         lines.extend(_choice_lines(game))
@@ -125,7 +131,7 @@ def _choice_lines(game: pb.SequenceNumbersView) -> list[str]:
     """The pending choice of five, one line per five it offers."""
     choice = game.sequence_choice
     lines = [
-        f"seat {choice.seat} ({team_letter(choice.team)}) chooses the five its chip at "
+        f"{seat_text(choice.seat)} ({team_letter(choice.team)}) chooses the five its chip at "
         f"{cell_text(choice.cell)} locks:"
     ]
     for number, five in enumerate(choice.choices, 1):
@@ -135,51 +141,58 @@ def _choice_lines(game: pb.SequenceNumbersView) -> list[str]:
 
 def _status_line(status: common_pb2.GameStatus, teams: int) -> str:
     if not status.finished:
-        acting = ", ".join(str(seat) for seat in status.seats_to_act)
+        acting = ", ".join(str(seat + 1) for seat in status.seats_to_act)
         return f"seat {acting} to act"
     winners = list(status.outcome.winners)
     if not winners:
-        return f"game over: a draw ({status.outcome.termination})"
-    seats = ", ".join(str(seat) for seat in winners)
+        return f"game over: a draw ({termination_text(status.outcome.termination)})"
+    seats = ", ".join(str(seat + 1) for seat in winners)
     return f"game over: team {team_letter(winners[0] % teams)} wins (seats {seats})"
 
 
-def render_events(events: Sequence[common_pb2.Event]) -> list[str]:
+def render_events(events: Sequence[common_pb2.Event], results: bool = True) -> list[str]:
     """One line per event worth telling, in order (the caller passes the events its viewer may
     see): a public draw, implied by every play, is left out; a seat's own draw names the card."""
     lines = []
     for event in events:
         if event.WhichOneof("game") == "sequence_numbers":
-            line = _event_line(event.sequence_numbers)
+            line = _event_line(event.sequence_numbers, results)
             if line:
                 lines.append(line)
     return lines
 
 
-def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent) -> str:
+def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent, results: bool) -> str:
+    def shown(card: pb.SequenceNumbersCard) -> str:
+        return card_text(card, results)
+
     kind = event.WhichOneof("kind")
     if kind == "chip_placed":
         placed = event.chip_placed
         return (
-            f"seat {placed.seat} plays {card_text(placed.card)}: team {team_letter(placed.team)} "
+            f"{seat_text(placed.seat)} plays {shown(placed.card)}: team "
+            f"{team_letter(placed.team)} "
             f"chip on {placed.number} at {cell_text(placed.cell)}"
         )
     if kind == "chip_removed":
         removed = event.chip_removed
         return (
-            f"seat {removed.seat} plays MINUS: removes team {team_letter(removed.team)}'s chip "
+            f"{seat_text(removed.seat)} plays MINUS: removes team {team_letter(removed.team)}'s "
+            "chip "
             f"at {cell_text(removed.cell)}"
         )
     if kind == "dead_card_exchanged":
         exchanged = event.dead_card_exchanged
-        return f"seat {exchanged.seat} exchanges the dead card {card_text(exchanged.card)}"
+        return f"{seat_text(exchanged.seat)} exchanges the dead card {shown(exchanged.card)}"
     if kind == "card_drawn":
         drawn = event.card_drawn
-        return f"seat {drawn.seat} draws {card_text(drawn.card)}" if drawn.HasField("card") else ""
+        if not drawn.HasField("card"):
+            return ""
+        return f"{seat_text(drawn.seat)} draws {shown(drawn.card)}"
     if kind == "card_discarded":
         discarded = event.card_discarded
         return (
-            f"seat {discarded.seat} has no playable card and discards {card_text(discarded.card)}"
+            f"{seat_text(discarded.seat)} has no playable card and discards {shown(discarded.card)}"
         )
     if kind == "sequence_completed":
         completed = event.sequence_completed
@@ -191,13 +204,14 @@ def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent) -> str:
         )
     if kind == "team_won":
         won = event.team_won
-        seats = ", ".join(str(seat) for seat in won.seats)
+        seats = ", ".join(str(seat + 1) for seat in won.seats)
         return f"team {team_letter(won.team)} wins (seats {seats})"
     if kind == "sequence_choice_required":
         choice = event.sequence_choice_required
         fives = " or ".join(five_text(five.cells) for five in choice.choices)
         return (
-            f"seat {choice.seat}'s chip at {cell_text(choice.cell)} completes fives that exclude "
+            f"{seat_text(choice.seat)}'s chip at {cell_text(choice.cell)} completes fives that "
+            "exclude "
             f"one another: it chooses {fives}"
         )
     if kind == "turn_limit_reached":
@@ -205,13 +219,15 @@ def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent) -> str:
     return ""
 
 
-def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) -> tuple[Step, ...]:
+def action_steps(
+    action: common_pb2.Action, view: common_pb2.GameView | None, results: bool = True
+) -> tuple[Step, ...]:
     """A move as the card first, then for a play the cell, coded ``r3c5``; the view names the
-    viewer's cards and the cells' numbers."""
+    viewer's cards and the cells' numbers (not without ``results``: the number is the result)."""
     move = action.sequence_numbers
     kind = move.WhichOneof("move")
     game = view.sequence_numbers if view is not None else None
-    hand = {card.id: card_text(card) for card in game.hand} if game is not None else {}
+    hand = {card.id: card_text(card, results) for card in game.hand} if game is not None else {}
 
     def card(card_id: int) -> str:
         return hand.get(card_id, f"card {card_id}")
@@ -223,7 +239,9 @@ def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) ->
     if kind == "play":
         cell = move.play.cell
         number = (
-            f"{game.numbers[cell]} at " if game is not None and cell < len(game.numbers) else ""
+            f"{game.numbers[cell]} at "
+            if results and game is not None and cell < len(game.numbers)
+            else ""
         )
         return (
             Step(f"play {card(move.play.card)}"),

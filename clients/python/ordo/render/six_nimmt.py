@@ -1,6 +1,7 @@
 """6 nimmt! as text: the four rows with their bullheads, penalties, selections and reveals.
 
-Public selections ("seat 2 has selected a card") are left to the view, which lists the seats that
+Seats and rows are counted from 1. Public selections ("seat 2 has selected a card") are left to
+the view, which lists the seats that
 have selected; a seat's own selection (an event addressed to it alone) is told with its card.
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ordo.render import Step, generic_action_steps
+from ordo.render import Step, generic_action_steps, seat_text
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 
@@ -47,7 +48,7 @@ def _cards(cards: Sequence[int]) -> str:
 
 
 def _per_seat(values: Sequence[int]) -> str:
-    return ", ".join(f"seat {seat}: {value}" for seat, value in enumerate(values))
+    return ", ".join(f"{seat_text(seat)}: {value}" for seat, value in enumerate(values))
 
 
 def render_view(view: common.GameView) -> str:
@@ -57,24 +58,27 @@ def render_view(view: common.GameView) -> str:
     for index, row in enumerate(game.rows):
         cards = " ".join(f"{card:>3}" for card in row.cards)
         heads = sum(bullheads(card) for card in row.cards)
-        lines.append(f"  row {index}: {cards:<{ROW_WIDTH}} {_plural(heads, 'bullhead')}")
+        lines.append(f"  row {index + 1}: {cards:<{ROW_WIDTH}} {_plural(heads, 'bullhead')}")
     lines.append(f"  penalties: {_per_seat(game.penalties)}")
     taken = [
-        f"seat {seat}: {_cards(cards.cards)}"
+        f"{seat_text(seat)}: {_cards(cards.cards)}"
         for seat, cards in enumerate(game.taken)
         if cards.cards
     ]
     if taken:
         lines.append(f"  taken this hand: {'; '.join(taken)}")
     revealed = [
-        f"seat {seat}: {_card(card)}" for seat, card in enumerate(game.revealed) if card != NO_CARD
+        f"{seat_text(seat)}: {_card(card)}"
+        for seat, card in enumerate(game.revealed)
+        if card != NO_CARD
     ]
     if revealed:
         lines.append(f"  revealed: {', '.join(revealed)}")
     else:
-        selected = [str(seat) for seat, done in enumerate(game.selected) if done]
+        selected = [str(seat + 1) for seat, done in enumerate(game.selected) if done]
         if selected:
-            lines.append(f"  selected a card: seat {', '.join(selected)}")
+            seats = "seat" if len(selected) == 1 else "seats"
+            lines.append(f"  selected a card: {seats} {', '.join(selected)}")
     if game.hand:
         lines.append(f"  hand: {_cards(game.hand)}")
     return "\n".join(lines)
@@ -94,22 +98,27 @@ def _event_line(event: six_nimmt.SixNimmtEvent) -> str:
     kind = event.WhichOneof("kind")
     if kind == "card_selected":
         selected = event.card_selected
-        return "" if selected.card == NO_CARD else f"seat {selected.seat} selects {selected.card}"
+        if selected.card == NO_CARD:
+            return ""
+        return f"{seat_text(selected.seat)} selects {selected.card}"
     if kind == "cards_revealed":
         cards = ", ".join(
-            f"seat {seat}: {_card(card)}" for seat, card in enumerate(event.cards_revealed.cards)
+            f"{seat_text(seat)}: {_card(card)}"
+            for seat, card in enumerate(event.cards_revealed.cards)
         )
         return f"revealed: {cards}"
     if kind == "card_placed":
         placed = event.card_placed
-        return f"seat {placed.seat} places {placed.card} on row {placed.row}"
+        return f"{seat_text(placed.seat)} places {placed.card} on row {placed.row + 1}"
     if kind == "row_choice_required":
         choice = event.row_choice_required
-        return f"seat {choice.seat}'s {choice.card} is lower than every row: it must take a row"
+        return (
+            f"{seat_text(choice.seat)}'s {choice.card} is lower than every row: it must take a row"
+        )
     if kind == "row_taken":
         taken = event.row_taken
         return (
-            f"seat {taken.seat} takes row {taken.row} ({_cards(taken.cards)}): "
+            f"{seat_text(taken.seat)} takes row {taken.row + 1} ({_cards(taken.cards)}): "
             f"{_plural(taken.bullheads, 'bullhead')}"
         )
     if kind == "hand_ended":
@@ -122,7 +131,8 @@ def _event_line(event: six_nimmt.SixNimmtEvent) -> str:
 
 
 def action_steps(action: common.Action, view: common.GameView | None) -> tuple[Step, ...]:
-    """A move in one step, coded by its number: the card (``37``) or the row (``r2``)."""
+    """A move in one step, coded by its number: the card (``37``) or the row (``r2``, counted
+    from 1)."""
     move = action.six_nimmt
     kind = move.WhichOneof("move")
     if kind == "select_card":
@@ -130,9 +140,9 @@ def action_steps(action: common.Action, view: common.GameView | None) -> tuple[S
         return (Step(f"play {_card(card)}, {_plural(bullheads(card), 'bullhead')}", str(card)),)
     if kind == "choose_row":
         row = move.choose_row
-        text = f"take row {row}"
+        text = f"take row {row + 1}"
         if view is not None and row < len(view.six_nimmt.rows):
             heads = sum(bullheads(card) for card in view.six_nimmt.rows[row].cards)
             text += f" ({_cards(view.six_nimmt.rows[row].cards)}: {_plural(heads, 'bullhead')})"
-        return (Step(text, f"r{row}"),)
+        return (Step(text, f"r{row + 1}"),)
     return generic_action_steps(action, view)

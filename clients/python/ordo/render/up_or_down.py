@@ -1,7 +1,8 @@
 """Plain-text rendering of Up or Down? views and events for a terminal.
 
-A card is written with the first letter of its colour, e.g. ``37g`` for a green 37. A display's
-rows show their direction: ``up`` and ``down`` once a second card fixed it, ``open`` before.
+A card is written with the first letter of its colour, e.g. ``37g`` for a green 37; the view
+ends with the legend of the letters. A display's rows show their direction: ``up`` and ``down``
+once a second card fixed it, ``open`` before. Seats and rows are counted from 1.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from ordo.render import Step, generic_action_steps
+from ordo.render import Step, generic_action_steps, seat_text
 from ordo.v1 import up_or_down_pb2 as pb
 
 if TYPE_CHECKING:
@@ -24,6 +25,14 @@ COLOUR_LETTERS = {
     pb.UP_OR_DOWN_COLOUR_GREEN: "g",
     pb.UP_OR_DOWN_COLOUR_PURPLE: "p",
     pb.UP_OR_DOWN_COLOUR_ORANGE: "o",
+}
+COLOUR_NAMES = {
+    pb.UP_OR_DOWN_COLOUR_YELLOW: "yellow",
+    pb.UP_OR_DOWN_COLOUR_BLUE: "blue",
+    pb.UP_OR_DOWN_COLOUR_RED: "red",
+    pb.UP_OR_DOWN_COLOUR_GREEN: "green",
+    pb.UP_OR_DOWN_COLOUR_PURPLE: "purple",
+    pb.UP_OR_DOWN_COLOUR_ORANGE: "orange",
 }
 LENGTH_NAMES = {pb.UP_OR_DOWN_LENGTH_SHORT: "short", pb.UP_OR_DOWN_LENGTH_LONG: "long"}
 DISCARD_NAMES = {
@@ -57,7 +66,7 @@ def render_view(view: common_pb2.GameView) -> str:
     ]
     for seat, display in enumerate(game.displays):
         lines.append(
-            f"seat {seat}     score {_at(game.scores, seat)}, "
+            f"{seat_text(seat):<10} score {_at(game.scores, seat)}, "
             f"hand {_count(_at(game.hand_sizes, seat), 'card')}, "
             f"discard pile {_count(_at(game.discard_sizes, seat), 'card')} from "
             f"{_count(_at(game.abandoned_rows, seat), 'abandoned row')}"
@@ -65,9 +74,11 @@ def render_view(view: common_pb2.GameView) -> str:
         if not display.rows:
             lines.append(f"{INDENT}no rows yet")
         for index, row in enumerate(display.rows):
-            lines.append(f"{INDENT}row {index} {_direction(row.cards):<5} {cards(row.cards)}")
+            lines.append(f"{INDENT}row {index + 1} {_direction(row.cards):<5} {cards(row.cards)}")
     if game.hand:
         lines.append(f"your hand  {cards(game.hand)}")
+    if colours:
+        lines.append(f"colours    {_legend(colours)}")
     return "\n".join(lines)
 
 
@@ -84,24 +95,26 @@ def render_events(events: Sequence[common_pb2.Event]) -> list[str]:
             lines.append(_turn_line(body.turn_played))
         elif kind == "card_drawn":
             drawn = body.card_drawn
-            lines.append(f"seat {drawn.seat} drew {drawn.card} from the face-down pile")
+            lines.append(f"{seat_text(drawn.seat)} drew {drawn.card} from the face-down pile")
         elif kind == "game_scored":
             scores = ", ".join(
-                f"seat {seat} {score}" for seat, score in enumerate(body.game_scored.scores)
+                f"{seat_text(seat)} {score}" for seat, score in enumerate(body.game_scored.scores)
             )
             lines.append(f"every hand is empty: final scores {scores}")
     return lines
 
 
 def _turn_line(turn: pb.UpOrDownTurnPlayed) -> str:
-    start = f"seat {turn.seat} plays {turn.card} and takes {turn.taken}"
+    start = f"{seat_text(turn.seat)} plays {turn.card} and takes {turn.taken}"
+    row = turn.row + 1
     if turn.placement == pb.UP_OR_DOWN_PLACEMENT_EXTEND:
-        placed = f"onto row {turn.row}"
+        placed = f"onto row {row}"
     elif turn.placement == pb.UP_OR_DOWN_PLACEMENT_NEW_ROW:
-        placed = f"to start row {turn.row}"
+        placed = f"to start row {row}"
     else:
         placed = (
-            f"abandoning row {turn.row} ({turn.discarded} cards to the discard pile) to restart it"
+            f"abandoning row {row} ({_count(turn.discarded, 'card')} to the discard pile) to "
+            "restart it"
         )
     if turn.draw == pb.UP_OR_DOWN_DRAW_FACE_UP:
         drawn = f"draws {turn.drawn} from the face-up pile"
@@ -117,11 +130,11 @@ def _turn_line(turn: pb.UpOrDownTurnPlayed) -> str:
 
 def _status(status: common_pb2.GameStatus) -> str:
     if status.finished:
-        winners = ", ".join(str(seat) for seat in status.outcome.winners)
+        winners = ", ".join(str(seat + 1) for seat in status.outcome.winners)
         scores = ", ".join(str(score) for score in status.outcome.scores)
         label = "winner: seat" if len(status.outcome.winners) == 1 else "winners: seats"
         return f"finished: scores {scores}; {label} {winners}"
-    to_act = ", ".join(str(seat) for seat in status.seats_to_act)
+    to_act = ", ".join(str(seat + 1) for seat in status.seats_to_act)
     return f"seat {to_act} to act"
 
 
@@ -129,6 +142,16 @@ def _direction(row: Sequence[int]) -> str:
     if len(row) < 2:
         return "open"
     return "up" if row[1] > row[0] else "down"
+
+
+def _legend(colours: Sequence[pb.UpOrDownColour.ValueType]) -> str:
+    """The letters of the colours the game's cards have: ``y yellow, b blue, ...``."""
+    present = set(colours)
+    return ", ".join(
+        f"{letter} {COLOUR_NAMES[colour]}"
+        for colour, letter in COLOUR_LETTERS.items()
+        if colour in present
+    )
 
 
 def _at(values: Sequence[int], index: int) -> int:
@@ -141,7 +164,8 @@ def _count(number: int, noun: str) -> str:
 
 def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) -> tuple[Step, ...]:
     """A turn in four steps: the card played (``37``), the neighbour taken (``l``/``h``), where
-    it goes (``e1`` extend row 1, ``n`` a new row, ``a0`` abandon row 0), the pile (``u``/``d``).
+    it goes (``e1`` extend row 1, ``n`` a new row, ``a2`` abandon row 2, rows counted from 1),
+    the pile (``u``/``d``).
     With the viewer's view the taken card and the face-up top are named."""
     turn = action.up_or_down
     game = view.up_or_down if view is not None else None
@@ -155,7 +179,7 @@ def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) ->
         pb.UP_OR_DOWN_NEIGHBOUR_LOWER: Step(f"take the lower neighbour{lower}", "l"),
         pb.UP_OR_DOWN_NEIGHBOUR_HIGHER: Step(f"take the higher neighbour{higher}", "h"),
     }.get(turn.take)
-    row = turn.row
+    row = turn.row + 1
     place = {
         pb.UP_OR_DOWN_PLACEMENT_EXTEND: Step(f"onto row {row}", f"e{row}"),
         pb.UP_OR_DOWN_PLACEMENT_NEW_ROW: Step(f"to start row {row}", "n"),

@@ -1,8 +1,8 @@
 // Fora de Ordem: a question card orders five items, one per side of the board. Seats play cards
 // naming an item's rank (or judging the card beneath) onto the sides; at the end of the round
 // each side is judged from the top, and the first wrong card takes the stack with its bombs.
-import { drawing, group, rect, svgEl, text } from "../svg.ts";
-import { list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
+import { drawing, fit, group, rect, svgEl, text } from "../svg.ts";
+import { count, list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
 import type { Json } from "../types.ts";
 
 // Seat colours with a letter each, so the owner never shows by colour alone.
@@ -42,11 +42,12 @@ export function cardText(card: Json | undefined): string {
   return `${face} (${num(card.bombs)} bomb${num(card.bombs) === 1 ? "" : "s"})`;
 }
 
-function face(card: Json): string {
+/** A card's face, in lines: its ranks ("2/3"), or a judgement of the card beneath ("✓", "prev"). */
+function face(card: Json): string[] {
   const kind = String(card.kind ?? "");
-  if (kind.endsWith("PREVIOUS_CORRECT")) return "✓ prev";
-  if (kind.endsWith("PREVIOUS_WRONG")) return "✗ prev";
-  return nums(card.ranks).join("/");
+  if (kind.endsWith("PREVIOUS_CORRECT")) return ["✓", "prev"];
+  if (kind.endsWith("PREVIOUS_WRONG")) return ["✗", "prev"];
+  return [nums(card.ranks).join("/")];
 }
 
 function drawCard(
@@ -63,13 +64,98 @@ function drawCard(
   const colour = SEAT_COLOURS[colours[owner] ?? ""] ?? { name: "", fill: "#ddd" };
   const g = group(parent, x, y, `${cardText(card)}, ${names[owner] ?? ""}'s ${colour.name} card`);
   rect(g, w, h, colour.fill);
-  text(g, w / 2, h * 0.4, face(card), { "font-size": Math.round(h * 0.26), "font-weight": 700 });
-  text(g, w / 2, h * 0.78, "✹".repeat(num(card.bombs)), {
-    "font-size": Math.round(h * 0.14),
+  const lines = face(card);
+  // The face fits the card: its size follows the longest line ("1/2/3") and the card's width.
+  const size = Math.min(
+    Math.round(h * 0.26),
+    Math.floor((w * 1.6) / Math.max(2, lines[0]!.length)),
+  );
+  lines.forEach((line, i) =>
+    text(g, w / 2, h * (lines.length > 1 ? 0.24 + i * 0.26 : 0.38), line, {
+      "font-size": lines.length > 1 && i > 0 ? 12 : size,
+      "font-weight": 700,
+    }),
+  );
+  text(g, w / 2, h * 0.82, num(card.bombs) ? `${num(card.bombs)} ✹` : "", {
+    "font-size": 12,
     fill: "#7a1b00",
   });
-  text(g, w - 8, 9, String(owner + 1), { "font-size": 9 });
   return g;
+}
+
+/** The last round resolved, as the viewer saw it: the items in rank order, and who took what. */
+interface Reveal {
+  round: number;
+  order: { rank: string; item: string }[];
+  takers: string[];
+}
+
+/** The answer of the last round resolved, from its events (ranks revealed, then each side). */
+function lastReveal(history: Json[], names: string[]): Reveal | null {
+  let at = history.length - 1;
+  while (at >= 0 && history[at]!.ranksRevealed === undefined) at--;
+  if (at < 0) return null;
+  const revealed = history[at]!.ranksRevealed as Json;
+  const ranks = nums(revealed.ranks);
+  const items = (revealed.items ?? []) as string[];
+  const order = items
+    .map((item, i) => ({ item, rank: ranks[i] ?? 0 }))
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ item, rank }) => ({ item, rank: ordinal(rank) }));
+  const takers: string[] = [];
+  for (const e of history.slice(at + 1)) {
+    if (e.ranksRevealed !== undefined || e.roundStarted !== undefined) break;
+    const r = e.sideResolved as Json | undefined;
+    if (!r) continue;
+    const taker = num(r.taker ?? -1);
+    const item = String(r.item ?? "");
+    takers.push(
+      taker >= 0
+        ? `“${item}”: ${names[taker] ?? `Seat ${taker + 1}`} takes ${count(nums(r.taken).length, "card")}, ${count(num(r.bombs), "bomb")}`
+        : `“${item}”: every card was right`,
+    );
+  }
+  return { round: num(revealed.round), order, takers };
+}
+
+/** The revealed answer of the last round, under the board. */
+/** The lines of the revealed answer at `width`: the items in rank order, then who took what. */
+function revealLines(reveal: Reveal, width: number): { rank: string; line: string }[] {
+  const chars = Math.floor((width - 70) / 7.4);
+  const lines: { rank: string; line: string }[] = [];
+  for (const { rank, item } of reveal.order)
+    wrap(item, chars).forEach((line, i) => lines.push({ rank: i ? "" : rank, line }));
+  for (const taker of reveal.takers)
+    wrap(taker, chars + 6).forEach((line) => lines.push({ rank: "-", line }));
+  return lines;
+}
+
+const revealHeight = (reveal: Reveal, width: number): number =>
+  34 + revealLines(reveal, width).length * 21;
+
+/** The revealed answer of the last round, under the board. */
+function drawReveal(svg: SVGSVGElement, reveal: Reveal, y: number, width: number): void {
+  const g = group(svg, 4, y, `the answer of round ${reveal.round}`);
+  g.classList.add("reveal");
+  rect(g, width - 8, revealHeight(reveal, width), "#fff6d6", { rx: 8, stroke: "#9a6700" });
+  text(g, 10, 16, `Round ${reveal.round}: the answer`, {
+    "text-anchor": "start",
+    "font-size": 14,
+    "font-weight": 700,
+  });
+  revealLines(reveal, width).forEach(({ rank, line }, i) => {
+    const taker = rank === "-";
+    if (rank && !taker)
+      text(g, 12, 40 + i * 21, rank, {
+        "text-anchor": "start",
+        "font-size": 13,
+        "font-weight": 700,
+      });
+    text(g, taker ? 12 : 50, 40 + i * 21, line, {
+      "text-anchor": "start",
+      "font-size": taker ? 12 : 13,
+    });
+  });
 }
 
 export const foraDeOrdem: GameUi = {
@@ -79,7 +165,7 @@ export const foraDeOrdem: GameUi = {
     const play = (move.play ?? {}) as Json;
     const card = list(view.hand).find((c) => num(c.id) === num(play.card));
     const side = num(play.side);
-    const item = String(((view.items ?? []) as string[])[side] ?? `side ${side + 1}`);
+    const item = String(((view.items ?? []) as string[])[side] ?? "a side");
     return [
       { kind: "card", value: String(num(play.card)), label: `card ${cardText(card)}` },
       { kind: "side", value: String(side), label: `on “${item}”` },
@@ -88,76 +174,103 @@ export const foraDeOrdem: GameUi = {
 
   table(ctx: DrawContext) {
     const v = ctx.view;
+    const width = ctx.width;
     const items = (v.items ?? []) as string[];
     const sides = list(v.sides).map((s) => list(s.cards));
     const colours = (v.colours ?? []) as string[];
-    const cx = 430;
-    const cy = 290;
+    // Wide: the question in a pentagon and a box per side around it. Narrow: the question, then
+    // the sides one under the other. Items are in no order: the answer is the ranks.
+    const wide = width >= 860;
+    const boxW = wide ? 220 : width - 8;
+    const boxH = wide ? 124 : 96;
+    const columns = width >= 560 ? 2 : 1;
+    const seatW = (width - 8 - (columns - 1) * 10) / columns;
+    const questionH = wide ? 0 : 84;
+    const boardH = wide ? 560 : questionH + 5 * (boxH + 6) + 6;
+    const seatsH = Math.ceil(ctx.seats / columns) * 40;
+    const reveal = lastReveal(ctx.history, ctx.names);
+    const revealH = reveal ? revealHeight(reveal, width) + 10 : 0;
     const svg = drawing(
-      860,
-      600 + 40 * Math.ceil(ctx.seats / 2),
+      width,
+      boardH + seatsH + revealH + 16,
       "Fora de Ordem board: the question, its five sides and the stacks",
     );
-    const corners = [0, 1, 2, 3, 4].map((i) => {
-      const a = -Math.PI / 2 + (i * 2 * Math.PI) / 5 - Math.PI / 5;
-      return [cx + 100 * Math.cos(a), cy + 100 * Math.sin(a)] as const;
-    });
-    svgEl(
-      "polygon",
-      {
-        points: corners.map((p) => p.join(",")).join(" "),
-        fill: "#18324f",
-        stroke: "#0b1a2c",
-        "stroke-width": 3,
-      },
-      svg,
-    );
-    const lines = wrap(String(v.category ?? ""), 18);
-    text(
-      svg,
-      cx,
-      cy - 34,
-      `Round ${num(v.round)} of ${num((v.options as Json | undefined)?.rounds)}`,
-      { fill: "#fff", "font-size": 13 },
-    );
-    lines
-      .slice(0, 4)
-      .forEach((l, i) =>
-        text(svg, cx, cy - 10 + i * 18, l, { fill: "#fff", "font-size": 15, "font-weight": 600 }),
+    const round = `Round ${num(v.round)} of ${num((v.options as Json | undefined)?.rounds)}`;
+    const category = String(v.category ?? "");
+    if (wide) {
+      const cx = width / 2;
+      const cy = 290;
+      const corners = [0, 1, 2, 3, 4].map((i) => {
+        const a = -Math.PI / 2 + (i * 2 * Math.PI) / 5 - Math.PI / 5;
+        return [cx + 100 * Math.cos(a), cy + 100 * Math.sin(a)] as const;
+      });
+      svgEl(
+        "polygon",
+        {
+          points: corners.map((p) => p.join(",")).join(" "),
+          fill: "#18324f",
+          stroke: "#0b1a2c",
+          "stroke-width": 3,
+        },
+        svg,
       );
+      text(svg, cx, cy - 34, round, { fill: "#fff", "font-size": 13 });
+      wrap(category, 18)
+        .slice(0, 4)
+        .forEach((l, i) =>
+          text(svg, cx, cy - 10 + i * 18, l, { fill: "#fff", "font-size": 15, "font-weight": 600 }),
+        );
+    } else {
+      const g = group(svg, 4, 4);
+      rect(g, width - 8, questionH - 8, "#18324f", { rx: 8 });
+      text(g, 10, 16, round, { fill: "#fff", "font-size": 12, "text-anchor": "start" });
+      wrap(category, Math.floor((width - 28) / 8.6))
+        .slice(0, 3)
+        .forEach((l, i) =>
+          text(g, 10, 36 + i * 17, l, {
+            fill: "#fff",
+            "font-size": 14,
+            "font-weight": 600,
+            "text-anchor": "start",
+          }),
+        );
+    }
+    const cardW = wide ? 46 : 40;
+    const cardH = wide ? 56 : 48;
     for (let side = 0; side < 5; side++) {
       const a = -Math.PI / 2 + (side * 2 * Math.PI) / 5;
-      const bx = cx + 300 * Math.cos(a) - 110;
-      const by = cy + 205 * Math.sin(a) - 62;
+      const bx = wide ? width / 2 + 300 * Math.cos(a) - 110 : 4;
+      const by = wide ? 290 + 205 * Math.sin(a) - 62 : questionH + side * (boxH + 6);
       const stack = sides[side] ?? [];
-      const label = `side ${side + 1}: ${items[side] ?? ""}, ${stack.length} card${stack.length === 1 ? "" : "s"}${stack.length ? `, top ${cardText(stack[stack.length - 1])}` : ""}`;
+      const label = `side “${items[side] ?? ""}”, ${stack.length} card${stack.length === 1 ? "" : "s"}${stack.length ? `, top ${cardText(stack[stack.length - 1])}` : ""}`;
       const g = group(svg, bx, by, label);
-      rect(g, 220, 124, "#fffdf6", { rx: 8 });
-      wrap(`${side + 1}. ${items[side] ?? ""}`, 30)
-        .slice(0, 2)
+      rect(g, boxW, boxH, "#fffdf6", { rx: 8 });
+      wrap(items[side] ?? "", Math.floor(boxW / 7.6))
+        .slice(0, wide ? 2 : 1)
         .forEach((line, i) =>
-          text(g, 110, 13 + i * 14, line, { "font-size": 12, "font-weight": 600 }),
+          text(g, boxW / 2, 14 + i * 15, line, { "font-size": 13, "font-weight": 600 }),
         );
-      stack.forEach((c, i) => {
-        const el = drawCard(g, 10 + Math.min(i, 6) * 22, 36, c, colours, ctx.names, 46, 56);
+      const top = wide ? 36 : 26;
+      const most = Math.max(1, Math.floor((boxW - 20 - cardW) / 22) + 1);
+      stack.slice(-most).forEach((c, i) => {
+        const el = drawCard(g, 10 + i * 22, top, c, colours, ctx.names, cardW, cardH);
         if (ctx.fresh.has(`card:${num(c.id)}`)) el.classList.add("fresh");
       });
-      if (!stack.length) text(g, 110, 66, "no cards", { "font-size": 12, fill: "#5d6675" });
-      text(
-        g,
-        110,
-        108,
-        stack.length ? `${stack.length} card${stack.length === 1 ? "" : "s"}` : "",
-        { "font-size": 11, fill: "#5d6675" },
-      );
-      ctx.target(g, "side", side, `play on side ${side + 1}, ${items[side] ?? ""}`);
+      if (!stack.length)
+        text(g, boxW / 2, top + cardH / 2, "no cards", { "font-size": 12, fill: "#5d6675" });
+      text(g, boxW - 10, boxH - 10, stack.length ? count(stack.length, "card") : "", {
+        "font-size": 12,
+        fill: "#5d6675",
+        "text-anchor": "end",
+      });
+      ctx.target(g, "side", side, `play on “${items[side] ?? ""}”`);
     }
     const bombs = nums(v.bombs);
     const handSizes = nums(v.handSizes);
     const deckSizes = nums(v.deckSizes);
     for (let s = 0; s < ctx.seats; s++) {
-      const x = 10 + (s % 2) * 425;
-      const y = 560 + Math.floor(s / 2) * 40;
+      const x = 4 + (s % columns) * (seatW + 10);
+      const y = boardH + Math.floor(s / columns) * 40;
       const toAct = (ctx.status.seatsToAct ?? []).includes(s);
       const colour = SEAT_COLOURS[colours[s] ?? ""] ?? { name: "", fill: "#ddd" };
       const g = group(
@@ -166,13 +279,13 @@ export const foraDeOrdem: GameUi = {
         y,
         `${ctx.names[s]} (${colour.name}): ${bombs[s] ?? 0} bombs, ${handSizes[s] ?? 0} in hand, ${deckSizes[s] ?? 0} in deck${toAct ? ", to act" : ""}`,
       );
-      rect(g, 415, 34, toAct ? "#fff6d6" : s === ctx.viewer ? "#e6f0ff" : "#fff", { rx: 5 });
+      rect(g, seatW, 34, toAct ? "#fff6d6" : s === ctx.viewer ? "#e6f0ff" : "#fff", { rx: 5 });
       svgEl(
         "rect",
         { x: 8, y: 7, width: 20, height: 20, rx: 4, fill: colour.fill, stroke: "#555" },
         g,
       );
-      text(g, 18, 17, String(s + 1), { "font-size": 11 });
+      text(g, 18, 17, String(s + 1), { "font-size": 12 });
       text(g, 36, 17, `${ctx.names[s]}${toAct ? " ◀" : ""}`, {
         "text-anchor": "start",
         "font-size": 13,
@@ -180,12 +293,15 @@ export const foraDeOrdem: GameUi = {
       });
       text(
         g,
-        405,
+        seatW - 8,
         17,
-        `${bombs[s] ?? 0} bombs · ${handSizes[s] ?? 0} in hand · ${deckSizes[s] ?? 0} in deck`,
+        seatW < 400
+          ? `${bombs[s] ?? 0} ✹ · ${handSizes[s] ?? 0} hand · ${deckSizes[s] ?? 0} deck`
+          : `${bombs[s] ?? 0} bombs · ${handSizes[s] ?? 0} in hand · ${deckSizes[s] ?? 0} in deck`,
         { "text-anchor": "end", "font-size": 12 },
       );
     }
+    if (reveal) drawReveal(svg, reveal, boardH + seatsH + 8, width);
     return svg;
   },
 
@@ -193,16 +309,25 @@ export const foraDeOrdem: GameUi = {
     if (ctx.viewer === null) return null;
     const hand = list(ctx.view.hand);
     const colours = (ctx.view.colours ?? []) as string[];
-    const svg = drawing(760, H + 20, "your hand");
+    const across = fit(ctx.width - 16, W, 12);
+    const lines = Math.max(1, Math.ceil(hand.length / across));
+    const svg = drawing(ctx.width, lines * (H + 10) + 12, "your hand");
     hand.forEach((c, i) =>
       ctx.target(
-        drawCard(svg, 10 + i * (W + 12), 10, c, colours, ctx.names),
+        drawCard(
+          svg,
+          10 + (i % across) * (W + 12),
+          8 + Math.floor(i / across) * (H + 10),
+          c,
+          colours,
+          ctx.names,
+        ),
         "card",
         num(c.id),
         `card ${cardText(c)}`,
       ),
     );
-    if (!hand.length) text(svg, 380, 48, "no cards in hand", { fill: "#5d6675" });
+    if (!hand.length) text(svg, ctx.width / 2, 48, "no cards in hand", { fill: "#5d6675" });
     return svg;
   },
 
@@ -223,10 +348,11 @@ export const foraDeOrdem: GameUi = {
       const r = e.sideResolved as Json;
       const taker = num(r.taker ?? -1);
       return taker >= 0
-        ? `“${String(r.item ?? "")}”: ${seat(taker)} takes ${nums(r.taken).length} card(s) with ${num(r.bombs)} bombs.`
+        ? `“${String(r.item ?? "")}”: ${seat(taker)} takes ${count(nums(r.taken).length, "card")} with ${count(num(r.bombs), "bomb")}.`
         : `“${String(r.item ?? "")}”: every card was right.`;
     }
-    if (e.handsRefilled) return `Every seat draws ${num((e.handsRefilled as Json).count)} card(s).`;
+    if (e.handsRefilled)
+      return `Every seat draws ${count(num((e.handsRefilled as Json).count), "card")}.`;
     if (e.cardsDrawn) {
       const d = e.cardsDrawn as Json;
       return `${seat(d.seat)} draws ${list(d.cards).map(cardText).join(", ")}.`;
@@ -237,7 +363,7 @@ export const foraDeOrdem: GameUi = {
     }
     if (e.gameEnded)
       return `The game ends: ${nums((e.gameEnded as Json).bombs)
-        .map((b, s) => `${names[s]} ${b} bombs`)
+        .map((b, s) => `${names[s]} ${count(b, "bomb")}`)
         .join(", ")}.`;
     return null;
   },

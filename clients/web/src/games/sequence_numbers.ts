@@ -1,7 +1,7 @@
 // Sequence Numbers: a 10×10 board of numbers; an equation card puts the team's chip on a cell
 // showing its result, PLUS on any free cell, MINUS removes another team's chip. Five chips in a
 // line make a sequence.
-import { drawing, group, rect, svgEl, text } from "../svg.ts";
+import { drawing, fit, group, rect, svgEl, text } from "../svg.ts";
 import { list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
 import type { Json } from "../types.ts";
 
@@ -16,13 +16,18 @@ const CH = 104;
 
 export const teamName = (team: number): string => `team ${TEAMS[team]?.name ?? team + 1}`;
 
-/** How a card reads: "12 + 7 = 19", "PLUS", "MINUS". */
-export function cardText(card: Json | undefined): string {
+/** How a card reads: "12 + 7 = 19" ("12 + 7" with its result hidden), "PLUS", "MINUS". */
+export function cardText(card: Json | undefined, results = true): string {
   if (!card) return "a card";
   if (card.kind === "SEQUENCE_NUMBERS_CARD_KIND_PLUS") return "PLUS";
   if (card.kind === "SEQUENCE_NUMBERS_CARD_KIND_MINUS") return "MINUS";
   const op = card.operator === "SEQUENCE_NUMBERS_OPERATOR_SUBTRACT" ? "−" : "+";
-  return `${num(card.left)} ${op} ${num(card.right)} = ${num(card.result)}`;
+  const equation = `${num(card.left)} ${op} ${num(card.right)}`;
+  return results ? `${equation} = ${num(card.result)}` : equation;
+}
+
+function cellPlace(cell: number): string {
+  return `row ${Math.floor(cell / 10) + 1} column ${(cell % 10) + 1}`;
 }
 
 function cellName(cell: number, numbers: number[]): string {
@@ -30,19 +35,28 @@ function cellName(cell: number, numbers: number[]): string {
   return `row ${Math.floor(cell / 10) + 1} column ${(cell % 10) + 1} (${n ? n : "free corner"})`;
 }
 
-function drawCard(parent: Element, x: number, y: number, card: Json): SVGGElement {
-  const g = group(parent, x, y, cardText(card));
+function drawCard(
+  parent: Element,
+  x: number,
+  y: number,
+  card: Json,
+  results: boolean,
+): SVGGElement {
+  const g = group(parent, x, y, cardText(card, results));
   const kind = String(card.kind ?? "");
   const special = kind.endsWith("PLUS") ? "+" : kind.endsWith("MINUS") ? "−" : "";
   rect(g, CW, CH, special === "+" ? "#e3f6e8" : special ? "#fde5e3" : "#fff");
   if (special) {
     text(g, CW / 2, 44, special, { "font-size": 46, "font-weight": 700 });
-    text(g, CW / 2, 84, special === "+" ? "PLUS: any cell" : "MINUS: remove", { "font-size": 10 });
+    text(g, CW / 2, 84, special === "+" ? "any cell" : "remove", { "font-size": 12 });
   } else {
     const op = card.operator === "SEQUENCE_NUMBERS_OPERATOR_SUBTRACT" ? "−" : "+";
     text(g, CW / 2, 28, `${num(card.left)} ${op} ${num(card.right)}`, { "font-size": 18 });
     svgEl("line", { x1: 14, x2: CW - 14, y1: 46, y2: 46, stroke: "#888" }, g);
-    text(g, CW / 2, 72, String(num(card.result)), { "font-size": 30, "font-weight": 700 });
+    text(g, CW / 2, 72, results ? String(num(card.result)) : "?", {
+      "font-size": 30,
+      "font-weight": 700,
+    });
   }
   return g;
 }
@@ -50,12 +64,14 @@ function drawCard(parent: Element, x: number, y: number, card: Json): SVGGElemen
 export const sequenceNumbers: GameUi = {
   scoreUnit: "sequences completed",
 
-  steps(move, view) {
+  hidesResults: true,
+
+  steps(move, view, results = true) {
     const hand = list(view.hand);
     const numbers = nums(view.numbers);
     const cardStep = (id: unknown) => {
       const c = hand.find((h) => num(h.id) === num(id));
-      return { kind: "card", value: String(num(id)), label: `card ${cardText(c)}` };
+      return { kind: "card", value: String(num(id)), label: `card ${cardText(c, results)}` };
     };
     if (move.exchangeDeadCard !== undefined)
       return [
@@ -74,7 +90,11 @@ export const sequenceNumbers: GameUi = {
       card?.kind === "SEQUENCE_NUMBERS_CARD_KIND_MINUS" ? "remove the chip on" : "place a chip on";
     return [
       cardStep(play.card),
-      { kind: "cell", value: String(cell), label: `${verb} ${cellName(cell, numbers)}` },
+      {
+        kind: "cell",
+        value: String(cell),
+        label: `${verb} ${results ? cellName(cell, numbers) : cellPlace(cell)}`,
+      },
     ];
   },
 
@@ -85,37 +105,46 @@ export const sequenceNumbers: GameUi = {
     const teams = num((v.options as Json | undefined)?.teams) || 2;
     const sequences = list(v.sequences);
     const inSequence = new Set(sequences.flatMap((s) => nums(s.cells)));
-    const side = 10 * CELL + 20;
+    const width = ctx.width;
+    const cellSize = Math.min(CELL, Math.floor((width - 12) / 10));
+    const side = 10 * cellSize + 12;
+    const left = (width - side) / 2 + 6;
+    const columns = width >= 560 ? 2 : 1;
+    const seatW = (width - 12 - (columns - 1) * 10) / columns;
     const svg = drawing(
-      side,
-      side + 40 + Math.ceil(ctx.seats / 2) * 62,
+      width,
+      side + 40 + Math.ceil(ctx.seats / columns) * 62,
       "Sequence Numbers board and seats",
     );
+    const scale = cellSize / CELL;
     for (let cell = 0; cell < 100; cell++) {
-      const x = 10 + (cell % 10) * CELL;
-      const y = 10 + Math.floor(cell / 10) * CELL;
+      const x = left + (cell % 10) * cellSize;
+      const y = 6 + Math.floor(cell / 10) * cellSize;
       const n = numbers[cell] ?? 0;
       const team = chips[cell] ?? -1;
       const label = `${cellName(cell, numbers)}${team >= 0 ? `, chip of ${teamName(team)}` : ""}${inSequence.has(cell) ? ", in a sequence" : ""}`;
       const g = group(svg, x, y, label);
-      rect(g, CELL - 2, CELL - 2, n ? "#fffdf6" : "#efe6cf", { rx: 3 });
-      text(g, CELL / 2 - 1, 12, n ? String(n) : "★", { "font-size": 14, fill: "#3d4656" });
+      rect(g, cellSize - 2, cellSize - 2, n ? "#fffdf6" : "#efe6cf", { rx: 3 });
+      text(g, cellSize / 2 - 1, 10 * scale + 2, n ? String(n) : "★", {
+        "font-size": 14,
+        fill: "#3d4656",
+      });
       if (team >= 0) {
         const chip = svgEl("g", {}, g);
         if (ctx.fresh.has(`cell:${cell}`)) chip.classList.add("fresh");
         svgEl(
           "circle",
           {
-            cx: CELL / 2 - 1,
-            cy: 32,
-            r: 15,
+            cx: cellSize / 2 - 1,
+            cy: 32 * scale,
+            r: 15 * scale,
             fill: TEAMS[team]?.fill ?? "#555",
             stroke: inSequence.has(cell) ? "#111" : "#fff",
             "stroke-width": inSequence.has(cell) ? 4 : 2,
           },
           chip,
         );
-        text(chip, CELL / 2 - 1, 32, TEAMS[team]?.name ?? "?", {
+        text(chip, cellSize / 2 - 1, 32 * scale, TEAMS[team]?.name ?? "?", {
           "font-size": 14,
           "font-weight": 700,
           fill: "#fff",
@@ -126,8 +155,8 @@ export const sequenceNumbers: GameUi = {
     for (const s of sequences) {
       const cells = nums(s.cells);
       const at = (c: number) => [
-        10 + (c % 10) * CELL + CELL / 2 - 1,
-        10 + Math.floor(c / 10) * CELL + 32,
+        left + (c % 10) * cellSize + cellSize / 2 - 1,
+        6 + Math.floor(c / 10) * cellSize + 32 * scale,
       ];
       const [x1, y1] = at(cells[0]!);
       const [x2, y2] = at(cells[cells.length - 1]!);
@@ -147,24 +176,26 @@ export const sequenceNumbers: GameUi = {
         svg,
       );
     }
-    text(svg, 140, side + 12, `Deck: ${num(v.deckSize)} cards`, { "font-size": 14 });
+    text(svg, width * 0.25, side + 12, `Deck: ${num(v.deckSize)} cards`, { "font-size": 14 });
     const perTeam = new Array(teams).fill(0) as number[];
     for (const s of sequences) perTeam[num(s.team)] = (perTeam[num(s.team)] ?? 0) + 1;
-    text(svg, 420, side + 12, `Sequences to win: ${num(v.sequencesToWin)}`, { "font-size": 14 });
+    text(svg, width * 0.7, side + 12, `Sequences to win: ${num(v.sequencesToWin)}`, {
+      "font-size": 14,
+    });
     const handSizes = nums(v.handSizes);
     const discards = list(v.discards);
     for (let s = 0; s < ctx.seats; s++) {
       const team = s % teams;
-      const y = side + 32 + Math.floor(s / 2) * 62;
+      const y = side + 32 + Math.floor(s / columns) * 62;
       const toAct = (ctx.status.seatsToAct ?? []).includes(s);
       const top = (discards[s]?.top ?? undefined) as Json | undefined;
       const g = group(
         svg,
-        10 + (s % 2) * 275,
+        6 + (s % columns) * (seatW + 10),
         y,
         `${ctx.names[s]}, ${teamName(team)} with ${perTeam[team]} sequences, ${handSizes[s] ?? 0} cards${toAct ? ", to act" : ""}`,
       );
-      rect(g, 265, 56, toAct ? "#fff6d6" : "#fff", { rx: 5 });
+      rect(g, seatW, 56, toAct ? "#fff6d6" : "#fff", { rx: 5 });
       svgEl("circle", { cx: 18, cy: 18, r: 11, fill: TEAMS[team]?.fill ?? "#555" }, g);
       text(g, 18, 18, TEAMS[team]?.name ?? "", {
         fill: "#fff",
@@ -180,8 +211,8 @@ export const sequenceNumbers: GameUi = {
         g,
         36,
         40,
-        `${perTeam[team]} seq · ${handSizes[s] ?? 0} cards · last: ${top ? cardText(top) : "—"}`,
-        { "text-anchor": "start", "font-size": 11 },
+        `${perTeam[team]} seq · ${handSizes[s] ?? 0} cards · last: ${top ? cardText(top, ctx.results) : "—"}`,
+        { "text-anchor": "start", "font-size": 12 },
       );
     }
     return svg;
@@ -190,19 +221,22 @@ export const sequenceNumbers: GameUi = {
   hand(ctx) {
     if (ctx.viewer === null) return null;
     const hand = list(ctx.view.hand);
-    const svg = drawing(Math.max(760, 10 + hand.length * (CW + 10)), CH + 20, "your hand");
+    const across = fit(ctx.width - 16, CW, 10);
+    const lines = Math.max(1, Math.ceil(hand.length / across));
+    const svg = drawing(ctx.width, lines * (CH + 10) + 12, "your hand");
     hand.forEach((c, i) => {
-      const g = drawCard(svg, 10 + i * (CW + 10), 10, c);
-      ctx.target(g, "card", num(c.id), `card ${cardText(c)}`);
+      const x = 10 + (i % across) * (CW + 10);
+      const g = drawCard(svg, x, 8 + Math.floor(i / across) * (CH + 10), c, ctx.results);
+      ctx.target(g, "card", num(c.id), `card ${cardText(c, ctx.results)}`);
     });
     return svg;
   },
 
-  describe(e, names) {
+  describe(e, names, _viewer, results = true) {
     const seat = (s: unknown): string => names[num(s)] ?? `Seat ${num(s) + 1}`;
     if (e.chipPlaced) {
       const c = e.chipPlaced as Json;
-      return `${seat(c.seat)} plays ${cardText(c.card as Json)}: a chip of ${teamName(num(c.team))} on ${num(c.number)} (row ${Math.floor(num(c.cell) / 10) + 1}, column ${(num(c.cell) % 10) + 1}).`;
+      return `${seat(c.seat)} plays ${cardText(c.card as Json, results)}: a chip of ${teamName(num(c.team))} on ${num(c.number)} (row ${Math.floor(num(c.cell) / 10) + 1}, column ${(num(c.cell) % 10) + 1}).`;
     }
     if (e.chipRemoved) {
       const c = e.chipRemoved as Json;
@@ -210,15 +244,15 @@ export const sequenceNumbers: GameUi = {
     }
     if (e.deadCardExchanged) {
       const d = e.deadCardExchanged as Json;
-      return `${seat(d.seat)} exchanges the dead card ${cardText(d.card as Json)}.`;
+      return `${seat(d.seat)} exchanges the dead card ${cardText(d.card as Json, results)}.`;
     }
     if (e.cardDrawn) {
       const d = e.cardDrawn as Json;
-      return d.card ? `${seat(d.seat)} draws ${cardText(d.card as Json)}.` : null;
+      return d.card ? `${seat(d.seat)} draws ${cardText(d.card as Json, results)}.` : null;
     }
     if (e.cardDiscarded) {
       const d = e.cardDiscarded as Json;
-      return `${seat(d.seat)} has no playable card and discards ${cardText(d.card as Json)}.`;
+      return `${seat(d.seat)} has no playable card and discards ${cardText(d.card as Json, results)}.`;
     }
     if (e.sequenceCompleted)
       return `${teamName(num((e.sequenceCompleted as Json).team))} completes a sequence!`;

@@ -1,6 +1,6 @@
 // 6 nimmt!: four rows of up to five cards; the sixth card takes the row. Every seat selects a card
 // at once; the selections are revealed together and placed lowest first.
-import { drawing, group, rect, svgEl, text } from "../svg.ts";
+import { drawing, fit, group, rect, text } from "../svg.ts";
 import { list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
 import type { Json } from "../types.ts";
 
@@ -23,10 +23,26 @@ const HEAD_FILL = [
   "#ffb3b3",
   "#e9b3ff",
 ];
-const W = 58;
+const W = 58; // a card's size at full width
 const H = 80;
+const GAP = 8;
 
-function card(parent: Element, x: number, y: number, value: number, fresh: boolean): SVGGElement {
+/** The card size for a drawing `width` units across: six cards and the rows' labels fit. */
+function cardSize(width: number): { w: number; h: number; label: number } {
+  const label = width < 520 ? 46 : 84;
+  const w = Math.min(W, Math.floor((width - label - 12) / 6) - 4);
+  return { w, h: Math.round((w * H) / W), label };
+}
+
+function card(
+  parent: Element,
+  x: number,
+  y: number,
+  value: number,
+  fresh: boolean,
+  w = W,
+  h = H,
+): SVGGElement {
   const heads = bullheads(value);
   const g = group(
     parent,
@@ -35,13 +51,15 @@ function card(parent: Element, x: number, y: number, value: number, fresh: boole
     value === 0 ? "zero card" : `card ${value}, ${heads} bullhead${heads === 1 ? "" : "s"}`,
   );
   if (fresh) g.classList.add("fresh");
-  rect(g, W, H, HEAD_FILL[heads] ?? "#fff");
-  text(g, W / 2, 36, String(value), { "font-size": 24, "font-weight": 700 });
-  for (let i = 0; i < heads; i++) {
-    const cx = W / 2 + (i - (heads - 1) / 2) * 7.5;
-    svgEl("path", { d: `M${cx - 3},${64} l3,-6 l3,6 z`, fill: "#7a2d00" }, g);
-  }
-  text(g, W / 2, 73, heads ? `${heads}` : "", { "font-size": 9, fill: "#7a2d00" });
+  rect(g, w, h, HEAD_FILL[heads] ?? "#fff");
+  text(g, w / 2, h * 0.42, String(value), {
+    "font-size": Math.max(16, Math.round(w * 0.42)),
+    "font-weight": 700,
+  });
+  text(g, w / 2, h * 0.82, heads > 3 ? `${heads} ✱` : "✱".repeat(heads), {
+    "font-size": 12,
+    fill: "#7a2d00",
+  });
   return g;
 }
 
@@ -61,30 +79,43 @@ export const sixNimmt: GameUi = {
 
   table(ctx: DrawContext) {
     const v = ctx.view;
+    const width = ctx.width;
+    const { w, h, label } = cardSize(width);
+    const narrow = width < 520;
     const rows = list(v.rows).map((r) => nums(r.cards));
-    const seatsH = 40 + ctx.seats * 30;
-    const svg = drawing(760, 4 * 96 + 20 + seatsH, "6 nimmt! table: four rows and the seats");
+    const rowH = h + 16;
+    const top = 4 * rowH + 14;
+    const seatH = narrow ? 44 : 30;
+    const svg = drawing(
+      width,
+      top + 30 + ctx.seats * seatH + 6,
+      "6 nimmt! table: four rows and the seats",
+    );
     rows.forEach((cards, r) => {
-      const y = 10 + r * 96;
+      const y = 6 + r * rowH;
       const heads = cards.reduce((a, c) => a + bullheads(c), 0);
-      const row = group(svg, 6, y);
-      rect(row, 6 * (W + 8) + 90, H + 8, "transparent", {
+      const row = group(svg, 4, y);
+      rect(row, width - 8, h + 10, "transparent", {
         stroke: "#c9c2b0",
         "stroke-dasharray": "4 4",
       });
       ctx.target(row, "row", r, `take row ${r + 1} (${cards.length} cards, ${heads} bullheads)`);
-      text(row, 40, H / 2 + 4, `Row ${r + 1}`, { "font-size": 14, "font-weight": 600 });
-      text(row, 40, H / 2 + 22, `${heads} ✱`, { "font-size": 12, fill: "#7a2d00" });
-      cards.forEach((c, i) => card(row, 84 + i * (W + 8), 4, c, ctx.fresh.has(`card:${c}`)));
+      text(row, label / 2, h / 2 - 4, narrow ? `${r + 1}` : `Row ${r + 1}`, {
+        "font-size": 14,
+        "font-weight": 600,
+      });
+      text(row, label / 2, h / 2 + 14, `${heads} ✱`, { "font-size": 12, fill: "#7a2d00" });
+      cards.forEach((c, i) =>
+        card(row, label + i * (w + 4), 5, c, ctx.fresh.has(`card:${c}`), w, h),
+      );
       if (cards.length === 5) {
-        const g = group(row, 84 + 5 * (W + 8), 4);
-        rect(g, W, H, "#fff", { stroke: "#b42318", "stroke-dasharray": "5 3" });
-        text(g, W / 2, H / 2, "6th", { fill: "#b42318", "font-size": 14 });
-        text(g, W / 2, H / 2 + 16, "takes", { fill: "#b42318", "font-size": 11 });
+        const g = group(row, label + 5 * (w + 4), 5);
+        rect(g, w, h, "#fff", { stroke: "#b42318", "stroke-dasharray": "5 3" });
+        text(g, w / 2, h / 2 - 8, "6th", { fill: "#b42318", "font-size": 13 });
+        text(g, w / 2, h / 2 + 8, "takes", { fill: "#b42318", "font-size": 12 });
       }
     });
-    const top = 4 * 96 + 20;
-    text(svg, 380, top + 6, `Hand ${num(v.handNumber)}, turn ${num(v.turn) + 1}`, {
+    text(svg, width / 2, top + 8, `Hand ${num(v.handNumber)}, turn ${num(v.turn) + 1}`, {
       "font-size": 14,
       "font-weight": 600,
     });
@@ -93,30 +124,44 @@ export const sixNimmt: GameUi = {
     const penalties = nums(v.penalties);
     const taken = list(v.taken).map((t) => nums(t.cards));
     const handSizes = nums(v.handSizes);
+    const own = num(v.ownSelection ?? -1);
     for (let s = 0; s < ctx.seats; s++) {
-      const y = top + 26 + s * 30;
+      const y = top + 26 + s * seatH;
       const toAct = (ctx.status.seatsToAct ?? []).includes(s);
       const shown = revealed[s] ?? -1;
+      // The viewer sees the card they selected before the reveal; the others only that they did.
       const what =
-        shown >= 0 ? `revealed ${shown}` : selected[s] ? "✓ selected" : toAct ? "… choosing" : "";
+        shown >= 0
+          ? `revealed ${shown}`
+          : selected[s] && s === ctx.viewer && own >= 0
+            ? `✓ selected ${own}`
+            : selected[s]
+              ? "✓ selected"
+              : toAct
+                ? "… choosing"
+                : "";
       const g = group(
         svg,
-        6,
+        4,
         y,
         `${ctx.names[s]}: ${penalties[s] ?? 0} bullheads, ${handSizes[s] ?? 0} cards in hand${what ? `, ${what}` : ""}`,
       );
-      rect(g, 748, 26, s === ctx.viewer ? "#e6f0ff" : "#fff", { rx: 4 });
-      text(g, 10, 13, ctx.names[s] ?? "", {
+      rect(g, width - 8, seatH - 4, s === ctx.viewer ? "#e6f0ff" : "#fff", { rx: 4 });
+      const line = narrow ? 12 : (seatH - 4) / 2;
+      text(g, 8, line, ctx.names[s] ?? "", {
         "text-anchor": "start",
         "font-size": 13,
         "font-weight": s === ctx.viewer ? 700 : 400,
       });
-      text(g, 230, 13, `${penalties[s] ?? 0} ✱ total`, { "font-size": 13 });
-      text(g, 340, 13, `${(taken[s] ?? []).length} taken this hand`, { "font-size": 12 });
-      text(g, 470, 13, `${handSizes[s] ?? 0} in hand`, { "font-size": 12 });
-      text(g, 640, 13, what, {
+      const stats = `${penalties[s] ?? 0} ✱ total · ${(taken[s] ?? []).length} taken · ${handSizes[s] ?? 0} in hand`;
+      text(g, narrow ? 8 : width * 0.32, narrow ? 30 : line, stats, {
+        "text-anchor": "start",
+        "font-size": 12,
+      });
+      text(g, width - 16, line, what, {
+        "text-anchor": "end",
         "font-size": 13,
-        "font-weight": shown >= 0 ? 700 : 400,
+        "font-weight": shown >= 0 || s === ctx.viewer ? 700 : 400,
         fill: shown >= 0 ? "#7a2d00" : "#1d2430",
       });
     }
@@ -130,10 +175,22 @@ export const sixNimmt: GameUi = {
     if ((v.zeroCardAvailable as boolean[] | undefined)?.[ctx.viewer] && !cards.includes(0))
       cards.unshift(0);
     const own = num(v.ownSelection ?? -1);
-    const svg = drawing(Math.max(760, 10 + cards.length * (W + 8)), H + 20, "your hand");
+    // The card selected this turn stays in sight, marked, until the reveal.
+    if (own >= 0 && !cards.includes(own)) cards.push(own);
+    const width = ctx.width;
+    const { w, h } = cardSize(Math.min(width, 760));
+    const across = fit(width - 12, w, GAP);
+    const lines = Math.max(1, Math.ceil(cards.length / across));
+    const svg = drawing(width, lines * (h + GAP) + 14, "your hand");
     cards.forEach((c, i) => {
-      const g = card(svg, 8 + i * (W + 8), 10, c, false);
-      if (c === own) g.classList.add("chosen");
+      const x = 6 + (i % across) * (w + GAP);
+      const y = 8 + Math.floor(i / across) * (h + GAP);
+      const g = card(svg, x, y, c, false, w, h);
+      if (c === own) {
+        g.classList.add("chosen");
+        g.setAttribute("aria-label", `card ${c}, selected`);
+        text(g, w / 2, -1, "selected", { "font-size": 12, "font-weight": 700, fill: "#9a6700" });
+      }
       ctx.target(
         g,
         "card",
@@ -141,7 +198,7 @@ export const sixNimmt: GameUi = {
         c === 0 ? "select the zero card" : `select card ${c}, ${bullheads(c)} bullheads`,
       );
     });
-    if (!cards.length) text(svg, 380, 50, "no cards in hand", { fill: "#5d6675" });
+    if (!cards.length) text(svg, width / 2, 40, "no cards in hand", { fill: "#5d6675" });
     return svg;
   },
 

@@ -1,7 +1,7 @@
 // Up or Down?: a turn plays a card from hand into the circle of six, takes one of its neighbours
 // into the seat's display (extending a row, starting one, or abandoning one), then draws.
-import { drawing, group, rect, svgEl, text } from "../svg.ts";
-import { list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
+import { drawing, fit, group, rect, svgEl, text } from "../svg.ts";
+import { count, list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
 import type { Json } from "../types.ts";
 
 // Every colour also has its own symbol, so colour is never the only cue.
@@ -97,28 +97,42 @@ export const upOrDown: GameUi = {
 
   table(ctx: DrawContext) {
     const v = ctx.view;
+    const width = ctx.width;
+    const narrow = width < 560;
     const circle = nums(v.circle);
     const displays = list(v.displays).map((d) => list(d.rows).map((r) => nums(r.cards)));
     const scores = nums(v.scores);
     const discardSizes = nums(v.discardSizes);
     const abandoned = nums(v.abandonedRows);
     const handSizes = nums(v.handSizes);
-    const rowH = 3 * 58 + 44;
+    // The circle, then the piles beside it and the key of colours below (beside, when wide).
+    const cw = narrow ? 42 : W;
+    const ch = narrow ? 58 : H;
+    const radius = narrow ? 76 : 92;
+    const cx = radius + cw / 2 + 6;
+    const cy = radius + ch / 2 + 6;
+    const topH = 2 * cy + (narrow ? 90 : 0);
+    const rowH = 50;
+    const headH = narrow ? 40 : 26;
+    const displayH = (s: number) =>
+      headH + 2 + (s === ctx.viewer ? 3 : Math.max(1, (displays[s] ?? []).length)) * rowH + 8;
+    // The viewer's own display comes first, under the circle and the piles it plays with.
+    const order = [...Array(ctx.seats).keys()].sort(
+      (a, b) => Number(b === ctx.viewer) - Number(a === ctx.viewer),
+    );
+    const height = topH + 10 + order.reduce((sum, s) => sum + displayH(s) + 8, 0);
     const svg = drawing(
-      860,
-      270 + ctx.seats * rowH,
+      width,
+      height,
       "Up or Down? table: the circle, the piles and every display",
     );
-    // The circle of six, ascending clockwise from the top.
     const chosenCard = ctx.picker?.steps.find((s) => s.kind === "card");
-    const cx = 190;
-    const cy = 140;
     svgEl(
       "circle",
       {
         cx,
         cy,
-        r: 92,
+        r: radius,
         fill: "none",
         stroke: "#c9c2b0",
         "stroke-width": 2,
@@ -127,17 +141,19 @@ export const upOrDown: GameUi = {
       svg,
     );
     text(svg, cx, cy - 8, "circle", { "font-size": 13, fill: "#5d6675" });
-    text(svg, cx, cy + 10, "low → high ↻", { "font-size": 11, fill: "#5d6675" });
+    text(svg, cx, cy + 10, "low → high ↻", { "font-size": 12, fill: "#5d6675" });
     const sorted = [...circle].sort((a, b) => a - b);
     sorted.forEach((c, i) => {
       const angle = -Math.PI / 2 + (i * 2 * Math.PI) / Math.max(1, sorted.length);
       const g = card(
         svg,
-        cx + 92 * Math.cos(angle) - W / 2,
-        cy + 92 * Math.sin(angle) - H / 2,
+        cx + radius * Math.cos(angle) - cw / 2,
+        cy + radius * Math.sin(angle) - ch / 2,
         v,
         c,
         ctx.fresh.has(`card:${c}`),
+        cw,
+        ch,
       );
       if (chosenCard) {
         for (const take of ["UP_OR_DOWN_NEIGHBOUR_LOWER", "UP_OR_DOWN_NEIGHBOUR_HIGHER"]) {
@@ -152,80 +168,104 @@ export const upOrDown: GameUi = {
       }
     });
     // The piles.
-    const down = group(svg, 420, 70, `face-down pile, ${num(v.faceDownSize)} cards`);
-    rect(down, W + 10, H + 10, "#3d4f73");
-    text(down, (W + 10) / 2, (H + 10) / 2, String(num(v.faceDownSize)), {
-      fill: "#fff",
-      "font-size": 18,
-    });
-    text(svg, 420 + (W + 10) / 2, 170, "face down", { "font-size": 12 });
+    const px = 2 * cx + (narrow ? 4 : 40);
+    const pw = narrow ? 50 : W + 10;
+    const ph = narrow ? 70 : H + 10;
+    const py = cy - ph / 2 - 10;
+    const down = group(svg, px, py, `face-down pile, ${num(v.faceDownSize)} cards`);
+    rect(down, pw, ph, "#3d4f73");
+    text(down, pw / 2, ph / 2, String(num(v.faceDownSize)), { fill: "#fff", "font-size": 18 });
+    text(svg, px + pw / 2, py + ph + 12, narrow ? "down" : "face down", { "font-size": 12 });
     ctx.target(down, "draw", "FACE_DOWN", "draw from the face-down pile");
     const top = num(v.faceUpTop);
+    const ux = px + pw + (narrow ? 8 : 20);
     const up = top
-      ? card(svg, 500, 60, v, top, false, W + 10, H + 10)
-      : group(svg, 500, 60, "face-up pile, empty");
-    if (!top) rect(up, W + 10, H + 10, "#fff", { "stroke-dasharray": "4 4" });
-    text(svg, 500 + (W + 10) / 2, 170, `face up (${num(v.faceUpSize)})`, { "font-size": 12 });
+      ? card(svg, ux, py, v, top, false, pw, ph)
+      : group(svg, ux, py, "face-up pile, empty");
+    if (!top) rect(up, pw, ph, "#fff", { "stroke-dasharray": "4 4" });
+    text(svg, ux + pw / 2, py + ph + 12, `${narrow ? "up" : "face up"} (${num(v.faceUpSize)})`, {
+      "font-size": 12,
+    });
     ctx.target(up, "draw", "FACE_UP", `draw the face-up ${top ? cardLabel(v, top) : "card"}`);
     // The key of colours and symbols.
+    const keyX = narrow ? 6 : ux + pw + 40;
+    const keyY = narrow ? 2 * cy + 6 : 30;
+    const columns = narrow ? 3 : 2;
+    const keyW = narrow ? (width - 12) / 3 : 110;
     Object.values(COLOURS).forEach((c, i) => {
-      const g = group(svg, 610 + (i % 2) * 120, 60 + Math.floor(i / 2) * 30);
+      const g = group(svg, keyX + (i % columns) * keyW, keyY + Math.floor(i / columns) * 28);
       svgEl("rect", { width: 22, height: 22, rx: 4, fill: c.fill, stroke: "#555" }, g);
       text(g, 11, 11, c.symbol, { "font-size": 12 });
       text(g, 30, 11, c.name, { "text-anchor": "start", "font-size": 12 });
     });
-    // Every seat's display.
-    for (let s = 0; s < ctx.seats; s++) {
-      const y = 285 + s * rowH;
+    // Every seat's display, the viewer's first; another seat's shows only the rows it has.
+    let y = topH + 10;
+    for (const s of order) {
       const mine = s === ctx.viewer;
       const toAct = (ctx.status.seatsToAct ?? []).includes(s);
+      const rows = displays[s] ?? [];
+      const boxH = displayH(s);
       const head = group(
         svg,
-        10,
+        4,
         y,
         `${ctx.names[s]}: ${scores[s] ?? 0} points, ${handSizes[s] ?? 0} cards in hand, ${discardSizes[s] ?? 0} discarded`,
       );
-      rect(head, 840, rowH - 10, mine ? "#e6f0ff" : toAct ? "#fff6d6" : "#fff", { rx: 6 });
-      text(head, 12, 16, `${ctx.names[s]}${toAct ? " ◀ to act" : ""}`, {
+      rect(head, width - 8, boxH, mine ? "#e6f0ff" : toAct ? "#fff6d6" : "#fff", { rx: 6 });
+      text(head, 10, 14, `${ctx.names[s]}${toAct ? " ◀ to act" : ""}`, {
         "text-anchor": "start",
-        "font-size": 14,
+        "font-size": 13,
         "font-weight": mine ? 700 : 500,
       });
       text(
         head,
-        828,
-        16,
-        `${scores[s] ?? 0} points · ${handSizes[s] ?? 0} in hand · discard ${discardSizes[s] ?? 0} · abandoned ${abandoned[s] ?? 0}`,
-        { "text-anchor": "end", "font-size": 12 },
+        narrow ? 10 : width - 18,
+        narrow ? 32 : 14,
+        narrow
+          ? `${scores[s] ?? 0} pts · ${handSizes[s] ?? 0} in hand · discard ${discardSizes[s] ?? 0}`
+          : `${scores[s] ?? 0} points · ${handSizes[s] ?? 0} in hand · discard ${discardSizes[s] ?? 0} · abandoned ${abandoned[s] ?? 0}`,
+        { "text-anchor": narrow ? "start" : "end", "font-size": 12 },
       );
-      const rows = displays[s] ?? [];
-      for (let r = 0; r < 3; r++) {
-        const ry = y + 28 + r * 58;
+      const shownRows = mine ? 3 : Math.max(1, rows.length);
+      const abandonW = mine ? (narrow ? 78 : 100) : 0;
+      const rowW = width - 24 - abandonW;
+      for (let r = 0; r < shownRows; r++) {
+        const ry = y + headH + r * rowH;
         const cards = rows[r];
         const rowGroup = group(
           svg,
-          20,
+          12,
           ry,
           cards ? `row ${r + 1}: ${cards.join(", ")}` : `row ${r + 1}: empty`,
         );
-        rect(rowGroup, 700, 54, "transparent", {
+        rect(rowGroup, rowW, rowH - 4, "transparent", {
           stroke: cards ? "#d8d2c0" : "#ece7da",
           "stroke-dasharray": cards ? "" : "4 4",
         });
-        text(rowGroup, 30, 27, `Row ${r + 1}`, { "font-size": 11, fill: "#5d6675" });
+        if (!cards && !mine) {
+          text(rowGroup, 10, (rowH - 4) / 2, "no rows yet", {
+            "text-anchor": "start",
+            "font-size": 12,
+            fill: "#5d6675",
+          });
+          continue;
+        }
+        text(rowGroup, 24, 14, `Row ${r + 1}`, { "font-size": 12, fill: "#5d6675" });
         const direction =
           cards && cards.length > 1 ? (cards[1]! > cards[0]! ? "↑ up" : "↓ down") : "";
-        text(rowGroup, 30, 42, direction, { "font-size": 11 });
+        text(rowGroup, 24, 32, direction, { "font-size": 12 });
+        const count = (cards ?? []).length;
+        const step = Math.min(36, (rowW - 52 - 34) / Math.max(1, count - 1));
         (cards ?? []).forEach((c, i) =>
           card(
             rowGroup,
-            60 + i * 36,
-            4,
+            50 + i * step,
+            2,
             v,
             c,
             ctx.fresh.has(`card:${c}`) && i === cards!.length - 1,
             34,
-            46,
+            rowH - 8,
           ),
         );
         if (mine) {
@@ -236,14 +276,15 @@ export const upOrDown: GameUi = {
             cards ? `extend row ${r + 1}` : `start row ${r + 1}`,
           );
           if (cards) {
-            const ab = group(svg, 730, ry + 8);
-            rect(ab, 100, 38, "#fff", { rx: 5 });
-            text(ab, 50, 19, "✕ abandon", { "font-size": 12 });
+            const ab = group(svg, width - 8 - abandonW, ry + 4);
+            rect(ab, abandonW - 6, rowH - 12, "#fff", { rx: 5 });
+            text(ab, (abandonW - 6) / 2, (rowH - 12) / 2, "✕ abandon", { "font-size": 12 });
             ctx.target(ab, "place", `ABANDON:${r}`, `abandon row ${r + 1} and restart it`);
             if (!ab.classList.contains("target")) ab.setAttribute("visibility", "hidden");
           }
         }
       }
+      y += boxH + 8;
     }
     return svg;
   },
@@ -251,16 +292,19 @@ export const upOrDown: GameUi = {
   hand(ctx) {
     if (ctx.viewer === null) return null;
     const hand = nums(ctx.view.hand);
-    const svg = drawing(760, H + 20, "your hand");
+    const width = ctx.width;
+    const across = fit(width - 16, W, 14);
+    const lines = Math.max(1, Math.ceil(hand.length / across));
+    const svg = drawing(width, lines * (H + 10) + 12, "your hand");
     hand.forEach((c, i) =>
       ctx.target(
-        card(svg, 10 + i * (W + 14), 10, ctx.view, c),
+        card(svg, 10 + (i % across) * (W + 14), 8 + Math.floor(i / across) * (H + 10), ctx.view, c),
         "card",
         c,
         `play ${cardLabel(ctx.view, c)}`,
       ),
     );
-    if (!hand.length) text(svg, 380, 45, "no cards in hand", { fill: "#5d6675" });
+    if (!hand.length) text(svg, width / 2, 45, "no cards in hand", { fill: "#5d6675" });
     return svg;
   },
 
@@ -269,7 +313,7 @@ export const upOrDown: GameUi = {
     if (e.turnPlayed) {
       const t = e.turnPlayed as Json;
       const placement = short(t.placement, "UP_OR_DOWN_PLACEMENT_");
-      const where = `${PLACE_WORDS[placement] ?? placement} ${num(t.row) + 1}${num(t.discarded) ? ` (${num(t.discarded)} cards discarded)` : ""}`;
+      const where = `${PLACE_WORDS[placement] ?? placement} ${num(t.row) + 1}${num(t.discarded) ? ` (${count(num(t.discarded), "card")} discarded)` : ""}`;
       const draw = short(t.draw, "UP_OR_DOWN_DRAW_");
       const drew =
         draw === "FACE_UP"
