@@ -52,7 +52,7 @@ class TestSaveAndReplay:
         path = tmp_path / f"game{records.SUFFIX}"
         saved_game(terminals, server_address, path)
         moves = len(records.load(path).moves)
-        terminal = replay(terminals, server_address, str(path), "--seat", "0")
+        terminal = replay(terminals, server_address, str(path), "--seat", "1")
         shown = terminal.wait(PROMPT)
         assert f"A game of {moves} moves, checked by the server." in shown
         assert "Step 0 of" in shown
@@ -87,8 +87,8 @@ class TestSaveAndReplay:
         saved_game(terminals, server_address, path)
         terminal = replay(terminals, server_address, str(path), "--reveal")
         shown = terminal.wait(PROMPT)
-        assert "Seat 0:" in shown
         assert "Seat 1:" in shown
+        assert "Seat 2:" in shown
         terminal.type("q")
         terminal.wait()
         assert terminal.close() == 0

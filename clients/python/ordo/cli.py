@@ -143,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE", help="the record, as `ordo play --save` wrote it")
     who = replay.add_mutually_exclusive_group()
-    who.add_argument("--seat", type=int, metavar="N", help="watch as seat N sees the game")
+    who.add_argument(
+        "--seat", type=int, metavar="N", help="watch as seat N sees the game, counted from 1"
+    )
     who.add_argument(
         "--spectator", action="store_true", help="watch as a spectator sees it (the default)"
     )
@@ -403,7 +405,10 @@ def replay(client: Client, args: argparse.Namespace, inp: TextIO, out: TextIO) -
     except ValueError as error:
         raise UsageError(f"{args.file}: {error}") from None
     render = renderer(record_game_id(record))
-    return watch(client, record, render, args.seat, args.reveal, inp, out)
+    if args.seat is not None and args.seat < 1:
+        raise UsageError(f"--seat counts seats from 1, not {args.seat}")
+    seat = None if args.seat is None else args.seat - 1
+    return watch(client, record, render, seat, args.reveal, inp, out)
 
 
 def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:

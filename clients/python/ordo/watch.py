@@ -51,19 +51,21 @@ class Replay:
         if step.step == 0:
             print(f"Step 0 of {last}: the deal, as {self.viewer} sees it", file=out)
         else:
-            print(f"Step {step.step} of {last}: seat {step.seat} moved", file=out)
+            print(f"Step {step.step} of {last}: seat {step.seat + 1} moved", file=out)
             for line in self.render.render_events(step.events):
                 print(f"  {line}", file=out)
         if step.seat_views:
             for seat, view in enumerate(step.seat_views):
-                print(f"\nSeat {seat}:", file=out)
+                print(f"\nSeat {seat + 1}:", file=out)
                 print(self.render.render_view(view), file=out)
         else:
             print(self.render.render_view(step.view), file=out)
         if step.view.status.finished:
             outcome = step.view.status.outcome
-            scores = ", ".join(f"seat {seat}: {score}" for seat, score in enumerate(outcome.scores))
-            winners = ", ".join(f"seat {seat}" for seat in outcome.winners) or "none (a draw)"
+            scores = ", ".join(
+                f"seat {seat + 1}: {score}" for seat, score in enumerate(outcome.scores)
+            )
+            winners = ", ".join(f"seat {seat + 1}" for seat in outcome.winners) or "none (a draw)"
             print(f"\nGame over. Scores: {scores}. Winners: {winners}.", file=out)
 
 
@@ -82,7 +84,7 @@ def watch(
     if not reveal:
         who = common.Viewer(spectator=True) if viewer is None else viewer
     steps = list(replay_steps(client, record, who, reveal=reveal))
-    name = "every seat" if reveal else ("a spectator" if viewer is None else f"seat {viewer}")
+    name = "every seat" if reveal else ("a spectator" if viewer is None else f"seat {viewer + 1}")
     replay = Replay(steps, render, name)
     last = len(steps) - 1
     print(f"A game of {last} moves, checked by the server. Type ? for help.", file=out)
