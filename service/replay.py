@@ -167,7 +167,7 @@ def replay_game(
                     step=str(step),
                 ) from None
             raise _at_step(error, step) from None
-        data = encoder.state_bytes(game, transition.state, call, state, parts)
+        data = encoder.state_bytes(game, transition.state, call, state, parts, seating)
         digest = digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
         if digest != state_digest(data)[:DIGEST_BYTES]:
             raise RequestError(
@@ -196,7 +196,7 @@ def replay_game(
     if resumed:
         return b"".join(fields)
     if not moves:
-        data = encoder.state_bytes(game, state, call)
+        data = encoder.state_bytes(game, state, call, seating=seating)
     if record.final_digest != state_digest(data) or len(digests) != len(moves) * DIGEST_BYTES:
         raise RequestError(
             f"the last state (step {len(moves)}) is not the one the record was made with: moves "
