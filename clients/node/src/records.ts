@@ -86,7 +86,13 @@ export class Recorder {
   ): Promise<ApplyActionResponse> {
     this.check(state);
     const response = await this.client.playBot(state, seat, init);
-    const bot = { seat, policy: init.policy ?? "heuristic", seed: BigInt(init.seed ?? 0) };
+    const bot = {
+      seat,
+      policy: init.policy ?? "",
+      seed: BigInt(init.seed ?? 0),
+      searchIterations: init.searchIterations ?? 0,
+      searchTimeLimitMs: init.searchTimeLimitMs ?? 0,
+    };
     const sent = create(GameRecordSchema, { moves: [{ move: { case: "bot", value: bot } }] });
     await this.moved(sent.moves[0]!, response);
     return response;

@@ -81,14 +81,18 @@ class Recorder:
         self,
         state: common.GameState,
         seat: int,
-        policy: str = "heuristic",
+        policy: str = "",
         seed: int = 0,
         **kwargs: Any,
     ) -> api.ApplyActionResponse:
-        """Apply a bot's move (``Client.play_bot``) and record it as it was sent."""
+        """Apply a bot's move (``Client.play_bot``) and record it as it was sent (an empty
+        ``policy``: the game's own for a bot seat, ``heuristic`` for any other)."""
         self._check(state)
         response = self.client.play_bot(state, seat, policy, seed, **kwargs)
-        self.record.moves.add(bot=api.BotMove(seat=seat, policy=policy, seed=seed))
+        iterations = kwargs.get("search_iterations", 0)
+        self.record.moves.add(
+            bot=api.BotMove(seat=seat, policy=policy, seed=seed, search_iterations=iterations)
+        )
         self._reached(response.state)
         return response
 
