@@ -13,6 +13,7 @@ import pytest
 from engines import registry
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from service.replay import DIGEST_BYTES, FORMAT_VERSION, state_digest
 from service.seat_tokens import SeatTokens
 from tests.conftest import Doors
 from tests.seat_calls import DOORS, Caller
@@ -344,3 +345,79 @@ class TestBotSeats:
         )
         unnamed = api.ApplyActionRequest(state=table.state, bot=api.BotMove(seat=1))
         assert call.ok("ApplyAction", named, token) == call.ok("ApplyAction", unnamed, token)
+
+
+def recorded(call: Caller, game: str) -> tuple[Table, api.GameRecord]:
+    """A game ``STEPS`` moves in, played with tokens, and its record as the moves were sent."""
+    table = deal(call, game)
+    record = api.GameRecord(format_version=FORMAT_VERSION, initial_state=table.state)
+    digests = b""
+    for _ in range(STEPS):
+        seat = table.status.seats_to_act[0]
+        if seat == 1:
+            record.moves.add(bot=api.BotMove(seat=1))
+        else:
+            record.moves.add(action=table.action_of(call, seat))
+        step(call, table)
+        digests += state_digest(table.state.SerializeToString())[:DIGEST_BYTES]
+    record.move_digests = digests
+    record.final_digest = state_digest(table.state.SerializeToString())
+    return table, record
+
+
+@pytest.mark.parametrize("game", GAMES)
+class TestReplay:
+    """ReplayGame with tokens required: the token's seat or a spectator watches, the game's own
+    bots replay, and a move no seat could have made tells nothing of anyone's cards."""
+
+    def test_the_tokens_seat_watches_its_game(self, call: Caller, game: str) -> None:
+        """A record replays with a token of its game, as that seat and as a spectator."""
+        table, record = recorded(call, game)
+        for viewer in (common.Viewer(seat=0), SPECTATOR):
+            request = api.ReplayGameRequest(record=record, viewer=viewer)
+            replayed = call.ok("ReplayGame", request, table.tokens[0])
+            assert replayed.final_state == table.state
+
+    def test_another_seat_no_token_and_another_games_token_are_refused(
+        self, call: Caller, game: str
+    ) -> None:
+        """Watching as another seat: SEAT_NOT_PERMITTED; no token: SEAT_TOKEN_MISSING; a token
+        of another game: SEAT_NOT_PERMITTED."""
+        table, record = recorded(call, game)
+        other = api.ReplayGameRequest(record=record, viewer=common.Viewer(seat=2))
+        refused(call("ReplayGame", other, table.tokens[0]), DENIED, "SEAT_NOT_PERMITTED")
+        own = api.ReplayGameRequest(record=record, viewer=common.Viewer(seat=0))
+        refused(call("ReplayGame", own), UNAUTHENTICATED, "SEAT_TOKEN_MISSING")
+        elsewhere = deal(call, game)
+        refused(call("ReplayGame", own, elsewhere.tokens[0]), DENIED, "SEAT_NOT_PERMITTED")
+
+    def test_a_move_no_seat_could_make_is_a_mismatch(self, call: Caller, game: str) -> None:
+        """A person's action played twice is RECORD_MISMATCH, not the rule it broke (which
+        would tell whether a seat holds a card)."""
+        table, record = recorded(call, game)
+        first = next(move for move in record.moves if move.HasField("action"))
+        forged = api.GameRecord()
+        forged.CopyFrom(record)
+        del forged.moves[:]
+        forged.moves.add().CopyFrom(first)
+        forged.moves.add().CopyFrom(first)
+        forged.move_digests = record.move_digests[: 2 * DIGEST_BYTES]
+        request = api.ReplayGameRequest(record=forged, viewer=SPECTATOR)
+        reply = call("ReplayGame", request, table.tokens[0])
+        refused(reply, grpc.StatusCode.INVALID_ARGUMENT, "RECORD_MISMATCH")
+
+    def test_a_recorded_bot_move_with_its_own_policy_is_refused(
+        self, call: Caller, game: str
+    ) -> None:
+        """A record whose bot move names another policy: BOT_SETTINGS_NOT_PERMITTED."""
+        table, record = recorded(call, game)
+        forged = api.GameRecord()
+        forged.CopyFrom(record)
+        for move in forged.moves:
+            if move.HasField("bot"):
+                move.bot.policy = "random"
+        if not any(move.HasField("bot") for move in forged.moves):
+            forged.moves.add(bot=api.BotMove(seat=1, policy="random"))
+        request = api.ReplayGameRequest(record=forged, viewer=SPECTATOR)
+        reply = call("ReplayGame", request, table.tokens[0])
+        refused(reply, DENIED, "BOT_SETTINGS_NOT_PERMITTED")
