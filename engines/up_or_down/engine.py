@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
 from engines.search import SearchInfo
-from engines.up_or_down import bots, rules, search
+from engines.up_or_down import bots, check, rules, search
 from engines.up_or_down.data import Length
 from engines.up_or_down.rules import (
     GAME_ID,
@@ -146,11 +146,11 @@ class UpOrDown(GameEngine[State, Turn, Options, View]):
         )
 
     def _new_game(self, seats: int, rng: Rng, options: Options) -> State:
-        rules.check_options(options)
+        check.check_options(options)
         return rules.deal(seats, rng, options)
 
     def _validate(self, state: State) -> None:
-        rules.check_state(state)
+        check.check_state(state)
 
     def _legal_actions(self, state: State, seat: int) -> tuple[Turn, ...]:
         return rules.legal_turns(state, seat)

@@ -1,5 +1,6 @@
 """The rules of Up or Down? (docs/rules/up_or_down.md): value types, the deal, the turn, scoring,
-the check.
+scoring (the
+check of a state sent back is ``engines.up_or_down.check``).
 
 Every function here is pure; ``engines.up_or_down.engine`` wraps them in the engine protocol.
 """
@@ -9,12 +10,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from enum import Enum
-from itertools import pairwise
 from typing import TypeVar
 
 from engines.base import Event
-from engines.errors import IllegalActionError, InvalidOptionsError, InvalidStateError
-from engines.prng import MASK64, Rng
+from engines.errors import IllegalActionError
+from engines.prng import Rng
 from engines.up_or_down.data import (
     BLOCK,
     CARD_COLOURS,
@@ -493,113 +493,6 @@ def _draw(state: State, draw: Draw) -> tuple[int, tuple[int, ...], tuple[int, ..
             raise IllegalActionError("a pile still has cards: draw one", "MUST_DRAW")
         return NO_CARD, face_down, face_up
     raise IllegalActionError("choose a pile to draw from", "MALFORMED_ACTION")
-
-
-def check_options(options: Options) -> None:
-    """Raise ``InvalidOptionsError`` naming the first option that holds an unknown value."""
-    for name, allowed in (("length", Length), ("discard_scoring", DiscardScoring)):
-        value = getattr(options, name)
-        if not isinstance(value, allowed):
-            raise InvalidOptionsError(
-                f"{name} must be one of {', '.join(m.value for m in allowed)}, not {value!r}",
-                option=name,
-            )
-
-
-def check_state(state: State) -> None:
-    """Reject any state the rules could not have produced (linear in its size)."""
-    seats = len(state.hands)
-    if not MIN_SEATS <= seats <= MAX_SEATS:
-        raise InvalidStateError(f"a game has {MIN_SEATS}..{MAX_SEATS} seats, not {seats}")
-    for name in ("displays", "discards", "abandoned"):
-        if len(getattr(state, name)) != seats:
-            raise InvalidStateError(f"{name} must have one entry per seat ({seats})")
-    if not isinstance(state.options, Options):
-        raise InvalidStateError("the state's options are not Up or Down? options")
-    try:
-        check_options(state.options)
-    except InvalidOptionsError as error:
-        raise InvalidStateError(f"bad options in the state: {error.message}") from None
-    if not 0 <= state.rng_state <= MASK64:
-        raise InvalidStateError("the generator state is not a 64-bit value")
-    options = state.options
-    highest = highest_card(options, seats)
-    turns = state.revision
-    if turns > total_turns(options, seats):
-        raise InvalidStateError("more turns were played than the game has")
-    if len(state.circle) != CIRCLE_SIZE or not _ascending(state.circle):
-        raise InvalidStateError(f"the circle holds {CIRCLE_SIZE} cards in ascending order")
-    # Each turn puts exactly one card into the display of the seat that played it, so a seat's
-    # display and discard pile hold one card per turn it played (seats take turns from seat 0).
-    for seat in range(seats):
-        display = state.displays[seat]
-        if len(display) > MAX_ROWS:
-            raise InvalidStateError(f"seat {seat}'s display has more than {MAX_ROWS} rows")
-        placed = 0
-        for row in display:
-            if not row:
-                raise InvalidStateError(f"seat {seat}'s display has an empty row")
-            if len(row) > 1 and not (_ascending(row) or _ascending(row[::-1])):
-                raise InvalidStateError(
-                    f"a row of seat {seat} breaks the direction its second card fixed"
-                )
-            placed += len(row)
-        discard = state.discards[seat]
-        abandoned = state.abandoned[seat]
-        if not _ascending(discard):
-            raise InvalidStateError(f"seat {seat}'s discard pile must be ascending")
-        # Every abandoned row sends at least one card to the discard pile, and the taken card
-        # restarts it, so a seat that abandoned a row still has one.
-        if (
-            abandoned < 0
-            or abandoned > len(discard)
-            or (abandoned == 0) != (not discard)
-            or (abandoned and not display)
-        ):
-            raise InvalidStateError(f"seat {seat}'s abandoned rows do not match its discards")
-        placed += len(discard)
-        seat_turns = turns // seats + (seat < turns % seats)
-        if placed != seat_turns:
-            raise InvalidStateError(
-                f"seat {seat}'s display and discard pile hold {placed} cards "
-                f"after its {seat_turns} turns"
-            )
-    # Every turn draws while the piles last; after that each turn empties a hand by one card.
-    piles = initial_pile_cards(options, seats)
-    if len(state.face_down) + len(state.face_up) != max(0, piles - turns):
-        raise InvalidStateError("the piles do not hold the cards left after the draws")
-    # Piles only shrink: neither holds more than the deal gave it.
-    if len(state.face_down) > (piles + 1) // 2 or len(state.face_up) > piles // 2:
-        raise InvalidStateError("a pile holds more cards than the deal gave it")
-    undrawn_turns = max(0, turns - piles)
-    for seat, hand in enumerate(state.hands):
-        if not _ascending(hand):
-            raise InvalidStateError(f"seat {seat}'s hand must be ascending")
-        # Turns without a draw were played by seats piles % seats, piles % seats + 1 and so on
-        played = undrawn_turns // seats + ((seat - piles) % seats < undrawn_turns % seats)
-        if len(hand) != HAND_SIZE - played:
-            raise InvalidStateError(
-                f"seat {seat} holds {len(hand)} cards, not {HAND_SIZE - played}"
-            )
-    # Card conservation: every card of the set is in exactly one place.
-    located = [*state.circle, *state.face_down, *state.face_up]
-    for group in (state.hands, state.discards):
-        for cards in group:
-            located.extend(cards)
-    for display in state.displays:
-        for row in display:
-            located.extend(row)
-    if (
-        len(located) != highest
-        or len(set(located)) != highest
-        or min(located) < 1
-        or max(located) > highest
-    ):
-        raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
-
-
-def _ascending(cards: tuple[int, ...]) -> bool:
-    return all(a < b for a, b in pairwise(cards))
 
 
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
