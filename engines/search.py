@@ -20,6 +20,7 @@ earlier, at the price of that sameness. All randomness comes from the ``Rng`` th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from time import perf_counter
@@ -73,19 +74,32 @@ class SearchInfo(Generic[S, A]):
 
 
 def search(searcher: Searcher[S, A, W], state: S, seat: int, rng: Rng, budget: Budget) -> A:
-    """The candidate with the best mean reward over ``budget`` sampled worlds; ties go to the
-    candidate the game ranks first."""
+    """The candidate with the best mean reward, found by sequential halving: the budget is
+    ``budget.iterations`` rollouts a candidate, spent in rounds; each round samples worlds, plays
+    every candidate still in the running in each, and keeps the better half, so that the last
+    candidates are told apart by many more worlds than the first ones. Ties go to the candidate
+    the game ranks first."""
     actions = list(searcher.candidates(state, seat))
     if len(actions) == 1:
         return actions[0]
     deadline = perf_counter() + budget.time_ms / MS_PER_SECOND if budget.time_ms > 0 else None
+    rollouts = max(1, budget.iterations) * len(actions)
+    rounds = math.ceil(math.log2(len(actions)))
     totals = [0.0] * len(actions)
-    for _ in range(max(1, budget.iterations)):
-        world = searcher.sample(state, seat, Rng(rng.next_u64()))
-        rollout_seed = rng.next_u64()
-        for index, action in enumerate(actions):
-            totals[index] += searcher.rollout(world, seat, action, Rng(rollout_seed))
-        if deadline is not None and perf_counter() >= deadline:
-            break
-    best = max(range(len(actions)), key=lambda index: (totals[index], -index))
-    return actions[best]
+    running = list(range(len(actions)))
+    for _ in range(rounds):
+        for _ in range(max(1, rollouts // (rounds * len(running)))):
+            world = searcher.sample(state, seat, Rng(rng.next_u64()))
+            rollout_seed = rng.next_u64()
+            for index in running:
+                totals[index] += searcher.rollout(world, seat, actions[index], Rng(rollout_seed))
+            if deadline is not None and perf_counter() >= deadline:
+                return actions[_best(running, totals)]
+        # Every candidate still running has met the same worlds: their totals compare.
+        running.sort(key=lambda index: (-totals[index], index))
+        del running[(len(running) + 1) // 2 :]
+    return actions[_best(running, totals)]
+
+
+def _best(running: list[int], totals: list[float]) -> int:
+    return min(running, key=lambda index: (-totals[index], index))

@@ -132,42 +132,34 @@ class Table:
         self.ends[row] = card
         self.bulls[row] = BULLHEADS[card]
 
-    def quick_card(self, hand: list[int], others: int) -> int:
-        """The rollout policy: the card with the fewest expected bullheads, roughly. A card
-        that fills its row, or is lower than every row, takes for sure; another takes its row
-        when the others' cards fill the gap to it, which grows likelier with the gap and the
-        fewer places the row has left."""
-        rows, bulls = self.rows, self.bulls
-        by_end = sorted(zip(self.ends, range(len(rows)), strict=True))
-        ends = [end for end, _ in by_end]
-        lowest = min(bulls) + 1
-        best, best_cost = hand[0], float(lowest)
-        first = True
-        for card in hand:
-            at = bisect_left(ends, card)
-            if at == 0:  # Rule 4
-                cost = float(lowest)
-            else:
-                row = by_end[at - 1][1]
-                length = len(rows[row])
-                if length == ROW_LIMIT:
-                    cost = float(bulls[row] + 1)
-                else:
-                    share = min(1.0, (card - ends[at - 1]) * others / GAP_SCALE)
-                    cost = share ** (ROW_LIMIT - length) * bulls[row]
-            if first or cost < best_cost:
-                best, best_cost, first = card, cost, False
-        return best
-
     def play_out(self, hands: list[list[int]], turns: int, gained: list[int]) -> None:
-        """Play ``turns`` more turns, every seat by the quick policy."""
-        others = len(hands) - 1
+        """Play ``turns`` more turns, every seat by the quick policy: the card with the fewest
+        expected bullheads, roughly. A card that fills its row, or is lower than every row,
+        takes for sure; another takes its row when the others' cards fill the gap to it, which
+        grows likelier with the gap and the fewer places the row has left."""
+        rows, ends, bulls = self.rows, self.ends, self.bulls
+        spread = (len(hands) - 1) / GAP_SCALE  # a gap's chance to fill, per card of gap
         for _ in range(turns):
+            by_end = sorted(range(len(rows)), key=ends.__getitem__)
+            lows = [ends[row] for row in by_end]
+            needs = [ROW_LIMIT - len(rows[row]) for row in by_end]
+            costs = [bulls[row] for row in by_end]
+            lowest = min(costs) + 1
             order = []
             for seat, hand in enumerate(hands):
-                card = self.quick_card(hand, others)
-                hand.remove(card)
-                order.append((card, seat))
+                best, best_cost = hand[0], -1.0
+                for card in hand:
+                    at = bisect_left(lows, card) - 1
+                    if at < 0:  # Rule 4
+                        cost = float(lowest)
+                    elif needs[at] == 0:
+                        cost = float(costs[at] + 1)
+                    else:
+                        cost = min(1.0, (card - lows[at]) * spread) ** needs[at] * costs[at]
+                    if best_cost < 0 or cost < best_cost:
+                        best, best_cost = card, cost
+                hand.remove(best)
+                order.append((best, seat))
             order.sort()
             self.place(order, gained)
 
