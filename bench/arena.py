@@ -8,8 +8,9 @@ is its share of the wins: a game's win is split evenly among the sides that shar
 without winners, gives no side a win), and a policy with several sides gets its sides' mean. Its
 *mean score* is its seats' mean score, in the game's own unit (penalty points in 6 nimmt!,
 where lower is better). Both come with a 95 % confidence interval, ±1.96 standard errors of
-the per-game figures. ``ms/move`` is the mean CPU time a policy took to choose a move (CPU time,
-not wall time: on a shared machine the two differ, and the budget is about the CPU).
+the per-game figures. ``ms/move`` is the mean CPU time a policy took to choose a move and
+``slowest`` its longest (CPU time, not wall time: on a shared machine the two differ, and the
+budget is about the CPU).
 
 Every move comes from the engine's own ``suggest`` with a seed derived from the game's seed, its
 revision and the seat, so a run is the same on any machine; the games are spread over worker
@@ -75,12 +76,14 @@ class Match:
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """One game: per policy, its share of the win, its seats' mean score, its moves and time."""
+    """One game: per policy, its share of the win, its seats' mean score, its moves, their
+    time and the time of its slowest move."""
 
     wins: dict[str, float]
     scores: dict[str, float]
     moves: dict[str, int]
     seconds: dict[str, float]
+    slowest: dict[str, float]
 
 
 def teams_of(engine: Engine, state: Any, seats: int) -> int:
@@ -102,6 +105,7 @@ def play_game(match: Match, index: int) -> GameResult:
     budget = Budget(match.iterations) if match.iterations else None
     moves = dict.fromkeys(match.lineup, 0)
     seconds = dict.fromkeys(match.lineup, 0.0)
+    slowest = dict.fromkeys(match.lineup, 0.0)
     for _ in range(MAX_ACTIONS):
         status = engine.status(state)
         if status.finished:
@@ -111,7 +115,9 @@ def play_game(match: Match, index: int) -> GameResult:
         rng = Rng(derive_seed(seed, state.revision, seat))
         started = time.process_time()
         action = engine.suggest(state, seat, policy, rng, budget)
-        seconds[policy] += time.process_time() - started
+        took = time.process_time() - started
+        seconds[policy] += took
+        slowest[policy] = max(slowest[policy], took)
         moves[policy] += 1
         state = engine.apply(state, seat, action).state
     else:
@@ -130,6 +136,7 @@ def play_game(match: Match, index: int) -> GameResult:
         scores={policy: sum(got) / len(got) for policy, got in scores.items()},
         moves=moves,
         seconds=seconds,
+        slowest=slowest,
     )
 
 
@@ -155,6 +162,7 @@ class PolicyResult:
     win_rate: tuple[float, float]
     mean_score: tuple[float, float]
     ms_per_move: float
+    slowest_ms: float
 
 
 def summarise(match: Match, results: Sequence[GameResult]) -> list[PolicyResult]:
@@ -169,6 +177,7 @@ def summarise(match: Match, results: Sequence[GameResult]) -> list[PolicyResult]
                 interval([result.wins[policy] for result in results]),
                 interval([result.scores[policy] for result in results]),
                 seconds / moves * MS_PER_SECOND if moves else 0.0,
+                max(result.slowest[policy] for result in results) * MS_PER_SECOND,
             )
         )
     return summary
@@ -192,13 +201,15 @@ def run(matches: Sequence[Match], workers: int) -> list[tuple[Match, list[Policy
 def table(match: Match, summary: Sequence[PolicyResult]) -> str:
     """A match's figures as plain text."""
     lines = [f"\n{match.label()} ({match.games} games)"]
-    lines.append(f"  {'policy':<10} {'win rate':>18} {'mean score':>18} {'ms/move':>9}")
+    lines.append(
+        f"  {'policy':<10} {'win rate':>18} {'mean score':>18} {'ms/move':>9} {'slowest':>9}"
+    )
     for row in summary:
         win, win_ci = row.win_rate
         score, score_ci = row.mean_score
         lines.append(
             f"  {row.policy:<10} {win:>10.1%} ± {win_ci:>5.1%} "
-            f"{score:>10.1f} ± {score_ci:>5.1f} {row.ms_per_move:>9.1f}"
+            f"{score:>10.1f} ± {score_ci:>5.1f} {row.ms_per_move:>9.1f} {row.slowest_ms:>9.1f}"
         )
     return "\n".join(lines)
 

@@ -15,7 +15,7 @@ from bench.arena import MATCHES, Match, interval, play_game, summarise
 ROOT = Path(__file__).resolve().parents[2]
 RUN_SECONDS = 300  # bound on the whole quick run
 ROW = re.compile(
-    r"^  (\w+)\s+(\d+\.\d)% ± +(\d+\.\d|inf)%\s+(-?\d+\.\d) ± +(\d+\.\d|inf)\s+(\d+\.\d)$"
+    r"^  (\w+)\s+(\d+\.\d)% ± +(\d+\.\d|inf)%\s+(-?\d+\.\d) ± +(\d+\.\d|inf)\s+(\d+\.\d)\s+(\d+\.\d)$"
 )
 
 
@@ -51,7 +51,7 @@ class TestFigures:
 def test_a_quick_run_prints_every_match() -> None:
     """``--quick`` plays a few games of every published match with a small search budget, on
     two processes, and prints a table per match: a row per policy with its win rate, mean
-    score and time per move."""
+    score, mean time a move and slowest move."""
     done = subprocess.run(
         [sys.executable, "-m", "bench.arena", "--quick", "--iterations", "2", "--workers", "2"],
         cwd=ROOT,
@@ -65,4 +65,7 @@ def test_a_quick_run_prints_every_match() -> None:
         assert f"{game} {seats} seats: {' v '.join(lineup)} (2 games)" in done.stdout
     rows = [line for line in done.stdout.splitlines() if ROW.match(line)]
     assert len(rows) == sum(len(set(lineup)) for _, _, lineup, _ in MATCHES)
+    for row in rows:
+        mean_ms, slowest_ms = (float(figure) for figure in ROW.findall(row)[0][-2:])
+        assert slowest_ms >= mean_ms, row
     assert done.stdout.rstrip().splitlines()[-1].startswith("done in ")
