@@ -9,7 +9,9 @@ bullhead, and under Rule 4 it takes the cheapest row.
 
 from __future__ import annotations
 
+from itertools import accumulate
 from math import comb
+from operator import mul
 from typing import TYPE_CHECKING
 
 from engines.six_nimmt.data import BULLHEADS, HIGHEST_CARD, ZERO_CARD
@@ -73,13 +75,13 @@ def _card_scores(state: State, seat: int) -> list[tuple[float, int, int, float]]
     seen.update(state.hands[seat])
     seen.update(card for taken in state.taken for card in taken)
     # below[c], bulls_below[c]: unseen cards lower than c, and their bullheads.
-    below = [0] * (HIGHEST_CARD + 2)
-    bulls_below = [0] * (HIGHEST_CARD + 2)
     highest = highest_card(state.options, seats)
-    for card in range(1, HIGHEST_CARD + 1):
-        unseen = card <= highest and card not in seen
-        below[card + 1] = below[card] + unseen
-        bulls_below[card + 1] = bulls_below[card] + BULLHEADS[card] * unseen
+    unseen = [0] * (HIGHEST_CARD + 1)  # by card: 1 for a card of the set the seat has not seen
+    unseen[1 : highest + 1] = [1] * highest
+    for card in seen:
+        unseen[card] = 0
+    below = [0, *accumulate(unseen)]
+    bulls_below = [0, *accumulate(map(mul, unseen, BULLHEADS))]
     pool, others = below[HIGHEST_CARD + 1], seats - 1
     draws = max(1, comb(pool, others))
     cheapest = min(row_bullheads(row) for row in rows)
