@@ -74,30 +74,32 @@ class SearchInfo(Generic[S, A]):
 
 
 def search(searcher: Searcher[S, A, W], state: S, seat: int, rng: Rng, budget: Budget) -> A:
-    """The candidate with the best mean reward, found by sequential halving: the budget is
-    ``budget.iterations`` rollouts a candidate, spent in rounds; each round samples worlds, plays
-    every candidate still in the running in each, and keeps the better half, so that the last
-    candidates are told apart by many more worlds than the first ones. Ties go to the candidate
-    the game ranks first."""
+    """The candidate with the best mean reward over ``budget.iterations`` sampled worlds, found
+    by sequential halving: the worlds are split into rounds, every candidate still running is
+    played in each world of a round, and after the round the worse half stops running. The
+    last candidates are compared over every world, the clearly worse ones cost only the first
+    round's. Ties go to the candidate the game ranks first."""
     actions = list(searcher.candidates(state, seat))
     if len(actions) == 1:
         return actions[0]
     deadline = perf_counter() + budget.time_ms / MS_PER_SECOND if budget.time_ms > 0 else None
-    rollouts = max(1, budget.iterations) * len(actions)
-    rounds = math.ceil(math.log2(len(actions)))
+    worlds = max(1, budget.iterations)
+    rounds = min(worlds, math.ceil(math.log2(len(actions))))
     totals = [0.0] * len(actions)
     running = list(range(len(actions)))
-    for _ in range(rounds):
-        for _ in range(max(1, rollouts // (rounds * len(running)))):
+    for round_index in range(rounds):
+        # The worlds split evenly; the last rounds take one more when they do not divide.
+        for _ in range(worlds // rounds + (round_index >= rounds - worlds % rounds)):
             world = searcher.sample(state, seat, Rng(rng.next_u64()))
             rollout_seed = rng.next_u64()
             for index in running:
                 totals[index] += searcher.rollout(world, seat, actions[index], Rng(rollout_seed))
             if deadline is not None and perf_counter() >= deadline:
                 return actions[_best(running, totals)]
-        # Every candidate still running has met the same worlds: their totals compare.
-        running.sort(key=lambda index: (-totals[index], index))
-        del running[(len(running) + 1) // 2 :]
+        if round_index < rounds - 1:
+            # Every candidate still running has met the same worlds: their totals compare.
+            running.sort(key=lambda index: (-totals[index], index))
+            del running[(len(running) + 1) // 2 :]
     return actions[_best(running, totals)]
 
 

@@ -47,7 +47,7 @@ from engines.up_or_down.rules import (
 
 CANDIDATES = 6  # the heuristic's best turns the search tries
 ROLLOUT_TURNS = 8  # turns played after the candidate before the displays are valued
-DEFAULT_ITERATIONS = 24
+DEFAULT_ITERATIONS = 12
 
 
 def sample(state: State, seat: int, rng: Rng) -> State:

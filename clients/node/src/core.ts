@@ -76,7 +76,7 @@ export interface SuggestOptions extends CallOptions {
   /** The bot's seed; 0 (the default) makes the answer depend on the request alone. */
   seed?: bigint | number;
   /**
-   * The `search` policy's iterations (the worlds it samples); 0 (the default) is the game's
+   * The `search` policy's iterations (rollouts a candidate move); 0 (the default) is the game's
    * default, and more than the server's maximum is refused (`SEARCH_BUDGET_TOO_LARGE`).
    */
   searchIterations?: number;

@@ -225,8 +225,8 @@ class BotMove(_message.Message):
     seed: _builtins.int
     """The seed of the bot's own choices; 0 derives one from the state, as SuggestAction does."""
     search_iterations: _builtins.int
-    """The iterations of the "search" policy (sampled worlds), as in SuggestActionRequest; 0 means
-    the game's default. Other policies ignore it.
+    """The iterations of the "search" policy (rollouts a candidate), as in SuggestActionRequest;
+    0 means the game's default. Other policies ignore it.
     """
     search_time_limit_ms: _builtins.int
     """A time cap on the "search" policy in milliseconds, as in SuggestActionRequest; 0 means none."""
@@ -472,10 +472,11 @@ class SuggestActionRequest(_message.Message):
     gets the same answer.
     """
     search_iterations: _builtins.int
-    """The iterations of the "search" policy: the worlds it samples, each trying every candidate
-    move; 0 means the game's default (its PolicyInfo.default_search_iterations). More than the
-    server's maximum (PolicyInfo.max_search_iterations) is refused with INVALID_ARGUMENT and
-    reason SEARCH_BUDGET_TOO_LARGE. Other policies ignore it.
+    """The iterations of the "search" policy: its budget of rollouts for each candidate move,
+    played in the worlds it samples; 0 means the game's default (its
+    PolicyInfo.default_search_iterations). More than the server's maximum
+    (PolicyInfo.max_search_iterations) is refused with INVALID_ARGUMENT and reason
+    SEARCH_BUDGET_TOO_LARGE. Other policies ignore it.
     """
     search_time_limit_ms: _builtins.int
     """A time cap on the "search" policy in milliseconds: it stops after the world that passes

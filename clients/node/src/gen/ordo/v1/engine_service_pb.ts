@@ -225,8 +225,8 @@ export type BotMove = Message<"ordo.v1.BotMove"> & {
   seed: bigint;
 
   /**
-   * The iterations of the "search" policy (sampled worlds), as in SuggestActionRequest; 0 means
-   * the game's default. Other policies ignore it.
+   * The iterations of the "search" policy (rollouts a candidate), as in SuggestActionRequest;
+   * 0 means the game's default. Other policies ignore it.
    *
    * @generated from field: uint32 search_iterations = 4;
    */
@@ -480,10 +480,11 @@ export type SuggestActionRequest = Message<"ordo.v1.SuggestActionRequest"> & {
   seed: bigint;
 
   /**
-   * The iterations of the "search" policy: the worlds it samples, each trying every candidate
-   * move; 0 means the game's default (its PolicyInfo.default_search_iterations). More than the
-   * server's maximum (PolicyInfo.max_search_iterations) is refused with INVALID_ARGUMENT and
-   * reason SEARCH_BUDGET_TOO_LARGE. Other policies ignore it.
+   * The iterations of the "search" policy: its budget of rollouts for each candidate move,
+   * played in the worlds it samples; 0 means the game's default (its
+   * PolicyInfo.default_search_iterations). More than the server's maximum
+   * (PolicyInfo.max_search_iterations) is refused with INVALID_ARGUMENT and reason
+   * SEARCH_BUDGET_TOO_LARGE. Other policies ignore it.
    *
    * @generated from field: uint32 search_iterations = 5;
    */
