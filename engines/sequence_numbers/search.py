@@ -4,12 +4,11 @@ The sampler deals what the seat cannot see from its view alone: every card of th
 neither in its hand nor on a discard pile (the others' hands and the draw deck) is shuffled, in
 ascending order first, and dealt back, each hand with the size the view shows. A dead-card
 exchange, a discard with nothing playable and the choice of a five are left to the heuristic;
-for a play, the candidates are the heuristic's best plays. Each is played out for a round or two
-with a quick policy (the heuristic's valuation of equation-card plays only, the heuristic itself
-when no equation card plays), and the board it leaves is valued by its open windows: a team's
-window of five that no other team has entered is worth more the more of it the team holds, and a
-won game outweighs every board. The reward is the seat's team's value less the best other
-team's.
+for a play, the candidates are the heuristic's best plays. Each is played out by the heuristic for
+every seat, two rounds of turns (one round at 6 seats, where two would pass the budget's time),
+and the board it leaves is valued by its open windows: a team's window of five that no other team
+has entered is worth more the more of it the team holds, and a won game outweighs every board.
+The reward is the seat's team's value less the best other team's.
 """
 
 from __future__ import annotations
@@ -23,9 +22,6 @@ from engines.sequence_numbers import bots
 from engines.sequence_numbers.bots import MINUS_RESERVE, PLUS_RESERVE
 from engines.sequence_numbers.rules import (
     ALL_CARDS,
-    CARD_CELLS,
-    EQUATION_COUNT,
-    EQUATION_PLAYS,
     IS_CORNER,
     MAX_SHARED,
     MINUS_CARDS,
@@ -37,13 +33,13 @@ from engines.sequence_numbers.rules import (
     State,
     apply,
     is_finished,
-    pending_choice,
     plays,
     winning_team,
 )
 
 CANDIDATES = 5  # the heuristic's best plays the search tries
 ROLLOUT_ROUNDS = 2  # rounds of turns played after the candidate before the board is valued
+ROLLOUT_TURNS_MAX = 8  # more turns than this (two rounds at 6 seats) and one round is played
 DEFAULT_ITERATIONS = 16
 # A window of five held by one team, by the cells it holds (its chips and corners): a window
 # of four is one card from a sequence.
@@ -85,28 +81,6 @@ def _play_values(state: State, seat: int, candidates: Sequence[Play]) -> list[in
     return values
 
 
-def quick_action(state: State, seat: int) -> Action:
-    """The rollout policy: the best equation-card play by the heuristic's valuation; the
-    heuristic's own choice for a pending five, a dead card, or a hand that plays no equation."""
-    if pending_choice(state) is not None:
-        return bots.heuristic(state, seat, Rng(0))
-    chips = state.chips
-    candidates: list[Play] = []
-    for card in state.hands[seat]:
-        if card < EQUATION_COUNT:
-            first, second = CARD_CELLS[card]
-            if chips[first] == NO_CHIP and chips[second] == NO_CHIP:
-                candidates.extend(EQUATION_PLAYS[card])
-            elif chips[first] == NO_CHIP:
-                candidates.append(EQUATION_PLAYS[card][0])
-            elif chips[second] == NO_CHIP:
-                candidates.append(EQUATION_PLAYS[card][1])
-    if not candidates:
-        return bots.heuristic(state, seat, Rng(0))
-    values = _play_values(state, seat, candidates)
-    return candidates[max(range(len(values)), key=values.__getitem__)]
-
-
 def board_value(state: State, teams: int) -> list[int]:
     """Each team's value of the board: its sequences, and its windows no other team entered."""
     values = [0] * teams
@@ -136,11 +110,10 @@ def board_value(state: State, teams: int) -> list[int]:
     return values
 
 
-def _heuristic(state: State, seat: int) -> Action:
-    return bots.heuristic(state, seat, Rng(0))
-
-
-ROLLOUT_POLICY = _heuristic
+def rollout_turns(seats: int) -> int:
+    """The turns a rollout plays after the candidate: two rounds, or one when two are too many."""
+    rounds = ROLLOUT_ROUNDS if ROLLOUT_ROUNDS * seats <= ROLLOUT_TURNS_MAX else 1
+    return rounds * seats
 
 
 class SequenceNumbersSearcher:
@@ -165,11 +138,11 @@ class SequenceNumbersSearcher:
         del rng  # the world's deck decides every draw; the policy is deterministic
         state = apply(world, seat, action)[0]
         seats = len(state.hands)
-        for _ in range(ROLLOUT_ROUNDS * seats):
+        for _ in range(rollout_turns(seats)):
             if is_finished(state):
                 break
             to_act = state.turn % seats
-            state = apply(state, to_act, ROLLOUT_POLICY(state, to_act))[0]
+            state = apply(state, to_act, bots.heuristic(state, to_act, Rng(0)))[0]
         teams = state.options.teams
         values = board_value(state, teams)
         mine = values.pop(seat % teams)
@@ -179,6 +152,6 @@ class SequenceNumbersSearcher:
 SEARCH = SearchInfo(
     SequenceNumbersSearcher(),
     "determinised Monte-Carlo: each iteration deals the unseen cards at random, plays the "
-    f"heuristic's best {CANDIDATES} plays and {ROLLOUT_ROUNDS} rounds after each with a quick "
-    "policy, and keeps the play with the best mean lead in the value of the board",
+    f"heuristic's best {CANDIDATES} plays and {ROLLOUT_ROUNDS} rounds after each (one at 6 seats) "
+    "by the heuristic, and keeps the play with the best mean lead in the value of the board",
 )
