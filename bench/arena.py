@@ -42,17 +42,21 @@ QUICK_GAMES = 2
 MAX_ACTIONS = 100_000  # a game longer than this is a bug, not a result
 MS_PER_SECOND = 1000
 
-#: The published run: (game, seats, lineup, games), the quickest matches first (each prints as
-#: it ends). 6 nimmt!'s last match is the one a bot must win half of over 400 games; every other
-#: match plays 100 games.
+#: The published run: (game, seats, lineup, games), each game at 2 seats and at its most (and
+#: Sequence Numbers at every seat count, whole teams at 4 and 6), the quickest matches first
+#: (each prints as it ends). 6 nimmt! plays at 4 seats against three of each other policy, the
+#: heuristic over 400 games, and at 10 seats for the time a move there.
 MATCHES: tuple[tuple[str, int, tuple[str, ...], int], ...] = (
-    ("fora_de_ordem", 2, ("search", "heuristic"), 100),
+    ("fora_de_ordem", 2, ("search", "heuristic"), 200),
     ("fora_de_ordem", 6, ("search", *("heuristic",) * 5), 100),
-    ("sequence_numbers", 6, ("search", "heuristic"), 100),
-    ("up_or_down", 6, ("search", *("heuristic",) * 5), 100),
-    ("sequence_numbers", 2, ("search", "heuristic"), 100),
     ("up_or_down", 2, ("search", "heuristic"), 100),
-    ("six_nimmt", 4, ("search", "random", "random", "random"), 100),
+    ("up_or_down", 6, ("search", *("heuristic",) * 5), 100),
+    ("six_nimmt", 10, ("search", *("heuristic",) * 9), 20),
+    ("sequence_numbers", 2, ("search", "heuristic"), 200),
+    ("sequence_numbers", 3, ("search", "heuristic", "heuristic"), 100),
+    ("sequence_numbers", 4, ("search", "heuristic"), 100),
+    ("sequence_numbers", 6, ("search", "heuristic"), 100),
+    ("six_nimmt", 4, ("search", "random", "random", "random"), 200),
     ("six_nimmt", 4, ("search", "heuristic", "heuristic", "heuristic"), 400),
 )
 

@@ -60,7 +60,7 @@ from engines.prng import Rng
 from engines.search import SearchInfo
 
 CANDIDATE_PLAYS = 40  # candidates times seats: 20 (every play) at 2 seats, 7 at 6
-DEFAULT_ITERATIONS = 12
+DEFAULT_ITERATIONS = 32
 Fate = tuple[bool, int, int]  # a side's end under one rank: top correct, taker, bombs taken
 FATES_CACHED = 1 << 16  # the sides whose fates are kept for the next rollouts
 UNIFORM_BELIEFS = (UNIFORM,) * len(RANKS)  # every rank of every side equally likely

@@ -5,13 +5,15 @@ no row, in no seat's taken cards, not in its own hand and not among the revealed
 selected cards (the others' hands, their selections of this turn while hidden, the undealt
 deck) are gathered in ascending order, shuffled and dealt back, each seat with as many cards as
 its view shows; a seat whose zero card is unused has it selected with the chance a random
-choice among its cards would give. Every legal action is a candidate. Within a world the other
-seats' selections of this turn do not depend on the seat's own (they are simultaneous), so they
-are chosen once, by the heuristic. Each candidate is then played out to the end of the hand:
-this turn is placed by Rules 1–4, and the later turns are played by every seat with a quick
-policy (the card that takes no row with the fewest cards to fill and the smallest gap, else the
-card that takes the fewest bullheads), on plain lists rather than states, for speed. The reward
-is the bullheads the other seats took on average less those the seat took.
+choice among its cards would give. Every legal action is a candidate, the heuristic's best
+first (many cards are safe in most worlds: ties go to the heuristic's order). Within a world
+the other seats' selections of this turn do not depend on the seat's own (they are
+simultaneous), so they are chosen once: mostly as the heuristic would, sometimes at random.
+Each candidate is then played out: this turn is placed by Rules 1–4, and a few later turns are
+played by every seat with a quick policy (the card that takes no row with the fewest cards to
+fill and the smallest gap, else the card that takes the fewest bullheads), on plain lists rather
+than states, for speed. The reward is the bullheads the other seats took on average less those
+the seat took.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 
 from engines.prng import Rng
 from engines.search import SearchInfo
-from engines.six_nimmt.bots import _heuristic_select
+from engines.six_nimmt.bots import _card_scores, _heuristic_select
 from engines.six_nimmt.data import BULLHEADS, ZERO_CARD
 from engines.six_nimmt.rules import (
     HAND_SIZE,
@@ -33,9 +35,17 @@ from engines.six_nimmt.rules import (
     Select,
     State,
     card_set,
+    row_bullheads,
 )
 
-DEFAULT_ITERATIONS = 24
+DEFAULT_ITERATIONS = 64
+# The later turns of a rollout: as many as play about this many cards (3 turns at 4 seats, 1 at
+# 10), so that a world costs about the same at every seat count. Longer rollouts, to the end of
+# the hand, did not choose better: the quick policy's guesses blur with every turn.
+ROLLOUT_CARDS = 12
+# Another seat selects as the heuristic would in this many worlds out of so many, else a card at
+# random: a search sure of one model of the others loses more to players who play another.
+HEURISTIC_ODDS = (3, 4)
 GAP_SCALE = 100  # the quick policy: a gap this wide times the other seats is sure to fill
 
 
@@ -170,23 +180,42 @@ class SixNimmtSearcher:
     default_iterations = DEFAULT_ITERATIONS
 
     def candidates(self, state: State, seat: int) -> Sequence[Action]:
+        """Every legal action, the heuristic's first: rows cheapest first, cards by the
+        heuristic's score (many cards are safe in most worlds, and the heuristic tells those
+        ties apart better than the hand's order would)."""
         if state.revealed:
-            return [ChooseRow(row) for row in range(len(state.rows))]
-        hand = [Select(card) for card in state.hands[seat]]
+            rows = state.rows
+            order = sorted(
+                range(len(rows)), key=lambda r: (row_bullheads(rows[r]), len(rows[r]), r)
+            )
+            return [ChooseRow(row) for row in order]
+        ranked = [Select(card) for *_, card, _ in sorted(_card_scores(state, seat))]
         if state.options.zero_card and state.zero_card_used_in_hand[seat] == 0:
-            return [Select(ZERO_CARD), *hand]
-        return hand
+            zero = Select(ZERO_CARD)
+            first = _heuristic_select(state, seat)
+            return [zero, *ranked] if first == zero else [*ranked, zero]
+        return ranked
 
     def sample(self, state: State, seat: int, rng: Rng) -> tuple[State, tuple[int, ...]]:
         """A world, and every other seat's selection of this turn in it: those it made, and
-        those the heuristic would make."""
+        for each other seat the heuristic's choice or, one time in ``HEURISTIC_ODDS[1]``, a
+        card of its hand at random."""
         world = sample(state, seat, rng)
         if world.revealed:
             return world, world.selections
-        return world, tuple(
-            _heuristic_select(world, other).card if other != seat and card == NO_SELECTION else card
-            for other, card in enumerate(world.selections)
-        )
+        heuristic_in, out_of = HEURISTIC_ODDS
+        chosen = list(world.selections)
+        for other, card in enumerate(chosen):
+            if other == seat or card != NO_SELECTION:
+                continue
+            if rng.below(out_of) < heuristic_in:
+                chosen[other] = _heuristic_select(world, other).card
+            else:
+                hand = world.hands[other]
+                zero = world.options.zero_card and world.zero_card_used_in_hand[other] == 0
+                pick = rng.below(len(hand) + zero)
+                chosen[other] = hand[pick] if pick < len(hand) else ZERO_CARD
+        return world, tuple(chosen)
 
     def rollout(
         self, sampled: tuple[State, tuple[int, ...]], seat: int, action: Action, rng: Rng
@@ -212,7 +241,7 @@ class SixNimmtSearcher:
                     hands[other].remove(card)
             order = sorted((card, s) for s, card in enumerate(selections) if card > ZERO_CARD)
             table.place(order, gained)
-        turns = HAND_SIZE - world.turn - 1
+        turns = min(HAND_SIZE - world.turn - 1, max(1, ROLLOUT_CARDS // seats))
         if turns > 0 and all(len(hand) >= turns for hand in hands):
             table.play_out(hands, turns, gained)
         mine = gained.pop(seat)
@@ -222,7 +251,7 @@ class SixNimmtSearcher:
 SEARCH = SearchInfo(
     SixNimmtSearcher(),
     "determinised Monte-Carlo: each iteration deals the unseen cards at random, lets the "
-    "others select as the heuristic would, plays every card of the hand and the rest of the "
-    "hand after it with a quick policy, and keeps the card with the best mean bullheads "
-    "against the others",
+    "others select mostly as the heuristic would, plays every card of the hand and a few turns "
+    "after it with a quick policy, drops the worse half of the cards every few worlds, and "
+    "keeps the card with the best mean bullheads against the others",
 )
