@@ -62,7 +62,10 @@ from engines.search import SearchInfo
 CANDIDATE_PLAYS = 40  # candidates times seats: 20 (every play) at 2 seats, 7 at 6
 DEFAULT_ITERATIONS = 32
 Fate = tuple[bool, int, int]  # a side's end under one rank: top correct, taker, bombs taken
-FATES_CACHED = 1 << 16  # the sides whose fates are kept for the next rollouts
+# The sides whose fates are kept for the next rollouts: enough for the sides one search meets,
+# few enough that a server's garbage collector does not stall on them (with 65,536 kept, its
+# full passes took moves of other games past 100 ms).
+FATES_CACHED = 1 << 12
 UNIFORM_BELIEFS = (UNIFORM,) * len(RANKS)  # every rank of every side equally likely
 
 
