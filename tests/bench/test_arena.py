@@ -15,7 +15,8 @@ from bench.arena import MATCHES, Match, interval, play_game, summarise
 ROOT = Path(__file__).resolve().parents[2]
 RUN_SECONDS = 300  # bound on the whole quick run
 ROW = re.compile(
-    r"^  (\w+)\s+(\d+\.\d)% ± +(\d+\.\d|inf)%\s+(-?\d+\.\d) ± +(\d+\.\d|inf)\s+(\d+\.\d)\s+(\d+\.\d)$"
+    r"^  (\w+)\s+(\d+\.\d)% ± +(\d+\.\d|inf)%\s+(-?\d+\.\d) ± +(\d+\.\d|inf)"
+    r"\s+(\d+\.\d)\s+(\d+\.\d)$"
 )
 
 
