@@ -4,11 +4,13 @@ A seat cannot see the other hands, the deck order or the answers of a trivia car
 searched the true state would be cheating. So the search never reads what its seat cannot see:
 each *iteration* samples a world, a full state that the seat cannot tell from the one it is in
 (its hand and every public part kept, the cards it has not seen dealt at random to the places
-it cannot see), then plays every candidate action in that world and the rest of the game, or of
-the hand, or a few turns, after it with a fast policy for every seat, and scores the end for the
-seat. The action with the best mean over the worlds is chosen: flat Monte-Carlo over
-determinisations, where every candidate meets the same worlds and the same rollout draws, so
-that the candidates are compared on equal terms and few worlds tell them apart.
+it cannot see), then plays each candidate action still running in that world and the rest of
+the round, or of the hand, or a few turns, after it with a fast policy for every seat, and
+scores the end for the seat. The action with the best mean over the worlds is chosen:
+Monte-Carlo over determinisations, where the candidates meet the same worlds and the same
+rollout draws, so that they are compared on equal terms and few worlds tell them apart, and
+where sequential halving drops the worse half of the candidates after each round of worlds, so
+that the worlds go to the candidates that are close.
 
 Each game brings a ``Searcher``: which actions are worth trying (every legal one, or the best few
 by the game's heuristic), how to sample a world (from the seat's own view: the unseen cards are
