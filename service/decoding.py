@@ -162,52 +162,38 @@ class Decoder:
         if isinstance(move, KnownAction):  # the common case: an action sent before
             seat, action = self.action(game, move, call)
             viewer = move.viewer
-            return (
-                game,
-                state,
-                parts,
-                seat,
-                action,
-                viewer,
-                None,
-                0,
-                NO_BUDGET,
-                seating,
-                holder,
-                None,
-                kept,
-            )
-        if move.HasField("viewer"):
-            seat_or_none = viewer_seat(move.viewer)
-            viewer = PUBLIC_EVENTS if seat_or_none is None else seat_or_none
         else:
-            viewer = ALL_EVENTS
-        if move.HasField("bot"):
-            if move.HasField("action"):
-                raise MalformedActionError("set either action or bot, not both")
-            bot = move.bot
-            call.seat = bot.seat
-            seed = bot_seed(bot.seed, bot.seat, msg, sent)
-            policy = policy_of(seating, bot.seat, bot.policy)
-            search = (bot.search_iterations, bot.search_time_limit_ms)
-            return (
-                game,
-                state,
-                parts,
-                bot.seat,
-                None,
-                viewer,
-                policy,
-                seed,
-                search,
-                seating,
-                holder,
-                bot,
-                kept,
-            )
-        if not move.HasField("action"):
-            raise MalformedActionError("the request has no move: set action or bot")
-        seat, action = self.action(game, move.action, call, rest, viewer)
+            if move.HasField("viewer"):
+                seat_or_none = viewer_seat(move.viewer)
+                viewer = PUBLIC_EVENTS if seat_or_none is None else seat_or_none
+            else:
+                viewer = ALL_EVENTS
+            if move.HasField("bot"):
+                if move.HasField("action"):
+                    raise MalformedActionError("set either action or bot, not both")
+                bot = move.bot
+                call.seat = bot.seat
+                seed = bot_seed(bot.seed, bot.seat, msg, sent)
+                policy = policy_of(seating, bot.seat, bot.policy)
+                search = (bot.search_iterations, bot.search_time_limit_ms)
+                return (
+                    game,
+                    state,
+                    parts,
+                    bot.seat,
+                    None,
+                    viewer,
+                    policy,
+                    seed,
+                    search,
+                    seating,
+                    holder,
+                    bot,
+                    kept,
+                )
+            if not move.HasField("action"):
+                raise MalformedActionError("the request has no move: set action or bot")
+            seat, action = self.action(game, move.action, call, rest, viewer)
         return (
             game,
             state,
