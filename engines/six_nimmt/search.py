@@ -6,14 +6,15 @@ selected cards (the others' hands, their selections of this turn while hidden, t
 deck) are gathered in ascending order, shuffled and dealt back, each seat with as many cards as
 its view shows; a seat whose zero card is unused has it selected with the chance a random
 choice among its cards would give. Every legal action is a candidate, the heuristic's best
-first (many cards are safe in most worlds: ties go to the heuristic's order). Within a world
-the other seats' selections of this turn do not depend on the seat's own (they are
-simultaneous), so they are chosen once: mostly as the heuristic would, sometimes at random.
-Each candidate is then played out: this turn is placed by Rules 1–4, and a few later turns are
-played by every seat with a quick policy (the card that takes no row with the fewest cards to
-fill and the smallest gap, else the card that takes the fewest bullheads), on plain lists rather
-than states, for speed. The reward is the bullheads the other seats took on average less those
-the seat took.
+first (many cards are safe in most worlds: ties go to the heuristic's order).
+In each world every other seat is one of two kinds of player, drawn afresh: a careful one (three
+worlds in four), whose selection of this turn is the heuristic's and whose later cards follow a
+quick policy (the card with the fewest expected bullheads, roughly), or a careless one, whose
+every card is a card of its hand at random. Within a world the other seats' selections of this
+turn do not depend on the seat's own (they are simultaneous), so they are chosen once. Each
+candidate is then played out: this turn is placed by Rules 1–4, and a few later turns are played,
+the seat itself by the quick policy, on plain lists rather than states, for speed. The reward is
+the bullheads the other seats took on average less those the seat took.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 from bisect import bisect_left
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from engines.prng import Rng
 from engines.search import SearchInfo
@@ -43,9 +45,9 @@ DEFAULT_ITERATIONS = 64
 # 10), so that a world costs about the same at every seat count. Longer rollouts, to the end of
 # the hand, did not choose better: the quick policy's guesses blur with every turn.
 ROLLOUT_CARDS = 12
-# Another seat selects as the heuristic would in this many worlds out of so many, else a card at
-# random: a search sure of one model of the others loses more to players who play another.
-HEURISTIC_ODDS = (3, 4)
+# Another seat is a careful player in this many worlds out of so many, else a careless one: a
+# search sure of one model of the others loses more to players who play another.
+CAREFUL_ODDS = (3, 4)
 GAP_SCALE = 100  # the quick policy: a gap this wide times the other seats is sure to fill
 
 
@@ -92,6 +94,15 @@ def sample(state: State, seat: int, rng: Rng) -> State:
         if card > ZERO_CARD:
             hands[other] = tuple(c for c in hands[other] if c != card)
     return dataclasses.replace(world, hands=tuple(hands), selections=tuple(selections))
+
+
+class World(NamedTuple):
+    """A sampled state, the others' selections of this turn in it, and which seats are
+    careless (they play at random)."""
+
+    state: State
+    chosen: tuple[int, ...]
+    careless: tuple[bool, ...]
 
 
 class Table:
@@ -142,9 +153,17 @@ class Table:
         self.ends[row] = card
         self.bulls[row] = BULLHEADS[card]
 
-    def play_out(self, hands: list[list[int]], turns: int, gained: list[int]) -> None:
-        """Play ``turns`` more turns, every seat by the quick policy: the card with the fewest
-        expected bullheads, roughly. A card that fills its row, or is lower than every row,
+    def play_out(
+        self,
+        hands: list[list[int]],
+        turns: int,
+        gained: list[int],
+        careless: Sequence[bool],
+        rng: Rng,
+    ) -> None:
+        """Play ``turns`` more turns: a ``careless`` seat plays a card of its hand at random,
+        every other seat by the quick policy, the card with the fewest expected bullheads,
+        roughly. A card that fills its row, or is lower than every row,
         takes for sure; another takes its row when the others' cards fill the gap to it, which
         grows likelier with the gap and the fewer places the row has left."""
         rows, ends, bulls = self.rows, self.ends, self.bulls
@@ -157,6 +176,9 @@ class Table:
             lowest = min(costs) + 1
             order = []
             for seat, hand in enumerate(hands):
+                if careless[seat]:
+                    order.append((hand.pop(rng.below(len(hand))), seat))
+                    continue
                 best, best_cost = hand[0], -1.0
                 for card in hand:
                     at = bisect_left(lows, card) - 1
@@ -196,32 +218,32 @@ class SixNimmtSearcher:
             return [zero, *ranked] if first == zero else [*ranked, zero]
         return ranked
 
-    def sample(self, state: State, seat: int, rng: Rng) -> tuple[State, tuple[int, ...]]:
-        """A world, and every other seat's selection of this turn in it: those it made, and
-        for each other seat the heuristic's choice or, one time in ``HEURISTIC_ODDS[1]``, a
-        card of its hand at random."""
+    def sample(self, state: State, seat: int, rng: Rng) -> World:
+        """A world, which other seats are careless in it, and every other seat's selection of
+        this turn: those it made, and for each other seat the heuristic's choice if it is
+        careful, else a card of its hand at random."""
         world = sample(state, seat, rng)
+        careful_in, out_of = CAREFUL_ODDS
+        careless = tuple(
+            other != seat and rng.below(out_of) >= careful_in for other in range(len(world.hands))
+        )
         if world.revealed:
-            return world, world.selections
-        heuristic_in, out_of = HEURISTIC_ODDS
+            return World(world, world.selections, careless)
         chosen = list(world.selections)
         for other, card in enumerate(chosen):
             if other == seat or card != NO_SELECTION:
                 continue
-            if rng.below(out_of) < heuristic_in:
+            if not careless[other]:
                 chosen[other] = _heuristic_select(world, other).card
             else:
                 hand = world.hands[other]
                 zero = world.options.zero_card and world.zero_card_used_in_hand[other] == 0
                 pick = rng.below(len(hand) + zero)
                 chosen[other] = hand[pick] if pick < len(hand) else ZERO_CARD
-        return world, tuple(chosen)
+        return World(world, tuple(chosen), careless)
 
-    def rollout(
-        self, sampled: tuple[State, tuple[int, ...]], seat: int, action: Action, rng: Rng
-    ) -> float:
-        del rng  # the world's hands decide the hand; the policies are deterministic
-        world, chosen = sampled
+    def rollout(self, sampled: World, seat: int, action: Action, rng: Rng) -> float:
+        world, chosen, careless = sampled
         seats = len(world.hands)
         table = Table(world.rows)
         hands = [list(hand) for hand in world.hands]
@@ -243,15 +265,16 @@ class SixNimmtSearcher:
             table.place(order, gained)
         turns = min(HAND_SIZE - world.turn - 1, max(1, ROLLOUT_CARDS // seats))
         if turns > 0 and all(len(hand) >= turns for hand in hands):
-            table.play_out(hands, turns, gained)
+            table.play_out(hands, turns, gained, careless, rng)
         mine = gained.pop(seat)
         return sum(gained) / len(gained) - mine
 
 
 SEARCH = SearchInfo(
     SixNimmtSearcher(),
-    "determinised Monte-Carlo: each iteration deals the unseen cards at random, lets the "
-    "others select mostly as the heuristic would, plays every card of the hand and a few turns "
-    "after it with a quick policy, drops the worse half of the cards every few worlds, and "
+    "determinised Monte-Carlo: each iteration deals the unseen cards at random, makes each "
+    "other seat a careful player (mostly: the heuristic's card this turn, a quick policy's "
+    "after) or a careless one (random cards), plays every card of the hand and a few turns "
+    "after it, drops the worse half of the cards every few worlds, and "
     "keeps the card with the best mean bullheads against the others",
 )
