@@ -69,6 +69,10 @@ WINDOW_SET = frozenset(WINDOWS)
 WINDOWS_THROUGH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(window for window in WINDOWS if cell in window) for cell in range(CELLS)
 )
+#: Per cell: the indices in WINDOWS of the windows that contain it, in the order of WINDOWS_THROUGH.
+WINDOW_INDICES_THROUGH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(index for index, window in enumerate(WINDOWS) if cell in window) for cell in range(CELLS)
+)
 
 
 def cell_text(cell: int) -> str:
