@@ -20,6 +20,8 @@ from engines.sequence_numbers.rules import (
     MINUS_CARDS,
     NO_CHIP,
     PLUS_CARDS,
+    WINDOW_INDICES_THROUGH,
+    WINDOWS,
     WINDOWS_THROUGH,
     Action,
     ChooseSequence,
@@ -63,17 +65,14 @@ def heuristic(state: State, seat: int, rng: Rng) -> Action:
         return Discard(min(hand, key=_discard_rank))
     team = seat % state.options.teams
     own = [s.cells for s in state.sequences if s.team == team]
-    most = MAX_SHARED[state.options.sequence_overlap]
-    placement: dict[int, int] = {}
+    placements = Placements(chips, team, own, MAX_SHARED[state.options.sequence_overlap])
     best, best_value = candidates[0], -1 << 62
     for play in candidates:
         card, cell = play.card, play.cell
         if card in MINUS_CARDS:
             value = _removal_value(chips, cell) - MINUS_RESERVE
         else:
-            if cell not in placement:
-                placement[cell] = _placement_value(chips, team, cell, own, most)
-            value = placement[cell]
+            value = placements.value(cell)
             if card in PLUS_CARDS:
                 value -= PLUS_RESERVE
         if value > best_value:
@@ -102,18 +101,45 @@ def _discard_rank(card: int) -> int:
     return DISCARD_RANK_MINUS if card in MINUS_CARDS else DISCARD_RANK_PLUS
 
 
-def _placement_value(
-    chips: tuple[int, ...], team: int, cell: int, own: list[tuple[int, ...]], most: int
-) -> int:
-    """What a chip of ``team`` on ``cell`` is worth: extending its windows, blocking others'."""
-    value = 0
-    for window in WINDOWS_THROUGH[cell]:
+class Placements:
+    """What a chip of ``team`` is worth on each free cell of ``chips``, ``own`` the cells of the
+    team's sequences and ``most`` the cells a new sequence may share with each of them.
+
+    A cell's worth is the sum over the windows of five through it: in a window no other team has
+    entered, extending it (nothing if it could never count beside ``own``); in a window that one
+    other team is filling and this team is not, blocking it. The free cell itself adds nothing to
+    a window's counts, so a window is worth the same through each of its free cells.
+    """
+
+    def __init__(
+        self, chips: tuple[int, ...], team: int, own: list[tuple[int, ...]], most: int
+    ) -> None:
+        self.chips = chips
+        self.team = team
+        self.own = own
+        self.most = most
+        self._windows: list[int | None] = [None] * len(WINDOWS)
+        self._cells: dict[int, int] = {}
+
+    def value(self, cell: int) -> int:
+        """What a chip of the team on the free ``cell`` is worth."""
+        value = self._cells.get(cell)
+        if value is None:
+            value = 0
+            for index in WINDOW_INDICES_THROUGH[cell]:
+                worth = self._windows[index]
+                if worth is None:
+                    worth = self._windows[index] = self._window_value(WINDOWS[index])
+                value += worth
+            self._cells[cell] = value
+        return value
+
+    def _window_value(self, window: tuple[int, ...]) -> int:
+        """What a chip of the team on a free cell of ``window`` adds through this window."""
+        team, chips = self.team, self.chips
         corners = mine = theirs = 0
         other = NO_CHIP
-        mixed = False
         for x in window:
-            if x == cell:
-                continue
             if IS_CORNER[x]:
                 corners += 1
                 continue
@@ -126,14 +152,11 @@ def _placement_value(
                 other = chip
                 theirs += 1
             else:
-                mixed = True
+                return 0  # two other teams: nobody can complete it
         if other == NO_CHIP:
             # A window sharing two cells with one of the team's sequences can never count.
-            if counts_as_new(window, own, most):
-                value += ATTACK[mine + corners]
-        elif not mixed and mine == 0:
-            value += BLOCK[theirs + corners]
-    return value
+            return ATTACK[mine + corners] if counts_as_new(window, self.own, self.most) else 0
+        return BLOCK[theirs + corners] if mine == 0 else 0
 
 
 def _removal_value(chips: tuple[int, ...], cell: int) -> int:

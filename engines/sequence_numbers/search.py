@@ -65,19 +65,16 @@ def sample(state: State, seat: int, rng: Rng) -> State:
 
 def _play_values(state: State, seat: int, candidates: Sequence[Play]) -> list[int]:
     """The heuristic's value of each play, reserve prices included."""
-    teams = state.options.teams
-    team = seat % teams
+    team = seat % state.options.teams
     own = [s.cells for s in state.sequences if s.team == team]
-    most = MAX_SHARED[state.options.sequence_overlap]
-    placement: dict[int, int] = {}
+    placements = bots.Placements(state.chips, team, own, MAX_SHARED[state.options.sequence_overlap])
     values = []
     for play in candidates:
         if play.card in MINUS_CARDS:
             values.append(bots._removal_value(state.chips, play.cell) - MINUS_RESERVE)
             continue
-        if play.cell not in placement:
-            placement[play.cell] = bots._placement_value(state.chips, team, play.cell, own, most)
-        values.append(placement[play.cell] - (PLUS_RESERVE if play.card in PLUS_CARDS else 0))
+        value = placements.value(play.cell)
+        values.append(value - PLUS_RESERVE if play.card in PLUS_CARDS else value)
     return values
 
 
