@@ -7,6 +7,7 @@ deck) are gathered in ascending order, shuffled and dealt back, each seat with a
 its view shows; a seat whose zero card is unused has it selected with the chance a random
 choice among its cards would give. Every legal action is a candidate, the heuristic's best
 first (many cards are safe in most worlds: ties go to the heuristic's order).
+
 In each world every other seat is one of two kinds of player, drawn afresh: a careful one (three
 worlds in four), whose selection of this turn is the heuristic's and whose later cards follow a
 quick policy (the card with the fewest expected bullheads, roughly), or a careless one, whose
@@ -163,9 +164,9 @@ class Table:
     ) -> None:
         """Play ``turns`` more turns: a ``careless`` seat plays a card of its hand at random,
         every other seat by the quick policy, the card with the fewest expected bullheads,
-        roughly. A card that fills its row, or is lower than every row,
-        takes for sure; another takes its row when the others' cards fill the gap to it, which
-        grows likelier with the gap and the fewer places the row has left."""
+        roughly. A card that fills its row, or is lower than every row, takes for sure; another
+        takes its row when the others' cards fill the gap to it, which grows likelier with the
+        gap and the fewer places the row has left."""
         rows, ends, bulls = self.rows, self.ends, self.bulls
         spread = (len(hands) - 1) / GAP_SCALE  # a gap's chance to fill, per card of gap
         for _ in range(turns):
