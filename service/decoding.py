@@ -159,6 +159,9 @@ class Decoder:
         kept = b""
         if self.keep_seals:  # the seal: the state's one spelling, whatever door it came through
             kept = (msg if msg is not None else parse(common.GameState, sent or b"")).sealed
+        policy: str | None = None  # a bot move's: its policy, seed, budget and request
+        seed, search, bot = 0, NO_BUDGET, None
+        action: Any = None
         if isinstance(move, KnownAction):  # the common case: an action sent before
             seat, action = self.action(game, move, call)
             viewer = move.viewer
@@ -172,28 +175,14 @@ class Decoder:
                 if move.HasField("action"):
                     raise MalformedActionError("set either action or bot, not both")
                 bot = move.bot
-                call.seat = bot.seat
-                seed = bot_seed(bot.seed, bot.seat, msg, sent)
-                policy = policy_of(seating, bot.seat, bot.policy)
+                seat = call.seat = bot.seat
+                seed = bot_seed(bot.seed, seat, msg, sent)
+                policy = policy_of(seating, seat, bot.policy)
                 search = (bot.search_iterations, bot.search_time_limit_ms)
-                return (
-                    game,
-                    state,
-                    parts,
-                    bot.seat,
-                    None,
-                    viewer,
-                    policy,
-                    seed,
-                    search,
-                    seating,
-                    holder,
-                    bot,
-                    kept,
-                )
-            if not move.HasField("action"):
+            elif move.HasField("action"):
+                seat, action = self.action(game, move.action, call, rest, viewer)
+            else:
                 raise MalformedActionError("the request has no move: set action or bot")
-            seat, action = self.action(game, move.action, call, rest, viewer)
         return (
             game,
             state,
@@ -201,12 +190,12 @@ class Decoder:
             seat,
             action,
             viewer,
-            None,
-            0,
-            NO_BUDGET,
+            policy,
+            seed,
+            search,
             seating,
             holder,
-            None,
+            bot,
             kept,
         )
 
