@@ -6,7 +6,8 @@ It has Ordo's server shape (worker processes bound to one port with SO_REUSEPORT
 them) and speaks the same messages on the same method path (``/ordo.v1.GameEngineService/
 ApplyAction``: parse an ``ApplyActionRequest``, build and serialize an ``ApplyActionResponse``),
 so the ratio Ordo / baseline measures what our own code costs per call: Ordo's work in the
-handler, and its thread pool (``service.pool``) against the plain ``ThreadPoolExecutor`` here.
+handler, and its thread pool (``service.process.pool``) against the plain
+``ThreadPoolExecutor`` here.
 Health (``grpc.health.v1``) answers SERVING like Ordo's. SIGTERM stops it.
 
     python -m bench.baseline --port P --workers W --threads T [--cpu-affinity auto|pin|none]
@@ -26,7 +27,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from ordo.v1 import engine_service_pb2 as api
 from service.config import CPU_AFFINITIES, Settings, allowed_cpus
-from service.server import pin_to, worker_cpu
+from service.process.server import pin_to, worker_cpu
 
 SERVICE_NAME = "ordo.v1.GameEngineService"
 GRACE_SECONDS = 2.0

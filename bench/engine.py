@@ -46,12 +46,12 @@ from engines.base import Status, Transition
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.caches import DEFAULT_STATE_CACHE_BYTES
-from service.encoding import encode_status
-from service.observe import CallRecord
-from service.sealing import Sealer, StateKey
-from service.seats import NO_SEATING, Seating
-from service.servicer import GameEngineServicer
+from service.calls.caches import DEFAULT_STATE_CACHE_BYTES
+from service.calls.encoding import encode_status
+from service.calls.servicer import GameEngineServicer
+from service.telemetry.observe import CallRecord
+from service.trust.sealing import Sealer, StateKey
+from service.trust.seats import NO_SEATING, Seating
 
 #: Actions per second each game's engine should reach on one core. 6 nimmt! has its own target
 #: (bots simulate many of its turns per decision); every other game, present or future, gets the
@@ -214,7 +214,7 @@ class Context:
 def _quiet_observers() -> Iterator[list[Any]]:
     """The server's observers (access log, metrics), logging to /dev/null, metrics to a temp
     folder removed afterwards."""
-    from service import logs  # noqa: PLC0415 - only this measurement needs them
+    from service.telemetry import logs  # noqa: PLC0415 - only this measurement needs them
 
     with (
         tempfile.TemporaryDirectory(prefix="ordo-bench-metrics-") as folder,
@@ -224,7 +224,7 @@ def _quiet_observers() -> Iterator[list[Any]]:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
         logs.configure("info", "json", stream=devnull)
         from service.config import Settings as ServerSettings  # noqa: PLC0415
-        from service.server import worker_observers  # noqa: PLC0415
+        from service.process.server import worker_observers  # noqa: PLC0415
 
         observers = worker_observers(ServerSettings())
         try:
@@ -247,7 +247,7 @@ def apply_handler(
 ) -> Handler:
     """The server's real ``ApplyAction`` handler of ``servicer`` with its response serializer,
     called with the context ``calls`` (one without metadata by default)."""
-    from service.grpc_door import rpc_handler  # noqa: PLC0415
+    from service.doors.grpc_door import rpc_handler  # noqa: PLC0415
 
     context = cast("grpc.ServicerContext", calls or Context())
     details = cast("grpc.HandlerCallDetails", SimpleNamespace(method=APPLY_PATH))

@@ -46,11 +46,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.soak import HANDOVER_SECONDS, READY_SECONDS, Tally, caller_process
-from service import logs
+from service.calls.servicer import GameEngineServicer
 from service.config import Settings
-from service.pool import CallThreadPool
-from service.server import create_server, worker_observers
-from service.servicer import GameEngineServicer
+from service.process.pool import CallThreadPool
+from service.process.server import create_server, worker_observers
+from service.telemetry import logs
 
 MB = 1e6
 KIB = 1024
@@ -141,7 +141,7 @@ def lru_sizes() -> dict[str, int]:
 
 def table_sizes(servicer: Any, observers: Sequence[Any]) -> dict[str, int]:
     """The size of every table the worker keeps that could grow with the calls it serves."""
-    from service import metric_values  # noqa: PLC0415 - prometheus-client reads its env at import
+    from service.telemetry import metric_values  # noqa: PLC0415 - prometheus-client reads its env at import
 
     sizes = {
         "states": len(servicer.states),

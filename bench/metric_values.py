@@ -1,5 +1,6 @@
 """``python -m bench.metric_values``: what the metrics cost an ``ApplyAction``, kept as the
-server keeps them (``service.metric_values``: samples written in place, one lock a call) and as
+server keeps them (``service.telemetry.metric_values``: samples written in place, one lock a
+call) and as
 prometheus-client's public API keeps them (its own multiprocess values, ``inc`` and ``observe``).
 
 Every round starts one process per way, in turn (the other order the next round), each with a
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.common import apply_request, games, micros_per_call, mid_game_steps, table
-from service.observe import CallRecord
+from service.telemetry.observe import CallRecord
 
 WAYS = ("mapped", "public")
 DEFAULT_ROUNDS = 6
@@ -37,7 +38,7 @@ RECORDED_GAMES = 8  # seeded playouts whose middle half gives the requests
 
 
 class PublicBatch:
-    """A ``service.metric_values.Batch`` made of prometheus-client's public calls."""
+    """A ``service.telemetry.metric_values.Batch`` made of prometheus-client's public calls."""
 
     def __init__(self, counters: Sequence[Any] = (), histograms: Sequence[Any] = ()) -> None:
         self._counters = tuple(counters)
@@ -70,9 +71,9 @@ def measure(way: str, game_id: str, seconds: float) -> dict[str, float]:
     from prometheus_client import values  # noqa: PLC0415 - after the folder is set
 
     from bench.engine import apply_handler  # noqa: PLC0415
-    from service import metrics  # noqa: PLC0415 - installs MappedValue
-    from service.call_path import SERVICE  # noqa: PLC0415
-    from service.servicer import GameEngineServicer  # noqa: PLC0415
+    from service.calls.call_path import SERVICE  # noqa: PLC0415
+    from service.calls.servicer import GameEngineServicer  # noqa: PLC0415
+    from service.telemetry import metrics  # noqa: PLC0415 - installs MappedValue
 
     if way == "public":
         values.ValueClass = values.MultiProcessValue()  # type: ignore[no-untyped-call]

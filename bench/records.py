@@ -22,9 +22,9 @@ from engines.registry import ENGINES
 from ordo import records
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.observe import CallRecord
-from service.sealing import Sealer
-from service.servicer import GameEngineServicer
+from service.calls.servicer import GameEngineServicer
+from service.telemetry.observe import CallRecord
+from service.trust.sealing import Sealer
 
 REPLAY_TARGET = 20_000  # moves a second the engine replays on one core
 SIZE_TARGET = 20_000  # bytes of a whole 6 nimmt! game's record as JSON

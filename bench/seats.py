@@ -32,11 +32,11 @@ from bench.common import (
 )
 from bench.engine import BENCH_KEY, Context, apply_handler, sealed_request
 from ordo.v1 import engine_service_pb2 as api
-from service.revision_fence import RevisionFence
-from service.sealing import Sealer
-from service.seat_tokens import HEADER, MATCH_ID_BYTES, SeatTokens
-from service.seats import seating
-from service.servicer import GameEngineServicer
+from service.calls.servicer import GameEngineServicer
+from service.trust.revision_fence import RevisionFence
+from service.trust.sealing import Sealer
+from service.trust.seat_tokens import HEADER, MATCH_ID_BYTES, SeatTokens
+from service.trust.seats import seating
 
 READY = b"Ready to accept connections"
 IDLE_SECONDS = 600.0

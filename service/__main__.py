@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from service import config
-from service.server import serve
+from service.process.server import serve
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
 from engines.search import DEFAULT_MAX_ITERATIONS
-from service.build import DISTRIBUTION, version
-from service.sealing import KeysFileError, StateKey, load_keys
+from service.telemetry.build import DISTRIBUTION, version
+from service.trust.sealing import KeysFileError, StateKey, load_keys
 
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -46,7 +46,7 @@ class Settings:
     workers: int = 0  # worker processes; 0 means one per core
     threads: int = 4  # threads per worker
     # auto: each worker on a CPU of its own when there are as many workers as CPUs to run on
-    # (see ``service.server.worker_cpu``); pin: always; none: the kernel places them.
+    # (see ``service.process.server.worker_cpu``); pin: always; none: the kernel places them.
     cpu_affinity: str = "auto"
     grace_seconds: float = 10.0  # how long SIGTERM waits for in-flight calls
     # A connection older than this is closed gracefully (its calls in flight finish): the
@@ -60,26 +60,28 @@ class Settings:
     access_log_flush_ms: int = 100  # access lines are written together, at most this late
     max_request_bytes: int = 1 << 20
     max_concurrent_rpcs: int = 0  # per worker; 0 means no limit
-    # The HTTP door's bounds on what clients make a worker hold (``service.http_guard``): the
+    # The HTTP door's bounds on what clients make a worker hold (``service.doors.http_guard``): the
     # requests in progress at once, the bytes of their bodies, and how long a request's head
     # and body may take to arrive.
     http_max_requests: int = 1000
     http_body_budget_bytes: int = 32 << 20
     http_header_timeout_seconds: float = 10.0
     http_body_timeout_seconds: float = 30.0
-    # Bytes of states a worker remembers having returned (charged as ``service.state_cache``
+    # Bytes of states a worker remembers having returned (charged as ``service.calls.state_cache``
     # says); 0 turns it off. With the other caches' fixed budgets it keeps a worker's memory
     # below the ceiling the operations docs give (200 MB), whatever states it is sent.
     state_cache_bytes: int = 64 << 20
     # The most iterations a request may ask of the ``search`` bot (``engines.search``): what
     # one call may cost is bounded, about 3 ms an iteration at most.
     max_search_iterations: int = DEFAULT_MAX_ITERATIONS
-    state_keys_file: str = ""  # the keys that seal states (service.sealing); empty: no sealing
+    state_keys_file: str = (
+        ""  # the keys that seal states (service.trust.sealing); empty: no sealing
+    )
     require_sealed: bool = False  # refuse plain states (needs state keys)
     # Every call that carries a state needs a seat token of its game, and sees and does only
-    # what that seat may (service.seats); needs state keys, and takes sealed states only.
+    # what that seat may (service.trust.seats); needs state keys, and takes sealed states only.
     require_seat_tokens: bool = False
-    # The Redis or Valkey that keeps each game's latest revision (service.revision_fence):
+    # The Redis or Valkey that keeps each game's latest revision (service.trust.revision_fence):
     # redis://HOST:PORT/DB; empty: no fence. Needs state keys.
     revision_store: str = ""
     revision_idle_seconds: float = (

@@ -17,8 +17,12 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engines.errors import RulesError
-from service.revision_fence import RevisionStoreUnavailableError, StateSupersededError
-from service.seat_tokens import SeatNotPermittedError, SeatTokenInvalidError, SeatTokenMissingError
+from service.trust.revision_fence import RevisionStoreUnavailableError, StateSupersededError
+from service.trust.seat_tokens import (
+    SeatNotPermittedError,
+    SeatTokenInvalidError,
+    SeatTokenMissingError,
+)
 
 DOMAIN = "ordo"
 INTERNAL_REASON = "INTERNAL"

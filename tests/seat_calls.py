@@ -11,7 +11,7 @@ import grpc
 from google.protobuf import json_format, message_factory
 
 from ordo.v1 import engine_service_pb2 as api
-from service.seat_tokens import HEADER
+from service.trust.seat_tokens import HEADER
 from tests.conformance.drivers import reason_of
 from tests.connect_calls import SERVICE_PATH, HttpDoor
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from service.sealing import StateKey
+from service.trust.sealing import StateKey
 
 TEST_KEY: StateKey = ("test-1", bytes(range(64)))
 NEXT_KEY: StateKey = ("test-2", bytes(range(64, 128)))

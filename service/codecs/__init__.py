@@ -1,4 +1,9 @@
-"""One codec per game, found by game id."""
+"""The codecs: between the wire's bytes and the engines' values.
+
+- one module per game (``six_nimmt`` …) translating its messages, listed in ``CODECS``;
+- ``base``: the codec protocol and the helpers the game codecs share;
+- ``wire``: protocol-buffers framing, for responses put together from parts already serialized.
+"""
 
 from __future__ import annotations
 

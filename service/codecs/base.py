@@ -1,6 +1,6 @@
 """The codec protocol: one codec per game translates between its proto messages and its engine's
 values. Codecs see only their game's inner messages; the envelopes (``GameState``, ``Action`` …)
-are handled once, in ``service.servicer``."""
+are handled once, in ``service.calls.servicer``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 from google.protobuf.descriptor import FieldDescriptor
 
 from engines.errors import InvalidOptionsError, InvalidStateError
-from service import wire
+from service.codecs import wire
 
 T = TypeVar("T")
 

@@ -9,8 +9,8 @@ from concurrent import futures
 import grpc
 import pytest
 
-from service.grpc_door import rpc_handler
-from service.servicer import GameEngineServicer
+from service.calls.servicer import GameEngineServicer
+from service.doors.grpc_door import rpc_handler
 from tests.clients.fakes import FakeServer, running_fake, server_credentials
 
 

@@ -27,11 +27,11 @@ from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.calls.encoding import encode_status
 from service.codecs import CODECS
-from service.encoding import encode_status
-from service.sealing import Sealer
-from service.seat_tokens import HEADER, SeatTokens
-from service.seats import NO_SEATING, Seating, seating, seating_of
+from service.trust.sealing import Sealer
+from service.trust.seat_tokens import HEADER, SeatTokens
+from service.trust.seats import NO_SEATING, Seating, seating, seating_of
 
 
 class RefusedError(Exception):

@@ -15,8 +15,8 @@ from engines import registry
 from engines.errors import InvalidStateError
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
-from service.sealing import Sealer
-from service.seat_tokens import SeatTokens
+from service.trust.sealing import Sealer
+from service.trust.seat_tokens import SeatTokens
 from tests.conformance.corruptions import CORRUPTIONS, STEPS_PER_SEAT
 from tests.conformance.drivers import Driver, InProcess, OverGrpc, RefusedError
 from tests.state_keys import TEST_KEY

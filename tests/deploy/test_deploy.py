@@ -22,9 +22,9 @@ import pytest
 import yaml
 from prometheus_client import Counter, Histogram
 
-from service import metrics
 from service.config import PARENT_RSS_MB, WORKER_RSS_CEILING_MB
-from service.sealing import KeysFileError, parse_keys
+from service.telemetry import metrics
+from service.trust.sealing import KeysFileError, parse_keys
 from tests.deploy.grafana import DASHBOARD, dashboard_queries
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
-from service.call_path import REQUEST_ID_KEY
+from service.calls.call_path import REQUEST_ID_KEY
 from tests.e2e.server_process import (
     HOST,
     POLL_SECONDS,
@@ -155,7 +155,9 @@ def test_sigterm_turns_health_not_serving(tmp_path: Path) -> None:
 # A worker (no parent) whose access log hears of each call a second after its response has left.
 LATE_ACCESS_LOG = """
 import sys, time
-from service import config, logs, server
+from service import config
+from service.telemetry import logs
+from service.process import server
 finished = logs.AccessLog.call_finished
 def late(self, call):
     time.sleep(1.0)

@@ -27,7 +27,7 @@ from prometheus_client import CollectorRegistry, multiprocess
 
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
-from service.metrics import CODE_NAMES
+from service.telemetry.metrics import CODE_NAMES
 from tests.deploy.grafana import dashboard_queries
 from tests.e2e.server_process import (
     HOST,

@@ -14,8 +14,8 @@ from typing import Any
 
 from grpc_health.v1 import health_pb2
 
-from service.build import build_info
-from service.server import EXIT_CANNOT_START
+from service.process.server import EXIT_CANNOT_START
+from service.telemetry.build import build_info
 from tests.e2e.server_process import (
     HOST,
     ROOT,
@@ -116,7 +116,7 @@ def test_the_supervising_process_imports_no_engine() -> None:
         text=True,
         check=True,
     ).stdout.split()
-    heavy = ("engines.registry", "service.servicer", "ordo.aio", "ordo.client")
+    heavy = ("engines.registry", "service.calls.servicer", "ordo.aio", "ordo.client")
     assert [name for name in heavy if name in loaded] == []
 
 

@@ -11,10 +11,10 @@ import grpc
 import pytest
 
 from ordo.v1 import engine_service_pb2_grpc as rpc
-from service.call_path import REQUEST_ID_KEY
+from service.calls.call_path import REQUEST_ID_KEY
 from service.config import Settings
-from service.observe import CallRecord, Observer
-from service.server import create_server
+from service.process.server import create_server
+from service.telemetry.observe import CallRecord, Observer
 
 StartServer = Callable[[Sequence[Observer]], rpc.GameEngineServiceStub]
 SETTLE_SECONDS = 10.0

@@ -28,9 +28,9 @@ from engines import registry
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.observe import CallRecord
-from service.sealing import Sealer
-from service.servicer import GameEngineServicer
+from service.calls.servicer import GameEngineServicer
+from service.telemetry.observe import CallRecord
+from service.trust.sealing import Sealer
 from tests.state_keys import TEST_KEY
 
 GOLDEN_FILE = Path(__file__).with_name("golden_playouts.json")

@@ -8,7 +8,8 @@ from importlib import metadata
 
 import pytest
 
-from service import build, config
+from service import config
+from service.telemetry import build
 
 
 def test_the_versions_are_those_installed() -> None:

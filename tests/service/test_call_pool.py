@@ -14,12 +14,12 @@ import pytest
 
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.calls.servicer import GameEngineServicer
 from service.config import Settings
-from service.grpc_door import method_handlers
-from service.observe import CallRecord
-from service.pool import CallThreadPool
-from service.server import create_server
-from service.servicer import GameEngineServicer
+from service.doors.grpc_door import method_handlers
+from service.process.pool import CallThreadPool
+from service.process.server import create_server
+from service.telemetry.observe import CallRecord
 
 WAIT_SECONDS = 10.0
 

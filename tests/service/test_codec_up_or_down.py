@@ -12,8 +12,8 @@ from engines.up_or_down.rules import DiscardScoring, Turn, TurnPlayed
 from ordo.render.up_or_down import render_events, render_view
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import up_or_down_pb2 as pb
+from service.calls.encoding import encode_status
 from service.codecs.up_or_down import CODEC
-from service.encoding import encode_status
 from tests.service.state_parts import assert_parts_cover_the_state, assert_serialized_in_parts
 
 SEED = 11

@@ -18,13 +18,13 @@ import pytest
 from engines import registry
 from engines.errors import RulesError
 from ordo.v1 import engine_service_pb2 as api
-from service import caches
-from service.caches import encoding_cost
+from service.calls import caches
+from service.calls.caches import encoding_cost
+from service.calls.servicer import GameEngineServicer
+from service.calls.state_cache import state_cost
 from service.config import Settings
-from service.observe import CallRecord
-from service.server import create_server
-from service.servicer import GameEngineServicer
-from service.state_cache import state_cost
+from service.process.server import create_server
+from service.telemetry.observe import CallRecord
 from tests.conformance.drivers import InProcess, reason_of
 from tests.service.conftest import race
 

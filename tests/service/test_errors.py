@@ -18,6 +18,7 @@ from engines.errors import IllegalActionError, InvalidStateError, RulesError
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.calls.servicer import GameEngineServicer
 from service.config import Settings
 from service.errors import (
     INTERNAL_REASON,
@@ -27,7 +28,6 @@ from service.errors import (
     status_code_of,
     status_of,
 )
-from service.servicer import GameEngineServicer
 from tests.conformance.drivers import reason_of
 
 SIX = common.GameOptions(six_nimmt={})
@@ -38,7 +38,7 @@ DETAILS_KEY = "grpc-status-details-bin"
 @pytest.fixture
 def small_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[rpc.GameEngineServiceStub]:
     """A server with a 4 KiB request limit whose ListGames fails unexpectedly."""
-    from service.server import create_server  # noqa: PLC0415
+    from service.process.server import create_server  # noqa: PLC0415
 
     def broken(self: Any, request: Any, call: Any) -> Any:
         raise RuntimeError("secret detail that must not reach the caller")
@@ -221,7 +221,7 @@ class TestRichStatus:
     def test_concurrency_limit(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Over max_concurrent_rpcs calls at once, a new call is refused with
         RESOURCE_EXHAUSTED; the call in flight goes on."""
-        from service.server import create_server  # noqa: PLC0415
+        from service.process.server import create_server  # noqa: PLC0415
 
         entered, release = threading.Event(), threading.Event()
 

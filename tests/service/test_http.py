@@ -18,11 +18,11 @@ from google.protobuf import json_format, message_factory
 from engines import registry
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.call_path import REQUEST_ID_KEY, SERVICE
+from service.calls.call_path import REQUEST_ID_KEY, SERVICE
+from service.calls.servicer import GameEngineServicer
 from service.config import Settings
-from service.http_door import HEALTH_PATH, UNKNOWN_METHOD, HttpServer, http_door
-from service.observe import CallRecord
-from service.servicer import GameEngineServicer
+from service.doors.http_door import HEALTH_PATH, UNKNOWN_METHOD, HttpServer, http_door
+from service.telemetry.observe import CallRecord
 from tests.connect_calls import PROTOCOLS, SERVICE_PATH, HttpDoor
 from tests.service.test_robustness import raw_call, sample_requests
 

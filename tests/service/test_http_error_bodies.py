@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from google.rpc import error_details_pb2
 
-from service.http_door import SERVICE_PREFIX
+from service.doors.http_door import SERVICE_PREFIX
 from tests.connect_calls import HttpDoor
 
 JSON = {"Content-Type": "application/json"}

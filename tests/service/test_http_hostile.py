@@ -18,8 +18,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from service.http_door import HEALTH_PATH
-from service.http_guard import MALFORMED, OVERLOADED, TOO_SLOW
+from service.doors.http_door import HEALTH_PATH
+from service.doors.http_guard import MALFORMED, OVERLOADED, TOO_SLOW
 from tests.conformance.drivers import reason_of
 from tests.connect_calls import SERVICE_PATH
 from tests.service.test_http import Recorder, StartDoor, start_door

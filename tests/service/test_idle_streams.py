@@ -20,8 +20,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
-from service.reflection import MAX_REFLECTION_STREAMS
-from service.server import create_server
+from service.doors.reflection import MAX_REFLECTION_STREAMS
+from service.process.server import create_server
 
 IDLE_STREAMS = 50  # of each kind
 CALLS = 20

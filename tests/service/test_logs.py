@@ -16,10 +16,11 @@ import structlog
 
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service import config, logs
-from service.observe import CallRecord
-from service.server import worker_observers
-from service.servicer import GameEngineServicer
+from service import config
+from service.calls.servicer import GameEngineServicer
+from service.process.server import worker_observers
+from service.telemetry import logs
+from service.telemetry.observe import CallRecord
 from tests.conformance.drivers import reason_of
 from tests.service.bots import GAME, Bots, card_not_in_hand, hand
 from tests.service.conftest import StartServer

@@ -29,10 +29,10 @@ from prometheus_client import (
 )
 from prometheus_client.parser import text_string_to_metric_families
 
-from service import metrics
-from service.call_path import SERVICE
-from service.metric_values import Batch, MappedValue
-from service.observe import CallRecord
+from service.calls.call_path import SERVICE
+from service.telemetry import metrics
+from service.telemetry.metric_values import Batch, MappedValue
+from service.telemetry.observe import CallRecord
 from tests.service.conftest import race
 
 T = TypeVar("T")

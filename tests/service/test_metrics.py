@@ -19,11 +19,11 @@ from prometheus_client import CollectorRegistry, multiprocess
 
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service import metrics
-from service.build import build_info
-from service.call_path import SERVICE
-from service.observe import CallRecord
-from service.servicer import GameEngineServicer
+from service.calls.call_path import SERVICE
+from service.calls.servicer import GameEngineServicer
+from service.telemetry import metrics
+from service.telemetry.build import build_info
+from service.telemetry.observe import CallRecord
 from tests.service.bots import GAME, Bots, card_not_in_hand, no_state
 from tests.service.conftest import StartServer, race
 

@@ -1,5 +1,6 @@
 """Our multiprocess values hold with the newest release of prometheus-client, not only with the
-one installed: ``service.metric_values`` writes through its internals, and the project pins it
+one installed: ``service.telemetry.metric_values`` writes through its internals, and the project
+pins it
 below the first release it has not been tested with.
 
 The newest release is installed into a folder of its own and put first on the path of a new
@@ -76,7 +77,7 @@ class TestNewestRelease:
             check=False,
         )
         assert done.returncode == 0, (
-            f"service/metric_values.py does not hold with {DISTRIBUTION} {newest}:\n"
+            f"service/telemetry/metric_values.py does not hold with {DISTRIBUTION} {newest}:\n"
             f"{done.stdout[-4000:]}"
         )
         assert pinned().specifier.contains(newest), (

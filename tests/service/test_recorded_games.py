@@ -9,9 +9,9 @@ from engines import registry
 from ordo import records
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.observe import CallRecord
-from service.sealing import Sealer
-from service.servicer import GameEngineServicer
+from service.calls.servicer import GameEngineServicer
+from service.telemetry.observe import CallRecord
+from service.trust.sealing import Sealer
 from tests.service.recorded import CASES, Case
 from tests.state_keys import TEST_KEY
 

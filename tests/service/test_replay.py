@@ -15,8 +15,8 @@ from ordo import records
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
-from service.replay import DEFAULT_PAGE_STEPS, MAX_PAGE_STEPS
-from service.sealing import Sealer
+from service.calls.replay import DEFAULT_PAGE_STEPS, MAX_PAGE_STEPS
+from service.trust.sealing import Sealer
 from tests.conformance.drivers import reason_of
 from tests.service.recorded import CASES, Case
 from tests.state_keys import TEST_KEY

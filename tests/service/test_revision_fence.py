@@ -13,18 +13,18 @@ import redis
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.calls.servicer import GameEngineServicer
 from service.config import Settings
-from service.observe import CallRecord
-from service.revision_fence import (
+from service.process.server import create_server
+from service.telemetry.observe import CallRecord
+from service.trust.revision_fence import (
     KEY_PREFIX,
     RevisionFence,
     RevisionStoreUnavailableError,
     StateSupersededError,
     request_digest,
 )
-from service.sealing import Sealer
-from service.server import create_server
-from service.servicer import GameEngineServicer
+from service.trust.sealing import Sealer
 from tests.conformance.drivers import reason_of
 from tests.e2e.server_process import free_port
 from tests.redis_server import RedisServer, running_redis

@@ -19,8 +19,8 @@ from engines.errors import InvalidStateError
 from ordo import records
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.observe import CallRecord
-from service.servicer import GameEngineServicer
+from service.calls.servicer import GameEngineServicer
+from service.telemetry.observe import CallRecord
 from tests.conformance.drivers import reason_of
 from tests.connect_calls import HttpDoor
 

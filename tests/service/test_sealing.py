@@ -1,5 +1,5 @@
 """Sealed states: a server with state keys returns states a caller can neither read nor forge,
-and takes them back (see ``service.sealing``). In-process through the servicer, and over gRPC
+and takes them back (see ``service.trust.sealing``). In-process through the servicer, and over gRPC
 against real servers."""
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
-from service import wire
+from service.calls.servicer import GameEngineServicer
+from service.codecs import wire
 from service.config import Settings
-from service.observe import CallRecord
-from service.sealing import KEY_BYTES, Sealer, SealInvalidError
-from service.server import create_server
-from service.servicer import GameEngineServicer
+from service.process.server import create_server
+from service.telemetry.observe import CallRecord
+from service.trust.sealing import KEY_BYTES, Sealer, SealInvalidError
 from tests.conformance.corruptions import CORRUPTIONS
 from tests.conformance.drivers import Codecs, reason_of
 from tests.state_keys import NEXT_KEY, OTHER_KEY, TEST_KEY

@@ -14,7 +14,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
-from service.server import create_server
+from service.process.server import create_server
 from tests.conformance.drivers import reason_of
 
 GAMES = sorted(registry.ENGINES)

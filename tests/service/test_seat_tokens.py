@@ -9,7 +9,7 @@ import hmac
 
 import pytest
 
-from service.seat_tokens import MATCH_ID_BYTES, SeatToken, SeatTokenInvalidError, SeatTokens
+from service.trust.seat_tokens import MATCH_ID_BYTES, SeatToken, SeatTokenInvalidError, SeatTokens
 from tests.state_keys import NEXT_KEY, OTHER_KEY, TEST_KEY
 
 MATCH = bytes(range(MATCH_ID_BYTES))

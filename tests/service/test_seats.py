@@ -13,8 +13,8 @@ import pytest
 from engines import registry
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.replay import DIGEST_BYTES, FORMAT_VERSION, state_digest
-from service.seat_tokens import SeatTokens
+from service.calls.replay import DIGEST_BYTES, FORMAT_VERSION, state_digest
+from service.trust.seat_tokens import SeatTokens
 from tests.conftest import Doors
 from tests.seat_calls import DOORS, Caller
 from tests.state_keys import OTHER_KEY

@@ -15,9 +15,9 @@ from engines.prng import Rng
 from engines.six_nimmt.rules import HAND_SIZE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.observe import CallRecord
-from service.servicer import GameEngineServicer
-from service.state_cache import StateCache, state_cost
+from service.calls.servicer import GameEngineServicer
+from service.calls.state_cache import StateCache, state_cost
+from service.telemetry.observe import CallRecord
 from tests.conformance.drivers import InProcess
 
 GAMES = sorted(registry.ENGINES)

@@ -11,8 +11,8 @@ from engines import registry
 from engines.prng import Rng, derive_seed
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.observe import CallRecord
-from service.servicer import GameEngineServicer
+from service.calls.servicer import GameEngineServicer
+from service.telemetry.observe import CallRecord
 from tests.conformance.drivers import InProcess
 
 GAMES = sorted(registry.ENGINES)

@@ -13,13 +13,13 @@ from engines.prng import Rng
 from engines.six_nimmt.rules import HAND_SIZE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service import caches, wire
-from service.caches import Encodings, encoding_cost
-from service.codecs import CODECS
-from service.encoding import encode_status
+from service.calls import caches
+from service.calls.caches import Encodings, encoding_cost
+from service.calls.encoding import encode_status
+from service.calls.servicer import GameEngineServicer
+from service.codecs import CODECS, wire
 from service.errors import RequestError
-from service.observe import CallRecord
-from service.servicer import GameEngineServicer
+from service.telemetry.observe import CallRecord
 from tests.conformance.drivers import InProcess
 
 ONE_BYTE = encoding_cost(b"x")  # what an encoding of one byte is charged

@@ -1,4 +1,4 @@
-"""Which CPU each worker is pinned to (``service.server.worker_cpu``)."""
+"""Which CPU each worker is pinned to (``service.process.server.worker_cpu``)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from service import server
 from service.config import Settings
-from service.server import worker_cpu
+from service.process import server
+from service.process.server import worker_cpu
 
 
 class TestWorkerCpu:

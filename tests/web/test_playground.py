@@ -20,7 +20,7 @@ from ordo import records
 from ordo.client import Client
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.sealing import Sealer
+from service.trust.sealing import Sealer
 from tests.conformance.drivers import Codecs
 from tests.connect_calls import HttpDoor
 from tests.e2e.server_process import ROOT, ServerProcess, free_port, running_server

@@ -4,7 +4,8 @@ A server given state keys seals every state it returns. The ``sealed`` field of 
 holds the id of the key that sealed it and the AES-SIV encryption (RFC 5297, from the
 ``cryptography`` library) of the game's state message; ``rules_version``, ``revision`` and
 ``game_id`` stay in clear, bound to the seal as associated data, and so do the game's seating,
-``match_id`` and ``bots`` (``service.seats``), when it has one: changing any of them, or adding
+``match_id`` and ``bots`` (``service.trust.seats``), when it has one: changing any of them, or
+adding
 or removing a seating, breaks the seal just as changing a byte of the encryption does. A state
 whose seal opens was sealed by a server holding the key: it is one the rules produced, and is
 not validated again.

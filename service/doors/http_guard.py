@@ -40,7 +40,7 @@ from uvicorn.protocols.http.zttp_h2_impl import ZttpH2Protocol
 from uvicorn.protocols.http.zttp_impl import ZttpProtocol
 
 from service.config import Settings
-from service.connect import protocol_of as connect_protocol
+from service.doors.connect import protocol_of as connect_protocol
 from service.errors import DOMAIN
 
 Scope = MutableMapping[str, Any]

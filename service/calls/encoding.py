@@ -3,8 +3,8 @@
 A state is serialized once, in parts when its codec has them (the parts the action left as
 they were are reused from the state it applied to), sealed when the server has keys, and kept
 by the state cache under the bytes that go out. ``ApplyAction``'s response is put together
-field by field (``service.wire`` frames them): the encodings of the statuses and events the
-engines share, which recur from call to call, are kept (``service.caches``), and an event's is
+field by field (``service.codecs.wire`` frames them): the encodings of the statuses and events the
+engines share, which recur from call to call, are kept (``service.calls.caches``), and an event's is
 made of its audience's fields, kept per seat count, and its game's event message serialized
 alone. The other methods' responses are messages, filled in place (a message passed to a
 constructor is copied; one filled in place is not).
@@ -18,9 +18,8 @@ from typing import Any
 from engines.base import Event, Outcome, Status
 from engines.search import SEARCH_POLICY
 from ordo.v1 import common_pb2 as common
-from service import wire
-from service.caches import AUDIENCE_BYTES, AUDIENCE_COST, Encodings
-from service.games import (
+from service.calls.caches import AUDIENCE_BYTES, AUDIENCE_COST, Encodings
+from service.calls.games import (
     ALL_EVENTS,
     PUBLIC_EVENTS,
     RESPONSE_EVENTS_KEY,
@@ -31,10 +30,11 @@ from service.games import (
     SEALED_KEY,
     Game,
 )
-from service.observe import CallRecord
-from service.sealing import Sealer
-from service.seats import NO_SEATING, Seating
-from service.state_cache import StateCache
+from service.calls.state_cache import StateCache
+from service.codecs import wire
+from service.telemetry.observe import CallRecord
+from service.trust.sealing import Sealer
+from service.trust.seats import NO_SEATING, Seating
 
 
 def encode_outcome(outcome: Outcome) -> common.Outcome:
@@ -204,7 +204,7 @@ class Encoder:
         self, game: Game, seats: int, events: Sequence[Event], viewer: int = ALL_EVENTS
     ) -> list[bytes]:
         """The entries of the ``events`` field of an ``ApplyActionResponse``: those ``viewer``
-        may see (see ``service.games.ALL_EVENTS``).
+        may see (see ``service.calls.games.ALL_EVENTS``).
 
         Most events an action makes are new values, so an event's encoding is put together
         from the game's event message, serialized alone, and the fields before it (the

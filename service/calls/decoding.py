@@ -4,10 +4,10 @@ A request decodes to its game (the ``game`` oneof of its state or options, or th
 a sealed state, looked up among the registered games), its engine state, and for
 ``ApplyAction`` the seat that acts, its action or the bot that chooses it, and the viewer whose
 events the answer carries. A state this worker returned is game in the state cache by its
-bytes as they were sent; a sealed state is opened here (``service.sealing``) and a plain one
+bytes as they were sent; a sealed state is opened here (``service.trust.sealing``) and a plain one
 validated, so the rest of the servicer sees engine states only. The bytes of an
 ``ApplyActionRequest`` after its state key the actions decoded before (``KnownAction``).
-A state also decodes to its seating (match id and bot seats, ``service.seats``), and, on a
+A state also decodes to its seating (match id and bot seats, ``service.trust.seats``), and, on a
 server that requires seat tokens, to the seat its caller's token grants: the token is checked
 before the state is opened, so a caller without one of the game's gets nothing decoded.
 Whatever the request gets wrong is raised as a ``RulesError`` with its reason.
@@ -26,15 +26,15 @@ from engines.errors import InvalidStateError, MalformedActionError
 from engines.prng import derive_seed
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service import wire
-from service.caches import KEPT_ACTION_BYTES, KEPT_ACTION_COST, KnownAction
+from service.calls.caches import KEPT_ACTION_BYTES, KEPT_ACTION_COST, KnownAction
+from service.calls.games import ALL_EVENTS, PUBLIC_EVENTS, REQUEST_STATE_KEY, Game, lookup
+from service.calls.state_cache import StateCache
+from service.codecs import wire
 from service.errors import RequestError, with_article
-from service.games import ALL_EVENTS, PUBLIC_EVENTS, REQUEST_STATE_KEY, Game, lookup
-from service.observe import CallRecord
-from service.sealing import Sealer, SealInvalidError
-from service.seat_tokens import SeatToken
-from service.seats import NO_SEATING, SeatGuard, Seating, policy_of, seating_of
-from service.state_cache import StateCache
+from service.telemetry.observe import CallRecord
+from service.trust.sealing import Sealer, SealInvalidError
+from service.trust.seat_tokens import SeatToken
+from service.trust.seats import NO_SEATING, SeatGuard, Seating, policy_of, seating_of
 
 #: The seat of a call whose token nobody asked for (a server that does not require tokens).
 UNCHECKED = -3

@@ -28,18 +28,18 @@ from typing import TYPE_CHECKING
 import grpc
 import structlog
 
-from service import logs
-from service.build import build_info
-from service.call_path import SERVICE, SERVICE_NAME
+from service.calls.call_path import SERVICE, SERVICE_NAME
 from service.config import Settings, allowed_cpus
-from service.grpc_door import method_handlers
-from service.observe import Observer
-from service.pool import CallThreadPool
+from service.doors.grpc_door import method_handlers
+from service.process.pool import CallThreadPool
+from service.telemetry import logs
+from service.telemetry.build import build_info
+from service.telemetry.observe import Observer
 
 if TYPE_CHECKING:
     from grpc_health.v1 import health
 
-    from service.servicer import GameEngineServicer
+    from service.calls.servicer import GameEngineServicer
 
 MILLISECONDS_PER_SECOND = 1_000
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
@@ -68,10 +68,10 @@ log = structlog.get_logger("ordo.server")
 def new_servicer(settings: Settings) -> GameEngineServicer:
     """A worker's servicer, which both doors call: its caches, its keys, its seat tokens and
     its revision fence as ``settings`` say."""
-    from service.revision_fence import RevisionFence  # noqa: PLC0415 - see create_server
-    from service.sealing import Sealer  # noqa: PLC0415
-    from service.seat_tokens import SeatTokens  # noqa: PLC0415
-    from service.servicer import GameEngineServicer  # noqa: PLC0415
+    from service.calls.servicer import GameEngineServicer  # noqa: PLC0415
+    from service.trust.revision_fence import RevisionFence  # noqa: PLC0415 - see create_server
+    from service.trust.sealing import Sealer  # noqa: PLC0415
+    from service.trust.seat_tokens import SeatTokens  # noqa: PLC0415
 
     keys = settings.state_keys
     fence = None
@@ -102,7 +102,7 @@ def create_server(
     from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # noqa: PLC0415
     from grpc_reflection.v1alpha import reflection  # noqa: PLC0415
 
-    from service.reflection import enable_reflection  # noqa: PLC0415
+    from service.doors.reflection import enable_reflection  # noqa: PLC0415
 
     options: list[tuple[str, int]] = [
         ("grpc.so_reuseport", 1),
@@ -148,7 +148,7 @@ def milliseconds(seconds: float) -> int:
 
 def worker_observers(settings: Settings) -> list[Observer]:
     """The observers of a worker process: the access log and the metrics."""
-    from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
+    from service.telemetry import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
 
     return [
         logs.AccessLog(settings.access_log_flush_ms / MILLISECONDS_PER_SECOND),
@@ -220,7 +220,7 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     server, port, health_servicer = create_server(settings, observers, pool, servicer)
     door = None
     if settings.http_port:
-        from service.http_door import http_door  # noqa: PLC0415 - the HTTP stack, when served
+        from service.doors.http_door import http_door  # noqa: PLC0415 - the HTTP stack, when served
 
         door = http_door(settings, servicer, observers, log)
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
@@ -298,7 +298,7 @@ def stop_code(exitcode: int) -> int:
 def serve(settings: Settings) -> int:
     """Run the worker processes and the metrics endpoint until SIGTERM; returns the exit code
     (``EXIT_CANNOT_START`` at once when a port is taken)."""
-    from service import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
+    from service.telemetry import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
 
     logs.configure(settings.log_level, settings.log_format)
     for port in (settings.port, settings.http_port):
@@ -347,7 +347,7 @@ def serve(settings: Settings) -> int:
     for index in range(count):
         if not stopping:
             start(index)
-    from service.http_door import playground_url  # noqa: PLC0415 - beside the HTTP stack
+    from service.doors.http_door import playground_url  # noqa: PLC0415 - beside the HTTP stack
 
     log.info(
         "started",

@@ -1,7 +1,7 @@
 """The gRPC door: every method of the service as a gRPC handler on the shared call path.
 
-Each handler hands the request's bytes to ``service.call_path`` and turns its failure into a
-rich status (``service.errors``); the server (``service.server``) registers the handlers.
+Each handler hands the request's bytes to ``service.calls.call_path`` and turns its failure into a
+rich status (``service.errors``); the server (``service.process.server``) registers the handlers.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import structlog
 from google.protobuf import message_factory
 
 from engines.errors import RulesError
-from service.call_path import REQUEST_ID_KEY, SERVICE, SERVICE_NAME, invoker, request_id
+from service.calls.call_path import REQUEST_ID_KEY, SERVICE, SERVICE_NAME, invoker, request_id
 from service.errors import internal_status, status_of, with_trailing_metadata
-from service.observe import CallRecord, Observer
-from service.pool import After
-from service.seat_tokens import HEADER as SEAT_TOKEN_KEY
+from service.process.pool import After
+from service.telemetry.observe import CallRecord, Observer
+from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
 
 if TYPE_CHECKING:
-    from service.servicer import GameEngineServicer
+    from service.calls.servicer import GameEngineServicer
 
 GRPC_PROTOCOL = "grpc"  # the protocol of the calls of the gRPC door, as logged and counted
 

@@ -3,14 +3,16 @@
 Each worker serves it beside its gRPC server, on a port of its own that all workers bind with
 SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application routes a request:
 
-- ``/ordo.v1.GameEngineService/<Method>``: the generated Connect application (``service.connect``),
-  which calls the worker's servicer through the call path the gRPC door uses;
+- ``/ordo.v1.GameEngineService/<Method>``: the generated Connect application
+  (``service.doors.connect``), which calls the worker's servicer through the call path the gRPC
+  door uses;
 - ``/healthz``, with GET or HEAD: 200 while the worker serves, 503 once it drains;
 - anything else, with GET or HEAD: the files of the built web playground, the package data
   ``service/playground`` (built there by ``clients/web/build.mjs``; wheels and the image ship
   it); any other method gets 405.
 
-An RPC is held to the worker's limits first (``service.http_guard``): the requests in progress,
+An RPC is held to the worker's limits first (``service.doors.http_guard``): the requests in
+progress,
 the bytes of their bodies, the time a body may take; its body is read whole before the library
 is handed it, and a request the library could not read is refused here as the caller's error.
 Requests refused before they reach a method (by the door, or by the library: an unknown method,
@@ -41,9 +43,9 @@ from typing import Any
 import structlog
 import uvicorn
 
-from service.call_path import REQUEST_ID_KEY, SERVICE, request_id
+from service.calls.call_path import REQUEST_ID_KEY, SERVICE, request_id
 from service.config import Settings
-from service.http_guard import (
+from service.doors.http_guard import (
     OVERLOADED,
     Budget,
     DoorConfig,
@@ -60,7 +62,7 @@ from service.http_guard import (
     read_body,
     replay,
 )
-from service.observe import CallRecord, Observer
+from service.telemetry.observe import CallRecord, Observer
 
 HEALTH_PATH = "/healthz"
 SERVICE_PREFIX = f"/{SERVICE.full_name}/"
@@ -175,7 +177,7 @@ class Door:
         return [(b"access-control-allow-origin", origin), (b"vary", b"Origin")]
 
     async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serve an RPC within the worker's budget (``service.http_guard``), its body read
+        """Serve an RPC within the worker's budget (``service.doors.http_guard``), its body read
         whole before the library is handed it; refuse it here when it cannot be."""
         refusal = check_head(scope, self.limits)
         if refusal is None and not self.budget.enter():
@@ -208,7 +210,7 @@ class Door:
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Hand an RPC to the library; count and log it here when the library refused it
         before a method."""
-        from service.connect import Served, served  # noqa: PLC0415 - loaded with the library
+        from service.doors.connect import Served, served  # noqa: PLC0415 - loaded with the library
 
         record = Served()
         token = served.set(record)
@@ -452,7 +454,7 @@ def http_door(settings: Any, servicer: Any, observers: Sequence[Observer], log: 
     from ordo.v1.engine_service_connect import (  # noqa: PLC0415 - loaded when served
         GameEngineServiceASGIApplication,
     )
-    from service.connect import CODECS, connect_service  # noqa: PLC0415
+    from service.doors.connect import CODECS, connect_service  # noqa: PLC0415
 
     service = connect_service(servicer, observers, log)
     connect_app = GameEngineServiceASGIApplication(

@@ -19,7 +19,7 @@ from typing import Any
 
 from engines.errors import QUOTED_CHARACTERS, InvalidSeatError, UnknownPolicyError, quoted
 from ordo.v1 import common_pb2 as common
-from service.seat_tokens import (
+from service.trust.seat_tokens import (
     HEADER,
     SeatNotPermittedError,
     SeatToken,

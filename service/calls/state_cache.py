@@ -57,7 +57,7 @@ class StateCache:
     ) -> None:
         """Remember that ``key`` is the encoding of ``state``, and the encoding of its parts
         when the codec serializes it in parts (``service.codecs.base.StateParts``), and the
-        seating that travels beside it (``service.seats.Seating``)."""
+        seating that travels beside it (``service.trust.seats.Seating``)."""
         cost = state_cost(key)
         if cost > self.max_bytes:
             return

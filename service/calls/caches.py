@@ -1,7 +1,7 @@
 """What a worker keeps from one call to the next, and the bounds that keep its memory flat.
 
 Every table is bounded in bytes, each entry charged an upper bound of what it holds: the states
-(``service.state_cache``), the encodings of the statuses and events the engines share
+(``service.calls.state_cache``), the encodings of the statuses and events the engines share
 (``Encodings``), the actions decoded before (``KnownAction``, by the request bytes that carried
 them) and the encoded audiences of events. A full table is dropped and filled again.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from service.games import ALL_EVENTS
-from service.state_cache import DECODED_BYTES_PER_BYTE
+from service.calls.games import ALL_EVENTS
+from service.calls.state_cache import DECODED_BYTES_PER_BYTE
 
 # With the defaults a worker's tables hold at most 64 + 2 x 4 + 1 + 1 MiB, charged as upper bounds.
 DEFAULT_STATE_CACHE_BYTES = 64 << 20  # states per worker (--state-cache-bytes)

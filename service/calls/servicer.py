@@ -1,21 +1,21 @@
 """The GameEngineService servicer: a dispatcher, game-agnostic, in three parts.
 
-Each method decodes its request (``service.decoding``: the game, the engine state, the seat
+Each method decodes its request (``service.calls.decoding``: the game, the engine state, the seat
 that acts and its action, the viewer), applies it (the engine call, here, timed into the call
-record), and encodes the answer (``service.encoding``). The seats a request acts and views as
+record), and encodes the answer (``service.calls.encoding``). The seats a request acts and views as
 are known once it is decoded, before the engine is called. ``ApplyAction``, the call a game
 makes most, takes its request as it arrived and returns its response already serialized (see
 ``RAW_REQUESTS``): the state's bytes key the state cache as they were sent, the bytes after
 them key the actions decoded before, and the answer is put together from encodings kept from
-call to call (``service.caches``). Errors are raised as ``RulesError``; the call path
-(``service.call_path``) hands them to the doors, which turn them into statuses in one place.
-No game is named here: each is looked up among the registered games (``service.games``).
+call to call (``service.calls.caches``). Errors are raised as ``RulesError``; the call path
+(``service.calls.call_path``) hands them to the doors, which turn them into statuses in one place.
+No game is named here: each is looked up among the registered games (``service.calls.games``).
 
 With seat tokens required, each method checks what the call's token grants once its request is
-decoded, before the engine is called (``service.seats``): a refusal costs no engine work and
+decoded, before the engine is called (``service.trust.seats``): a refusal costs no engine work and
 tells nothing of the state. With a revision fence, ``ApplyAction`` moves the game on in the
 revision store once its answer is ready, and answers only when the store took the move
-(``service.revision_fence``).
+(``service.trust.revision_fence``).
 """
 
 from __future__ import annotations
@@ -28,19 +28,19 @@ from engines.prng import Rng
 from engines.search import DEFAULT_MAX_ITERATIONS, Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service import caches
-from service.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
-from service.decoding import Decoder, bot_seed, viewer_seat
-from service.encoding import Encoder, encode_status, game_info
+from service.calls import caches
+from service.calls.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
+from service.calls.decoding import Decoder, bot_seed, viewer_seat
+from service.calls.encoding import Encoder, encode_status, game_info
+from service.calls.games import ALL_EVENTS, PUBLIC_EVENTS, Game, registered_games
+from service.calls.replay import replay_game
+from service.calls.state_cache import StateCache
 from service.errors import RequestError
-from service.games import ALL_EVENTS, PUBLIC_EVENTS, Game, registered_games
-from service.observe import CallRecord
-from service.replay import replay_game
-from service.revision_fence import RevisionFence, request_digest
-from service.sealing import Sealer
-from service.seat_tokens import SeatTokens
-from service.seats import DEFAULT_POLICY, SeatGuard, Seating, bot_seats, seating
-from service.state_cache import StateCache
+from service.telemetry.observe import CallRecord
+from service.trust.revision_fence import RevisionFence, request_digest
+from service.trust.sealing import Sealer
+from service.trust.seat_tokens import SeatTokens
+from service.trust.seats import DEFAULT_POLICY, SeatGuard, Seating, bot_seats, seating
 
 #: The methods that take their request as it arrived, unparsed: ``ApplyAction`` keys the state
 #: cache with the state's bytes as sent and parses only the rest when it knows the state.
@@ -49,7 +49,7 @@ RAW_REQUESTS = frozenset({"ApplyAction"})
 
 class GameEngineServicer:
     """Implements every RPC of ``ordo.v1.GameEngineService``. It holds the worker's tables
-    (states, encodings, actions and audiences, see ``service.caches``), which its decoder and
+    (states, encodings, actions and audiences, see ``service.calls.caches``), which its decoder and
     encoder share. With ``seat_tokens`` (made from the same keys as ``sealer``) it gives each
     new game's seats their tokens, and checks them on every call when ``require_seat_tokens``;
     with a ``fence``, every move is fenced by revision."""
@@ -240,7 +240,7 @@ class GameEngineServicer:
         )
 
     def ReplayGame(self, request: api.ReplayGameRequest, call: CallRecord) -> bytes:
-        """Play a game record through (``service.replay``); the answer is serialized."""
+        """Play a game record through (``service.calls.replay``); the answer is serialized."""
         return replay_game(self.decoder, self.encoder, request, call, self._budget, self.guard)
 
     def _budget(self, game: Game, iterations: int, time_ms: int) -> Budget | None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from service.observe import CallRecord
+from service.telemetry.observe import CallRecord
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -53,8 +53,8 @@ from prometheus_client import start_http_server as start_prometheus_server  # no
 from prometheus_client.core import InfoMetricFamily, Metric  # noqa: E402
 from prometheus_client.registry import Collector  # noqa: E402
 
-from service.build import build_info  # noqa: E402
-from service.metric_values import Batch, MappedValue  # noqa: E402
+from service.telemetry.build import build_info  # noqa: E402
+from service.telemetry.metric_values import Batch, MappedValue  # noqa: E402
 
 # Every sample of this process is kept by MappedValue, whatever prometheus-client chose when it
 # was first imported, before any metric below has a child (prometheus-client looks the class up

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 import structlog
 
-from service.observe import CallRecord
+from service.telemetry.observe import CallRecord
 
 
 def is_terminal(stream: TextIO) -> bool:

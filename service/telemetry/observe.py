@@ -1,6 +1,6 @@
 """What the server records about each call, for the access log and the metrics.
 
-The call path both doors share (``service.call_path``) creates one ``CallRecord`` per call and
+The call path both doors share (``service.calls.call_path``) creates one ``CallRecord`` per call and
 hands it to every observer twice: when the call starts (method and request id known) and when it has
 finished, after its response has left. In between, the servicer fills in what only it knows
 (game, seat, engine time, the size of the new state). A record holds no part of a request or
@@ -42,7 +42,7 @@ class Observer(Protocol):
     """Something that wants to know about every call.
 
     The server calls ``call_started`` before the servicer, and ``call_finished`` on the call's
-    thread once the response has left (see ``service.pool.CallThreadPool``): the caller does
+    thread once the response has left (see ``service.process.pool.CallThreadPool``): the caller does
     not wait for it, but the thread does, so both must be quick. An exception they raise is
     logged and otherwise ignored: a broken observer never fails a call.
     """

@@ -6,7 +6,7 @@ HMAC-SHA256 of those words under a key derived for this purpose (HKDF-SHA256, it
 from a state key: never the sealing key as it is, so a token and a seal share nothing an
 attacker could move from one to the other. Any replica with the same keys file checks it, in
 constant time, with no storage; a token names its key, so it is checked under that key while
-the keys file lists it, as a sealed state is opened (``service.sealing``).
+the keys file lists it, as a sealed state is opened (``service.trust.sealing``).
 
 The format is versioned and plain text, for a header::
 
@@ -37,7 +37,7 @@ from cryptography.hazmat.primitives import hashes, hmac
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from engines.errors import RulesError
-from service.sealing import StateKey
+from service.trust.sealing import StateKey
 
 VERSION = "o1"
 #: What each derived key is for: a key derived for one purpose is useless for the other.

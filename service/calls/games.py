@@ -13,8 +13,7 @@ from engines import registry
 from engines.base import GameEngine
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service import wire
-from service.codecs import CODECS
+from service.codecs import CODECS, wire
 from service.codecs.base import Codec
 
 _STATE_FIELDS = common.GameState.DESCRIPTOR.fields_by_name

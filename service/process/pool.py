@@ -26,8 +26,8 @@ from typing import Any
 
 import structlog
 
-from service import logs
-from service.observe import CallRecord
+from service.telemetry import logs
+from service.telemetry.observe import CallRecord
 
 #: Leaves ``work(call)`` to run after the current call's response has left; False when it
 #: cannot, and the caller runs it at once.

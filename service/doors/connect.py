@@ -2,7 +2,7 @@
 
 The HTTP door runs the generated ``GameEngineServiceASGIApplication`` of ``connectrpc``, whose
 endpoints call ``ConnectService``: each method goes down the same call path as the gRPC door's
-(``service.call_path``), with the same servicer. Binary requests reach it as the bytes that
+(``service.calls.call_path``), with the same servicer. Binary requests reach it as the bytes that
 arrived, exactly as gRPC hands them over, so both doors give the same answer byte for byte; a
 JSON request is parsed and serialized to those bytes first. Errors leave as Connect errors with
 the one ``google.rpc.ErrorInfo`` of the gRPC door's status among their details, in Connect's JSON
@@ -25,7 +25,8 @@ from protobuf.wkt import Any as AnyDetail
 from protobuf.wkt import Struct
 
 from engines.errors import RulesError
-from service.call_path import REQUEST_ID_KEY, SERVICE, Invoke, invoker, request_id
+from service.calls.call_path import REQUEST_ID_KEY, SERVICE, Invoke, invoker, request_id
+from service.calls.servicer import GameEngineServicer
 from service.errors import (
     DOMAIN,
     INTERNAL_REASON,
@@ -35,10 +36,9 @@ from service.errors import (
     status_code_of,
 )
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
-from service.observe import Observer
-from service.pool import After
-from service.seat_tokens import HEADER as SEAT_TOKEN_KEY
-from service.servicer import GameEngineServicer
+from service.process.pool import After
+from service.telemetry.observe import Observer
+from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
 
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
 JSON_CODEC = "json"

@@ -1,7 +1,8 @@
 """The call path both doors share: one call of a servicer method from its request's bytes to its
 response, its failure and its record, with the observers told of it.
 
-The gRPC door (``service.grpc_door``) and the HTTP door (``service.connect``) each wrap the
+The gRPC door (``service.doors.grpc_door``) and the HTTP door (``service.doors.connect``) each
+wrap the
 ``invoke`` of every method (``invoker``) in their own framing: a request reaches the servicer the
 same way through either, and its failure leaves as the door's form of the same status. The
 request id of a call, sent by its caller or made here, is also the doors' shared business.
@@ -18,10 +19,10 @@ from google.protobuf.message import DecodeError
 
 from engines.errors import RulesError
 from ordo.v1 import engine_service_pb2 as api
-from service import logs
 from service.errors import INTERNAL_REASON, RequestError, status_code_of
-from service.observe import CallRecord, Observer
-from service.pool import After
+from service.process.pool import After
+from service.telemetry import logs
+from service.telemetry.observe import CallRecord, Observer
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
 SERVICE_NAME = SERVICE.full_name
@@ -91,14 +92,14 @@ def invoker(
     method named in ``RAW_REQUESTS`` gets the bytes and parses them itself. ``size`` is the
     size of the request as sent when that was not ``raw`` (JSON); a ``problem`` found before
     (JSON that does not parse) fails the call as the servicer would have; ``seat_token`` is the
-    caller's (see ``service.seat_tokens``), for the servicer alone. The observers hear of the
+    caller's (see ``service.trust.seat_tokens``), for the servicer alone. The observers hear of the
     finished call through ``after`` (see ``CallThreadPool``), once the response has left, or at
     once without it.
     """
 
     # Imported here: the server's parent process, which only supervises the workers, starts
-    # sooner without the servicer and the engines (see ``service.server.create_server``).
-    from service.servicer import RAW_REQUESTS  # noqa: PLC0415
+    # sooner without the servicer and the engines (see ``service.process.server.create_server``).
+    from service.calls.servicer import RAW_REQUESTS  # noqa: PLC0415
 
     raw_request = name in RAW_REQUESTS
 

@@ -1,7 +1,8 @@
 """``ReplayGame``: play a game record through, check its digests, show one page of its steps.
 
 A record (``ordo.v1.GameRecord``) is a game's initial state and its moves as they were sent to
-``ApplyAction``; the servicer's decoder and encoder (``service.decoding``, ``service.encoding``)
+``ApplyAction``; the servicer's decoder and encoder (``service.calls.decoding``,
+``service.calls.encoding``)
 decode the state, decode or choose each move and encode the new state, so a replay gives the
 very bytes the game gave. Each state is checked
 against its move's digest (the first ``DIGEST_BYTES`` of the SHA-256 of the state as the server
@@ -31,16 +32,16 @@ from engines.prng import Rng
 from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service import wire
-from service.decoding import Decoder, bot_seed, viewer_seat
-from service.encoding import Encoder, encode_status
+from service.calls.decoding import Decoder, bot_seed, viewer_seat
+from service.calls.encoding import Encoder, encode_status
+from service.calls.games import ALL_EVENTS, PUBLIC_EVENTS, RESPONSE_EVENTS_KEY, Game
+from service.codecs import wire
 from service.errors import RequestError
-from service.games import ALL_EVENTS, PUBLIC_EVENTS, RESPONSE_EVENTS_KEY, Game
-from service.seat_tokens import SeatNotPermittedError
-from service.seats import SeatGuard, Seating, policy_of
+from service.trust.seat_tokens import SeatNotPermittedError
+from service.trust.seats import SeatGuard, Seating, policy_of
 
 if TYPE_CHECKING:
-    from service.observe import CallRecord
+    from service.telemetry.observe import CallRecord
 
 FORMAT_VERSION = 1  # GameRecord.format_version of the records this server plays
 DIGEST_BYTES = 4  # the digest of each move: the first bytes of its state's SHA-256
