@@ -27,7 +27,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from ordo.v1 import engine_service_pb2 as api
 from service.config import CPU_AFFINITIES, Settings, allowed_cpus
-from service.process.server import pin_to, worker_cpu
+from service.process.worker import pin_to, worker_cpu
 
 SERVICE_NAME = "ordo.v1.GameEngineService"
 GRACE_SECONDS = 2.0

@@ -224,7 +224,7 @@ def _quiet_observers() -> Iterator[list[Any]]:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
         logs.configure("info", "json", stream=devnull)
         from service.config import Settings as ServerSettings  # noqa: PLC0415
-        from service.process.server import worker_observers  # noqa: PLC0415
+        from service.process.worker import worker_observers  # noqa: PLC0415
 
         observers = worker_observers(ServerSettings())
         try:

@@ -49,7 +49,7 @@ from bench.soak import HANDOVER_SECONDS, READY_SECONDS, Tally, caller_process
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings
 from service.process.pool import CallThreadPool
-from service.process.server import create_server, worker_observers
+from service.process.worker import create_server, worker_observers
 from service.telemetry import logs
 
 MB = 1e6

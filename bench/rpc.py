@@ -49,7 +49,7 @@ from bench.common import Game, Settings, apply_request, fmt_int, random_playout,
 from bench.common import table as render_table
 from service.config import Settings as ServerSettings
 from service.config import allowed_cpus, available_cpus
-from service.process.server import worker_cpu
+from service.process.worker import worker_cpu
 
 PATH = "/ordo.v1.GameEngineService/ApplyAction"
 CONCURRENCIES = (1, 16, 64)  # calls in flight, in total over the load processes

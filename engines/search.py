@@ -36,7 +36,6 @@ S_contra = TypeVar("S_contra", contravariant=True)
 W = TypeVar("W")  # a sampled world: a state, or a state with what the game worked out in it
 
 SEARCH_POLICY = "search"  # the policy's name in every game's ``policies``
-DEFAULT_MAX_ITERATIONS = 256  # the most iterations a server accepts unless told otherwise
 MS_PER_SECOND = 1000
 
 

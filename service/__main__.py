@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from service import config
-from service.process.server import serve
+from service.process.supervisor import serve
 
 
 def main(argv: Sequence[str] | None = None) -> None:

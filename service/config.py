@@ -8,10 +8,10 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
-from engines.search import DEFAULT_MAX_ITERATIONS
 from service.telemetry.build import DISTRIBUTION, version
 from service.trust.sealing import KeysFileError, StateKey, load_keys
 
+DEFAULT_MAX_SEARCH_ITERATIONS = 256  # the most a request may ask of the search bot
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 CPU_AFFINITIES = ("auto", "pin", "none")
@@ -46,7 +46,7 @@ class Settings:
     workers: int = 0  # worker processes; 0 means one per core
     threads: int = 4  # threads per worker
     # auto: each worker on a CPU of its own when there are as many workers as CPUs to run on
-    # (see ``service.process.server.worker_cpu``); pin: always; none: the kernel places them.
+    # (see ``service.process.worker.worker_cpu``); pin: always; none: the kernel places them.
     cpu_affinity: str = "auto"
     grace_seconds: float = 10.0  # how long SIGTERM waits for in-flight calls
     # A connection older than this is closed gracefully (its calls in flight finish): the
@@ -73,20 +73,20 @@ class Settings:
     state_cache_bytes: int = 64 << 20
     # The most iterations a request may ask of the ``search`` bot (``engines.search``): what
     # one call may cost is bounded, about 3 ms an iteration at most.
-    max_search_iterations: int = DEFAULT_MAX_ITERATIONS
-    state_keys_file: str = (
-        ""  # the keys that seal states (service.trust.sealing); empty: no sealing
-    )
+    max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS
+    state_keys_file: str = ""  # the keys that seal states (service.trust.sealing); none: plain
     require_sealed: bool = False  # refuse plain states (needs state keys)
     # Every call that carries a state needs a seat token of its game, and sees and does only
-    # what that seat may (service.trust.seats); needs state keys, and takes sealed states only.
+    # what that seat may (service.trust.access); needs state keys, takes sealed states only.
     require_seat_tokens: bool = False
     # The Redis or Valkey that keeps each game's latest revision (service.trust.revision_fence):
     # redis://HOST:PORT/DB; empty: no fence. Needs state keys.
     revision_store: str = ""
-    revision_idle_seconds: float = (
-        7 * 24 * 3600.0
-    )  # a game's entry lives this long after its last move
+    # A game's entry lives this long after its last move.
+    revision_idle_seconds: float = 7 * 24 * 3600.0
+    # Every answer built by protobuf's own serializer, and no state kept from call to call: the
+    # fast paths' slow twin (service.calls.encoding), for checking them; slower.
+    plain_wire: bool = False
     # The keys read from ``state_keys_file`` at start-up, the sealing one first: every worker
     # seals with the same keys. Never shown (repr), never a flag.
     state_keys: tuple[StateKey, ...] = field(default=(), repr=False, compare=False)
@@ -140,6 +140,8 @@ HELP = {
     "--require-sealed; empty: no fence)",
     "revision_idle_seconds": "seconds a game's entry in the revision store lives after its "
     "last move",
+    "plain_wire": "build every answer with protobuf's own serializer and keep no state from "
+    "call to call: the same bytes, slower (for checking the fast paths)",
 }
 REVISION_STORE_SCHEMES = ("redis://", "rediss://", "unix://")
 #: Settings that are not flags: made from the others.

@@ -14,7 +14,7 @@ from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings
 from service.doors.http_door import http_door
-from service.process.server import create_server, new_servicer
+from service.process.worker import create_server, new_servicer
 from tests.state_keys import TEST_KEY
 
 # Tests pin behaviour, never timings: on a busy machine one example may take far longer than

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from service.calls.games import ALL_EVENTS
+from service.calls.games import EVERY_EVENT, EventViewer
 from service.calls.state_cache import DECODED_BYTES_PER_BYTE
 
 # With the defaults a worker's tables hold at most 64 + 2 x 4 + 1 + 1 MiB, charged as upper bounds.
@@ -36,7 +36,7 @@ class KnownAction:
     seat: int
     game: str
     action: Any
-    viewer: int = ALL_EVENTS
+    viewer: EventViewer = EVERY_EVENT
 
 
 def encoding_cost(encoding: bytes) -> int:

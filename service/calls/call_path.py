@@ -15,14 +15,11 @@ from collections.abc import Callable, Sequence
 from random import getrandbits
 from typing import Any
 
-from google.protobuf.message import DecodeError
-
 from engines.errors import RulesError
 from ordo.v1 import engine_service_pb2 as api
-from service.errors import INTERNAL_REASON, RequestError, status_code_of
-from service.process.pool import After
+from service.errors import INTERNAL_REASON, status_code_of
 from service.telemetry import logs
-from service.telemetry.observe import CallRecord, Observer
+from service.telemetry.observe import After, CallRecord, Observer
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
 SERVICE_NAME = SERVICE.full_name
@@ -78,30 +75,23 @@ def drop_tracebacks(error: Exception) -> None:
 
 def invoker(
     name: str,
-    request_type: Any,
-    method: Callable[[Any, CallRecord], Any],
+    method: Callable[[bytes, CallRecord, str], Any],
     observers: Sequence[Observer],
     log: Any,
 ) -> Invoke:
-    """The call path of one servicer method that both doors share: parse, call, observe.
+    """The call path of one servicer method that both doors share: call, observe.
 
     ``invoke(raw, request_id, protocol, after, size, problem, seat_token)`` returns the response
     (None on failure), the error (a ``RulesError``, or any other exception for an unexpected
-    failure, already logged) and the call's record. The request arrives as raw bytes so that
-    unparsable input is a bad argument with a reason like any other, not a transport error; a
-    method named in ``RAW_REQUESTS`` gets the bytes and parses them itself. ``size`` is the
-    size of the request as sent when that was not ``raw`` (JSON); a ``problem`` found before
-    (JSON that does not parse) fails the call as the servicer would have; ``seat_token`` is the
-    caller's (see ``service.trust.seat_tokens``), for the servicer alone. The observers hear of the
-    finished call through ``after`` (see ``CallThreadPool``), once the response has left, or at
-    once without it.
+    failure, already logged) and the call's record. The request arrives as raw bytes, which the
+    servicer's method parses itself, so that unparsable input is a bad argument with a reason
+    like any other, not a transport error. ``size`` is the size of the request as sent when that
+    was not ``raw`` (JSON); a ``problem`` found before (JSON that does not parse) fails the call
+    as the servicer would have; ``seat_token`` is the caller's (see
+    ``service.trust.seat_tokens``), handed to the servicer alone, never to the record. The
+    observers hear of the finished call through ``after`` (see ``CallThreadPool``), once the
+    response has left, or at once without it.
     """
-
-    # Imported here: the server's parent process, which only supervises the workers, starts
-    # sooner without the servicer and the engines (see ``service.process.server.create_server``).
-    from service.calls.servicer import RAW_REQUESTS  # noqa: PLC0415
-
-    raw_request = name in RAW_REQUESTS
 
     def finished(call: CallRecord) -> None:
         for observer in observers:
@@ -124,7 +114,6 @@ def invoker(
             request_bytes=len(raw) if size is None else size,
             request_id=request_id,
             protocol=protocol,
-            seat_token=seat_token,
         )
         for observer in observers:
             try:
@@ -136,16 +125,7 @@ def invoker(
         try:
             if problem is not None:
                 raise problem
-            if raw_request:
-                response = method(raw, call)
-            else:
-                try:
-                    request = request_type.FromString(raw)
-                except DecodeError:
-                    raise RequestError(
-                        f"the request is not a valid {request_type.DESCRIPTOR.full_name} message"
-                    ) from None
-                response = method(request, call)
+            response = method(raw, call, seat_token)
         except RulesError as error:
             failure = error
             call.code = status_code_of(error).name
@@ -165,7 +145,6 @@ def invoker(
             call.code, call.reason = "INTERNAL", INTERNAL_REASON
         if failure is not None:
             drop_tracebacks(failure)
-        call.seat_token = ""
         call.seconds = time.perf_counter() - call.started
         if after is None or not after(finished, call):
             finished(call)

@@ -1,22 +1,23 @@
-"""The servicer's first part: from a request to what the engine is called with.
+"""The servicer's first part: from a request's bytes to what the engine is called with.
 
-A request decodes to its game (the ``game`` oneof of its state or options, or the ``game_id`` of
-a sealed state, looked up among the registered games), its engine state, and for
-``ApplyAction`` the seat that acts, its action or the bot that chooses it, and the viewer whose
-events the answer carries. A state this worker returned is game in the state cache by its
-bytes as they were sent; a sealed state is opened here (``service.trust.sealing``) and a plain one
-validated, so the rest of the servicer sees engine states only. The bytes of an
-``ApplyActionRequest`` after its state key the actions decoded before (``KnownAction``).
-A state also decodes to its seating (match id and bot seats, ``service.trust.seats``), and, on a
-server that requires seat tokens, to the seat its caller's token grants: the token is checked
-before the state is opened, so a caller without one of the game's gets nothing decoded.
-Whatever the request gets wrong is raised as a ``RulesError`` with its reason.
+Every request that carries a state has it as its field 1, which protobuf writes first: the
+state's bytes are split off as they arrived (``split``), and the rest of the request is parsed
+alone. The state's bytes find, in the state cache, a state this worker returned; any other
+state is parsed once, opened when sealed (``service.trust.sealing``) or validated when plain.
+For ``ApplyAction`` the bytes after the state find an action decoded before (``KnownAction``).
+
+With seat tokens required, the decoder is where ``service.trust.access`` decides: the call's
+token is admitted before anything else, and what the call asks (``Asked``) is permitted once
+the state's seating is known, before the state is opened and before an action is decoded. A
+refusal costs no work that depends on the state. Whatever a request gets wrong is raised as a
+``RulesError`` with its reason.
 """
 
 from __future__ import annotations
 
 import secrets
 import zlib
+from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
@@ -27,49 +28,69 @@ from engines.prng import derive_seed
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls.caches import KEPT_ACTION_BYTES, KEPT_ACTION_COST, KnownAction
-from service.calls.games import ALL_EVENTS, PUBLIC_EVENTS, REQUEST_STATE_KEY, Game, lookup
-from service.calls.state_cache import StateCache
+from service.calls.games import EVERY_EVENT, REQUEST_STATE_KEY, EventViewer, Game, lookup
+from service.calls.state_cache import KnownState, StateCache
 from service.codecs import wire
 from service.errors import RequestError, with_article
 from service.telemetry.observe import CallRecord
+from service.trust.access import Access, Asked
 from service.trust.sealing import Sealer, SealInvalidError
 from service.trust.seat_tokens import SeatToken
-from service.trust.seats import NO_SEATING, SeatGuard, Seating, policy_of, seating_of
-
-#: The seat of a call whose token nobody asked for (a server that does not require tokens).
-UNCHECKED = -3
+from service.trust.seats import Seating, policy_of, seating_of
 
 
-#: A state decoded (``Decoder.state``): its game, engine state and seating, and the seat the
-#: call's token grants (None: a spectator's token; ``UNCHECKED`` without tokens required).
-Decoded = tuple[Game, Any, Seating, "int | None"]
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A request's state before it is opened: its seating, and what it is: a state this worker
+    returned (``known``, by its bytes as ``sent``), or a state message."""
+
+    seating: Seating
+    known: KnownState | None = None
+    sent: bytes = b""
+    message: common.GameState | None = None
 
 
-#: An ``ApplyActionRequest`` decoded (``Decoder.move``), a plain tuple as the hot path wants it:
-#: the game; the engine state the action applies to; the encoded parts of that state when this
-#: worker returned it (else None); the seat that acts; its engine action (None when a bot
-#: chooses it); the viewer, whose events the answer carries (a seat, ``ALL_EVENTS`` or
-#: ``PUBLIC_EVENTS``); the policy of the bot that chooses the action (None when one was sent);
-#: that bot's seed; the search budget it asks for, (iterations, time cap in ms), 0 for unset;
-#: the state's seating (match id and bot seats); the seat the call's token grants (see
-#: ``Decoded``); the bot move as asked (None for an action); the state's seal, kept for the
-#: revision fence (empty unless the decoder keeps seals).
-Move = tuple[
-    Game,
-    Any,
-    Any,
-    int,
-    Any,
-    int,
-    "str | None",
-    int,
-    tuple[int, int],
-    Seating,
-    "int | None",
-    Any,
-    bytes,
-]
-NO_BUDGET = (0, 0)  # a move sent, or a bot move that asks for no search budget
+@dataclass(frozen=True, slots=True)
+class DecodedState:
+    """A state as a request carried it, decoded."""
+
+    game: Game
+    state: Any  # the engine state
+    seating: Seating  # its match id and bot seats
+    holder: int | None  # the seat the call's token holds (None: a spectator's; tokens required)
+    parts: Any = None  # its encoded parts, when this worker returned it
+    seal: bytes = b""  # its sealed payload (``GameState.sealed``); empty for a plain state
+    sent: bytes = b""  # its bytes as they arrived, when the cache knew them (canonical)
+    message: common.GameState | None = None  # the state message, when it was parsed
+
+    def canonical(self) -> bytes:
+        """The state's bytes as protobuf writes them (a bot's seed depends on them): those the
+        cache knew, which this worker wrote, or those of the parsed message."""
+        if self.message is None:
+            return self.sent
+        return self.message.SerializeToString(deterministic=True)
+
+
+@dataclass(frozen=True, slots=True)
+class BotChoice:
+    """A bot move asked for: the move as asked, the policy that chooses and its seed."""
+
+    asked: api.BotMove
+    policy: str
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """An ``ApplyActionRequest`` decoded: the state, the seat that acts, its action (None while
+    a bot is to choose it), the bot's choice (None for an action) and whose events the answer
+    carries."""
+
+    given: DecodedState
+    seat: int
+    action: Any
+    bot: BotChoice | None
+    viewer: EventViewer
 
 
 def parse(message_type: Any, data: bytes) -> Any:
@@ -91,22 +112,37 @@ def viewer_seat(viewer: common.Viewer) -> int | None:
     return viewer.seat if which == "seat" else None
 
 
-def bot_seed(seed: int, seat: int, msg: common.GameState | None, sent: bytes | None) -> int:
+def bot_seed(seed: int, seat: int, state_bytes: bytes) -> int:
     """The seed of a bot's choice for ``seat``: the one sent, or without one a seed that still
-    depends on the request alone, through its state message ``msg`` (or ``sent``, its bytes,
-    when not parsed): same request, same move."""
-    if seed:
-        return seed
-    if msg is None:
-        msg = parse(common.GameState, sent or b"")
-    return derive_seed(zlib.crc32(msg.SerializeToString(deterministic=True)), seat)
+    depends on the request alone, through its state's canonical bytes: same request, same
+    move."""
+    return seed or derive_seed(zlib.crc32(state_bytes), seat)
+
+
+def split(raw: bytes, request_type: Any) -> tuple[bytes | common.GameState, Any]:
+    """A request that carries a state, as sent: the state's bytes when they open the request, as
+    protobuf writes them (else the parsed state), and the request parsed (without its state
+    when split)."""
+    return _split(raw, request_type, wire.leading_field(raw, REQUEST_STATE_KEY))
+
+
+def _split(
+    raw: bytes, request_type: Any, found: tuple[bytes, bytes] | None
+) -> tuple[bytes | common.GameState, Any]:
+    """``split``, once the state's field was looked for (``found``: its bytes and the rest)."""
+    if found is not None:
+        sent, rest = found
+        request = parse(request_type, rest)
+        if not request.HasField("state"):  # else protobuf would merge both: parse it whole
+            return sent, request
+    request = parse(request_type, raw)
+    return request.state, request
 
 
 class Decoder:
     """Decodes the requests of one servicer, with the worker's ``states`` and ``actions``
     tables, opening sealed states with ``sealer`` (and refusing plain ones when
-    ``require_sealed``), checking the callers' seat tokens with ``guard`` when tokens are
-    required, and keeping the seals of the states moves are sent with when ``keep_seals``."""
+    ``require_sealed``), and asking ``access`` who may ask when seat tokens are required."""
 
     def __init__(
         self,
@@ -116,8 +152,7 @@ class Decoder:
         action_bytes: int,
         sealer: Sealer | None,
         require_sealed: bool,
-        guard: SeatGuard | None = None,
-        keep_seals: bool = False,
+        access: Access | None = None,
     ) -> None:
         self.games = games
         self.states = states
@@ -125,12 +160,13 @@ class Decoder:
         self.action_bytes = action_bytes  # the most the kept actions are charged
         self.sealer = sealer
         self.require_sealed = require_sealed
-        self.guard = guard
-        self.keep_seals = keep_seals
+        self.access = access
 
     def new_game(self, request: api.NewGameRequest, call: CallRecord) -> tuple[Game, Any, int]:
         """The game, engine options and seed of a ``NewGameRequest`` (a random seed when it
-        sends none)."""
+        sends none; none may be sent when seat tokens are required)."""
+        if self.access is not None:
+            self.access.no_seed(request.seed)
         game_id = request.options.WhichOneof("game")
         if game_id is None:
             raise RequestError(
@@ -142,82 +178,135 @@ class Decoder:
         options = game.codec.decode_options(getattr(request.options, game_id))
         return game, options, request.seed or secrets.randbits(64) or 1
 
-    def state(self, msg: common.GameState, call: CallRecord) -> Decoded:
-        """The state message ``msg`` decoded."""
-        game, state, _, seating, holder = self._state_and_parts(msg, call)
-        return game, state, seating, holder
+    def admit(self, token: str) -> SeatToken | None:
+        """What the call's seat ``token`` grants, checked first, before anything of the request
+        but its shape (None without tokens required)."""
+        return None if self.access is None else self.access.admit(token)
 
-    def move(self, request: api.ApplyActionRequest | bytes, call: CallRecord) -> Move:
-        """The ``Move`` of an ``ApplyActionRequest``, a message, or its serialized bytes as they
-        arrived (``ApplyAction``'s own path: the state's bytes key the state cache, the bytes
-        after them the actions decoded before)."""
-        if isinstance(request, bytes):
-            msg, sent, move, rest = self._split_request(request)
-        else:
-            msg, sent, move, rest = request.state, None, request, None
-        game, state, parts, seating, holder = self._state_and_parts(msg, call, sent)
-        kept = b""
-        if self.keep_seals:  # the seal: the state's one spelling, whatever door it came through
-            kept = (msg if msg is not None else parse(common.GameState, sent or b"")).sealed
-        policy: str | None = None  # a bot move's: its policy, seed, budget and request
-        seed, search, bot = 0, NO_BUDGET, None
-        action: Any = None
-        if isinstance(move, KnownAction):  # the common case: an action sent before
-            seat, action = self.action(game, move, call)
-            viewer = move.viewer
-        else:
-            if move.HasField("viewer"):
-                seat_or_none = viewer_seat(move.viewer)
-                viewer = PUBLIC_EVENTS if seat_or_none is None else seat_or_none
-            else:
-                viewer = ALL_EVENTS
-            if move.HasField("bot"):
-                if move.HasField("action"):
-                    raise MalformedActionError("set either action or bot, not both")
-                bot = move.bot
-                seat = call.seat = bot.seat
-                seed = bot_seed(bot.seed, seat, msg, sent)
-                policy = policy_of(seating, seat, bot.policy)
-                search = (bot.search_iterations, bot.search_time_limit_ms)
-            elif move.HasField("action"):
-                seat, action = self.action(game, move.action, call, rest, viewer)
-            else:
-                raise MalformedActionError("the request has no move: set action or bot")
-        return (
-            game,
-            state,
-            parts,
-            seat,
-            action,
-            viewer,
-            policy,
-            seed,
-            search,
-            seating,
-            holder,
-            bot,
-            kept,
+    def envelope(self, sent: bytes | common.GameState) -> Envelope:
+        """The state a request carries, before it is opened: its bytes as they arrived (see
+        ``split``), found in the state cache or parsed, or its message when the request was
+        parsed whole; refused when it is no state this server takes."""
+        if type(sent) is bytes and self.states.max_bytes:
+            known = self.states.get(sent)
+            if known is not None:  # a state this worker returned, sent back unchanged
+                return Envelope(known.seating, known, sent)
+        msg = sent if isinstance(sent, common.GameState) else parse(common.GameState, sent)
+        if not (msg.sealed or msg.game_id):
+            if self.require_sealed:
+                raise RequestError(
+                    "this server takes sealed states only: send back the states it returned",
+                    "STATE_NOT_SEALED",
+                )
+            if msg.WhichOneof("game") is None:
+                raise RequestError("the request carries no game state", "STATE_NOT_SET")
+        return Envelope(seating_of(msg), message=msg)
+
+    def open(
+        self,
+        envelope: Envelope,
+        call: CallRecord,
+        asked: Asked,
+        granted: SeatToken | None = None,
+    ) -> DecodedState:
+        """The state of ``envelope`` once ``asked``, what the call asks of the game, is
+        permitted (with tokens required, for the token that ``granted`` what ``admit`` found):
+        a state this worker returned as it kept it, a sealed one opened, a plain one decoded
+        and validated."""
+        seating = envelope.seating
+        holder = self._permit(granted, seating, asked)
+        known = envelope.known
+        if known is not None:
+            game = self.games[known.game_id]
+            call.game = game.id
+            return DecodedState(
+                game, known.state, seating, holder, known.parts, known.seal, envelope.sent
+            )
+        msg = envelope.message
+        assert msg is not None
+        if msg.sealed or msg.game_id:
+            game, state = self._unseal(msg, call, seating)
+            return DecodedState(game, state, seating, holder, seal=msg.sealed, message=msg)
+        game_id = msg.WhichOneof("game")
+        assert game_id is not None
+        game = lookup(self.games, game_id)
+        call.game = game.id
+        state = self._engine_state(game, getattr(msg, game_id), msg, call, validate=True)
+        return DecodedState(game, state, seating, holder, message=msg)
+
+    def state(
+        self,
+        sent: bytes | common.GameState,
+        call: CallRecord,
+        asked: Asked,
+        granted: SeatToken | None = None,
+    ) -> DecodedState:
+        """The state a request carries (see ``envelope``), opened (see ``open``)."""
+        return self.open(self.envelope(sent), call, asked, granted)
+
+    def move(self, raw: bytes, call: CallRecord, token: str = "") -> Move:
+        """The ``Move`` of an ``ApplyActionRequest`` as it arrived: the state's bytes key the
+        state cache, the bytes after them the actions decoded before."""
+        granted = self.admit(token)
+        found = wire.leading_field(raw, REQUEST_STATE_KEY)
+        known = None if found is None else self.actions.get(found[1])
+        if found is not None and known is not None:  # the common case: an action sent before
+            call.seat = known.seat
+            asked = Asked("apply the actions", acts_as=known.seat, views_as=_seat_of(known.viewer))
+            given = self.state(found[0], call, asked, granted)
+            self._same_game(given.game, known.game)
+            events_for = self._events_for(given, known.viewer)
+            return Move(given, known.seat, known.action, None, events_for)
+        sent, request = _split(raw, api.ApplyActionRequest, found)
+        envelope = self.envelope(sent)
+        viewer: EventViewer = (
+            viewer_seat(request.viewer) if request.HasField("viewer") else EVERY_EVENT
         )
+        if request.HasField("bot"):
+            if request.HasField("action"):
+                raise MalformedActionError("set either action or bot, not both")
+            bot = request.bot
+            seat = call.seat = bot.seat
+            asked = Asked("apply the actions", bot=bot, views_as=_seat_of(viewer))
+            given = self.open(envelope, call, asked, granted)
+            seed = bot_seed(bot.seed, seat, given.canonical())
+            choice = BotChoice(bot, policy_of(given.seating, seat, bot.policy), seed)
+            return Move(given, seat, None, choice, self._events_for(given, viewer))
+        if not request.HasField("action"):
+            raise MalformedActionError("the request has no move: set action or bot")
+        seat = call.seat = request.action.seat
+        asked = Asked("apply the actions", acts_as=seat, views_as=_seat_of(viewer))
+        given = self.open(envelope, call, asked, granted)
+        rest = found[1] if found is not None and type(sent) is bytes else None
+        _, action = self.action(given.game, request.action, call, rest, viewer)
+        return Move(given, seat, action, None, self._events_for(given, viewer))
 
     def action(
         self,
         game: Game,
-        msg: common.Action | KnownAction,
+        msg: common.Action,
         call: CallRecord,
         rest: bytes | None = None,
-        viewer: int = ALL_EVENTS,
+        viewer: EventViewer = EVERY_EVENT,
     ) -> tuple[int, Any]:
-        """The seat and engine action of ``msg``, an action message or a ``KnownAction``, for
-        a state of the game ``game``. When ``rest`` (the bytes of the request after its state,
-        which hold the action and the ``viewer``) is given, the decoded action is kept by those
-        bytes for the next request that sends them (unless they are longer than an action
-        needs: the memory they take stays small)."""
-        action_game: str | None
-        if isinstance(msg, KnownAction):
-            seat, action_game, action = msg.seat, msg.game, msg.action
-        else:
-            seat, action_game, action = msg.seat, msg.WhichOneof("game"), None
+        """The seat and engine action of ``msg``, an action of a state of ``game``. When
+        ``rest`` (the bytes of the request after its state, which hold the action and the
+        ``viewer``) is given, the decoded action is kept by those bytes for the next request
+        that sends them (unless they are longer than an action needs: the memory they take
+        stays small)."""
+        seat, action_game = msg.seat, msg.WhichOneof("game")
         call.seat = seat
+        self._same_game(game, action_game)
+        assert action_game is not None
+        action = game.codec.decode_action(getattr(msg, action_game))
+        if rest is not None and len(rest) <= KEPT_ACTION_BYTES:
+            if (len(self.actions) + 1) * KEPT_ACTION_COST > self.action_bytes:
+                self.actions.clear()
+            self.actions[rest] = KnownAction(seat, action_game, action, viewer)
+        return seat, action
+
+    def _same_game(self, game: Game, action_game: str | None) -> None:
+        """Refuse an action of no game, or of another game than the state's."""
         if action_game is None:
             raise MalformedActionError("the action has no move: set one field of Action.game")
         if action_game != game.id:
@@ -225,83 +314,20 @@ class Decoder:
                 f"{with_article(action_game)} action cannot apply to {with_article(game.id)} state",
                 "GAME_MISMATCH",
             )
-        if action is None:
-            action = game.codec.decode_action(getattr(msg, action_game))
-            if rest is not None and len(rest) <= KEPT_ACTION_BYTES:
-                if (len(self.actions) + 1) * KEPT_ACTION_COST > self.action_bytes:
-                    self.actions.clear()
-                self.actions[rest] = KnownAction(seat, action_game, action, viewer)
-        return seat, action
 
-    def _split_request(
-        self, raw: bytes
-    ) -> tuple[
-        common.GameState | None, bytes | None, api.ApplyActionRequest | KnownAction, bytes | None
-    ]:
-        """An ``ApplyActionRequest`` as sent: its state (parsed, or its bytes when they open the
-        request, as protobuf writes them), its move (a ``KnownAction`` when the bytes after the
-        state were decoded before, else the parsed request) and those bytes."""
-        split = wire.leading_field(raw, REQUEST_STATE_KEY)
-        if split is not None:
-            sent, rest = split
-            known = self.actions.get(rest)
-            if known is not None:
-                return None, sent, known, None
-            request: api.ApplyActionRequest = parse(api.ApplyActionRequest, rest)
-            if not request.HasField("state"):  # else protobuf would merge both: parse it whole
-                return None, sent, request, rest
-        request = parse(api.ApplyActionRequest, raw)
-        return request.state, None, request, None
+    def _events_for(self, given: DecodedState, viewer: EventViewer) -> EventViewer:
+        """Whose events a move answers with: the viewer asked for; without one, every event,
+        or, with tokens required, the token's seat's."""
+        if viewer is EVERY_EVENT and self.access is not None:
+            return given.holder
+        return viewer
 
-    def _state_and_parts(
-        self, msg: common.GameState | None, call: CallRecord, sent: bytes | None = None
-    ) -> tuple[Game, Any, Any, Seating, int | None]:
-        """The game and engine state of ``msg`` (or of ``sent``, its serialized bytes as they
-        arrived, when ``msg`` was not parsed), the encoding of its parts when this worker
-        returned it (None otherwise), its seating and the seat the call's token grants."""
-        token = self._token(call)
-        if self.states.max_bytes:
-            key = sent if msg is None else msg.SerializeToString()
-            known = self.states.get(key) if key else None
-            if known is not None:  # a state this worker returned, sent back unchanged
-                seating = known[3] or NO_SEATING
-                holder = self._holder(token, seating)
-                game = self.games[known[0]]
-                call.game = game.id
-                return game, known[1], known[2], seating, holder
-        if msg is None:
-            msg = parse(common.GameState, sent or b"")
-        seating = seating_of(msg)
-        if msg.sealed or msg.game_id:
-            holder = self._holder(token, seating)
-            return (*self._unseal(msg, call, seating), None, seating, holder)
-        if self.require_sealed:
-            raise RequestError(
-                "this server takes sealed states only: send back the states it returned",
-                "STATE_NOT_SEALED",
-            )
-        game_id = msg.WhichOneof("game")
-        if game_id is None:
-            raise RequestError("the request carries no game state", "STATE_NOT_SET")
-        game = lookup(self.games, game_id)
-        call.game = game.id
-        inner = getattr(msg, game_id)
-        state = self._engine_state(game, inner, msg, call, validate=True)
-        return game, state, None, seating, UNCHECKED
-
-    def _token(self, call: CallRecord) -> SeatToken | None:
-        """The seat token of the call, checked first when tokens are required (missing or not
-        the server's: refused before anything else)."""
-        if self.guard is None:
+    def _permit(self, granted: SeatToken | None, seating: Seating, asked: Asked) -> int | None:
+        """The seat the call's token holds once ``access`` permits ``asked`` (None without
+        tokens required)."""
+        if self.access is None or granted is None:
             return None
-        return self.guard.token(call.seat_token)
-
-    def _holder(self, token: SeatToken | None, seating: Seating) -> int | None:
-        """The seat ``token`` grants in the game of ``seating`` (``UNCHECKED`` without tokens
-        required)."""
-        if self.guard is None or token is None:
-            return UNCHECKED
-        return self.guard.holder(token, seating)
+        return self.access.permit(granted, seating, asked)
 
     def _unseal(
         self, msg: common.GameState, call: CallRecord, seating: Seating
@@ -343,3 +369,8 @@ class Decoder:
         finally:
             call.engine_seconds += perf_counter() - start
         return state
+
+
+def _seat_of(viewer: EventViewer) -> int | None:
+    """The seat whose view a viewer asks for (None: a spectator's, or no viewer at all)."""
+    return viewer if isinstance(viewer, int) else None

@@ -7,6 +7,7 @@ messages, found once from the descriptors: the servicer never names a game, it l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from engines import registry
@@ -29,9 +30,18 @@ RESPONSE_EVENTS_KEY = wire.key(_RESPONSE_FIELDS["events"].number, wire.LENGTH_DE
 REQUEST_STATE_KEY = wire.key(
     api.ApplyActionRequest.DESCRIPTOR.fields_by_name["state"].number, wire.LENGTH_DELIMITED
 )
-# Whose events an ``ApplyAction`` answers with: a seat (0-based), or one of these.
-ALL_EVENTS = -1  # no viewer: every event, each with its audience
-PUBLIC_EVENTS = -2  # a spectator: the public events only
+
+
+class EveryEvent(Enum):
+    """No viewer: an answer carries every event, each with its audience."""
+
+    EVERY_EVENT = "every event"
+
+
+EVERY_EVENT = EveryEvent.EVERY_EVENT
+#: Whose events an answer carries: a seat's (0-based), a spectator's (None: the public events
+#: only), or ``EVERY_EVENT``.
+EventViewer = int | None | EveryEvent
 
 
 @dataclass(frozen=True, slots=True)

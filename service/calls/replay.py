@@ -26,19 +26,20 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
-from engines.base import SPECTATOR, Event, Status, Viewer
+from engines.base import SPECTATOR, Event, Status
 from engines.errors import MalformedActionError, RulesError, UnsupportedRulesVersionError
 from engines.prng import Rng
 from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.calls.decoding import Decoder, bot_seed, viewer_seat
+from service.calls.decoding import DecodedState, Decoder, bot_seed, viewer_seat
 from service.calls.encoding import Encoder, encode_status
-from service.calls.games import ALL_EVENTS, PUBLIC_EVENTS, RESPONSE_EVENTS_KEY, Game
+from service.calls.games import EVERY_EVENT, RESPONSE_EVENTS_KEY, EventViewer, Game
 from service.codecs import wire
 from service.errors import RequestError
-from service.trust.seat_tokens import SeatNotPermittedError
-from service.trust.seats import SeatGuard, Seating, policy_of
+from service.trust.access import Asked
+from service.trust.seat_tokens import SeatNotPermittedError, SeatToken
+from service.trust.seats import Seating, policy_of
 
 if TYPE_CHECKING:
     from service.telemetry.observe import CallRecord
@@ -82,13 +83,26 @@ def state_digest(state_bytes: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Watch:
-    """Who watches a replay: one viewer (see ``ALL_EVENTS``) or every seat (``reveal``), and
-    the steps of the page."""
+    """Who watches a replay: one viewer (a seat, a spectator, or ``EVERY_EVENT`` when the
+    replay only checks the record) or every seat (``reveal``), and the steps of the page."""
 
-    viewer: int
+    viewer: EventViewer
     reveal: bool
     first: int
     last: int  # the last step of the page, inclusive (first - 1 when nobody watches)
+
+
+@dataclass(slots=True)
+class Played:
+    """Where a replay has got to: the state after the last move played (its engine value, its
+    bytes and their parts), its status, and the steps of the page so far, serialized."""
+
+    state: Any
+    data: bytes
+    parts: Any
+    status: Status
+    steps: list[bytes]
+    page_end: bytes = b""  # the bytes of the page's last state
 
 
 def replay_game(
@@ -97,13 +111,14 @@ def replay_game(
     request: api.ReplayGameRequest,
     call: CallRecord,
     budget: BudgetOf,
-    guard: SeatGuard | None = None,
+    token: str = "",
 ) -> bytes:
     """Play ``request.record`` through with a servicer's ``decoder`` and ``encoder``; the answer
-    is the serialized ``ReplayGameResponse``. With seat tokens required (``guard``), the
-    caller watches as its token's seat or a spectator, its record's bot moves are the game's
-    bots', and a move its seat could not have made is a mismatch, whose reason would tell
-    another seat's cards."""
+    is the serialized ``ReplayGameResponse``. With seat tokens required (the decoder's
+    ``access``), the caller watches as its token's seat or a spectator, its record's bot moves
+    are the game's bots', and a move its seat could not have made is a mismatch, whose reason
+    would tell another seat's cards."""
+    granted = decoder.admit(token)
     record = request.record
     if record.format_version != FORMAT_VERSION:
         raise RequestError(
@@ -113,8 +128,11 @@ def replay_game(
             record_version=str(record.format_version),
             server_version=str(FORMAT_VERSION),
         )
-    game, state, seating, holder = _initial_state(decoder, record.initial_state, call)
     moves = record.moves
+    watch = _watch(request, len(moves))
+    asked = Asked("watch", views_as=watch.viewer if isinstance(watch.viewer, int) else None)
+    given = _initial_state(decoder, record.initial_state, call, asked, granted)
+    game, state = given.game, given.state
     most = game.engine.max_actions(state) - state.revision
     if len(moves) > most:
         raise RequestError(
@@ -124,112 +142,141 @@ def replay_game(
             moves=str(len(moves)),
             most=str(most),
         )
-    watch = _watch(request, len(moves))
-    seats = game.engine.seats(state)
-    if watch.viewer >= 0:
+    if isinstance(watch.viewer, int):
         game.engine.check_seat(state, watch.viewer)
-        if guard is not None:
-            guard.viewer(holder, watch.viewer)
     resumed = request.HasField("from_state")
-    steps: list[bytes] = []
-    sent: bytes | None = None  # the state before the next move as the server sent it
+    played = Played(state, given.canonical(), given.parts, game.engine.status(state), [])
     if resumed:
-        state, sent = _from_state(decoder, game, seating, request, watch, call)
+        played.state, played.data = _from_state(decoder, given, request, watch, call, granted)
         first, last = watch.first, watch.last
     else:
         first, last = 1, len(moves)
         if watch.first == 0 <= watch.last:
-            steps.append(_step(game, state, 0, None, (), watch, encoder, seats))
-    data = page_end = b""
-    digests = record.move_digests
-    parts = None
-    status = game.engine.status(state)
+            played.steps.append(_step(game, state, 0, None, (), watch, encoder))
     for step in range(first, last + 1):
-        move = moves[step - 1]
-        try:
-            if guard is not None and move.WhichOneof("move") == "bot":
-                guard.bot_move(holder, seating, move.bot)
-            seat, action = _decode_move(
-                decoder, game, state, move, record, sent, call, budget, seating
-            )
-            start = perf_counter()
-            try:
-                transition = game.engine.apply(state, seat, action)
-                status = game.engine.status(transition.state)
-            finally:
-                call.engine_seconds += perf_counter() - start
-        except SeatNotPermittedError:
-            raise
-        except RulesError as error:
-            if guard is not None:
-                raise RequestError(
-                    f"move {step} of the record is not one this game allows",
-                    RECORD_MISMATCH,
-                    step=str(step),
-                ) from None
-            raise _at_step(error, step) from None
-        data = encoder.state_bytes(game, transition.state, call, state, parts, seating)
-        digest = digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
-        if digest != state_digest(data)[:DIGEST_BYTES]:
-            raise RequestError(
-                f"the state after move {step} is not the one the record was made with: its "
-                "digest differs",
-                RECORD_MISMATCH,
-                step=str(step),
-            )
-        known = encoder.states.get(data) if encoder.states.max_bytes else None
-        parts = known[2] if known is not None else None
-        state, sent = transition.state, data
-        if watch.first <= step <= watch.last:
-            steps.append(_step(game, state, step, seat, transition.events, watch, encoder, seats))
-            page_end = data
-    call.seat = None if watch.viewer < 0 else watch.viewer
+        _play(decoder, encoder, given, record, step, played, watch, call, budget)
+    call.seat = watch.viewer if isinstance(watch.viewer, int) else None
     more = watch.first <= watch.last < len(moves)
     if more and watch.last == 0:
-        page_end = record.initial_state.SerializeToString(deterministic=True)
-    fields = [
-        wire.uint_field(MOVE_COUNT_KEY, len(moves)),
-        *(wire.length_delimited(STEPS_KEY, step) for step in steps),
-        wire.uint_field(NEXT_STEP_KEY, watch.last + 1 if more else 0),
-    ]
-    if more:
-        fields.append(wire.length_delimited(NEXT_STATE_KEY, page_end))
+        played.page_end = record.initial_state.SerializeToString(deterministic=True)
+    next_step = watch.last + 1 if more else 0
     if resumed:
-        return b"".join(fields)
+        return _response(encoder, played, len(moves), next_step, final=False)
     if not moves:
-        data = encoder.state_bytes(game, state, call, seating=seating)
-    if record.final_digest != state_digest(data) or len(digests) != len(moves) * DIGEST_BYTES:
+        played.data = encoder.state(game, state, call, seating=given.seating).data
+    if (
+        record.final_digest != state_digest(played.data)
+        or len(record.move_digests) != len(moves) * DIGEST_BYTES
+    ):
         raise RequestError(
             f"the last state (step {len(moves)}) is not the one the record was made with: moves "
             "are missing or changed",
             RECORD_MISMATCH,
             step=str(len(moves)),
         )
-    if watch.reveal and not status.finished:
+    if watch.reveal and not played.status.finished:
         raise RequestError(
             "every card is shown only once the game is over; this record's game goes on",
             REVEAL_NOT_FINISHED,
         )
-    return b"".join(
-        (
-            wire.length_delimited(FINAL_STATE_KEY, data),
-            wire.length_delimited(FINAL_STATUS_KEY, encode_status(status).SerializeToString()),
-            *fields,
+    return _response(encoder, played, len(moves), next_step, final=True)
+
+
+def _play(
+    decoder: Decoder,
+    encoder: Encoder,
+    given: DecodedState,
+    record: api.GameRecord,
+    step: int,
+    played: Played,
+    watch: Watch,
+    call: CallRecord,
+    budget: BudgetOf,
+) -> None:
+    """Play move ``step`` of ``record`` from where ``played`` got to, check its digest, and add
+    its step to the page when the page shows it."""
+    game, seating, state = given.game, given.seating, played.state
+    move = record.moves[step - 1]
+    try:
+        if decoder.access is not None and move.WhichOneof("move") == "bot":
+            decoder.access.bot_move(seating, move.bot)
+        seat, action = _decode_move(decoder, game, state, move, played.data, call, budget, seating)
+        start = perf_counter()
+        try:
+            transition = game.engine.apply(state, seat, action)
+            played.status = game.engine.status(transition.state)
+        finally:
+            call.engine_seconds += perf_counter() - start
+    except SeatNotPermittedError:
+        raise
+    except RulesError as error:
+        if decoder.access is not None:
+            raise RequestError(
+                f"move {step} of the record is not one this game allows",
+                RECORD_MISMATCH,
+                step=str(step),
+            ) from None
+        raise _at_step(error, step) from None
+    encoded = encoder.state(game, transition.state, call, state, played.parts, seating)
+    digest = record.move_digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
+    if digest != state_digest(encoded.data)[:DIGEST_BYTES]:
+        raise RequestError(
+            f"the state after move {step} is not the one the record was made with: its digest "
+            "differs",
+            RECORD_MISMATCH,
+            step=str(step),
         )
-    )
+    played.state, played.data, played.parts = transition.state, encoded.data, encoded.parts
+    if watch.first <= step <= watch.last:
+        played.steps.append(
+            _step(game, played.state, step, seat, transition.events, watch, encoder)
+        )
+        played.page_end = encoded.data
+
+
+def _response(
+    encoder: Encoder, played: Played, move_count: int, next_step: int, final: bool
+) -> bytes:
+    """The serialized ``ReplayGameResponse`` of the page ``played`` holds: the final state and
+    status when the whole record was played (``final``), the move count, the page's steps,
+    and where the next page starts."""
+    if encoder.plain:
+        response = api.ReplayGameResponse(move_count=move_count, next_step=next_step)
+        if final:
+            response.final_state.MergeFromString(played.data)
+            response.final_status.CopyFrom(encode_status(played.status))
+        for step in played.steps:
+            response.steps.add().MergeFromString(step)
+        if next_step:
+            response.next_state.MergeFromString(played.page_end)
+        return response.SerializeToString()
+    fields = [
+        wire.uint_field(MOVE_COUNT_KEY, move_count),
+        *(wire.length_delimited(STEPS_KEY, step) for step in played.steps),
+        wire.uint_field(NEXT_STEP_KEY, next_step),
+    ]
+    if next_step:
+        fields.append(wire.length_delimited(NEXT_STATE_KEY, played.page_end))
+    if final:
+        status = encode_status(played.status).SerializeToString()
+        fields[:0] = (
+            wire.length_delimited(FINAL_STATE_KEY, played.data),
+            wire.length_delimited(FINAL_STATUS_KEY, status),
+        )
+    return b"".join(fields)
 
 
 def _from_state(
     decoder: Decoder,
-    game: Game,
-    seating: Seating,
+    initial: DecodedState,
     request: api.ReplayGameRequest,
     watch: Watch,
     call: CallRecord,
+    granted: SeatToken | None,
 ) -> tuple[Any, bytes]:
     """The engine state a page starts from (``from_state``, the state at ``first_step`` - 1),
     once it is known to be the record's state there; and its bytes as sent."""
-    if watch.reveal or watch.viewer == ALL_EVENTS:
+    if watch.reveal or watch.viewer is EVERY_EVENT:
         raise RequestError(
             "from_state goes with a viewer's pages: reveal, and a replay that only checks the "
             "record, play the whole record"
@@ -252,22 +299,26 @@ def _from_state(
             RECORD_MISMATCH,
             step=str(first - 1),
         )
-    resumed, state, resumed_seating, _ = decoder.state(request.from_state, call)
-    if resumed is not game or resumed_seating.match_id != seating.match_id:
+    resumed = decoder.state(request.from_state, call, Asked("watch"), granted)
+    if resumed.game is not initial.game or resumed.seating.match_id != initial.seating.match_id:
         raise RequestError("from_state is a state of another game", "GAME_MISMATCH")
-    return state, sent
+    return resumed.state, sent
 
 
 def _initial_state(
-    decoder: Decoder, msg: common.GameState, call: CallRecord
-) -> tuple[Game, Any, Seating, int | None]:
-    """The game and engine state of a record's initial state, decoded and checked as any state
-    a request carries; a state of another rules version is never decoded under these rules."""
+    decoder: Decoder,
+    msg: common.GameState,
+    call: CallRecord,
+    asked: Asked,
+    granted: SeatToken | None,
+) -> DecodedState:
+    """A record's initial state, decoded and checked as any state a request carries, as
+    ``asked``; a state of another rules version is never decoded under these rules."""
     game_id = msg.WhichOneof("game")
     if game_id in decoder.games:
         _check_rules_version(decoder.games[game_id], msg.rules_version)
     try:
-        return decoder.state(msg, call)
+        return decoder.state(msg, call, asked, granted)
     except UnsupportedRulesVersionError:
         # A sealed state opens before its version is read: its seal binds the version.
         _check_rules_version(decoder.games[msg.game_id], msg.rules_version)
@@ -291,11 +342,7 @@ def _watch(request: api.ReplayGameRequest, moves: int) -> Watch:
     has_viewer = request.HasField("viewer")
     if has_viewer and request.reveal:
         raise RequestError("set either viewer or reveal, not both")
-    if has_viewer:
-        seat = viewer_seat(request.viewer)
-        viewer = PUBLIC_EVENTS if seat is None else seat
-    else:
-        viewer = ALL_EVENTS
+    viewer: EventViewer = viewer_seat(request.viewer) if has_viewer else EVERY_EVENT
     first = request.first_step
     if first > moves:
         raise RequestError(
@@ -315,19 +362,18 @@ def _decode_move(
     game: Game,
     state: Any,
     move: api.RecordedMove,
-    record: api.GameRecord,
-    sent: bytes | None,
+    sent: bytes,
     call: CallRecord,
     budget: BudgetOf,
     seating: Seating,
 ) -> tuple[int, Any]:
     """The seat and engine action of a recorded move, chosen as ``ApplyAction`` chose it for a
-    bot: from the state as it was sent then (``sent``, or the record's initial state)."""
+    bot: from the state as it was sent then (``sent``, its canonical bytes)."""
     which = move.WhichOneof("move")
     if which == "bot":
         bot = move.bot
         call.seat = bot.seat
-        seed = bot_seed(bot.seed, bot.seat, record.initial_state if sent is None else None, sent)
+        seed = bot_seed(bot.seed, bot.seat, sent)
         search = budget(game, bot.search_iterations, bot.search_time_limit_ms)
         start = perf_counter()
         try:
@@ -357,15 +403,27 @@ def _step(
     events: tuple[Event, ...],
     watch: Watch,
     encoder: Encoder,
-    seats: int,
 ) -> bytes:
     """The serialized ``ReplayStep`` of ``state``, reached by ``seat``'s move with ``events``."""
-    viewer: Viewer = SPECTATOR if watch.reveal or watch.viewer < 0 else watch.viewer
+    viewer = watch.viewer if isinstance(watch.viewer, int) and not watch.reveal else SPECTATOR
     status = game.engine.status(state)
+    seats = game.engine.seats(state)
+    audience = EVERY_EVENT if watch.reveal else watch.viewer
+    if encoder.plain:
+        return api.ReplayStep(
+            step=step,
+            view=common.GameView.FromString(_view(game, state, viewer, status)),
+            events=encoder.event_messages(game, seats, events, audience),
+            seat_views=[
+                common.GameView.FromString(_view(game, state, each, status))
+                for each in (range(seats) if watch.reveal else ())
+            ],
+            seat=seat,
+        ).SerializeToString()
     fields = [
         wire.uint_field(STEP_KEY, step),
         wire.length_delimited(STEP_VIEW_KEY, _view(game, state, viewer, status)),
-        *encoder.event_fields(game, seats, events, ALL_EVENTS if watch.reveal else watch.viewer),
+        *encoder.event_fields(game, seats, events, audience),
     ]
     if watch.reveal:
         fields += [
@@ -377,7 +435,7 @@ def _step(
     return b"".join(fields)
 
 
-def _view(game: Game, state: Any, viewer: Viewer, status: Status) -> bytes:
+def _view(game: Game, state: Any, viewer: int | None, status: Status) -> bytes:
     """The serialized ``GameView`` of ``state`` for ``viewer``."""
     view = game.engine.view(state, viewer)
     return common.GameView(

@@ -1,21 +1,21 @@
 """The GameEngineService servicer: a dispatcher, game-agnostic, in three parts.
 
-Each method decodes its request (``service.calls.decoding``: the game, the engine state, the seat
-that acts and its action, the viewer), applies it (the engine call, here, timed into the call
-record), and encodes the answer (``service.calls.encoding``). The seats a request acts and views as
-are known once it is decoded, before the engine is called. ``ApplyAction``, the call a game
-makes most, takes its request as it arrived and returns its response already serialized (see
-``RAW_REQUESTS``): the state's bytes key the state cache as they were sent, the bytes after
-them key the actions decoded before, and the answer is put together from encodings kept from
+Each method decodes its request (``service.calls.decoding``: the game, the engine state, the
+seat that acts and its action, the viewer), applies it (the engine call, here, timed into the
+call record), and encodes the answer (``service.calls.encoding``). Every method takes its
+request's bytes as they arrived: a state's bytes key the state cache as they were sent, and
+``ApplyAction``, the call a game makes most, finds the actions decoded before by the bytes
+after them and returns its response already serialized, put together from encodings kept from
 call to call (``service.calls.caches``). Errors are raised as ``RulesError``; the call path
-(``service.calls.call_path``) hands them to the doors, which turn them into statuses in one place.
-No game is named here: each is looked up among the registered games (``service.calls.games``).
+(``service.calls.call_path``) hands them to the doors, which turn them into statuses in one
+place. No game is named here: each is looked up among the registered games
+(``service.calls.games``).
 
-With seat tokens required, each method checks what the call's token grants once its request is
-decoded, before the engine is called (``service.trust.seats``): a refusal costs no engine work and
-tells nothing of the state. With a revision fence, ``ApplyAction`` moves the game on in the
-revision store once its answer is ready, and answers only when the store took the move
-(``service.trust.revision_fence``).
+With seat tokens required, the decoder asks ``service.trust.access`` whether the call's token
+may ask what it asks, before the state is opened and the engine called: a refusal costs no
+engine work and tells nothing of the state. With a revision fence, ``ApplyAction`` moves the
+game on in the revision store once its answer is ready, and answers only when the store took
+the move (``service.trust.revision_fence``).
 """
 
 from __future__ import annotations
@@ -25,34 +25,43 @@ from typing import Any
 
 from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
 from engines.prng import Rng
-from engines.search import DEFAULT_MAX_ITERATIONS, Budget
+from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls import caches
 from service.calls.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
-from service.calls.decoding import Decoder, bot_seed, viewer_seat
+from service.calls.decoding import Decoder, Move, bot_seed, parse, split, viewer_seat
 from service.calls.encoding import Encoder, encode_status, game_info
-from service.calls.games import ALL_EVENTS, PUBLIC_EVENTS, Game, registered_games
+from service.calls.games import Game, registered_games
 from service.calls.replay import replay_game
 from service.calls.state_cache import StateCache
+from service.config import DEFAULT_MAX_SEARCH_ITERATIONS
 from service.errors import RequestError
 from service.telemetry.observe import CallRecord
+from service.trust.access import Access, Asked
 from service.trust.revision_fence import RevisionFence, request_digest
 from service.trust.sealing import Sealer
 from service.trust.seat_tokens import SeatTokens
-from service.trust.seats import DEFAULT_POLICY, SeatGuard, Seating, bot_seats, seating
+from service.trust.seats import DEFAULT_POLICY, Seating, bot_seats, seating
 
-#: The methods that take their request as it arrived, unparsed: ``ApplyAction`` keys the state
-#: cache with the state's bytes as sent and parses only the rest when it knows the state.
-RAW_REQUESTS = frozenset({"ApplyAction"})
+#: A request as a servicer method takes it: its bytes as they arrived, or, for callers in the
+#: same process, the message (serialized first: one way in).
+Request = bytes | Any
+
+
+def data_of(request: Request) -> bytes:
+    """The bytes of ``request``."""
+    return request if isinstance(request, bytes) else request.SerializeToString()
 
 
 class GameEngineServicer:
     """Implements every RPC of ``ordo.v1.GameEngineService``. It holds the worker's tables
-    (states, encodings, actions and audiences, see ``service.calls.caches``), which its decoder and
-    encoder share. With ``seat_tokens`` (made from the same keys as ``sealer``) it gives each
-    new game's seats their tokens, and checks them on every call when ``require_seat_tokens``;
-    with a ``fence``, every move is fenced by revision."""
+    (states, encodings, actions and audiences, see ``service.calls.caches``), which its decoder
+    and encoder share. With ``seat_tokens`` (made from the same keys as ``sealer``) it gives
+    each new game's seats their tokens, and checks them on every call when
+    ``require_seat_tokens``; with a ``fence``, every move is fenced by revision. ``plain_wire``
+    builds every answer with protobuf's own serializer and keeps no table (the fast paths' slow
+    twin, see ``service.calls.encoding``)."""
 
     def __init__(
         self,
@@ -62,7 +71,8 @@ class GameEngineServicer:
         seat_tokens: SeatTokens | None = None,
         require_seat_tokens: bool = False,
         fence: RevisionFence | None = None,
-        max_search_iterations: int = DEFAULT_MAX_ITERATIONS,
+        max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS,
+        plain_wire: bool = False,
     ) -> None:
         if require_sealed and sealer is None:
             raise ValueError("sealed states can be required only with keys to seal them")
@@ -70,35 +80,36 @@ class GameEngineServicer:
             raise ValueError("seat tokens and the revision fence need keys to make match ids")
         self.sealer = sealer
         self.seat_tokens = seat_tokens
-        self.guard = SeatGuard(seat_tokens) if require_seat_tokens and seat_tokens else None
+        self.access = Access(seat_tokens) if require_seat_tokens and seat_tokens else None
         self.fence = fence
         self.max_search_iterations = max_search_iterations
         self.games = registered_games()
-        self.states = StateCache(state_cache_bytes)
-        self.encodings = Encodings(caches.ENCODING_BYTES)
+        self.states = StateCache(0 if plain_wire else state_cache_bytes)
+        self.encodings = Encodings(0 if plain_wire else caches.ENCODING_BYTES)
         self.actions: dict[bytes, KnownAction] = {}
         self.audiences: dict[tuple[int, tuple[int, ...] | None], bytes] = {}
         self.decoder = Decoder(
             self.games,
             self.states,
             self.actions,
-            caches.ACTION_BYTES,
+            0 if plain_wire else caches.ACTION_BYTES,
             sealer,
             require_sealed,
-            self.guard,
-            keep_seals=fence is not None,
+            self.access,
         )
-        self.encoder = Encoder(self.states, self.encodings, self.audiences, sealer)
+        self.encoder = Encoder(self.states, self.encodings, self.audiences, sealer, plain_wire)
         self._list_games = api.ListGamesResponse(
             games=[game_info(game, max_search_iterations) for game in self.games.values()]
         )
 
-    def ListGames(self, request: api.ListGamesRequest, call: CallRecord) -> api.ListGamesResponse:
+    def ListGames(
+        self, request: Request, call: CallRecord, token: str = ""
+    ) -> api.ListGamesResponse:
+        parse(api.ListGamesRequest, data_of(request))
         return self._list_games
 
-    def NewGame(self, request: api.NewGameRequest, call: CallRecord) -> api.NewGameResponse:
-        if self.guard is not None:
-            self.guard.no_seed(request.seed)
+    def NewGame(self, request: Request, call: CallRecord, token: str = "") -> api.NewGameResponse:
+        request = parse(api.NewGameRequest, data_of(request))
         game, options, seed = self.decoder.new_game(request, call)
         start = perf_counter()
         try:
@@ -111,68 +122,67 @@ class GameEngineServicer:
         call.game_started = True
         response = api.NewGameResponse(
             status=encode_status(status),
-            seed=0 if self.guard is not None else seed,
+            seed=0 if self.access is not None else seed,
             seat_tokens=tokens,
             spectator_token=spectator,
         )
         self.encoder.fill_state(response.state, game, state, call, seated)
         return response
 
-    def ApplyAction(self, request: api.ApplyActionRequest | bytes, call: CallRecord) -> bytes:
-        """Apply the action; the answer is the serialized ``ApplyActionResponse``. The request
-        is a message, or its serialized bytes as they arrived (see ``RAW_REQUESTS``)."""
-        (
-            game,
-            state,
-            parts,
-            seat,
-            action,
-            viewer,
-            policy,
-            seed,
-            search,
-            seating,
-            holder,
-            bot,
-            seal,
-        ) = self.decoder.move(request, call)
-        if self.guard is not None:
-            viewer = self._permitted(holder, seating, bot, seat, viewer)
-        engine = game.engine
-        if policy is not None:
-            budget = self._budget(game, *search)
+    def ApplyAction(self, request: Request, call: CallRecord, token: str = "") -> bytes:
+        """Apply the action; the answer is the serialized ``ApplyActionResponse``."""
+        move = self.decoder.move(data_of(request), call, token)
+        given = move.given
+        engine = given.game.engine
+        action = move.action
+        if move.bot is not None:
+            asked = move.bot.asked
+            budget = self._budget(given.game, asked.search_iterations, asked.search_time_limit_ms)
             start = perf_counter()
             try:
-                action = engine.suggest(state, seat, policy, Rng(seed), budget)
+                action = engine.suggest(
+                    given.state, move.seat, move.bot.policy, Rng(move.bot.seed), budget
+                )
             finally:
                 call.engine_seconds += perf_counter() - start
-        if viewer >= 0:
-            engine.check_seat(state, viewer)
+        if isinstance(move.viewer, int):
+            engine.check_seat(given.state, move.viewer)
         start = perf_counter()
         try:
-            transition = engine.apply(state, seat, action)
+            transition = engine.apply(given.state, move.seat, action)
             status = engine.status(transition.state)
         finally:
             call.engine_seconds += perf_counter() - start
         call.game_finished = status.finished
         answer = self.encoder.apply_response(
-            game, state, parts, transition.state, status, transition.events, viewer, call, seating
+            given.game,
+            given.state,
+            given.parts,
+            transition.state,
+            status,
+            transition.events,
+            move.viewer,
+            call,
+            given.seating,
         )
         if self.fence is not None:
-            self._fenced(game, state, seat, action, bot, policy, seed, seating, seal)
+            self._fenced(move, action)
         return answer
 
     def ValidateAction(
-        self, request: api.ValidateActionRequest, call: CallRecord
+        self, request: Request, call: CallRecord, token: str = ""
     ) -> api.ValidateActionResponse:
-        game, state, _, holder = self.decoder.state(request.state, call)
-        if self.guard is not None:
-            self.guard.own_seat(holder, request.action.seat, "validate the actions")
+        granted = self.decoder.admit(token)
+        sent, request = split(data_of(request), api.ValidateActionRequest)
+        envelope = self.decoder.envelope(sent)
+        call.seat = request.action.seat
+        asked = Asked("validate the actions", acts_as=request.action.seat)
+        given = self.decoder.open(envelope, call, asked, granted)
         try:
-            seat, action = self.decoder.action(game, request.action, call)
+            seat, action = self.decoder.action(given.game, request.action, call)
             start = perf_counter()
             try:
-                game.engine.apply(state, seat, action)
+                given.game.engine.apply(given.state, seat, action)
             finally:
                 call.engine_seconds += perf_counter() - start
         except (IllegalActionError, MalformedActionError, InvalidSeatError) as error:
@@ -182,30 +192,32 @@ class GameEngineServicer:
         return api.ValidateActionResponse(legal=True)
 
     def ListLegalActions(
-        self, request: api.ListLegalActionsRequest, call: CallRecord
+        self, request: Request, call: CallRecord, token: str = ""
     ) -> api.ListLegalActionsResponse:
-        game, state, _, holder = self.decoder.state(request.state, call)
-        call.seat = request.seat
-        if self.guard is not None:
-            self.guard.own_seat(holder, request.seat, "list the legal actions")
+        granted = self.decoder.admit(token)
+        sent, request = split(data_of(request), api.ListLegalActionsRequest)
+        envelope = self.decoder.envelope(sent)
+        seat = call.seat = request.seat
+        asked = Asked("list the legal actions", acts_as=seat)
+        given = self.decoder.open(envelope, call, asked, granted)
+        game = given.game
         start = perf_counter()
         try:
-            actions = game.engine.legal_actions(state, request.seat)
+            actions = game.engine.legal_actions(given.state, seat)
         finally:
             call.engine_seconds += perf_counter() - start
         encode = game.codec.encode_action
         return api.ListLegalActionsResponse(
-            actions=[
-                common.Action(seat=request.seat, **{game.id: encode(action)}) for action in actions
-            ]
+            actions=[common.Action(seat=seat, **{game.id: encode(action)}) for action in actions]
         )
 
-    def GetView(self, request: api.GetViewRequest, call: CallRecord) -> api.GetViewResponse:
-        game, state, _, holder = self.decoder.state(request.state, call)
-        viewer = viewer_seat(request.viewer)
-        call.seat = viewer
-        if self.guard is not None:
-            self.guard.viewer(holder, viewer)
+    def GetView(self, request: Request, call: CallRecord, token: str = "") -> api.GetViewResponse:
+        granted = self.decoder.admit(token)
+        sent, request = split(data_of(request), api.GetViewRequest)
+        envelope = self.decoder.envelope(sent)
+        viewer = call.seat = viewer_seat(request.viewer)
+        given = self.decoder.open(envelope, call, Asked("see", views_as=viewer), granted)
+        game, state = given.game, given.state
         start = perf_counter()
         try:
             if viewer is not None:
@@ -221,27 +233,31 @@ class GameEngineServicer:
         )
 
     def SuggestAction(
-        self, request: api.SuggestActionRequest, call: CallRecord
+        self, request: Request, call: CallRecord, token: str = ""
     ) -> api.SuggestActionResponse:
-        game, state, _, holder = self.decoder.state(request.state, call)
+        granted = self.decoder.admit(token)
+        sent, request = split(data_of(request), api.SuggestActionRequest)
+        envelope = self.decoder.envelope(sent)
         seat = call.seat = request.seat
-        if self.guard is not None:
-            self.guard.own_seat(holder, seat, "ask for the suggested actions")
-        seed = bot_seed(request.seed, seat, request.state, None)
+        asked = Asked("ask for the suggested actions", acts_as=seat)
+        given = self.decoder.open(envelope, call, asked, granted)
+        game = given.game
+        seed = bot_seed(request.seed, seat, given.canonical())
         budget = self._budget(game, request.search_iterations, request.search_time_limit_ms)
         policy = request.policy or DEFAULT_POLICY
         start = perf_counter()
         try:
-            action = game.engine.suggest(state, seat, policy, Rng(seed), budget)
+            action = game.engine.suggest(given.state, seat, policy, Rng(seed), budget)
         finally:
             call.engine_seconds += perf_counter() - start
         return api.SuggestActionResponse(
             action=common.Action(seat=seat, **{game.id: game.codec.encode_action(action)})
         )
 
-    def ReplayGame(self, request: api.ReplayGameRequest, call: CallRecord) -> bytes:
+    def ReplayGame(self, request: Request, call: CallRecord, token: str = "") -> bytes:
         """Play a game record through (``service.calls.replay``); the answer is serialized."""
-        return replay_game(self.decoder, self.encoder, request, call, self._budget, self.guard)
+        request = parse(api.ReplayGameRequest, data_of(request))
+        return replay_game(self.decoder, self.encoder, request, call, self._budget, token)
 
     def _budget(self, game: Game, iterations: int, time_ms: int) -> Budget | None:
         """The search budget a request asks for (None: the game's default); more iterations
@@ -279,51 +295,27 @@ class GameEngineServicer:
         tokens = ["" if seat in robots else issue(match_id, seat) for seat in range(request.seats)]
         return seating(match_id, bots), tokens, issue(match_id, None)
 
-    def _permitted(
-        self, holder: int | None, seating: Seating, bot: Any, seat: int, viewer: int
-    ) -> int:
-        """The viewer of a move of ``seat`` (``bot``: the bot move asked, None for an action)
-        once the token's seat (``holder``) may make it: its own seat's action, or the move of
-        a bot seat of the game with the game's policy. The events it answers with are the
-        token's seat's unless it asked for a spectator's."""
-        assert self.guard is not None
-        if bot is not None:
-            self.guard.bot_move(holder, seating, bot)
-        else:
-            self.guard.own_seat(holder, seat, "apply the actions")
-        if viewer == ALL_EVENTS:
-            return PUBLIC_EVENTS if holder is None else holder
-        if viewer >= 0:
-            self.guard.viewer(holder, viewer)
-        return viewer
-
-    def _fenced(
-        self,
-        game: Game,
-        state: Any,
-        seat: int,
-        action: Any,
-        bot: Any,
-        policy: str | None,
-        seed: int,
-        seating: Seating,
-        seal: bytes,
-    ) -> None:
-        """Move the game on in the revision store from ``state``, by this request (its state's
-        ``seal`` and its move: the ``action`` of ``seat``, or the ``bot`` move with its
-        ``policy`` and ``seed``; not its viewer); raises when the store refuses or cannot be
+    def _fenced(self, move: Move, action: Any) -> None:
+        """Move the game on in the revision store from the state of ``move``, by this request
+        (its state's seal and its move: the ``action`` of its seat, or its bot move with the
+        bot's policy and seed; not its viewer); raises when the store refuses or cannot be
         reached."""
         assert self.fence is not None
-        if not seating.match_id:
+        given = move.given
+        if not given.seating.match_id:
             raise RequestError(
                 "this server fences every game by its match id, and this state has none (it "
                 "was sealed before): start a new game",
                 "MATCH_ID_MISSING",
             )
-        if bot is not None:
+        if move.bot is not None:
+            bot = move.bot.asked
             budget = b"%d %d" % (bot.search_iterations, bot.search_time_limit_ms)
-            played = b"bot %d %s %d %s" % (seat, (policy or "").encode(), seed, budget)
+            policy = move.bot.policy.encode()
+            played = b"bot %d %s %d %s" % (move.seat, policy, move.bot.seed, budget)
         else:
-            encoded = game.codec.encode_action(action).SerializeToString(deterministic=True)
-            played = b"action %d " % seat + encoded
-        self.fence.advance(seating.match_id, state.revision, request_digest(seal, played))
+            encoded = given.game.codec.encode_action(action).SerializeToString(deterministic=True)
+            played = b"action %d " % move.seat + encoded
+        self.fence.advance(
+            given.seating.match_id, given.state.revision, request_digest(given.seal, played)
+        )

@@ -21,11 +21,25 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
+
+from service.trust.seats import NO_SEATING, Seating
 
 DECODED_BYTES_PER_BYTE = 4  # an engine state and its encoded parts, per byte of its encoding
 STATE_OVERHEAD_BYTES = 8 * 1024  # and a fixed part: twice the largest one measured
 ENTRY_BYTES = 200  # the cache's own entry: the table's slot, the tuple, the key's header
+
+
+@dataclass(frozen=True, slots=True)
+class KnownState:
+    """A state this worker returned, as the cache keeps it under the bytes that went out."""
+
+    game_id: str
+    state: Any  # the engine state
+    parts: Any = None  # its encoded parts, when its codec serializes states in parts
+    seating: Seating = NO_SEATING  # the match id and bot seats beside it
+    seal: bytes = b""  # its sealed payload (GameState.sealed); empty for a plain state
 
 
 def state_cost(key: bytes) -> int:
@@ -40,24 +54,19 @@ class StateCache:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.bytes = 0  # what the entries held now are charged
-        self._states: OrderedDict[bytes, tuple[str, Any, Any, Any]] = OrderedDict()
+        self._states: OrderedDict[bytes, KnownState] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: bytes) -> tuple[str, Any, Any, Any] | None:
-        """The game id, engine state, its encoded parts and its seating (see ``put``) of
-        ``key``, or None."""
+    def get(self, key: bytes) -> KnownState | None:
+        """The state that ``key`` encodes, or None."""
         with self._lock:
             found = self._states.get(key)
             if found is not None:
                 self._states.move_to_end(key)
             return found
 
-    def put(
-        self, key: bytes, game_id: str, state: Any, parts: Any = None, seating: Any = None
-    ) -> None:
-        """Remember that ``key`` is the encoding of ``state``, and the encoding of its parts
-        when the codec serializes it in parts (``service.codecs.base.StateParts``), and the
-        seating that travels beside it (``service.trust.seats.Seating``)."""
+    def put(self, key: bytes, known: KnownState) -> None:
+        """Remember that ``key`` is the encoding of ``known``."""
         cost = state_cost(key)
         if cost > self.max_bytes:
             return
@@ -66,7 +75,7 @@ class StateCache:
                 self._states.move_to_end(key)
                 return
             # A new key goes last: the most recent.
-            self._states[key] = (game_id, state, parts, seating)
+            self._states[key] = known
             self.bytes += cost
             while self.bytes > self.max_bytes:
                 evicted, _ = self._states.popitem(last=False)

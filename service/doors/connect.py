@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError, ErrorDetail
@@ -26,7 +26,7 @@ from protobuf.wkt import Struct
 
 from engines.errors import RulesError
 from service.calls.call_path import REQUEST_ID_KEY, SERVICE, Invoke, invoker, request_id
-from service.calls.servicer import GameEngineServicer
+from service.doors.http_guard import content_protocol
 from service.errors import (
     DOMAIN,
     INTERNAL_REASON,
@@ -36,9 +36,11 @@ from service.errors import (
     status_code_of,
 )
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
-from service.process.pool import After
-from service.telemetry.observe import Observer
+from service.telemetry.observe import After, Observer
 from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
+
+if TYPE_CHECKING:
+    from service.calls.servicer import GameEngineServicer
 
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
 JSON_CODEC = "json"
@@ -113,7 +115,7 @@ class JsonCodec:
         return JsonRequest(message.SerializeToString(), len(data))
 
 
-CODECS = (BinaryCodec(), JsonCodec())
+WIRE_FORMATS = (BinaryCodec(), JsonCodec())
 
 
 def json_problem(text: str) -> str:
@@ -148,15 +150,6 @@ class ReadableErrorInfo(ErrorDetail):
         )
 
 
-def protocol_of(content_type: str) -> str:
-    """The protocol of a request, as logged and counted, from its content type."""
-    if content_type.startswith("application/grpc-web"):
-        return "grpc-web"
-    if content_type.startswith("application/grpc"):
-        return "grpc-http"
-    return "connect"
-
-
 def connect_error(failure: Exception) -> ConnectError:
     """The Connect error of a failed call: the code of a rules error (``service.errors``'s
     table, INVALID_ARGUMENT for most) with its reason, INTERNAL for anything else (whose
@@ -187,7 +180,7 @@ def _method(
             record.reached = True
         headers = ctx.request_headers
         call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
-        protocol = protocol_of(headers.get("content-type", ""))
+        protocol = content_protocol(headers.get("content-type", ""))
         token = headers.get(SEAT_TOKEN_KEY, "")
         if isinstance(request, bytes):
             response, failure, _ = invoke(request, call_id, protocol, after, seat_token=token)
@@ -220,8 +213,7 @@ def connect_service(
     """An object with the servicer's methods as the generated application calls them."""
     methods = {}
     for method in SERVICE.methods:
-        request_type = message_factory.GetMessageClass(method.input_type)
         response_type = message_factory.GetMessageClass(method.output_type)
-        invoke = invoker(method.name, request_type, getattr(servicer, method.name), observers, log)
+        invoke = invoker(method.name, getattr(servicer, method.name), observers, log)
         methods[snake_case(method.name)] = _method(invoke, response_type, after)
     return type("ConnectService", (), {name: staticmethod(f) for name, f in methods.items()})()

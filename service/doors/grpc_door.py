@@ -1,7 +1,7 @@
 """The gRPC door: every method of the service as a gRPC handler on the shared call path.
 
 Each handler hands the request's bytes to ``service.calls.call_path`` and turns its failure into a
-rich status (``service.errors``); the server (``service.process.server``) registers the handlers.
+rich status (``service.errors``); the server (``service.process.worker``) registers the handlers.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from google.protobuf import message_factory
 from engines.errors import RulesError
 from service.calls.call_path import REQUEST_ID_KEY, SERVICE, SERVICE_NAME, invoker, request_id
 from service.errors import internal_status, status_of, with_trailing_metadata
-from service.process.pool import After
-from service.telemetry.observe import CallRecord, Observer
+from service.telemetry.observe import After, CallRecord, Observer
 from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
 
 if TYPE_CHECKING:
@@ -40,8 +39,7 @@ def metadata_of(context: grpc.ServicerContext) -> tuple[str, str]:
 
 def _handler(
     name: str,
-    request_type: Any,
-    method: Callable[[Any, CallRecord], Any],
+    method: Callable[[bytes, CallRecord, str], Any],
     observers: Sequence[Observer],
     log: Any,
     after: After | None = None,
@@ -49,7 +47,7 @@ def _handler(
     """Wrap one servicer method for the gRPC door: the shared call path (``invoker``), its
     errors as rich statuses. The request id goes back in the trailing metadata, which leaves
     with the status: sending it at the start would cost a message of its own."""
-    invoke = invoker(name, request_type, method, observers, log)
+    invoke = invoker(name, method, observers, log)
 
     def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
         sent_id, token = metadata_of(context)
@@ -83,12 +81,9 @@ def method_handlers(
     log = structlog.get_logger("ordo.server")  # per server: it keeps the set-up of its first use
     handlers = {}
     for method in SERVICE.methods:
-        request_type = message_factory.GetMessageClass(method.input_type)
         response_type = message_factory.GetMessageClass(method.output_type)
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-            _handler(
-                method.name, request_type, getattr(servicer, method.name), observers, log, after
-            ),
+            _handler(method.name, getattr(servicer, method.name), observers, log, after),
             request_deserializer=None,
             response_serializer=serializer(response_type),
         )

@@ -47,7 +47,7 @@ from service.calls.call_path import REQUEST_ID_KEY, SERVICE, request_id
 from service.config import Settings
 from service.doors.http_guard import (
     OVERLOADED,
-    Budget,
+    BodyBudget,
     DoorConfig,
     Limits,
     Message,
@@ -58,15 +58,15 @@ from service.doors.http_guard import (
     answer,
     check_head,
     header,
-    protocol_of,
     read_body,
-    replay,
+    replay_body,
+    scope_protocol,
 )
 from service.telemetry.observe import CallRecord, Observer
 
 HEALTH_PATH = "/healthz"
 SERVICE_PREFIX = f"/{SERVICE.full_name}/"
-STATIC_DIR = Path(__file__).resolve().parent / "playground"
+STATIC_DIR = Path(__file__).resolve().parents[1] / "playground"  # service/playground
 NOT_BUILT = (
     b"The web playground is not built into this server. In a checkout of Ordo, make run builds "
     b"it when npm is installed (make web too); a package installed after that build, and the "
@@ -138,7 +138,7 @@ class Door:
     static_dir: Path = STATIC_DIR
     health: Health = field(default_factory=Health)
     limits: Limits = field(default_factory=lambda: Limits.of(Settings()))
-    budget: Budget = field(default_factory=lambda: Budget.of(Settings()))
+    budget: BodyBudget = field(default_factory=lambda: BodyBudget.of(Settings()))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -191,7 +191,7 @@ class Door:
             if isinstance(body, Refusal):
                 await self._refuse(scope, send, body)
             else:
-                await self._serve(scope, replay(body, receive), send)
+                await self._serve(scope, replay_body(body, receive), send)
         finally:
             self.budget.leave(held[0])
 
@@ -266,7 +266,7 @@ class Door:
         return CallRecord(
             method=name if name in METHOD_NAMES else UNKNOWN_METHOD,
             request_id=request_id(sent_id),
-            protocol=protocol_of(scope),
+            protocol=scope_protocol(scope),
             code=code,
             reason=reason,
         )
@@ -454,18 +454,18 @@ def http_door(settings: Any, servicer: Any, observers: Sequence[Observer], log: 
     from ordo.v1.engine_service_connect import (  # noqa: PLC0415 - loaded when served
         GameEngineServiceASGIApplication,
     )
-    from service.doors.connect import CODECS, connect_service  # noqa: PLC0415
+    from service.doors.connect import WIRE_FORMATS, connect_service  # noqa: PLC0415
 
     service = connect_service(servicer, observers, log)
     connect_app = GameEngineServiceASGIApplication(
-        service, codecs=CODECS, read_max_bytes=settings.max_request_bytes
+        service, codecs=WIRE_FORMATS, read_max_bytes=settings.max_request_bytes
     )
     door = Door(
         connect_app,
         observers=observers,
         cors_origins=parse_origins(settings.http_cors_origins),
         limits=Limits.of(settings),
-        budget=Budget.of(settings),
+        budget=BodyBudget.of(settings),
     )
     sock = bind(settings.host, settings.http_port)
     return HttpServer(door, sock, settings.grace_seconds, settings.http_header_timeout_seconds)

@@ -40,7 +40,6 @@ from uvicorn.protocols.http.zttp_h2_impl import ZttpH2Protocol
 from uvicorn.protocols.http.zttp_impl import ZttpProtocol
 
 from service.config import Settings
-from service.doors.connect import protocol_of as connect_protocol
 from service.errors import DOMAIN
 
 Scope = MutableMapping[str, Any]
@@ -76,7 +75,7 @@ class Refusal:
 
 
 @dataclass(slots=True)
-class Budget:
+class BodyBudget:
     """The requests in progress and the body bytes a worker holds, and their limits.
 
     Used from the door's event loop only: no lock.
@@ -88,7 +87,7 @@ class Budget:
     held: int = 0
 
     @classmethod
-    def of(cls, settings: Settings) -> Budget:
+    def of(cls, settings: Settings) -> BodyBudget:
         """The budget ``settings`` give a worker."""
         return cls(settings.http_max_requests, settings.http_body_budget_bytes)
 
@@ -137,9 +136,18 @@ def header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def protocol_of(scope: Scope) -> str:
+def content_protocol(content_type: str) -> str:
     """The protocol of a request, as logged and counted, from its content type."""
-    return connect_protocol((header(scope, b"content-type") or b"").decode("latin-1"))
+    if content_type.startswith("application/grpc-web"):
+        return "grpc-web"
+    if content_type.startswith("application/grpc"):
+        return "grpc-http"
+    return "connect"
+
+
+def scope_protocol(scope: Scope) -> str:
+    """The protocol of the request of an ASGI ``scope`` (see ``content_protocol``)."""
+    return content_protocol((header(scope, b"content-type") or b"").decode("latin-1"))
 
 
 def check_head(scope: Scope, limits: Limits) -> Refusal | None:
@@ -148,7 +156,7 @@ def check_head(scope: Scope, limits: Limits) -> Refusal | None:
         b"\n".join(chain.from_iterable(scope.get("headers", ()))).decode()
     except UnicodeDecodeError:
         return Refusal("INVALID_ARGUMENT", MALFORMED, "a header is not UTF-8 text")
-    protocol = protocol_of(scope)
+    protocol = scope_protocol(scope)
     if protocol == "grpc-http" and scope.get("http_version") != "2":
         return Refusal("INVALID_ARGUMENT", MALFORMED, "gRPC needs HTTP/2", close=True)
     name = b"content-encoding" if protocol == "connect" else b"grpc-encoding"
@@ -164,7 +172,7 @@ def check_head(scope: Scope, limits: Limits) -> Refusal | None:
 
 
 async def read_body(
-    scope: Scope, receive: Receive, budget: Budget, limits: Limits, held: list[int]
+    scope: Scope, receive: Receive, budget: BodyBudget, limits: Limits, held: list[int]
 ) -> bytes | Refusal:
     """The whole body of a request, each chunk charged to ``budget`` as it arrives (the total
     kept in ``held[0]``); or why it is refused, once nothing more of it is worth reading."""
@@ -198,7 +206,7 @@ async def read_body(
         message_text = f"the request's body took longer than {limits.body_timeout:g} s"
         return Refusal("CANCELLED", TOO_SLOW, message_text, close=True)
     body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-    protocol = protocol_of(scope)
+    protocol = scope_protocol(scope)
     if protocol != "connect" and body and body[0] & COMPRESSED_FLAG:
         encoding = (header(scope, b"grpc-encoding") or b"identity").strip().lower()
         if encoding == b"identity":
@@ -207,7 +215,7 @@ async def read_body(
     return body
 
 
-def replay(body: bytes, receive: Receive) -> Receive:
+def replay_body(body: bytes, receive: Receive) -> Receive:
     """A ``receive`` that gives the whole ``body`` at once, then what ``receive`` gives (the
     client's disconnect, which the library waits for)."""
     given = False
@@ -225,7 +233,7 @@ def replay(body: bytes, receive: Receive) -> Receive:
 def answer(scope: Scope, refusal: Refusal) -> list[Message]:
     """The ASGI messages that say ``refusal`` in the request's protocol, with the one
     ``ErrorInfo`` every error of the service carries."""
-    protocol = protocol_of(scope)
+    protocol = scope_protocol(scope)
     info = error_details_pb2.ErrorInfo(reason=refusal.reason, domain=DOMAIN)
     headers: list[tuple[bytes, bytes]] = []
     if refusal.close:

@@ -29,10 +29,6 @@ import structlog
 from service.telemetry import logs
 from service.telemetry.observe import CallRecord
 
-#: Leaves ``work(call)`` to run after the current call's response has left; False when it
-#: cannot, and the caller runs it at once.
-After = Callable[[Callable[[CallRecord], None], CallRecord], bool]
-
 Task = tuple["futures.Future[Any]", Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 #: The work a task left, each piece with its call.
 Left = list[tuple[Callable[[CallRecord], None], CallRecord]]

@@ -11,6 +11,7 @@ seeds) even by accident.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -33,9 +34,6 @@ class CallRecord:
     state_bytes: int | None = None  # the size of the new state, when the call produced one
     game_started: bool = False
     game_finished: bool = False
-    # The caller's seat token (``ordo-seat-token``), for the servicer to check: a credential,
-    # never shown, and cleared once the servicer is done, before the observers hear of the end.
-    seat_token: str = field(default="", repr=False)
 
 
 class Observer(Protocol):
@@ -52,3 +50,8 @@ class Observer(Protocol):
 
     def call_finished(self, call: CallRecord) -> None:
         """Record a finished call: its code, reason, latency and what the servicer filled in."""
+
+
+#: Leaves ``work(call)`` to run after the current call's response has left (see
+#: ``service.process.pool``); False when it cannot, and the caller runs it at once.
+After = Callable[[Callable[[CallRecord], None], CallRecord], bool]

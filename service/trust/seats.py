@@ -1,13 +1,8 @@
-"""Who a call speaks for: a game's bot seats, and what a seat token lets a call see and do.
+"""A game's seating: its match id and the seats bots play, with their policies.
 
-A game's seating travels in its state, beside the game's own state: its match id and the seats
-bots play (``GameState.match_id`` and ``bots``), which a sealed state binds to its seal. With
-seat tokens required, ``SeatGuard`` answers for every call that carries a state: the token must
-be one of that game's (else refused before anything of the state is looked at), and then the
-call may only look at what the token's seat may see and act for that seat, or ask for a bot
-seat's move, with the game's policy and seed. A spectator's token sees what spectators see and
-may ask for the bots' moves. Every refusal says what to send instead, never anything of the
-state.
+A game's seating travels in its state, beside the game's own state (``GameState.match_id`` and
+``bots``), which a sealed state binds to its seal. What a seat token lets a call see and do,
+given the seating, is decided in ``service.trust.access``.
 """
 
 from __future__ import annotations
@@ -15,17 +10,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from engines.errors import QUOTED_CHARACTERS, InvalidSeatError, UnknownPolicyError, quoted
 from ordo.v1 import common_pb2 as common
-from service.trust.seat_tokens import (
-    HEADER,
-    SeatNotPermittedError,
-    SeatToken,
-    SeatTokenMissingError,
-    SeatTokens,
-)
 
 DEFAULT_POLICY = "heuristic"
 SEATINGS_KEPT = 4096  # a few hundred bytes each: about a megabyte at most
@@ -98,84 +85,6 @@ def bot_seats(
             )
         chosen[bot.seat] = policy
     return tuple(sorted(chosen.items()))
-
-
-def _seat_words(seat: int | None) -> str:
-    return "a spectator's" if seat is None else f"seat {seat}'s"
-
-
-class SeatGuard:
-    """The checks of a server that requires seat tokens, each refusing with a reason."""
-
-    def __init__(self, tokens: SeatTokens) -> None:
-        self.tokens = tokens
-
-    def token(self, text: str) -> SeatToken:
-        """What the seat token ``text`` grants; raises ``SeatTokenMissingError`` or
-        ``SeatTokenInvalidError``."""
-        if not text:
-            raise SeatTokenMissingError
-        return self.tokens.open(text)
-
-    @staticmethod
-    def holder(granted: SeatToken, seating: Seating) -> int | None:
-        """The seat (None: a spectator) that ``granted`` grants in the game of ``seating``;
-        raises ``SeatNotPermittedError`` for a token of another game."""
-        if granted.match_id != seating.match_id:
-            raise SeatNotPermittedError(
-                f"this seat token is for another game: send, in {HEADER}, the token NewGame "
-                "returned with this game"
-            )
-        return granted.seat
-
-    @staticmethod
-    def own_seat(holder: int | None, seat: int, doing: str) -> None:
-        """Refuse ``doing`` (e.g. "list the legal actions") for ``seat`` unless it is the
-        token's."""
-        if holder != seat:
-            raise SeatNotPermittedError(
-                f"this seat token is {_seat_words(holder)}: it may {doing} of its own seat only"
-            )
-
-    @staticmethod
-    def viewer(holder: int | None, seat: int | None) -> None:
-        """Refuse the view of ``seat`` (None: a spectator's) unless the token's seat may see it:
-        its own, or a spectator's."""
-        if seat is not None and seat != holder:
-            raise SeatNotPermittedError(
-                f"this seat token is {_seat_words(holder)}: ask for its own view, or a spectator's"
-            )
-
-    @staticmethod
-    def bot_move(holder: int | None, seating: Seating, bot: Any) -> str:
-        """The policy of the bot move ``bot`` (a ``BotMove``) asked for with the token of
-        ``holder``: the seat must be one the game's bots play, with the game's policy and seed
-        (an empty policy and seed 0)."""
-        policy = seating.bot_policies.get(bot.seat)
-        if policy is None:
-            raise SeatNotPermittedError(
-                f"seat {bot.seat} is not a bot seat of this game: only the seats NewGame gave "
-                "to bots take bot moves; send your own seat's action instead",
-                "NOT_A_BOT_SEAT",
-            )
-        asked_budget = bot.search_iterations or bot.search_time_limit_ms
-        if (bot.policy and bot.policy != policy) or bot.seed or asked_budget:
-            raise SeatNotPermittedError(
-                "a bot of this game plays the game's policy, seed and search budget: leave "
-                "bot.policy, bot.seed, bot.search_iterations and bot.search_time_limit_ms unset",
-                "BOT_SETTINGS_NOT_PERMITTED",
-            )
-        return policy
-
-    @staticmethod
-    def no_seed(seed: int) -> None:
-        """Refuse a seed chosen by the caller: it would tell every hidden card."""
-        if seed:
-            raise SeatNotPermittedError(
-                "this server requires seat tokens and picks every seed itself (a seed tells "
-                "every hidden card): leave seed unset",
-                "SEED_NOT_PERMITTED",
-            )
 
 
 def policy_of(seating: Seating, seat: int, asked: str) -> str:

@@ -28,7 +28,7 @@ from ordo.v1 import common_pb2 as common
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings
 from service.doors.http_door import http_door
-from service.process.server import create_server
+from service.process.worker import create_server
 from tests.clients.fakes import CERTIFICATE, WAITING_SECONDS, closed_port
 from tests.conftest import Doors
 from tests.node import BUILT, CLI, NODE_DIR, ROOT, RUN_SECONDS, node_executable, run_node, run_suite

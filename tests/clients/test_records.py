@@ -20,7 +20,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.config import Settings
 from service.doors.http_door import http_door
-from service.process.server import create_server, new_servicer
+from service.process.worker import create_server, new_servicer
 from tests.connect_calls import HttpDoor
 from tests.node import ROOT, node_executable, run_node
 from tests.state_keys import TEST_KEY

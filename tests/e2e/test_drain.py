@@ -157,13 +157,13 @@ LATE_ACCESS_LOG = """
 import sys, time
 from service import config
 from service.telemetry import logs
-from service.process import server
+from service.process import worker
 finished = logs.AccessLog.call_finished
 def late(self, call):
     time.sleep(1.0)
     finished(self, call)
 logs.AccessLog.call_finished = late
-server.run_worker(config.load(sys.argv[1:]))
+worker.run_worker(config.load(sys.argv[1:]))
 """
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from grpc_health.v1 import health_pb2
 
-from service.process.server import RESTART_DELAY_SECONDS
+from service.process.supervisor import RESTART_DELAY_SECONDS
 from tests.e2e.server_process import (
     POLL_SECONDS,
     START_SECONDS,

@@ -14,7 +14,7 @@ from typing import Any
 
 from grpc_health.v1 import health_pb2
 
-from service.process.server import EXIT_CANNOT_START
+from service.process.supervisor import EXIT_CANNOT_START
 from service.telemetry.build import build_info
 from tests.e2e.server_process import (
     HOST,

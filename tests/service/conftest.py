@@ -13,7 +13,7 @@ import pytest
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.calls.call_path import REQUEST_ID_KEY
 from service.config import Settings
-from service.process.server import create_server
+from service.process.worker import create_server
 from service.telemetry.observe import CallRecord, Observer
 
 StartServer = Callable[[Sequence[Observer]], rpc.GameEngineServiceStub]

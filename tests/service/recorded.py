@@ -26,7 +26,7 @@ from ordo.client import Client
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.config import Settings
-from service.process.server import create_server
+from service.process.worker import create_server
 from tests.state_keys import TEST_KEY
 
 RECORDS_DIR = Path(__file__).with_name("records")

@@ -18,7 +18,7 @@ from service.calls.servicer import GameEngineServicer
 from service.config import Settings
 from service.doors.grpc_door import method_handlers
 from service.process.pool import CallThreadPool
-from service.process.server import create_server
+from service.process.worker import create_server
 from service.telemetry.observe import CallRecord
 
 WAIT_SECONDS = 10.0

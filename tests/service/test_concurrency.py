@@ -23,7 +23,7 @@ from service.calls.caches import encoding_cost
 from service.calls.servicer import GameEngineServicer
 from service.calls.state_cache import state_cost
 from service.config import Settings
-from service.process.server import create_server
+from service.process.worker import create_server
 from service.telemetry.observe import CallRecord
 from tests.conformance.drivers import InProcess, reason_of
 from tests.service.conftest import race

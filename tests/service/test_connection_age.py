@@ -13,7 +13,7 @@ import pytest
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
-from service.process.server import LONGEST_MILLISECONDS, create_server, milliseconds
+from service.process.worker import LONGEST_MILLISECONDS, create_server, milliseconds
 from service.telemetry.observe import CallRecord, Observer
 
 WAIT_SECONDS = 10.0

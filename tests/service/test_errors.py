@@ -38,9 +38,9 @@ DETAILS_KEY = "grpc-status-details-bin"
 @pytest.fixture
 def small_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[rpc.GameEngineServiceStub]:
     """A server with a 4 KiB request limit whose ListGames fails unexpectedly."""
-    from service.process.server import create_server  # noqa: PLC0415
+    from service.process.worker import create_server  # noqa: PLC0415
 
-    def broken(self: Any, request: Any, call: Any) -> Any:
+    def broken(self: Any, request: Any, call: Any, token: str) -> Any:
         raise RuntimeError("secret detail that must not reach the caller")
 
     monkeypatch.setattr(GameEngineServicer, "ListGames", broken)
@@ -221,11 +221,11 @@ class TestRichStatus:
     def test_concurrency_limit(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Over max_concurrent_rpcs calls at once, a new call is refused with
         RESOURCE_EXHAUSTED; the call in flight goes on."""
-        from service.process.server import create_server  # noqa: PLC0415
+        from service.process.worker import create_server  # noqa: PLC0415
 
         entered, release = threading.Event(), threading.Event()
 
-        def held(self: Any, request: Any, call: Any) -> api.ListGamesResponse:
+        def held(self: Any, request: Any, call: Any, token: str) -> api.ListGamesResponse:
             entered.set()
             release.wait(10)
             return api.ListGamesResponse()

@@ -248,7 +248,7 @@ class TestSameErrors:
     ) -> None:
         """An unexpected failure is INTERNAL with reason INTERNAL and a generic message."""
 
-        def broken(self: Any, request: Any, call: Any) -> Any:
+        def broken(self: Any, request: Any, call: Any, token: str) -> Any:
             raise RuntimeError("secret detail that must not reach the caller")
 
         monkeypatch.setattr(GameEngineServicer, "ListGames", broken)

@@ -21,7 +21,7 @@ from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.config import Settings
 from service.doors.reflection import MAX_REFLECTION_STREAMS
-from service.process.server import create_server
+from service.process.worker import create_server
 
 IDLE_STREAMS = 50  # of each kind
 CALLS = 20

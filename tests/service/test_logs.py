@@ -18,7 +18,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service import config
 from service.calls.servicer import GameEngineServicer
-from service.process.server import worker_observers
+from service.process.worker import worker_observers
 from service.telemetry import logs
 from service.telemetry.observe import CallRecord
 from tests.conformance.drivers import reason_of
@@ -172,7 +172,7 @@ class TestAccessLine:
     ) -> None:
         """A failure inside the server is logged at warning with code and reason INTERNAL."""
 
-        def fail(self: GameEngineServicer, request: Any, call: CallRecord) -> NoReturn:
+        def fail(self: GameEngineServicer, request: Any, call: CallRecord, token: str) -> NoReturn:
             raise RuntimeError("broken")
 
         monkeypatch.setattr(GameEngineServicer, "ListGames", fail)
@@ -278,7 +278,7 @@ class TestNoHiddenState:
     ) -> None:
         """An unexpected error is logged with its type and stack, without request or message."""
 
-        def fail(self: GameEngineServicer, request: Any, call: CallRecord) -> NoReturn:
+        def fail(self: GameEngineServicer, request: Any, call: CallRecord, token: str) -> NoReturn:
             raise RuntimeError(str(request))  # the message quotes the whole request
 
         monkeypatch.setattr(GameEngineServicer, "GetView", fail)

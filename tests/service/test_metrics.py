@@ -151,7 +151,7 @@ class TestGrpcServerMetrics:
     ) -> None:
         """A failure inside the server is handled with code Internal and is no rejected action."""
 
-        def fail(self: GameEngineServicer, request: Any, call: CallRecord) -> NoReturn:
+        def fail(self: GameEngineServicer, request: Any, call: CallRecord, token: str) -> NoReturn:
             call.game = GAME
             raise RuntimeError("broken")
 

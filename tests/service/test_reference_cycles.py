@@ -25,7 +25,7 @@ from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 from service.config import Settings
-from service.process.server import create_server
+from service.process.worker import create_server
 from service.telemetry.observe import CallRecord
 from tests.connect_calls import PROTOCOLS, HttpDoor
 from tests.service.conftest import Settled, WaitForObservers

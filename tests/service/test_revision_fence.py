@@ -15,7 +15,7 @@ from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings
-from service.process.server import create_server
+from service.process.worker import create_server
 from service.telemetry.observe import CallRecord
 from service.trust.revision_fence import (
     KEY_PREFIX,

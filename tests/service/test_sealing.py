@@ -18,7 +18,7 @@ from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.calls.servicer import GameEngineServicer
 from service.codecs import wire
 from service.config import Settings
-from service.process.server import create_server
+from service.process.worker import create_server
 from service.telemetry.observe import CallRecord
 from service.trust.sealing import KEY_BYTES, Sealer, SealInvalidError
 from tests.conformance.corruptions import CORRUPTIONS

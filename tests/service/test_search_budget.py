@@ -9,12 +9,12 @@ import grpc
 import pytest
 
 from engines import registry
-from engines.search import DEFAULT_MAX_ITERATIONS, SEARCH_POLICY
+from engines.search import SEARCH_POLICY
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
-from service.config import Settings
-from service.process.server import create_server
+from service.config import DEFAULT_MAX_SEARCH_ITERATIONS, Settings
+from service.process.worker import create_server
 from tests.conformance.drivers import reason_of
 
 GAMES = sorted(registry.ENGINES)
@@ -67,7 +67,7 @@ class TestListGames:
                     assert engine.search_info is not None
                     default = engine.search_info.searcher.default_iterations
                     assert policy.default_search_iterations == default
-                    assert policy.max_search_iterations == DEFAULT_MAX_ITERATIONS
+                    assert policy.max_search_iterations == DEFAULT_MAX_SEARCH_ITERATIONS
                 else:
                     assert policy.default_search_iterations == 0
                     assert policy.max_search_iterations == 0

@@ -16,7 +16,7 @@ from engines.six_nimmt.rules import HAND_SIZE
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls.servicer import GameEngineServicer
-from service.calls.state_cache import StateCache, state_cost
+from service.calls.state_cache import KnownState, StateCache, state_cost
 from service.telemetry.observe import CallRecord
 from tests.conformance.drivers import InProcess
 
@@ -100,36 +100,36 @@ class TestStateCache:
         """The least recently used state is evicted beyond the bytes it may hold."""
         cache = StateCache(2 * state_cost(b"a"))
         for key in (b"a", b"b", b"c"):
-            cache.put(key, "six_nimmt", key)
+            cache.put(key, KnownState("six_nimmt", key))
         assert len(cache) == 2
         assert cache.get(b"a") is None
-        assert cache.get(b"c") == ("six_nimmt", b"c", None, None)
+        assert cache.get(b"c") == KnownState("six_nimmt", b"c")
 
     def test_a_state_asked_for_again_is_kept_longest(self) -> None:
         """Finding a state makes it the most recently used: the next eviction takes another."""
         cache = StateCache(2 * state_cost(b"a"))
-        cache.put(b"a", "six_nimmt", b"a")
-        cache.put(b"b", "six_nimmt", b"b")
+        cache.put(b"a", KnownState("six_nimmt", b"a"))
+        cache.put(b"b", KnownState("six_nimmt", b"b"))
         assert cache.get(b"a") is not None
-        cache.put(b"c", "six_nimmt", b"c")
+        cache.put(b"c", KnownState("six_nimmt", b"c"))
         assert cache.get(b"b") is None
-        assert cache.get(b"a") == ("six_nimmt", b"a", None, None)
+        assert cache.get(b"a") == KnownState("six_nimmt", b"a")
 
     def test_a_state_returned_again_is_kept_longest(self) -> None:
         """Putting a state the cache holds (the same state returned again) makes it the most
         recently used, as finding it does: the next eviction takes another."""
         cache = StateCache(2 * state_cost(b"a"))
-        cache.put(b"a", "six_nimmt", b"a")
-        cache.put(b"b", "six_nimmt", b"b")
-        cache.put(b"a", "six_nimmt", b"a")
-        cache.put(b"c", "six_nimmt", b"c")
+        cache.put(b"a", KnownState("six_nimmt", b"a"))
+        cache.put(b"b", KnownState("six_nimmt", b"b"))
+        cache.put(b"a", KnownState("six_nimmt", b"a"))
+        cache.put(b"c", KnownState("six_nimmt", b"c"))
         assert cache.get(b"b") is None
-        assert cache.get(b"a") == ("six_nimmt", b"a", None, None)
+        assert cache.get(b"a") == KnownState("six_nimmt", b"a")
 
     def test_zero_bytes_turns_it_off(self) -> None:
         """With 0 bytes nothing is remembered."""
         cache = StateCache(0)
-        cache.put(b"a", "six_nimmt", 1)
+        cache.put(b"a", KnownState("six_nimmt", 1))
         assert cache.get(b"a") is None
 
     def test_large_states_take_the_room_of_many_small_ones(self) -> None:
@@ -138,12 +138,12 @@ class TestStateCache:
         small, large = b"s" * 100, b"L" * 30_000
         cache = StateCache(state_cost(large) + 2 * state_cost(small))
         for index in range(5):
-            cache.put(small + bytes([index]), "six_nimmt", index)
-        cache.put(large, "fora_de_ordem", "large")
-        assert cache.get(large) == ("fora_de_ordem", "large", None, None)
+            cache.put(small + bytes([index]), KnownState("six_nimmt", index))
+        cache.put(large, KnownState("fora_de_ordem", "large"))
+        assert cache.get(large) == KnownState("fora_de_ordem", "large")
         assert cache.bytes <= cache.max_bytes
         assert len(cache) < 5
-        cache.put(b"x" * cache.max_bytes, "fora_de_ordem", "too large")
+        cache.put(b"x" * cache.max_bytes, KnownState("fora_de_ordem", "too large"))
         assert cache.get(b"x" * cache.max_bytes) is None
 
     def test_the_charge_bounds_what_a_decoded_state_takes(self) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from ordo import AsyncClient, OrdoError
 from service.config import Settings
-from service.process.server import MAX_CONCURRENT_STREAMS, create_server
+from service.process.worker import MAX_CONCURRENT_STREAMS, create_server
 
 REFUSED = "error code 7"  # how gRPC words a stream reset with REFUSED_STREAM
 OK = "OK"

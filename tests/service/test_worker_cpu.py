@@ -1,4 +1,4 @@
-"""Which CPU each worker is pinned to (``service.process.server.worker_cpu``)."""
+"""Which CPU each worker is pinned to (``service.process.worker.worker_cpu``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import os
 import pytest
 
 from service.config import Settings
-from service.process import server
-from service.process.server import worker_cpu
+from service.process import worker
+from service.process.worker import worker_cpu
 
 
 class TestWorkerCpu:
@@ -55,12 +55,12 @@ class TestPinWorker:
         def refuse(cpu: int) -> None:
             raise OSError(errno.EINVAL, "Invalid argument")
 
-        monkeypatch.setattr(server, "pin_to", refuse)
-        assert server._pin_worker(Settings(workers=1, cpu_affinity="pin"), 0) is None
+        monkeypatch.setattr(worker, "pin_to", refuse)
+        assert worker._pin_worker(Settings(workers=1, cpu_affinity="pin"), 0) is None
 
     def test_unpinned_worker_is_not_touched(self, monkeypatch: pytest.MonkeyPatch) -> None:
         def fail(cpu: int) -> None:
             raise AssertionError("pinned")
 
-        monkeypatch.setattr(server, "pin_to", fail)
-        assert server._pin_worker(Settings(workers=1, cpu_affinity="none"), 0) is None
+        monkeypatch.setattr(worker, "pin_to", fail)
+        assert worker._pin_worker(Settings(workers=1, cpu_affinity="none"), 0) is None

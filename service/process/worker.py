@@ -1,51 +1,49 @@
-"""The server process: the gRPC server with health and reflection, the HTTP door beside it,
-worker processes and graceful shutdown.
+"""A worker process: the gRPC server with health and reflection, and the HTTP door beside it.
 
-Each worker process is a synchronous ``grpc.server`` with a small thread pool, bound to the same
-port with SO_REUSEPORT so the kernel spreads connections over the workers (CPU-bound Python wants
-one process per core). The parent process supervises the workers, serves the metrics of all of
-them, and forwards SIGTERM: every worker turns its health NOT_SERVING, stops taking new calls
-(it stops listening and sends every connection a GOAWAY, so clients send their next calls
-elsewhere), lets the calls it holds finish within the grace period and exits 0. The calls gRPC
-had received but not yet handed to the worker, and those a client sent before it read the
-GOAWAY, are cancelled unserved (gRPC's own behaviour, grpc/grpc issue 41785): the clients retry
-them, as every call that failed before the service answered it.
+Each worker is a synchronous ``grpc.server`` with a small thread pool, bound to the same port as
+the others with SO_REUSEPORT, so the kernel spreads connections over the workers (CPU-bound
+Python wants one process per core). On SIGTERM a worker turns its health NOT_SERVING, stops
+taking new calls (it stops listening and sends every connection a GOAWAY, so clients send their
+next calls elsewhere), lets the calls it holds finish within the grace period and returns. The
+calls gRPC had received but not yet handed to the worker, and those a client sent before it
+read the GOAWAY, are cancelled unserved (gRPC's own behaviour, grpc/grpc issue 41785): the
+clients retry them, as every call that failed before the service answered it.
+
+The supervisor (``service.process.supervisor``) starts each worker in a process of its own and
+never imports this module: only workers load the servicer and the engines.
 """
 
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import signal
-import socket
 import threading
 import time
 from collections.abc import Collection, Sequence
 from types import FrameType
-from typing import TYPE_CHECKING
 
 import grpc
 import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
 
 from service.calls.call_path import SERVICE, SERVICE_NAME
+from service.calls.servicer import GameEngineServicer
 from service.config import Settings, allowed_cpus
 from service.doors.grpc_door import method_handlers
+from service.doors.http_door import http_door
+from service.doors.reflection import enable_reflection
 from service.process.pool import CallThreadPool
 from service.telemetry import logs
-from service.telemetry.build import build_info
 from service.telemetry.observe import Observer
-
-if TYPE_CHECKING:
-    from grpc_health.v1 import health
-
-    from service.calls.servicer import GameEngineServicer
+from service.trust.revision_fence import RevisionFence
+from service.trust.sealing import Sealer
+from service.trust.seat_tokens import SeatTokens
 
 MILLISECONDS_PER_SECOND = 1_000
-RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
 DRAIN_POLL_SECONDS = 0.05  # how often a draining worker looks whether its calls are done
 LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
-EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
 # Calls in flight at once on one connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS). A stream
 # opened past it is refused (RST_STREAM REFUSED_STREAM, which a client reads as UNAVAILABLE: the
 # call was never served, so the clients retry it). Without it, a caller with thousands of calls
@@ -53,14 +51,6 @@ EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
 # never handed to the worker). A worker runs a handful of calls at a time: a thousand queued on
 # one connection is already a second or more of its work.
 MAX_CONCURRENT_STREAMS = 1000
-# glibc's allocator gives the threads that allocate at the same time arenas of their own, up to
-# eight per core of the machine (not of the container's CPU quota), and keeps in each the memory
-# freed there: a worker's RSS crept up as its arenas held more free memory (``python -m
-# bench.memory``: 8 MB free after a minute, 10-18 MB from minute 5 to 9, with the 16 arenas two
-# cores allow; 4-9 MB with 2). Two arenas keep it flat at no cost in calls per second (the
-# handlers allocate under the GIL anyway). The workers are started with this default in their
-# environment; an operator's own MALLOC_ARENA_MAX is kept.
-MALLOC_ARENAS = ("MALLOC_ARENA_MAX", "2")
 
 log = structlog.get_logger("ordo.server")
 
@@ -69,9 +59,6 @@ def new_servicer(settings: Settings) -> GameEngineServicer:
     """A worker's servicer, which both doors call: its caches, its keys, its seat tokens and
     its revision fence as ``settings`` say."""
     from service.calls.servicer import GameEngineServicer  # noqa: PLC0415
-    from service.trust.revision_fence import RevisionFence  # noqa: PLC0415 - see create_server
-    from service.trust.sealing import Sealer  # noqa: PLC0415
-    from service.trust.seat_tokens import SeatTokens  # noqa: PLC0415
 
     keys = settings.state_keys
     fence = None
@@ -85,6 +72,7 @@ def new_servicer(settings: Settings) -> GameEngineServicer:
         settings.require_seat_tokens,
         fence,
         settings.max_search_iterations,
+        settings.plain_wire,
     )
 
 
@@ -97,13 +85,6 @@ def create_server(
     """Build and bind (not start) a worker's server on ``pool`` (a new one of
     ``settings.threads`` threads by default) and ``servicer`` (``new_servicer(settings)`` by
     default); returns it, its port and its health."""
-    # Imported here, in the workers: the parent process only supervises them, and starts them
-    # sooner without the engines, the servicer, health and reflection.
-    from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # noqa: PLC0415
-    from grpc_reflection.v1alpha import reflection  # noqa: PLC0415
-
-    from service.doors.reflection import enable_reflection  # noqa: PLC0415
-
     options: list[tuple[str, int]] = [
         ("grpc.so_reuseport", 1),
         ("grpc.max_receive_message_length", settings.max_request_bytes),
@@ -220,8 +201,6 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     server, port, health_servicer = create_server(settings, observers, pool, servicer)
     door = None
     if settings.http_port:
-        from service.doors.http_door import http_door  # noqa: PLC0415 - the HTTP stack, when served
-
         door = http_door(settings, servicer, observers, log)
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,
@@ -263,122 +242,3 @@ def run_worker(settings: Settings, index: int = 0) -> None:
         if isinstance(observer, logs.AccessLog):
             observer.close()
     log.info("stopped", worker=index)
-
-
-def port_taken(host: str, port: int) -> str | None:
-    """Why ``port`` on ``host`` is taken, or None when nothing listens on it.
-
-    The workers bind with SO_REUSEPORT, which lets any process of the same user share a port
-    that is already served: a second server (an old build, a stray copy) would quietly take a
-    share of the connections. A socket without it cannot bind a port that a listener holds, so
-    binding one first tells (connections of an earlier run that linger do not count).
-    """
-    try:
-        addresses = socket.getaddrinfo(
-            host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )
-    except socket.gaierror as error:
-        return f"cannot resolve {host}: {error.strerror}"
-    for family, kind, protocol, _name, address in addresses:
-        with socket.socket(family, kind, protocol) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(address)
-            except OSError as error:
-                return f"{address[0]} port {port}: {error.strerror}"
-    return None
-
-
-def stop_code(exitcode: int) -> int:
-    """The exit code a worker's exit gives the server once stopping: a worker that SIGTERM
-    ended before it set its handler (while it started) had nothing to drain."""
-    return 0 if exitcode == -signal.SIGTERM else abs(exitcode)
-
-
-def serve(settings: Settings) -> int:
-    """Run the worker processes and the metrics endpoint until SIGTERM; returns the exit code
-    (``EXIT_CANNOT_START`` at once when a port is taken)."""
-    from service.telemetry import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
-
-    logs.configure(settings.log_level, settings.log_format)
-    for port in (settings.port, settings.http_port):
-        if port and (taken := port_taken(settings.host, port)):
-            log.error("cannot listen", port=port, error=taken)
-            return EXIT_CANNOT_START
-    metrics.prepare_multiprocess_dir()  # samples of an earlier run must not count
-    try:
-        metrics_server = metrics.start_http_server(settings.metrics_port, settings.host)
-    except OSError as error:
-        log.error(
-            "cannot serve metrics",
-            metrics_port=settings.metrics_port,
-            error=str(error),
-        )
-        return EXIT_CANNOT_START
-    count = settings.worker_count
-    if count == 1 and settings.port == 0:
-        run_worker(settings)
-        return 0
-    os.environ.setdefault(*MALLOC_ARENAS)  # read by each worker's allocator as it starts
-    context = multiprocessing.get_context("spawn")
-    stopping = False
-    workers: list[multiprocessing.process.BaseProcess] = []
-
-    def start(index: int) -> None:
-        """Start worker ``index`` (again, when it died)."""
-        process = context.Process(target=run_worker, args=(settings, index), name=f"worker-{index}")
-        process.start()
-        if index < len(workers):
-            workers[index] = process
-        else:
-            workers.append(process)
-        if stopping:  # the stop came as it started, and may have missed it
-            process.terminate()
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        nonlocal stopping
-        stopping = True
-        for process in workers:
-            if process.is_alive() and process.pid is not None:
-                process.terminate()  # SIGTERM: the worker drains on its own
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    for index in range(count):
-        if not stopping:
-            start(index)
-    from service.doors.http_door import playground_url  # noqa: PLC0415 - beside the HTTP stack
-
-    log.info(
-        "started",
-        workers=count,
-        port=settings.port,
-        http_port=settings.http_port,
-        metrics_port=settings.metrics_port,
-        playground=playground_url(settings.host, settings.http_port),
-        **build_info(),
-    )
-    died: set[int] = set()  # the workers that died before the stop and were not started again
-    while True:
-        for index, process in enumerate(workers):
-            process.join(timeout=0.2)
-            if process.exitcode is None or index in died or stopping:
-                continue
-            log.error("worker died; starting it again", worker=index, exitcode=process.exitcode)
-            if process.pid is not None:
-                metrics.worker_exited(process.pid)
-            time.sleep(RESTART_DELAY_SECONDS)
-            if stopping:  # the stop came during the pause: not a worker to start again
-                died.add(index)
-                continue
-            start(index)
-        if stopping and all(process.exitcode is not None for process in workers):
-            break
-    # Read once all have ended: a worker that ends as the last one is awaited counts too.
-    codes = [process.exitcode for index, process in enumerate(workers) if index not in died]
-    exit_code = max((stop_code(code) for code in codes if code is not None), default=0)
-    if metrics_server is not None:
-        metrics_server.shutdown()
-        metrics_server.server_close()
-    log.info("stopped", exit_code=exit_code)
-    return exit_code

@@ -1,0 +1,157 @@
+"""The supervisor: the server's parent process, which starts the workers and stops them.
+
+It checks that the ports are free, serves the metrics of every worker (prometheus-client's
+multiprocess mode), starts one worker process per core (``service.process.worker``, by its
+module's name: the parent never loads the servicer nor the engines, and starts them sooner),
+starts again a worker that dies, and forwards SIGTERM: each worker drains on its own, and the
+supervisor exits once all have.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import signal
+import socket
+import time
+from types import FrameType
+
+import structlog
+
+from service.config import Settings
+from service.doors.http_door import playground_url
+from service.telemetry import logs
+from service.telemetry.build import build_info
+
+WORKER_MODULE = "service.process.worker"  # imported by each worker process, never by the parent
+RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
+EXIT_CANNOT_START = 1  # the exit code when a port cannot be served (taken, say)
+# glibc's allocator keeps freed memory in per-thread arenas, up to eight per core of the machine:
+# two keep a worker's resident memory flat at no cost in calls per second (docs/performance.md,
+# "Memory"). The workers start with this default; an operator's own MALLOC_ARENA_MAX is kept.
+MALLOC_ARENAS = ("MALLOC_ARENA_MAX", "2")
+
+log = structlog.get_logger("ordo.server")
+
+
+def run_worker(settings: Settings, index: int = 0) -> None:
+    """Serve as worker ``index`` (in this process) until SIGTERM, then drain and return."""
+    importlib.import_module(WORKER_MODULE).run_worker(settings, index)
+
+
+def port_taken(host: str, port: int) -> str | None:
+    """Why ``port`` on ``host`` is taken, or None when nothing listens on it.
+
+    The workers bind with SO_REUSEPORT, which lets any process of the same user share a port
+    that is already served: a second server (an old build, a stray copy) would quietly take a
+    share of the connections. A socket without it cannot bind a port that a listener holds, so
+    binding one first tells (connections of an earlier run that linger do not count).
+    """
+    try:
+        addresses = socket.getaddrinfo(
+            host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror as error:
+        return f"cannot resolve {host}: {error.strerror}"
+    for family, kind, protocol, _name, address in addresses:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as error:
+                return f"{address[0]} port {port}: {error.strerror}"
+    return None
+
+
+def stop_code(exitcode: int) -> int:
+    """The exit code a worker's exit gives the server once stopping: a worker that SIGTERM
+    ended before it set its handler (while it started) had nothing to drain."""
+    return 0 if exitcode == -signal.SIGTERM else abs(exitcode)
+
+
+def serve(settings: Settings) -> int:
+    """Run the worker processes and the metrics endpoint until SIGTERM; returns the exit code
+    (``EXIT_CANNOT_START`` at once when a port is taken)."""
+    from service.telemetry import metrics  # noqa: PLC0415 - prometheus-client reads its env at import
+
+    logs.configure(settings.log_level, settings.log_format)
+    for port in (settings.port, settings.http_port):
+        if port and (taken := port_taken(settings.host, port)):
+            log.error("cannot listen", port=port, error=taken)
+            return EXIT_CANNOT_START
+    metrics.prepare_multiprocess_dir()  # samples of an earlier run must not count
+    try:
+        metrics_server = metrics.start_http_server(settings.metrics_port, settings.host)
+    except OSError as error:
+        log.error(
+            "cannot serve metrics",
+            metrics_port=settings.metrics_port,
+            error=str(error),
+        )
+        return EXIT_CANNOT_START
+    count = settings.worker_count
+    if count == 1 and settings.port == 0:
+        run_worker(settings)
+        return 0
+    os.environ.setdefault(*MALLOC_ARENAS)  # read by each worker's allocator as it starts
+    context = multiprocessing.get_context("spawn")
+    stopping = False
+    workers: list[multiprocessing.process.BaseProcess] = []
+
+    def start(index: int) -> None:
+        """Start worker ``index`` (again, when it died)."""
+        process = context.Process(target=run_worker, args=(settings, index), name=f"worker-{index}")
+        process.start()
+        if index < len(workers):
+            workers[index] = process
+        else:
+            workers.append(process)
+        if stopping:  # the stop came as it started, and may have missed it
+            process.terminate()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+        for process in workers:
+            if process.is_alive() and process.pid is not None:
+                process.terminate()  # SIGTERM: the worker drains on its own
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for index in range(count):
+        if not stopping:
+            start(index)
+    log.info(
+        "started",
+        workers=count,
+        port=settings.port,
+        http_port=settings.http_port,
+        metrics_port=settings.metrics_port,
+        playground=playground_url(settings.host, settings.http_port),
+        **build_info(),
+    )
+    died: set[int] = set()  # the workers that died before the stop and were not started again
+    while True:
+        for index, process in enumerate(workers):
+            process.join(timeout=0.2)
+            if process.exitcode is None or index in died or stopping:
+                continue
+            log.error("worker died; starting it again", worker=index, exitcode=process.exitcode)
+            if process.pid is not None:
+                metrics.worker_exited(process.pid)
+            time.sleep(RESTART_DELAY_SECONDS)
+            if stopping:  # the stop came during the pause: not a worker to start again
+                died.add(index)
+                continue
+            start(index)
+        if stopping and all(process.exitcode is not None for process in workers):
+            break
+    # Read once all have ended: a worker that ends as the last one is awaited counts too.
+    codes = [process.exitcode for index, process in enumerate(workers) if index not in died]
+    exit_code = max((stop_code(code) for code in codes if code is not None), default=0)
+    if metrics_server is not None:
+        metrics_server.shutdown()
+        metrics_server.server_close()
+    log.info("stopped", exit_code=exit_code)
+    return exit_code
