@@ -107,9 +107,10 @@ proto-check: $(STAMP) $(NODE_STAMP)  ## fail when the generated code or the API 
 proto-baseline: $(STAMP)  ## record the contract as released: later changes must not break it
 	$(BIN)/buf build --exclude-source-info -o proto/baseline.binpb
 
-lint: $(STAMP) $(NODE_STAMP) $(WEB_STAMP)  ## ruff and prettier (lint, format), buf lint, buf breaking against the released contract
+lint: $(STAMP) $(NODE_STAMP) $(WEB_STAMP)  ## ruff and prettier (lint, format), the import contracts, buf lint, buf breaking against the released contract
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 	cd $(NODE_DIR) && node_modules/.bin/prettier --check --log-level warn .
 	cd $(WEB_DIR) && node_modules/.bin/prettier --check --log-level warn .
 	$(BIN)/buf lint

@@ -4,12 +4,15 @@ response message."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from google.protobuf import json_format, message_factory
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
+from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.trust.seat_tokens import HEADER
 from tests.conformance.drivers import reason_of
@@ -18,6 +21,8 @@ from tests.connect_calls import SERVICE_PATH, HttpDoor
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
 DOORS = ("grpc", "connect-json")
 TIMEOUT_SECONDS = 30
+GAME = "six_nimmt"  # the game of the hostile requests: who may ask is the same in every game
+OTHER_SEAT = 2  # a person's seat that is not the caller's (seat 0); seat 1 is a bot
 
 
 @dataclass
@@ -83,3 +88,68 @@ class Caller:
         reply = self(method, request, token)
         assert reply.code == grpc.StatusCode.OK, f"{method}: {reply.code} {reply.reason}"
         return reply.response
+
+
+def carries_state(message: Descriptor, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a request of type ``message`` holds a ``GameState`` at any depth."""
+    for field in message.fields:
+        if field.message_type is None or field.message_type.full_name in seen:
+            continue
+        if field.message_type is common.GameState.DESCRIPTOR:
+            return True
+        if carries_state(field.message_type, seen | {message.full_name}):
+            return True
+    return False
+
+
+STATE_METHODS = [method.name for method in SERVICE.methods if carries_state(method.input_type)]
+
+
+#: The messages a request names a move with, one or the other (an action, or a bot's move).
+MOVES = (common.Action.DESCRIPTOR, api.BotMove.DESCRIPTOR)
+
+
+def hostile(message: Descriptor, state: common.GameState) -> Iterator[Any]:
+    """Requests of type ``message`` that carry ``state`` and name ``OTHER_SEAT`` wherever a
+    field names a seat; one request for each member of a oneof that holds a seat, and for each
+    way of naming the move."""
+    message_class = message_factory.GetMessageClass(message)
+    base = message_class()
+    choices: list[tuple[str, Any]] = []
+    for field in message.fields:
+        filled = fill(field, state)
+        if filled is None:
+            continue
+        alternative = field.containing_oneof is not None or field.message_type in MOVES
+        if alternative and field.message_type is not None:
+            choices.append((field.name, filled))
+        elif field.message_type is not None:
+            getattr(base, field.name).CopyFrom(filled)
+        else:
+            setattr(base, field.name, filled)
+    if not choices:
+        yield base
+    for name, value in choices:
+        request = message_class()
+        request.CopyFrom(base)
+        getattr(request, name).CopyFrom(value)
+        yield request
+
+
+def fill(field: FieldDescriptor, state: common.GameState) -> Any:
+    """The value a hostile request gives ``field``: the state, another seat, or None."""
+    if field.is_repeated:
+        return None
+    if field.message_type is common.GameState.DESCRIPTOR:
+        return state
+    if field.name == "seat" and field.type == FieldDescriptor.TYPE_UINT32:
+        return OTHER_SEAT
+    if field.message_type is common.Viewer.DESCRIPTOR:
+        return common.Viewer(seat=OTHER_SEAT)
+    if field.message_type is common.Action.DESCRIPTOR:
+        return common.Action(seat=OTHER_SEAT, **{GAME: {}})  # malformed, and not the caller's
+    if field.message_type is api.BotMove.DESCRIPTOR:
+        return api.BotMove(seat=OTHER_SEAT)
+    if field.message_type is api.GameRecord.DESCRIPTOR:
+        return api.GameRecord(format_version=1, initial_state=state)
+    return None

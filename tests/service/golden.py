@@ -57,10 +57,11 @@ def case_id(game: str, seats: int, sealed: bool) -> str:
     return f"{game}-{seats}seats" + ("-sealed" if sealed else "")
 
 
-def answers(game: str, seats: int, sealed: bool) -> Iterator[bytes]:
+def answers(game: str, seats: int, sealed: bool, plain: bool = False) -> Iterator[bytes]:
     """Every answer of the servicer along the seeded playout of ``game`` with ``seats``, serialized
-    deterministically; the states sealed under the test key when ``sealed``."""
-    servicer = GameEngineServicer(sealer=Sealer([TEST_KEY]) if sealed else None)
+    deterministically; the states sealed under the test key when ``sealed``; every answer built
+    by protobuf's own serializer when ``plain`` (``plain_wire``)."""
+    servicer = GameEngineServicer(sealer=Sealer([TEST_KEY]) if sealed else None, plain_wire=plain)
     options = common.GameOptions(**{game: {}})
     started = servicer.NewGame(
         api.NewGameRequest(seats=seats, seed=SEED, options=options), CallRecord("NewGame")
@@ -111,11 +112,11 @@ def serialized(message: Any) -> bytes:
     return data
 
 
-def digest(game: str, seats: int, sealed: bool) -> dict[str, Any]:
+def digest(game: str, seats: int, sealed: bool, plain: bool = False) -> dict[str, Any]:
     """The SHA-256 of the answers along a playout, and how many there were."""
     hasher = hashlib.sha256()
     count = 0
-    for answer in answers(game, seats, sealed):
+    for answer in answers(game, seats, sealed, plain):
         hasher.update(len(answer).to_bytes(4, "big"))
         hasher.update(answer)
         count += 1

@@ -16,7 +16,7 @@ from ordo.v1 import engine_service_pb2 as api
 from service.calls.replay import DIGEST_BYTES, FORMAT_VERSION, state_digest
 from service.trust.seat_tokens import SeatTokens
 from tests.conftest import Doors
-from tests.seat_calls import DOORS, Caller
+from tests.seat_calls import DOORS, SERVICE, STATE_METHODS, Caller, hostile
 from tests.state_keys import OTHER_KEY
 
 GAMES = sorted(registry.ENGINES)
@@ -233,37 +233,17 @@ class TestAnotherSeat:
 
 @pytest.mark.parametrize("game", GAMES)
 class TestTokens:
-    """A call without the token of a seat of its game is refused before anything of the state
-    is looked at."""
+    """A call whose token is not a seat token of this server is refused before anything of the
+    state is looked at (no token, and another game's token: ``tests/service/test_access.py``)."""
 
     def requests(self, table: Table) -> list[tuple[str, Any]]:
-        """A request of every method that carries a state, for seat 0."""
-        state = table.state
-        action = common.Action(seat=0, **{table.game: {}})
+        """A request of every method that carries a state, as the service's descriptor lists
+        them (with seat 0's seat wherever a request names one)."""
         return [
-            ("GetView", api.GetViewRequest(state=state, viewer=common.Viewer(seat=0))),
-            ("ListLegalActions", api.ListLegalActionsRequest(state=state, seat=0)),
-            ("SuggestAction", api.SuggestActionRequest(state=state, seat=0)),
-            ("ValidateAction", api.ValidateActionRequest(state=state, action=action)),
-            ("ApplyAction", api.ApplyActionRequest(state=state, action=action)),
-            ("ApplyAction", api.ApplyActionRequest(state=state, bot=api.BotMove(seat=1))),
+            (method, request)
+            for method in STATE_METHODS
+            for request in hostile(SERVICE.methods_by_name[method].input_type, table.state)
         ]
-
-    def test_no_token_is_refused(self, call: Caller, game: str) -> None:
-        """No token, or an empty one: SEAT_TOKEN_MISSING, with a message that says what to
-        send."""
-        table = deal(call, game)
-        for method, request in self.requests(table):
-            for token in (None, ""):
-                reply = call(method, request, token)
-                refused(reply, UNAUTHENTICATED, "SEAT_TOKEN_MISSING")
-                assert "ordo-seat-token" in reply.message
-
-    def test_a_token_of_another_game_is_refused(self, call: Caller, game: str) -> None:
-        """A valid token of another game: SEAT_NOT_PERMITTED, for every method."""
-        table, other = deal(call, game), deal(call, game)
-        for method, request in self.requests(table):
-            refused(call(method, request, other.tokens[0]), DENIED, "SEAT_NOT_PERMITTED")
 
     def test_a_changed_token_is_refused(self, call: Caller, game: str) -> None:
         """The token's seat, game or MAC changed, or a token made under another deployment's
