@@ -41,13 +41,13 @@ help:  ## list the targets
 # project's modules are compiled ahead, so that the first start reads bytecode too.
 $(RUN_STAMP): pyproject.toml clients/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ./clients/python -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[redis]'
 	$(PY) -m compileall -q engines service clients/python/ordo
 	touch $@
 
 # The development tools on top: linters, type checkers, buf, grpcurl, pytest and the rest.
 $(STAMP): $(RUN_STAMP)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev,redis]'
 	touch $@
 
 # The Node.js client's packages, as its lock file pins them.

@@ -1,10 +1,11 @@
 """``python -m bench`` (``make bench``): run every benchmark and print the results.
 
 Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
-``--seconds N`` for the time of each measured point, ``--only engine|rpc|http|records`` for one
-part (``--only sealed``: the engine benchmark's table of the handler on sealed and plain states,
-and the handler with seat tokens and the revision fence, ``bench.seats``; ``records``: replay
-speed and record size).
+``--seconds N`` for the time of each measured point, ``--only engine|rpc|http|records|versions``
+for one part (``--only sealed``: the engine benchmark's table of the handler on sealed and plain
+states, and the handler with seat tokens and the revision fence, ``bench.seats``; ``records``:
+replay speed and record size; ``versions``: this tree against the newest release tag, both
+doors, ``bench.versions``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench import engine, http, records, rpc, seats
+from bench import engine, http, records, rpc, seats, versions
 from bench.common import Settings, games, header
 
 DEFAULT_SECONDS = 4.0
@@ -34,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--only",
-        choices=("engine", "rpc", "http", "sealed", "records"),
+        choices=("engine", "rpc", "http", "sealed", "records", "versions"),
         help="run one benchmark (or table) only",
     )
     args = parser.parse_args(argv)
@@ -58,6 +59,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         rpc.run(settings, chosen)
     if args.only in (None, "http"):
         http.run(settings, chosen)
+    if args.only in (None, "versions"):
+        release = versions.newest_release()
+        if release is None:
+            print("\n7. Versions: skipped, no release tag (v*) to compare against")
+        else:
+            versions.run(settings, release)
     print(f"\ndone in {time.perf_counter() - started:.0f} s")
 
 

@@ -266,11 +266,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(name: str, args: list[str], workers: int, folder: Path) -> Iterator[Server]:
+def running_server(
+    name: str, args: list[str], workers: int, folder: Path, tree: Path | None = None
+) -> Iterator[Server]:
     """Start ``python <args> --port P`` in its own session, wait until it serves, stop it after.
 
     The environment is this one without ``ORDO_*`` settings (so the server has its defaults),
-    with the metrics folder inside ``folder``; the server's log goes to a file there.
+    with the metrics folder inside ``folder``; the server's log goes to a file there. ``tree``
+    runs the server of another checkout of the repository (its packages first on the path).
     """
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("ORDO_")}
@@ -278,7 +281,9 @@ def running_server(name: str, args: list[str], workers: int, folder: Path) -> It
     metrics.mkdir()
     env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics)
     log = folder / f"{name}.log"
-    root = Path(__file__).resolve().parent.parent
+    root = tree or Path(__file__).resolve().parent.parent
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join((str(tree), str(tree / "clients" / "python")))
     with open(log, "wb") as sink:
         process = subprocess.Popen(
             [sys.executable, *args, "--port", str(port)],

@@ -70,9 +70,9 @@ def slot_init(cls: type[D]) -> type[D]:
     ``object.__setattr__``: a slot-wrapper call, with its argument tuple and an attribute lookup,
     per field. For a value of many fields built on every action, a game state, that is the
     dearest part of the action. This ``__init__`` takes the same arguments and stores them through
-    the slots' own descriptors: a 6 nimmt! state is built in two thirds of the time. The instances
-    are the same, as frozen as ever. For slotted dataclasses whose fields are all required
-    ``__init__`` arguments, without ``__post_init__``.
+    the slots' own descriptors, which costs less (docs/performance.md, "What keeps the work
+    small"). The instances are the same, as frozen as ever. For slotted dataclasses whose fields
+    are all required ``__init__`` arguments, without ``__post_init__``.
     """
     fields = dataclasses.fields(cls)
     if (

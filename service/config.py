@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -245,6 +246,11 @@ def _with_state_keys(settings: Settings, parser: argparse.ArgumentParser) -> Set
         parser.error(
             f"--revision-store is a URL starting with {', '.join(REVISION_STORE_SCHEMES)}, "
             "e.g. redis://127.0.0.1:6379/0"
+        )
+    if settings.revision_store and importlib.util.find_spec("redis") is None:
+        parser.error(
+            "--revision-store needs the redis package, which this installation lacks: "
+            "pip install 'ordo-server[redis]'"
         )
     if not settings.state_keys_file:
         for name, needs in (

@@ -1,6 +1,6 @@
 """The codec protocol: one codec per game translates between its proto messages and its engine's
 values. Codecs see only their game's inner messages; the envelopes (``GameState``, ``Action`` …)
-are handled once, in ``service.calls.servicer``."""
+are handled once, in ``service.calls.decoding`` and ``service.calls.encoding``."""
 
 from __future__ import annotations
 

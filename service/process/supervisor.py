@@ -15,6 +15,7 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Callable
 from types import FrameType
 
 import structlog
@@ -70,6 +71,63 @@ def stop_code(exitcode: int) -> int:
     return 0 if exitcode == -signal.SIGTERM else abs(exitcode)
 
 
+class Workers:
+    """The worker processes of one server: started, started again when one dies, stopped."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.stopping = False
+        self.processes: list[multiprocessing.process.BaseProcess] = []
+        self.died: set[int] = set()  # those that died before the stop, not started again
+        self._context = multiprocessing.get_context("spawn")
+
+    def start(self, index: int) -> None:
+        """Start worker ``index`` (again, when it died)."""
+        process = self._context.Process(
+            target=run_worker, args=(self.settings, index), name=f"worker-{index}"
+        )
+        process.start()
+        if index < len(self.processes):
+            self.processes[index] = process
+        else:
+            self.processes.append(process)
+        if self.stopping:  # the stop came as it started, and may have missed it
+            process.terminate()
+
+    def stop(self, signum: int, frame: FrameType | None) -> None:
+        """SIGTERM or SIGINT: each worker drains on its own."""
+        self.stopping = True
+        for process in self.processes:
+            if process.is_alive() and process.pid is not None:
+                process.terminate()
+
+    def supervise(self, worker_exited: Callable[[int], None]) -> int:
+        """Start again each worker that dies (telling ``worker_exited`` its pid) until the
+        stop; once every worker has ended, the exit code."""
+        while True:
+            for index, process in enumerate(self.processes):
+                process.join(timeout=0.2)
+                if process.exitcode is None or index in self.died or self.stopping:
+                    continue
+                log.error("worker died; starting it again", worker=index, exitcode=process.exitcode)
+                if process.pid is not None:
+                    worker_exited(process.pid)
+                time.sleep(RESTART_DELAY_SECONDS)
+                if self.stopping:  # the stop came during the pause: not one to start again
+                    self.died.add(index)
+                    continue
+                self.start(index)
+            if self.stopping and all(process.exitcode is not None for process in self.processes):
+                break
+        # Read once all have ended: a worker that ends as the last one is awaited counts too.
+        codes = [
+            process.exitcode
+            for index, process in enumerate(self.processes)
+            if index not in self.died
+        ]
+        return max((stop_code(code) for code in codes if code is not None), default=0)
+
+
 def serve(settings: Settings) -> int:
     """Run the worker processes and the metrics endpoint until SIGTERM; returns the exit code
     (``EXIT_CANNOT_START`` at once when a port is taken)."""
@@ -84,72 +142,28 @@ def serve(settings: Settings) -> int:
     try:
         metrics_server = metrics.start_http_server(settings.metrics_port, settings.host)
     except OSError as error:
-        log.error(
-            "cannot serve metrics",
-            metrics_port=settings.metrics_port,
-            error=str(error),
-        )
+        log.error("cannot serve metrics", metrics_port=settings.metrics_port, error=str(error))
         return EXIT_CANNOT_START
-    count = settings.worker_count
-    if count == 1 and settings.port == 0:
+    if settings.worker_count == 1 and settings.port == 0:
         run_worker(settings)
         return 0
     os.environ.setdefault(*MALLOC_ARENAS)  # read by each worker's allocator as it starts
-    context = multiprocessing.get_context("spawn")
-    stopping = False
-    workers: list[multiprocessing.process.BaseProcess] = []
-
-    def start(index: int) -> None:
-        """Start worker ``index`` (again, when it died)."""
-        process = context.Process(target=run_worker, args=(settings, index), name=f"worker-{index}")
-        process.start()
-        if index < len(workers):
-            workers[index] = process
-        else:
-            workers.append(process)
-        if stopping:  # the stop came as it started, and may have missed it
-            process.terminate()
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        nonlocal stopping
-        stopping = True
-        for process in workers:
-            if process.is_alive() and process.pid is not None:
-                process.terminate()  # SIGTERM: the worker drains on its own
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    for index in range(count):
-        if not stopping:
-            start(index)
+    workers = Workers(settings)
+    signal.signal(signal.SIGTERM, workers.stop)
+    signal.signal(signal.SIGINT, workers.stop)
+    for index in range(settings.worker_count):
+        if not workers.stopping:
+            workers.start(index)
     log.info(
         "started",
-        workers=count,
+        workers=settings.worker_count,
         port=settings.port,
         http_port=settings.http_port,
         metrics_port=settings.metrics_port,
         playground=playground_url(settings.host, settings.http_port),
         **build_info(),
     )
-    died: set[int] = set()  # the workers that died before the stop and were not started again
-    while True:
-        for index, process in enumerate(workers):
-            process.join(timeout=0.2)
-            if process.exitcode is None or index in died or stopping:
-                continue
-            log.error("worker died; starting it again", worker=index, exitcode=process.exitcode)
-            if process.pid is not None:
-                metrics.worker_exited(process.pid)
-            time.sleep(RESTART_DELAY_SECONDS)
-            if stopping:  # the stop came during the pause: not a worker to start again
-                died.add(index)
-                continue
-            start(index)
-        if stopping and all(process.exitcode is not None for process in workers):
-            break
-    # Read once all have ended: a worker that ends as the last one is awaited counts too.
-    codes = [process.exitcode for index, process in enumerate(workers) if index not in died]
-    exit_code = max((stop_code(code) for code in codes if code is not None), default=0)
+    exit_code = workers.supervise(metrics.worker_exited)
     if metrics_server is not None:
         metrics_server.shutdown()
         metrics_server.server_close()

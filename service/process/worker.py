@@ -85,17 +85,7 @@ def create_server(
     """Build and bind (not start) a worker's server on ``pool`` (a new one of
     ``settings.threads`` threads by default) and ``servicer`` (``new_servicer(settings)`` by
     default); returns it, its port and its health."""
-    options: list[tuple[str, int]] = [
-        ("grpc.so_reuseport", 1),
-        ("grpc.max_receive_message_length", settings.max_request_bytes),
-        ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
-    ]
-    if settings.max_connection_age_seconds:
-        # After the age (give or take 10%, which gRPC adds so that connections do not all go at
-        # once) the client is told to connect again. The calls in flight finish, however long
-        # they take (gRPC's default grace), even with a grace period of 0 for SIGTERM.
-        age = milliseconds(settings.max_connection_age_seconds)
-        options.append(("grpc.max_connection_age_ms", age))
+    options = server_options(settings)
     if pool is None:
         pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
     server = grpc.server(
@@ -119,6 +109,22 @@ def create_server(
     if port == 0:
         raise OSError(f"cannot listen on {settings.host}:{settings.port}")
     return server, port, health_servicer
+
+
+def server_options(settings: Settings) -> list[tuple[str, int]]:
+    """The channel arguments of a worker's gRPC server."""
+    options: list[tuple[str, int]] = [
+        ("grpc.so_reuseport", 1),
+        ("grpc.max_receive_message_length", settings.max_request_bytes),
+        ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
+    ]
+    if settings.max_connection_age_seconds:
+        # After the age (give or take 10%, which gRPC adds so that connections do not all go at
+        # once) the client is told to connect again. The calls in flight finish, however long
+        # they take (gRPC's default grace), even with a grace period of 0 for SIGTERM.
+        age = milliseconds(settings.max_connection_age_seconds)
+        options.append(("grpc.max_connection_age_ms", age))
+    return options
 
 
 def milliseconds(seconds: float) -> int:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,8 +42,8 @@ from tests.e2e.server_process import (
 pytestmark = pytest.mark.e2e
 
 CALLERS = 24  # callers, each with a call in flight all the time: a queue at one pool thread
-LOAD_SECONDS = 0.5  # of load before the signal
-AFTER_SECONDS = 0.5  # of load once the server has exited
+SERVED_BEFORE_SIGNAL = 2 * CALLERS  # calls answered before the signal: the load is on
+WAIT_SECONDS = 30.0  # the longest the test waits for the load to reach a point
 REFUSED_PAUSE_SECONDS = 0.01  # between a caller's calls once the server refuses them
 OK = grpc.StatusCode.OK
 REFUSED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED}  # never reached the service
@@ -74,18 +75,28 @@ def apply_request(server: ServerProcess) -> bytes:
     return api.ApplyActionRequest(state=new.state, action=legal.actions[0]).SerializeToString()
 
 
-def load(server: ServerProcess, request: bytes, stop: threading.Event) -> list[Outcome]:
-    """Send ``request`` again and again from ``CALLERS`` threads, each call with a request id of
-    its own, until ``stop``; every call's outcome."""
-    outcomes: list[Outcome] = []
+class Load:
+    """``CALLERS`` threads sending a request again and again, each call with a request id of its
+    own, until stopped; every call's outcome, and a condition signalled at each."""
 
-    def caller(index: int) -> None:
+    def __init__(self, server: ServerProcess, request: bytes) -> None:
+        self.outcomes: list[Outcome] = []
+        self.changed = threading.Condition()
+        self.stop = threading.Event()
+        self._callers = [
+            threading.Thread(target=self._caller, args=(server, request, index))
+            for index in range(CALLERS)
+        ]
+        for thread in self._callers:
+            thread.start()
+
+    def _caller(self, server: ServerProcess, request: bytes, index: int) -> None:
         # A channel of its own per caller, and no retries: each call is one attempt.
         options = [("grpc.enable_retries", 0), ("grpc.use_local_subchannel_pool", 1)]
         with grpc.insecure_channel(server.target, options=options) as channel:
             call = channel.unary_unary("/ordo.v1.GameEngineService/ApplyAction")
             count = 0
-            while not stop.is_set():
+            while not self.stop.is_set():
                 count += 1
                 request_id = f"drain-{index}-{count}"
                 sent = time.monotonic()
@@ -94,16 +105,23 @@ def load(server: ServerProcess, request: bytes, stop: threading.Event) -> list[O
                     code = OK
                 except grpc.RpcError as error:
                     code = error.code()
-                outcomes.append(Outcome(request_id, sent, time.monotonic(), code))
+                with self.changed:
+                    self.outcomes.append(Outcome(request_id, sent, time.monotonic(), code))
+                    self.changed.notify_all()
                 if code is not OK:
                     time.sleep(REFUSED_PAUSE_SECONDS)
 
-    callers = [threading.Thread(target=caller, args=(index,)) for index in range(CALLERS)]
-    for thread in callers:
-        thread.start()
-    for thread in callers:
-        thread.join()
-    return outcomes
+    def wait_for(self, reached: Callable[[list[Outcome]], bool]) -> None:
+        """Wait until the outcomes so far satisfy ``reached``."""
+        with self.changed:
+            assert self.changed.wait_for(lambda: reached(self.outcomes), WAIT_SECONDS)
+
+    def finish(self) -> list[Outcome]:
+        """Stop the callers; every call's outcome."""
+        self.stop.set()
+        for thread in self._callers:
+            thread.join()
+        return self.outcomes
 
 
 def test_sigterm_under_load_finishes_every_call_that_reached_the_service(tmp_path: Path) -> None:
@@ -111,19 +129,20 @@ def test_sigterm_under_load_finishes_every_call_that_reached_the_service(tmp_pat
     are refused; the server exits 0 once drained."""
     # One worker with one pool thread: the callers' calls queue in it, in flight at the signal.
     with running_server(tmp_path, workers=1, threads="1", grace_seconds="20") as server:
-        request = apply_request(server)
-        stop = threading.Event()
-        outcomes: list[Outcome] = []
-        loader = threading.Thread(target=lambda: outcomes.extend(load(server, request, stop)))
-        loader.start()
-        time.sleep(LOAD_SECONDS)
+        load = Load(server, apply_request(server))
+        load.wait_for(lambda outcomes: len(outcomes) >= SERVED_BEFORE_SIGNAL)
         signalled = time.monotonic()
         server.process.send_signal(signal.SIGTERM)
         exit_code = server.process.wait(timeout=30)
         exited = time.monotonic()
-        time.sleep(AFTER_SECONDS)
-        stop.set()
-        loader.join()
+        # Every caller has sent a call since the exit, and heard how it ended.
+        load.wait_for(
+            lambda outcomes: (
+                len({o.request_id.rsplit("-", 1)[0] for o in outcomes if o.sent > exited})
+                == CALLERS
+            )
+        )
+        outcomes = load.finish()
 
     assert exit_code == 0
     assert events(server.log, "draining")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import sys
 from pathlib import Path
 
 import pytest
@@ -260,6 +261,20 @@ class TestSeatTokensAndFence:
             "redis://10.0.0.5:6379/2",
             60.0,
         )
+
+    def test_a_store_without_redis_installed_says_how_to_install_it(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """redis is an extra of the server: asked for a store without it, the server exits 2
+        and names the extra to install."""
+        path = tmp_path / "keys"
+        path.write_text(VALID_KEYS)
+        monkeypatch.setitem(sys.modules, "redis", None)  # as an installation without it
+        argv = ["--state-keys-file", str(path), "--revision-store", "redis://h:1/0"]
+        with pytest.raises(SystemExit) as stopped:
+            load(argv, {})
+        assert stopped.value.code == 2
+        assert "pip install 'ordo-server[redis]'" in capsys.readouterr().err
 
     @pytest.mark.parametrize(
         ("argv", "message"),

@@ -6,8 +6,8 @@ import io
 import json
 import logging
 import re
-import time
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import grpc
@@ -41,19 +41,33 @@ class Terminal(io.StringIO):
         return True
 
 
+WAIT_SECONDS = 10.0  # the longest a test waits for a flush it expects
+
+
 class Recording(io.StringIO):
-    """A stream that keeps each piece written to it, or refuses it while ``refusing``."""
+    """A stream that keeps each piece written to it, or refuses it while ``refusing``; each
+    write, kept or refused, is signalled on ``written``."""
 
     def __init__(self) -> None:
         super().__init__()
         self.writes: list[str] = []
+        self.refused = 0
         self.refusing = False
+        self.written = threading.Condition()
 
     def write(self, text: str) -> int:
-        if self.refusing:
-            raise OSError("no space left on device")
-        self.writes.append(text)
-        return super().write(text)
+        with self.written:
+            self.written.notify_all()
+            if self.refusing:
+                self.refused += 1
+                raise OSError("no space left on device")
+            self.writes.append(text)
+            return super().write(text)
+
+    def wait(self, done: Callable[[], bool]) -> None:
+        """Wait until ``done()`` holds after some write (ten seconds at most)."""
+        with self.written:
+            assert self.written.wait_for(done, timeout=WAIT_SECONDS)
 
 
 @pytest.fixture
@@ -550,12 +564,10 @@ class TestGatheredLines:
         access.close()
 
     def test_written_within_the_delay(self, stream: Recording) -> None:
-        """A lone line is written by the flusher soon after its call."""
+        """A lone line is written by the flusher soon after its call, without a close."""
         access = logs.AccessLog(flush_seconds=0.02)
         access.call_finished(finished())
-        deadline = time.monotonic() + 10
-        while not stream.writes and time.monotonic() < deadline:
-            time.sleep(0.01)
+        stream.wait(lambda: bool(stream.writes))
         assert len(access_lines(stream)) == 1
         access.close()
 
@@ -572,12 +584,10 @@ class TestGatheredLines:
         access = logs.AccessLog(flush_seconds=0.01)
         stream.refusing = True
         access.call_finished(CallRecord(method="ApplyAction", request_id="lost", game=GAME))
-        time.sleep(0.1)  # several flushes, all refused
+        stream.wait(lambda: stream.refused >= 1)  # the flusher tried, and the stream refused
         stream.refusing = False
         access.call_finished(CallRecord(method="ApplyAction", request_id="kept", game=GAME))
-        deadline = time.monotonic() + 10
-        while not stream.writes and time.monotonic() < deadline:
-            time.sleep(0.01)
+        stream.wait(lambda: bool(stream.writes))
         access.close()
         assert [line["request_id"] for line in access_lines(stream)] == ["kept"]
 
