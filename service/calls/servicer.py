@@ -20,6 +20,7 @@ the move (``service.trust.revision_fence``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from time import perf_counter
 from typing import Any
 
@@ -30,7 +31,15 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls import caches
 from service.calls.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
-from service.calls.decoding import Decoder, Move, bot_seed, parse, split, viewer_seat
+from service.calls.decoding import (
+    DecodedState,
+    Decoder,
+    Move,
+    bot_seed,
+    parse,
+    split,
+    viewer_seat,
+)
 from service.calls.encoding import Encoder, encode_status, game_info
 from service.calls.games import Game, registered_games
 from service.calls.replay import replay_game
@@ -172,12 +181,13 @@ class GameEngineServicer:
     def ValidateAction(
         self, request: Request, call: CallRecord, token: str = ""
     ) -> api.ValidateActionResponse:
-        granted = self.decoder.admit(token)
-        sent, request = split(data_of(request), api.ValidateActionRequest)
-        envelope = self.decoder.envelope(sent)
-        call.seat = request.action.seat
-        asked = Asked("validate the actions", acts_as=request.action.seat)
-        given = self.decoder.open(envelope, call, asked, granted)
+        request, given = self._state_of(
+            request,
+            api.ValidateActionRequest,
+            call,
+            token,
+            lambda request: Asked("validate the actions", acts_as=request.action.seat),
+        )
         try:
             seat, action = self.decoder.action(given.game, request.action, call)
             start = perf_counter()
@@ -194,13 +204,14 @@ class GameEngineServicer:
     def ListLegalActions(
         self, request: Request, call: CallRecord, token: str = ""
     ) -> api.ListLegalActionsResponse:
-        granted = self.decoder.admit(token)
-        sent, request = split(data_of(request), api.ListLegalActionsRequest)
-        envelope = self.decoder.envelope(sent)
-        seat = call.seat = request.seat
-        asked = Asked("list the legal actions", acts_as=seat)
-        given = self.decoder.open(envelope, call, asked, granted)
-        game = given.game
+        request, given = self._state_of(
+            request,
+            api.ListLegalActionsRequest,
+            call,
+            token,
+            lambda request: Asked("list the legal actions", acts_as=request.seat),
+        )
+        game, seat = given.game, request.seat
         start = perf_counter()
         try:
             actions = game.engine.legal_actions(given.state, seat)
@@ -212,12 +223,14 @@ class GameEngineServicer:
         )
 
     def GetView(self, request: Request, call: CallRecord, token: str = "") -> api.GetViewResponse:
-        granted = self.decoder.admit(token)
-        sent, request = split(data_of(request), api.GetViewRequest)
-        envelope = self.decoder.envelope(sent)
-        viewer = call.seat = viewer_seat(request.viewer)
-        given = self.decoder.open(envelope, call, Asked("see", views_as=viewer), granted)
-        game, state = given.game, given.state
+        request, given = self._state_of(
+            request,
+            api.GetViewRequest,
+            call,
+            token,
+            lambda request: Asked("see", views_as=viewer_seat(request.viewer)),
+        )
+        game, state, viewer = given.game, given.state, call.seat
         start = perf_counter()
         try:
             if viewer is not None:
@@ -235,13 +248,14 @@ class GameEngineServicer:
     def SuggestAction(
         self, request: Request, call: CallRecord, token: str = ""
     ) -> api.SuggestActionResponse:
-        granted = self.decoder.admit(token)
-        sent, request = split(data_of(request), api.SuggestActionRequest)
-        envelope = self.decoder.envelope(sent)
-        seat = call.seat = request.seat
-        asked = Asked("ask for the suggested actions", acts_as=seat)
-        given = self.decoder.open(envelope, call, asked, granted)
-        game = given.game
+        request, given = self._state_of(
+            request,
+            api.SuggestActionRequest,
+            call,
+            token,
+            lambda request: Asked("ask for the suggested actions", acts_as=request.seat),
+        )
+        game, seat = given.game, request.seat
         seed = bot_seed(request.seed, seat, given.canonical())
         budget = self._budget(game, request.search_iterations, request.search_time_limit_ms)
         policy = request.policy or DEFAULT_POLICY
@@ -258,6 +272,24 @@ class GameEngineServicer:
         """Play a game record through (``service.calls.replay``); the answer is serialized."""
         request = parse(api.ReplayGameRequest, data_of(request))
         return replay_game(self.decoder, self.encoder, request, call, self._budget, token)
+
+    def _state_of(
+        self,
+        request: Request,
+        request_type: Any,
+        call: CallRecord,
+        token: str,
+        asked_by: Callable[[Any], Asked],
+    ) -> tuple[Any, DecodedState]:
+        """A request that carries a state, parsed, and its state decoded, in the one order of
+        every call: the token admitted, the request and its state's envelope parsed, what the
+        request asks (``asked_by``) permitted, the state opened."""
+        granted = self.decoder.admit(token)
+        sent, parsed = split(data_of(request), request_type)
+        envelope = self.decoder.envelope(sent)
+        asked = asked_by(parsed)
+        call.seat = asked.views_as if asked.acts_as is None else asked.acts_as
+        return parsed, self.decoder.open(envelope, call, asked, granted)
 
     def _budget(self, game: Game, iterations: int, time_ms: int) -> Budget | None:
         """The search budget a request asks for (None: the game's default); more iterations

@@ -15,6 +15,8 @@ from service.calls.call_path import REQUEST_ID_KEY
 from service.config import Settings
 from service.process.worker import create_server
 from service.telemetry.observe import CallRecord, Observer
+from tests.conftest import Doors
+from tests.seat_calls import DOORS, Caller
 
 StartServer = Callable[[Sequence[Observer]], rpc.GameEngineServiceStub]
 SETTLE_SECONDS = 10.0
@@ -98,3 +100,11 @@ def start_server() -> Iterator[StartServer]:
     for server, channel in running:
         channel.close()
         server.stop(None)
+
+
+@pytest.fixture(params=DOORS)
+def caller(request: pytest.FixtureRequest, seated: Doors) -> Iterator[Caller]:
+    """A player's calls, with seat tokens, through each door of the server that requires them."""
+    player = Caller(request.param, seated.grpc_address, seated.http_address)
+    yield player
+    player.close()

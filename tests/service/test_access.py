@@ -6,8 +6,6 @@ seat, its bot move's seat). A new RPC is covered without editing a list."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import grpc
 import pytest
 
@@ -15,28 +13,19 @@ from engines import registry
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.trust.access import RULES
-from tests.conftest import Doors
-from tests.seat_calls import DOORS, GAME, SERVICE, STATE_METHODS, Caller, hostile
+from tests.seat_calls import GAME, SERVICE, STATE_METHODS, Caller, hostile
 
 SEATS = 4
 DENIED = grpc.StatusCode.PERMISSION_DENIED
 UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 
 
-@pytest.fixture(params=DOORS)
-def call(request: pytest.FixtureRequest, seated: Doors) -> Iterator[Caller]:
-    """A caller through each door of the server that requires seat tokens."""
-    caller = Caller(request.param, seated.grpc_address, seated.http_address)
-    yield caller
-    caller.close()
-
-
-def deal(call: Caller) -> api.NewGameResponse:
+def deal(caller: Caller) -> api.NewGameResponse:
     """A new game with seat 1 played by a bot, the other seats by people."""
     request = api.NewGameRequest(
         seats=SEATS, options=common.GameOptions(**{GAME: {}}), bots=[common.BotSeat(seat=1)]
     )
-    dealt: api.NewGameResponse = call.ok("NewGame", request)
+    dealt: api.NewGameResponse = caller.ok("NewGame", request)
     return dealt
 
 
@@ -58,27 +47,27 @@ class TestRules:
 class TestEveryMethodWithAState:
     """Each method that carries a state, with each hostile request the walk builds."""
 
-    def test_no_token_is_refused_first(self, call: Caller, method: str) -> None:
+    def test_no_token_is_refused_first(self, caller: Caller, method: str) -> None:
         """Without a token: SEAT_TOKEN_MISSING, whatever else the request asks."""
-        state = deal(call).state
+        state = deal(caller).state
         for request in hostile(SERVICE.methods_by_name[method].input_type, state):
-            reply = call(method, request)
+            reply = caller(method, request)
             assert (reply.code, reply.reason) == (UNAUTHENTICATED, "SEAT_TOKEN_MISSING")
 
-    def test_a_token_of_another_game_is_refused(self, call: Caller, method: str) -> None:
+    def test_a_token_of_another_game_is_refused(self, caller: Caller, method: str) -> None:
         """Another game's token: SEAT_NOT_PERMITTED, before the state is looked at."""
-        state, other = deal(call).state, deal(call)
+        state, other = deal(caller).state, deal(caller)
         for request in hostile(SERVICE.methods_by_name[method].input_type, state):
-            reply = call(method, request, other.seat_tokens[0])
+            reply = caller(method, request, other.seat_tokens[0])
             assert (reply.code, reply.reason) == (DENIED, "SEAT_NOT_PERMITTED")
 
-    def test_another_seat_is_refused(self, call: Caller, method: str) -> None:
+    def test_another_seat_is_refused(self, caller: Caller, method: str) -> None:
         """Seat 0's token naming seat 2 anywhere: refused with PERMISSION_DENIED, the same
         refusal whether the request is otherwise well formed or not (a malformed action for
         another seat is not the caller's to hear about)."""
-        dealt = deal(call)
+        dealt = deal(caller)
         for request in hostile(SERVICE.methods_by_name[method].input_type, dealt.state):
-            reply = call(method, request, dealt.seat_tokens[0])
+            reply = caller(method, request, dealt.seat_tokens[0])
             assert reply.code == DENIED, (request, reply)
             assert reply.reason in {"SEAT_NOT_PERMITTED", "NOT_A_BOT_SEAT"}
 
@@ -86,12 +75,12 @@ class TestEveryMethodWithAState:
 class TestNewGame:
     """``NewGame`` carries no state: its rule is that the server picks the seed."""
 
-    def test_a_seed_is_refused(self, call: Caller) -> None:
+    def test_a_seed_is_refused(self, caller: Caller) -> None:
         """A seed sent to a server that requires tokens: SEED_NOT_PERMITTED."""
         request = api.NewGameRequest(seats=SEATS, seed=7, options=common.GameOptions(six_nimmt={}))
-        reply = call("NewGame", request)
+        reply = caller("NewGame", request)
         assert (reply.code, reply.reason) == (DENIED, "SEED_NOT_PERMITTED")
 
-    def test_list_games_needs_no_token(self, call: Caller) -> None:
+    def test_list_games_needs_no_token(self, caller: Caller) -> None:
         """``ListGames`` answers anyone."""
-        assert call.ok("ListGames", api.ListGamesRequest()).games
+        assert caller.ok("ListGames", api.ListGamesRequest()).games
