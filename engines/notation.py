@@ -35,10 +35,14 @@ def seat_text(seat: int) -> str:
     return f"seat {number_text(seat)}"
 
 
+def team_letter(team: int) -> str:
+    """The letter of a team: ``team_letter(0)`` is ``A`` (past the letters, its number)."""
+    return TEAM_LETTERS[team] if 0 <= team < len(TEAM_LETTERS) else number_text(team)
+
+
 def team_text(team: int) -> str:
-    """A team: ``team_text(0)`` is ``team A`` (a team past the letters keeps its number)."""
-    letter = TEAM_LETTERS[team] if 0 <= team < len(TEAM_LETTERS) else number_text(team)
-    return f"team {letter}"
+    """A team: ``team_text(0)`` is ``team A``."""
+    return f"team {team_letter(team)}"
 
 
 def row_text(row: int) -> str:
