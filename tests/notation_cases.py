@@ -67,12 +67,12 @@ def _cases() -> Iterator[Case]:
         row, column = divmod(cell, sequence_numbers.BOARD_SIZE)
         yield Case("cell_text", (row, column), notation.cell_text(row, column))
     for card in range(sequence_numbers.DECK_SIZE):
-        message = _sequence_numbers_card(card)
-        yield Case("sequence_numbers_card_text", (message,), sequence_numbers.card_text(card))
+        equation = _sequence_numbers_card(card)
+        yield Case("sequence_numbers_card_text", (equation,), sequence_numbers.card_text(card))
     for card in range(fora_de_ordem.CARD_COUNT):
-        message = _fora_de_ordem_card(card)
-        yield Case("fora_de_ordem_card_label", (message,), fora_de_ordem.card_label(card))
-        yield Case("fora_de_ordem_card_text", (message,), fora_de_ordem.card_text(card))
+        face = _fora_de_ordem_card(card)
+        yield Case("fora_de_ordem_card_label", (face,), fora_de_ordem.card_label(card))
+        yield Case("fora_de_ordem_card_text", (face,), fora_de_ordem.card_text(card))
 
 
 def _sequence_numbers_card(card: int) -> sequence_numbers_pb2.SequenceNumbersCard:

@@ -13,7 +13,6 @@ import pytest
 
 from engines import notation as engine_notation
 from ordo import notation
-from ordo.render import sequence_numbers as sequence_numbers_render
 from tests.notation_cases import Case, cases
 
 CASES = cases()
@@ -50,12 +49,3 @@ class TestAgreement:
         """Seat 0 of the wire is seat 1, and the Sequence Numbers cell 9 is r1c10."""
         assert notation.seat_text(0) == "seat 1"
         assert notation.sequence_numbers_cell_text(9) == "r1c10"
-
-
-class TestRenderers:
-    """The renderers write with the notation, not with copies of it."""
-
-    def test_the_sequence_numbers_renderer_writes_cells_with_the_notation(self) -> None:
-        """ordo.render.sequence_numbers names cells as ordo.notation does."""
-        assert sequence_numbers_render.cell_text is notation.sequence_numbers_cell_text
-        assert sequence_numbers_render.card_text is notation.sequence_numbers_card_text
