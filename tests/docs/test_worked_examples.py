@@ -13,6 +13,7 @@ import dataclasses
 import re
 from pathlib import Path
 
+from engines import registry
 from engines.fora_de_ordem import ENGINE as FORA_DE_ORDEM
 from engines.fora_de_ordem import Options as ForaOptions
 from engines.fora_de_ordem import data as fora_data
@@ -238,3 +239,9 @@ def _card(seat: int, label: str, exclude: list[int]) -> int:
     return next(
         c for c in fora_data.deck_of(seat) if fora_data.card_text(c) == label and c not in exclude
     )
+
+
+def test_every_game_has_its_worked_example_played() -> None:
+    """Each registered game's worked example is played by a test of this module."""
+    missing = [game for game in registry.ENGINES if f"test_{game}" not in globals()]
+    assert not missing, f"no test plays the worked example of {missing}"
