@@ -29,6 +29,7 @@ from engines.errors import (
     UnsupportedRulesVersionError,
     quoted,
 )
+from engines.notation import field_text, seat_text
 from engines.prng import Rng
 from engines.search import SEARCH_POLICY, Budget, SearchInfo, search
 
@@ -337,7 +338,8 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
         """Raise ``InvalidSeatError`` unless ``seat`` is a seat of this game."""
         if not 0 <= seat < self.seats(state):
             raise InvalidSeatError(
-                f"seat {seat} does not exist: the game has seats 0 to {self.seats(state) - 1}",
+                f"{field_text('seat', seat)} names no seat: the wire numbers this game's seats "
+                f"0 to {self.seats(state) - 1}",
                 seat=str(seat),
             )
 
@@ -348,7 +350,7 @@ class GameEngine(ABC, Generic[S, A, Opt, V]):
         if not self.is_to_act(state, seat):
             if self.outcome(state) is not None:
                 raise IllegalActionError("the game is over", GAME_FINISHED)
-            raise IllegalActionError(f"seat {seat} is not to act now", NOT_SEATS_TURN)
+            raise IllegalActionError(f"{seat_text(seat)} is not to act now", NOT_SEATS_TURN)
 
     def _random_policy(self, state: S, seat: int, rng: Rng) -> A:
         return random_policy(self, state, seat, rng)

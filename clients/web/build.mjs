@@ -11,7 +11,9 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
 const dist = join(root, "service", "playground");
-const GAMES = ["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"];
+// The games whose rules the playground shows: the registry's (engines/registry.py), checked by
+// tests/test_game_lists.py.
+export const GAMES = ["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"];
 
 const escape = (text) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");

@@ -21,6 +21,8 @@ from importlib import resources
 from itertools import chain
 from typing import Any
 
+from engines.notation import ordinal_text
+
 # ------------------------------------------------------------------------- items and ranks
 ITEMS = 5  # a question card has 5 items, one per side of the board
 RANKS = tuple(range(1, ITEMS + 1))  # the ranks 1..5 of the category's order
@@ -93,7 +95,6 @@ BOMBS: tuple[int, ...] = tuple(face.bombs for face in FACES)
 KIND: tuple[CardKind, ...] = tuple(face.kind for face in FACES)
 IS_SPECIAL: tuple[bool, ...] = tuple(face.kind is not CardKind.NUMBER for face in FACES)
 RANK_MASK: tuple[int, ...] = tuple(sum(1 << rank for rank in face.ranks) for face in FACES)
-ORDINALS = ("1st", "2nd", "3rd", "4th", "5th")
 
 
 def deck_of(seat: int) -> tuple[int, ...]:
@@ -102,13 +103,18 @@ def deck_of(seat: int) -> tuple[int, ...]:
 
 
 def card_label(card: int) -> str:
-    """A card as people name it: ``2nd/3rd``, ``previous is correct``."""
+    """What a card names, as people read it: ``2nd/3rd``, ``previous is correct``."""
     face = FACES[card]
     if face.kind is CardKind.PREVIOUS_CORRECT:
         return "previous is correct"
     if face.kind is CardKind.PREVIOUS_WRONG:
         return "previous is wrong"
-    return "/".join(ORDINALS[rank - 1] for rank in face.ranks)
+    return "/".join(map(ordinal_text, face.ranks))
+
+
+def card_text(card: int) -> str:
+    """A card for people, with its bombs: ``2nd/3rd [3b]``, ``previous is correct [3b]``."""
+    return f"{card_label(card)} [{BOMBS[card]}b]"
 
 
 # ------------------------------------------------------------------------- question cards

@@ -49,7 +49,9 @@ class ForaDeOrdem(GameEngine[State, Action, Options, View]):
                 tuple(language.value for language in Language),
             ),
             OptionInfo("rounds", f"number of rounds (1..{MAX_ROUNDS})", str(DEFAULT_ROUNDS)),
-            OptionInfo("starting_seat", "the seat that starts the first round", "0"),
+            OptionInfo(
+                "starting_seat", "the seat that starts the first round, from 0 (seat 1)", "0"
+            ),
             OptionInfo(
                 "custom_questions",
                 "question cards to play with instead of the built-in bank (at least one per "

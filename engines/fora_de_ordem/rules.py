@@ -19,6 +19,7 @@ from engines.fora_de_ordem.data import (
     BANK,
     BANK_CARDS,
     BOMBS,
+    CARD_COUNT,
     COLOURS,
     DECK_SIZE,
     IS_SPECIAL,
@@ -30,11 +31,12 @@ from engines.fora_de_ordem.data import (
     Colour,
     Language,
     Question,
-    card_label,
+    card_text,
     deck_of,
     item_mask,
     question_problem,
 )
+from engines.notation import field_text, seat_text, side_text
 from engines.prng import MASK64, Rng
 
 # Bank cards travel as ids: a change to questions.json needs a new RULES_VERSION.
@@ -71,7 +73,7 @@ class Play:
     side: int
 
     def __str__(self) -> str:
-        return f"play {card_label(self.card)} (card {self.card}) on side {self.side}"
+        return f"play {card_text(self.card)} (card={self.card}) on {side_text(self.side)}"
 
 
 Action = Play
@@ -346,13 +348,19 @@ def play(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, .
     card, side = action.card, action.side
     hand = state.hands[seat]
     if card not in hand:
-        raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
+        raise IllegalActionError(
+            f"{_card_named(card)} is not in {seat_text(seat)}'s hand", "CARD_NOT_IN_HAND"
+        )
     if not 0 <= side < ITEMS:
-        raise IllegalActionError(f"side must be 0..{ITEMS - 1}, not {side}", "NO_SUCH_SIDE")
+        raise IllegalActionError(
+            f"{field_text('play.side', side)} names no side: the wire numbers them "
+            f"0 to {ITEMS - 1}",
+            "NO_SUCH_SIDE",
+        )
     stack = state.sides[side]
     if IS_SPECIAL[card] and not stack:
         raise IllegalActionError(
-            f"a special card ({card_label(card)}) may only go on a side that has a card",
+            f"a special card ({card_text(card)}) may only go on a side that has a card",
             "SPECIAL_ON_EMPTY_SIDE",
         )
     hands = list(state.hands)
@@ -502,7 +510,7 @@ def validate(state: State) -> None:
     on_board = [0] * seats
     for side, stack in enumerate(state.sides):
         if stack and IS_SPECIAL[stack[0]]:
-            raise InvalidStateError(f"a special card is at the bottom of side {side}")
+            raise InvalidStateError(f"a special card is at the bottom of {side_text(side)}")
         for card in stack:
             on_board[OWNER[card]] += 1
     if not over and on_board != plays_this_round(state):
@@ -548,18 +556,18 @@ def _validate_hands_and_decks(state: State) -> list[int]:
     for seat, (hand, deck) in enumerate(zip(state.hands, state.decks, strict=True)):
         expected = HAND_SIZE - plays[seat]
         if len(hand) != expected:
-            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
+            raise InvalidStateError(f"{seat_text(seat)} holds {len(hand)} cards, not {expected}")
         if len(deck) != DECK_SIZE - drawn:
             raise InvalidStateError(
-                f"seat {seat}'s deck has {len(deck)} cards, not {DECK_SIZE - drawn}"
+                f"{seat_text(seat)}'s deck has {len(deck)} cards, not {DECK_SIZE - drawn}"
             )
         if sorted(set(hand)) != list(hand):
-            raise InvalidStateError(f"seat {seat}'s hand must be ascending without repeats")
+            raise InvalidStateError(f"{seat_text(seat)}'s hand must be ascending without repeats")
         cards = hand + deck
         first = seat * DECK_SIZE
         if cards and not (first <= min(cards) and max(cards) < first + DECK_SIZE):
             raise InvalidStateError(
-                f"seat {seat}'s hand or deck holds a card of another seat, or of none"
+                f"{seat_text(seat)}'s hand or deck holds a card of another seat, or of none"
             )
         located.extend(cards)
     return located
@@ -580,3 +588,9 @@ def _conservation_problem(located: list[int], total: int) -> str:
 
 def _question_name(question: Question) -> str:
     return f"id {quoted(question.id)}" if question.id else f"category {quoted(question.category)}"
+
+
+def _card_named(card: int) -> str:
+    """A card of an action for a message: its text, or its id as the field carried it when the
+    id names no card."""
+    return card_text(card) if 0 <= card < CARD_COUNT else field_text("play.card", card)

@@ -22,4 +22,9 @@ def _bullheads(card: int) -> int:
     return 1
 
 
+def card_text(card: int) -> str:
+    """A card for people: its number, ``37``, and ``the zero card`` for 0."""
+    return "the zero card" if card == ZERO_CARD else str(card)
+
+
 BULLHEADS: tuple[int, ...] = tuple(_bullheads(card) for card in range(HIGHEST_CARD + 1))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
 from engines.errors import IllegalActionError, MalformedActionError
+from engines.notation import field_text
 from engines.search import SearchInfo
 from engines.six_nimmt import bots, rules, search
 from engines.six_nimmt.data import ZERO_CARD
@@ -213,7 +214,9 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
                 raise IllegalActionError("no row choice is pending", "NO_ROW_CHOICE_PENDING")
             if not 0 <= action.row < ROW_COUNT:
                 raise IllegalActionError(
-                    f"row must be 0..{ROW_COUNT - 1}, not {action.row}", "NO_SUCH_ROW"
+                    f"{field_text('choose_row', action.row)} names no row: the wire numbers "
+                    f"them 0 to {ROW_COUNT - 1}",
+                    "NO_SUCH_ROW",
                 )
             return rules.resolve(
                 state,

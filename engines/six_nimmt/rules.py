@@ -16,8 +16,9 @@ from typing import TypeVar
 
 from engines.base import Event, slot_init
 from engines.errors import IllegalActionError, InvalidOptionsError, InvalidStateError
+from engines.notation import row_text, seat_text
 from engines.prng import MASK64, Rng
-from engines.six_nimmt.data import BULLHEADS, HIGHEST_CARD, ZERO_CARD
+from engines.six_nimmt.data import BULLHEADS, HIGHEST_CARD, ZERO_CARD, card_text
 
 T = TypeVar("T")
 
@@ -67,7 +68,7 @@ class Select:
     card: int
 
     def __str__(self) -> str:
-        return f"select {self.card}"
+        return f"select {card_text(self.card)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,7 @@ class ChooseRow:
     row: int
 
     def __str__(self) -> str:
-        return f"take row {self.row}"
+        return f"take {row_text(self.row)}"
 
 
 Action = Select | ChooseRow
@@ -277,7 +278,9 @@ def select(state: State, seat: int, card: int) -> tuple[State, tuple[Event, ...]
         at = hand.index(card)
         hand = hand[:at] + hand[at + 1 :]
     else:
-        raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
+        raise IllegalActionError(
+            f"card {card} is not in {seat_text(seat)}'s hand", "CARD_NOT_IN_HAND"
+        )
     hands = _replace_at(state.hands, seat, hand)
     selections = _replace_at(state.selections, seat, card)
     selected = _selected_events(seat, card)
@@ -507,7 +510,7 @@ def validate(state: State) -> None:
         zero_turn_done = used == hand_number and card != ZERO_CARD
         expected = HAND_SIZE - turn - (card > ZERO_CARD) + zero_turn_done
         if not finished and len(hand) != expected:
-            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
+            raise InvalidStateError(f"{seat_text(seat)} holds {len(hand)} cards, not {expected}")
     if revealed:
         order = reveal_order(state.selections)
         if NO_SELECTION in state.selections:
@@ -554,14 +557,14 @@ def validate(state: State) -> None:
     all_before = 0
     for seat, (total, taken) in enumerate(zip(state.penalties, state.taken, strict=True)):
         if not _ascending(taken):
-            raise InvalidStateError(f"seat {seat}'s taken cards must be ascending")
+            raise InvalidStateError(f"{seat_text(seat)}'s taken cards must be ascending")
         before_hand = total - sum(map(BULLHEADS.__getitem__, taken))
         all_before += before_hand
         if before_hand < 0:
-            raise InvalidStateError(f"seat {seat}'s total is below the bullheads it took")
+            raise InvalidStateError(f"{seat_text(seat)}'s total is below the bullheads it took")
         if before_hand > most_before:
             raise InvalidStateError(
-                f"seat {seat}'s total is more than the bullheads of the hands before this one"
+                f"{seat_text(seat)}'s total is more than the bullheads of the hands before this one"
             )
         if threshold is not None and before_hand >= threshold:
             raise InvalidStateError("a hand was dealt after a total reached the threshold")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from engines.errors import InvalidOptionsError, InvalidStateError
+from engines.notation import seat_text
 from engines.prng import MASK64
 from engines.up_or_down.data import Length
 from engines.up_or_down.rules import (
@@ -62,20 +63,20 @@ def check_state(state: State) -> None:
     for seat in range(seats):
         display = state.displays[seat]
         if len(display) > MAX_ROWS:
-            raise InvalidStateError(f"seat {seat}'s display has more than {MAX_ROWS} rows")
+            raise InvalidStateError(f"{seat_text(seat)}'s display has more than {MAX_ROWS} rows")
         placed = 0
         for row in display:
             if not row:
-                raise InvalidStateError(f"seat {seat}'s display has an empty row")
+                raise InvalidStateError(f"{seat_text(seat)}'s display has an empty row")
             if len(row) > 1 and not (ascending(row) or ascending(row[::-1])):
                 raise InvalidStateError(
-                    f"a row of seat {seat} breaks the direction its second card fixed"
+                    f"a row of {seat_text(seat)} breaks the direction its second card fixed"
                 )
             placed += len(row)
         discard = state.discards[seat]
         abandoned = state.abandoned[seat]
         if not ascending(discard):
-            raise InvalidStateError(f"seat {seat}'s discard pile must be ascending")
+            raise InvalidStateError(f"{seat_text(seat)}'s discard pile must be ascending")
         # Every abandoned row sends at least one card to the discard pile, and the taken card
         # restarts it, so a seat that abandoned a row still has one.
         if (
@@ -84,12 +85,12 @@ def check_state(state: State) -> None:
             or (abandoned == 0) != (not discard)
             or (abandoned and not display)
         ):
-            raise InvalidStateError(f"seat {seat}'s abandoned rows do not match its discards")
+            raise InvalidStateError(f"{seat_text(seat)}'s abandoned rows do not match its discards")
         placed += len(discard)
         seat_turns = turns // seats + (seat < turns % seats)
         if placed != seat_turns:
             raise InvalidStateError(
-                f"seat {seat}'s display and discard pile hold {placed} cards "
+                f"{seat_text(seat)}'s display and discard pile hold {placed} cards "
                 f"after its {seat_turns} turns"
             )
     # Every turn draws while the piles last; after that each turn empties a hand by one card.
@@ -102,12 +103,12 @@ def check_state(state: State) -> None:
     undrawn_turns = max(0, turns - piles)
     for seat, hand in enumerate(state.hands):
         if not ascending(hand):
-            raise InvalidStateError(f"seat {seat}'s hand must be ascending")
+            raise InvalidStateError(f"{seat_text(seat)}'s hand must be ascending")
         # Turns without a draw were played by seats piles % seats, piles % seats + 1 and so on
         played = undrawn_turns // seats + ((seat - piles) % seats < undrawn_turns % seats)
         if len(hand) != HAND_SIZE - played:
             raise InvalidStateError(
-                f"seat {seat} holds {len(hand)} cards, not {HAND_SIZE - played}"
+                f"{seat_text(seat)} holds {len(hand)} cards, not {HAND_SIZE - played}"
             )
     # Card conservation: every card of the set is in exactly one place.
     located = [*state.circle, *state.face_down, *state.face_up]

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from engines.base import Event
 from engines.errors import IllegalActionError
+from engines.notation import field_text, row_text, seat_text
 from engines.prng import Rng
 from engines.up_or_down.data import (
     BLOCK,
@@ -57,6 +58,14 @@ class Placement(Enum):
     ABANDON = "ABANDON"  # the row goes to the discard pile; the card restarts it in its place
 
 
+#: How a turn's text names its placement: ``extend row 1``, ``start row 2``, ``abandon row 1``.
+PLACEMENT_VERBS = {
+    Placement.EXTEND: "extend",
+    Placement.NEW_ROW: "start",
+    Placement.ABANDON: "abandon",
+}
+
+
 class Draw(Enum):
     """Which pile the turn draws from."""
 
@@ -97,7 +106,7 @@ class Turn:
     def __str__(self) -> str:
         return (
             f"play {self.card}, take {self.take.value.lower()}, "
-            f"{self.placement.value.lower().replace('_', ' ')} {self.row}, "
+            f"{PLACEMENT_VERBS[self.placement]} {row_text(self.row)}, "
             f"draw {self.draw.value.lower().replace('_', '-')}"
         )
 
@@ -392,7 +401,9 @@ def play(state: State, seat: int, turn: Turn) -> tuple[State, tuple[Event, ...]]
     card = turn.card
     hand = state.hands[seat]
     if card not in hand:
-        raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
+        raise IllegalActionError(
+            f"card {card} is not in {seat_text(seat)}'s hand", "CARD_NOT_IN_HAND"
+        )
     # 1. The card goes into the circle at its place; 2. a neighbour is taken.
     lower, higher = neighbours(state.circle, card)
     if turn.take is Neighbour.LOWER:
@@ -453,10 +464,11 @@ def _place(rows: Display, taken: int, turn: Turn, seat: int) -> tuple[Display, R
     placement = turn.placement
     if placement is Placement.EXTEND:
         if not 0 <= r < len(rows):
-            raise IllegalActionError(f"seat {seat} has no row {r}", "NO_SUCH_ROW")
+            raise IllegalActionError(_no_row(seat, r, rows), "NO_SUCH_ROW")
         if not accepts(rows[r], taken):
             raise IllegalActionError(
-                f"card {taken} does not continue the direction of row {r}", "BREAKS_DIRECTION"
+                f"card {taken} does not continue the direction of {row_text(r)}",
+                "BREAKS_DIRECTION",
             )
         return _replace_at(rows, r, (*rows[r], taken)), ()
     if placement is Placement.NEW_ROW:
@@ -466,12 +478,14 @@ def _place(rows: Display, taken: int, turn: Turn, seat: int) -> tuple[Display, R
             )
         if r != len(rows):
             raise IllegalActionError(
-                f"a new row gets index {len(rows)}, not {r}", "NEW_ROW_INDEX_MISMATCH"
+                f"a new row is {row_text(len(rows))}, {field_text('row', len(rows))} on the wire, "
+                f"not {field_text('row', r)}",
+                "NEW_ROW_INDEX_MISMATCH",
             )
         return (*rows, (taken,)), ()
     if placement is Placement.ABANDON:
         if not 0 <= r < len(rows):
-            raise IllegalActionError(f"seat {seat} has no row {r}", "NO_SUCH_ROW")
+            raise IllegalActionError(_no_row(seat, r, rows), "NO_SUCH_ROW")
         # The row goes face down to the discard pile; the taken card restarts it.
         return _replace_at(rows, r, (taken,)), rows[r]
     raise IllegalActionError("place the card: extend, new row or abandon", "MALFORMED_ACTION")
@@ -493,6 +507,12 @@ def _draw(state: State, draw: Draw) -> tuple[int, tuple[int, ...], tuple[int, ..
             raise IllegalActionError("a pile still has cards: draw one", "MUST_DRAW")
         return NO_CARD, face_down, face_up
     raise IllegalActionError("choose a pile to draw from", "MALFORMED_ACTION")
+
+
+def _no_row(seat: int, row: int, rows: Display) -> str:
+    """The message of a turn whose ``row`` names no row of the seat's display."""
+    count = "1 row" if len(rows) == 1 else f"{len(rows)} rows"
+    return f"{field_text('row', row)} names no row: {seat_text(seat)}'s display has {count}"
 
 
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:

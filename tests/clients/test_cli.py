@@ -143,7 +143,7 @@ class TestDemo:
     ) -> None:
         """A simultaneous turn is printed once all four seats have selected: the reveal."""
         lines = demo.stdout.splitlines()
-        first = lines.index("turn 1: seats 1, 2, 3, 4")
+        first = lines.index("turn 1: seats 1, 2, 3 and 4")
         assert lines[first + 1].startswith("  revealed: seat 1: ")
 
     def test_public_events_are_told(self, demo: subprocess.CompletedProcess[str]) -> None:

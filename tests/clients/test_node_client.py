@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 import structlog
 
+from engines import registry
 from ordo.client import RETRYABLE, Client
 from ordo.v1 import common_pb2 as common
 from service.calls.servicer import GameEngineServicer
@@ -34,6 +35,8 @@ from tests.conftest import Doors
 from tests.node import BUILT, CLI, NODE_DIR, ROOT, RUN_SECONDS, node_executable, run_node, run_suite
 
 POLICY = "heuristic"
+# (game, seats): each game of the registry once, at seat counts spread over their ranges.
+GAMES = [("six_nimmt", 4), ("sequence_numbers", 3), ("up_or_down", 5), ("fora_de_ordem", 2)]
 README = ROOT / "docs" / "clients.md"
 README_SECTION = "## With the TypeScript client"
 DEFAULT_ADDRESS = "localhost:50051"
@@ -89,10 +92,7 @@ def play_with_python(address: str, game: str, seats: int, seed: int) -> common.G
         return state
 
 
-@pytest.mark.parametrize(
-    ("game", "seats"),
-    [("six_nimmt", 4), ("sequence_numbers", 3), ("up_or_down", 5), ("fora_de_ordem", 2)],
-)
+@pytest.mark.parametrize(("game", "seats"), GAMES)
 def test_node_and_python_play_the_same_game(
     node: str, server_address: str, game: str, seats: int
 ) -> None:
@@ -133,7 +133,7 @@ def test_node_games_lists_every_game(node: str, server_address: str) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     ids = [line.split("\t")[0] for line in lines if not line.startswith(" ")]
-    assert ids == ["fora_de_ordem", "sequence_numbers", "six_nimmt", "up_or_down"]
+    assert ids == sorted(registry.ENGINES)
     assert "6 nimmt!\t2, 3, 4, 5, 6, 7, 8, 9, 10 seats\tpolicies: heuristic, random" in done.stdout
     with Client(server_address) as client:
         for game in client.list_games().games:
@@ -227,16 +227,16 @@ def test_the_package_is_the_python_clients_version() -> None:
 
 
 def test_the_generated_code_covers_every_proto_file() -> None:
-    """Every file of the contract has its TypeScript module, exported as ``v1``."""
+    """Every file of the contract has its TypeScript module, which the generated index exports
+    and v1.ts exports as ``v1``."""
     protos = sorted(path.stem for path in (ROOT / "proto" / "ordo" / "v1").glob("*.proto"))
-    generated = sorted(
-        path.stem.removesuffix("_pb")
-        for path in (NODE_DIR / "src" / "gen" / "ordo" / "v1").glob("*_pb.ts")
-    )
+    folder = NODE_DIR / "src" / "gen" / "ordo" / "v1"
+    generated = sorted(path.stem.removesuffix("_pb") for path in folder.glob("*_pb.ts"))
     assert generated == protos
-    exported = (NODE_DIR / "src" / "v1.ts").read_text()
+    index = (folder / "index.ts").read_text()
     for name in protos:
-        assert f'"./gen/ordo/v1/{name}_pb.js"' in exported
+        assert f'export * from "./{name}_pb.js";' in index
+    assert 'export * from "./gen/ordo/v1/index.' in (NODE_DIR / "src" / "v1.ts").read_text()
 
 
 def test_node_tls_trusts_grpc_default_roots(node: str, tls_server_address: str) -> None:

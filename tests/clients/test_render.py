@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ordo import render
+from ordo import notation, render
 from ordo.render import fora_de_ordem as fora_de_ordem_render
 from ordo.render import sequence_numbers as sequence_numbers_render
 from ordo.render import six_nimmt as six_nimmt_render
@@ -74,9 +74,9 @@ class TestSixNimmtView:
     def test_bullheads_of_the_deck(self) -> None:
         """The 104 cards carry 171 bullheads, 55 alone carrying 7."""
         cards = range(1, HIGHEST_CARD + 1)
-        assert sum(six_nimmt_render.bullheads(card) for card in cards) == DECK_BULLHEADS
-        assert six_nimmt_render.bullheads(55) == 7
-        assert six_nimmt_render.bullheads(0) == 0
+        assert sum(notation.bullheads(card) for card in cards) == DECK_BULLHEADS
+        assert notation.bullheads(55) == 7
+        assert notation.bullheads(0) == 0
 
     def test_rows_with_bullheads(self) -> None:
         """Each row lists its cards and their total bullheads."""
@@ -100,7 +100,7 @@ class TestSixNimmtView:
         text = six_nimmt_render.render_view(
             _view(selected=[True, False, True], revealed=[-1, -1, -1])
         )
-        assert "  selected a card: seats 1, 3" in text
+        assert "  selected a card: seats 1 and 3" in text
         assert "revealed" not in text
 
     def test_revealed_cards(self) -> None:
@@ -108,7 +108,7 @@ class TestSixNimmtView:
         text = six_nimmt_render.render_view(
             _view(selected=[True, True], revealed=[17, 0], penalties=[0, 0])
         )
-        assert "  revealed: seat 1: 17, seat 2: 0 (zero card)" in text
+        assert "  revealed: seat 1: 17, seat 2: the zero card" in text
         assert "selected a card" not in text
 
     def test_own_hand(self) -> None:
@@ -319,8 +319,8 @@ class TestSequenceNumbersView:
         """Seats alternate between the teams; each team has its sequences, each seat its
         cards; the seat to act is named last."""
         text = sequence_numbers_render.render_view(self.view())
-        assert "team A (seats 1, 3): 1 of 2 sequences" in text
-        assert "team B (seats 2, 4): 0 of 2 sequences" in text
+        assert "team A (seats 1 and 3): 1 of 2 sequences" in text
+        assert "team B (seats 2 and 4): 0 of 2 sequences" in text
         assert "seat 4 (B): 5 cards in hand, 0 discarded" in text
         assert text.endswith("deck: 50 cards; turn 9\nseat 2 to act")
 
@@ -406,7 +406,7 @@ class TestForaDeOrdemEvents:
             bombs=1,
         )  # fmt: skip
         assert fora_de_ordem_render.render_events([event]) == [
-            "[3] Mercury: yellow 1st [0b] right, purple 2nd/3rd [1b] WRONG "
+            "side 3 (Mercury): yellow 1st [0b] right, purple 2nd/3rd [1b] WRONG "
             "-> seat 2 (purple) takes 2 cards, 1 bomb"
         ]
 
@@ -415,5 +415,5 @@ class TestForaDeOrdemEvents:
         card = fora_de_ordem.ForaDeOrdemCard(owner=2, ranks=[1])
         event = _side_resolved(side=0, item="Venus", cards=[card], correct=[True], taker=-1)
         assert fora_de_ordem_render.render_events([event]) == [
-            "[1] Venus: pink 1st [0b] right -> all discarded"
+            "side 1 (Venus): pink 1st [0b] right -> all discarded"
         ]

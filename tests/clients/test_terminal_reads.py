@@ -66,10 +66,10 @@ class TestCountedFromOne:
         assert "seat 0" not in shown
 
     def test_fora_de_ordem_sides(self, opened: list[Terminal], server_address: str) -> None:
-        """The five sides are [1] to [5], and a side is chosen by those numbers."""
+        """The five sides are side 1 to side 5, and a side is chosen by those numbers."""
         shown = first_turn(opened, server_address, "fora_de_ordem", "--seed", "5", "--lang", "en")
         table = shown.split("Choose")[0]
-        assert re.findall(r"^  \[(\d)\] ", table, re.MULTILINE) == ["1", "2", "3", "4", "5"]
+        assert re.findall(r"^  side (\d)  ", table, re.MULTILINE) == ["1", "2", "3", "4", "5"]
 
     def test_sequence_numbers_cells(self, opened: list[Terminal], server_address: str) -> None:
         """The board's rows and columns are numbered 1 to 10."""

@@ -78,7 +78,7 @@ SIX_NIMMT: dict[str, Corruption] = {
         lambda s: replace(
             s, hands=(tuple(sorted((*s.hands[0], s.deck[0]))), *s.hands[1:]), deck=s.deck[1:]
         ),
-        r"seat 0 holds \d+ cards, not \d+",
+        r"seat 1 holds \d+ cards, not \d+",
     ),
     "five_rows": Corruption(
         lambda s: replace(s, rows=(*s.rows, (s.deck[0],)), deck=s.deck[1:]), "there must be 4 rows"
@@ -113,7 +113,7 @@ SIX_NIMMT: dict[str, Corruption] = {
         lambda s: replace(s, hand_number=2**32 - 1), "hand number or turn out of range"
     ),
     "taken_pile_out_of_order": Corruption(
-        _six_nimmt_taken_out_of_order, "seat 0's taken cards must be ascending"
+        _six_nimmt_taken_out_of_order, "seat 1's taken cards must be ascending"
     ),
     "hand_number_raised_without_penalties": Corruption(
         lambda s: replace(s, hand_number=s.hand_number + 1), "each of which took a row"
@@ -139,7 +139,7 @@ SEQUENCE_NUMBERS: dict[str, Corruption] = {
     ),
     "chip_of_no_team": Corruption(
         lambda s: replace(s, chips=(*s.chips[:44], 7, *s.chips[45:])),
-        "neither NO_CHIP nor a chip of teams",
+        "neither NO_CHIP nor a team's",
     ),
     "sequence_not_in_a_line": Corruption(
         lambda s: replace(s, sequences=(Sequence(0, (0, 1, 2, 3, 14)),)),
@@ -149,10 +149,10 @@ SEQUENCE_NUMBERS: dict[str, Corruption] = {
         lambda s: replace(
             s, hands=(tuple(sorted((*s.hands[0], s.deck[0]))), *s.hands[1:]), deck=s.deck[1:]
         ),
-        r"seat 0 holds \d+ cards, not \d+",
+        r"seat 1 holds \d+ cards, not \d+",
     ),
     "choice_pending_on_a_corner": Corruption(
-        lambda s: replace(s, pending_cell=9), "pending on cell 9, not a cell of a chip"
+        lambda s: replace(s, pending_cell=9), "pending on pending_cell=9, not a cell of a chip"
     ),
     "choice_pending_on_an_empty_cell": Corruption(
         lambda s: replace(s, pending_cell=s.chips.index(-1, 1)), "which holds no chip of team"
@@ -180,7 +180,7 @@ FORA_DE_ORDEM: dict[str, Corruption] = {
     ),
     "card_missing": Corruption(
         lambda s: replace(s, decks=(s.decks[0][1:], *s.decks[1:])),
-        r"seat 0's deck has \d+ cards, not \d+",
+        r"seat 1's deck has \d+ cards, not \d+",
     ),
     "card_out_of_range": Corruption(
         lambda s: replace(s, decks=((999, *s.decks[0][1:]), *s.decks[1:])),
@@ -196,7 +196,7 @@ FORA_DE_ORDEM: dict[str, Corruption] = {
             hands=(tuple(sorted((*s.hands[0], s.decks[0][0]))), *s.hands[1:]),
             decks=(s.decks[0][1:], *s.decks[1:]),
         ),
-        r"seat 0 holds \d+ cards, not \d+",
+        r"seat 1 holds \d+ cards, not \d+",
     ),
     "ranks_not_covering_1_to_5": Corruption(
         lambda s: _with_first_question_ranks(s, (1, 2, 3, 4, 6)), RANKS_DO_NOT_COVER
@@ -256,7 +256,7 @@ UP_OR_DOWN: dict[str, Corruption] = {
         lambda s: _seat_0_rows(s, lambda c: (*((card,) for card in c[:3]), tuple(c[3:]))),
         "display has more than 3 rows",
     ),
-    "hand_too_large": Corruption(_seat_1_card_in_seat_0_hand, r"seat 0 holds \d+ cards, not \d+"),
+    "hand_too_large": Corruption(_seat_1_card_in_seat_0_hand, r"seat 1 holds \d+ cards, not \d+"),
     "revision_ahead_of_turns": Corruption(
         lambda s: replace(s, revision=s.revision + 1),
         r"display and discard pile hold \d+ cards after its \d+ turns",

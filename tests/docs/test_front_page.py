@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+from engines import registry
 from tests.node import BUILT, node_executable, run_node
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -29,7 +30,7 @@ def test_the_readme_is_a_front_page() -> None:
     assert len(text.splitlines()) <= MAX_LINES
     for needed in ("make run", "make test", "docs/playground.png", "docs/integration.md"):
         assert needed in text
-    for game in ("six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"):
+    for game in registry.ENGINES:
         assert f"docs/rules/{game}.md" in text
 
 

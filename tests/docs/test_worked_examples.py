@@ -3,7 +3,8 @@
 Each ``docs/rules/<game>.md`` ends its worked example with a fenced ``example`` block: the
 situation, the moves and what the prose says follows from them. These tests read the block,
 build the situation, play the moves in-process and check every outcome it states, so the doc and
-the engine cannot drift apart.
+the engine cannot drift apart. The blocks count seats, rows and cells from 1, as people do
+(``engines.notation``); ``wire`` turns such a number into the engines' index.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import dataclasses
 import re
 from pathlib import Path
 
+from engines import registry
 from engines.fora_de_ordem import ENGINE as FORA_DE_ORDEM
 from engines.fora_de_ordem import Options as ForaOptions
 from engines.fora_de_ordem import data as fora_data
 from engines.fora_de_ordem import rules as fora_rules
 from engines.fora_de_ordem.rules import Play as ForaPlay
+from engines.notation import FIRST
 from engines.sequence_numbers import ENGINE as SEQUENCE_NUMBERS
 from engines.sequence_numbers.rules import (
     DECK_SIZE,
@@ -36,7 +39,8 @@ from tests.engines.test_six_nimmt import build, select_all
 from tests.engines.test_up_or_down import arrange
 
 RULES = Path(__file__).resolve().parents[2] / "docs" / "rules"
-CELLS = [cell_text(cell) for cell in range(100)]  # r0c0 .. r9c9, as the docs name cells
+CELLS = [cell_text(cell) for cell in range(100)]  # r1c1 .. r10c10, as the docs name cells
+CELL = r"r\d+c\d+"  # a cell as the docs write it
 
 
 def example(game: str) -> list[str]:
@@ -45,6 +49,11 @@ def example(game: str) -> list[str]:
     blocks = re.findall(r"^```example\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
     assert len(blocks) == 1, f"{game}.md needs exactly one example block"
     return blocks[0].splitlines()
+
+
+def wire(number: str) -> int:
+    """A seat or row as the docs count it (from 1), as the engines index it (from 0)."""
+    return int(number) - FIRST
 
 
 def numbers(text: str) -> tuple[int, ...]:
@@ -76,13 +85,13 @@ def test_six_nimmt() -> None:
             state, played = select_all(state, numbers(line))
             events = [event.body for event in played]
         elif match := re.fullmatch(r"choose seat (\d+) row (\d+)", line):
-            seat, row = int(match[1]), int(match[2])
+            seat, row = wire(match[1]), wire(match[2])
             assert SIX_NIMMT.seats_to_act(state) == (seat,)
             transition = SIX_NIMMT.apply(state, seat, ChooseRow(row))
             state, events = transition.state, [event.body for event in transition.events]
         elif match := re.fullmatch(r"take seat (\d+) row (\d+): ([\d ]+) = (\d+) bullheads?", line):
             seat, row, cards, bullheads = match.groups()
-            taken = RowTaken(int(seat), int(row), numbers(cards), int(bullheads))
+            taken = RowTaken(wire(seat), wire(row), numbers(cards), int(bullheads))
             assert taken in events, f"{line!r} did not happen: {events}"
         elif line.startswith("rows "):
             assert state.rows == rows_of(line[len("rows ") :]), line
@@ -96,14 +105,14 @@ def test_sequence_numbers() -> None:
     teams = "AB"
     chips: dict[int, int] = {}
     for team, cells in re.findall(
-        r"([AB]) on ((?:r\dc\d ?)+)", expect(r"board: (.*)", lines[0])[1]
+        rf"([AB]) on ((?:{CELL} ?)+)", expect(r"board: (.*)", lines[0])[1]
     ):
         chips.update(dict.fromkeys(map(CELLS.index, cells.split()), teams.index(team)))
     by_text = {card_text(card): card for card in range(DECK_SIZE)}
-    moves = [expect(r"seat (\d) plays (.+?) on (r\dc\d)(?:: (.*))?", line) for line in lines[1:-1]]
+    moves = [expect(rf"seat (\d) plays (.+?) on ({CELL})(?:: (.*))?", line) for line in lines[1:-1]]
     held: dict[int, list[int]] = {}
     for move in moves:
-        held.setdefault(int(move[1]), []).append(by_text[move[2]])
+        held.setdefault(wire(move[1]), []).append(by_text[move[2]])
     spare = iter(card for card in range(DECK_SIZE) if all(card not in c for c in held.values()))
     hands = {
         seat: (*cards, *(next(spare) for _ in range(5 - len(cards))))
@@ -111,14 +120,14 @@ def test_sequence_numbers() -> None:
     }
     state = table(chips=chips, hands=hands)
     for move in moves:
-        seat, card, cell, said = int(move[1]), by_text[move[2]], CELLS.index(move[3]), move[4]
+        seat, card, cell, said = wire(move[1]), by_text[move[2]], CELLS.index(move[3]), move[4]
         assert SEQUENCE_NUMBERS.seats_to_act(state) == (seat,)
         transition = SEQUENCE_NUMBERS.apply(state, seat, Play(card, cell))
         state, events = transition.state, [event.body for event in transition.events]
         if said and (removed := re.fullmatch(r"([AB])'s chip is removed", said)):
             assert ChipRemoved(seat, card, cell, teams.index(removed[1])) in events
         elif said:
-            team, cells = expect(r"([AB]) completes ((?:r\dc\d ?)+)", said).groups()
+            team, cells = expect(rf"([AB]) completes ((?:{CELL} ?)+)", said).groups()
             completed = tuple(CELLS.index(c) for c in cells.split())
             assert SequenceCompleted(teams.index(team), completed) in events
         else:
@@ -150,23 +159,23 @@ def test_up_or_down() -> None:
     state = arrange(
         circle=numbers(circle),
         face_up=(int(top),),
-        hands={int(seat[1]): numbers(seat[2]) for seat in seats},
+        hands={wire(seat[1]): numbers(seat[2]) for seat in seats},
         hand=numbers(seats[0][2]),
-        displays={int(seat[1]): rows_of(seat[3]) for seat in seats},
-        discards={int(s[1]): tuple(next(spare) for _ in range(int(s[4] or 0))) for s in seats},
+        displays={wire(seat[1]): rows_of(seat[3]) for seat in seats},
+        discards={wire(s[1]): tuple(next(spare) for _ in range(int(s[4] or 0))) for s in seats},
     )
     for line in lines[3:]:
         if turn := re.fullmatch(UP_OR_DOWN_TURN, line):
             seat, card, taken, take, place, row, draw = turn.groups()
-            assert UP_OR_DOWN.seats_to_act(state) == (int(seat),)
-            action = Turn(int(card), TAKES[take], PLACES[place], int(row), DRAWS[draw])
-            transition = UP_OR_DOWN.apply(state, int(seat), action)
+            assert UP_OR_DOWN.seats_to_act(state) == (wire(seat),)
+            action = Turn(int(card), TAKES[take], PLACES[place], wire(row), DRAWS[draw])
+            transition = UP_OR_DOWN.apply(state, wire(seat), action)
             state = transition.state
             assert transition.events[0].body.taken == int(taken), line
         elif line.startswith("circle "):
             assert state.circle == numbers(line), line
         elif seat_line := re.fullmatch(UP_OR_DOWN_SEAT, line):
-            seat = int(seat_line[1])
+            seat = wire(seat_line[1])
             assert state.displays[seat] == rows_of(seat_line[3]), line
             if seat_line[4]:
                 assert len(state.discards[seat]) == int(seat_line[4]), line
@@ -183,13 +192,13 @@ def test_fora_de_ordem() -> None:
     names = tuple(name.strip() for name, _ in items)
     question = fora_data.Question("example", category, names, tuple(int(r) for _, r in items))
     moves = [expect(r"seat (\d) plays (.+) on (.+)", line) for line in lines if " plays " in line]
-    seats = 1 + max(int(move[1]) for move in moves)
+    seats = 1 + max(wire(move[1]) for move in moves)
     state = FORA_DE_ORDEM.new_game(seats, 1, ForaOptions(rounds=1, custom_questions=(question,)))
     state = dataclasses.replace(state, questions=(question,))
     hands: dict[int, list[int]] = {seat: [] for seat in range(seats)}
     plays = []
     for move in moves:
-        seat = int(move[1])
+        seat = wire(move[1])
         card = _card(seat, move[2], exclude=hands[seat])
         hands[seat].append(card)
         plays.append((seat, card, names.index(move[3])))
@@ -218,18 +227,21 @@ def test_fora_de_ordem() -> None:
             continue
         taker, cards, bombs = expect(r"seat (\d) takes (.+) = (\d+) bombs?", said).groups()
         side = resolved[item]
-        assert side.taker == int(taker), line
+        assert side.taker == wire(taker), line
         assert side.bombs == int(bombs), line
-        assert sorted(_label(card) for card in side.taken) == sorted(cards.split(", ")), line
+        assert sorted(map(fora_data.card_text, side.taken)) == sorted(cards.split(", ")), line
     totals = numbers(expect(r"bombs ([\d ]+)", lines[-1])[1])
     assert FORA_DE_ORDEM.view(state, None).bombs == totals
 
 
-def _label(card: int) -> str:
-    """A Fora de Ordem card as the docs write it: ``2nd/3rd [3b]``."""
-    return f"{fora_data.card_label(card)} [{fora_data.BOMBS[card]}b]"
-
-
 def _card(seat: int, label: str, exclude: list[int]) -> int:
     """A card of the seat's deck with this label, not yet used."""
-    return next(c for c in fora_data.deck_of(seat) if _label(c) == label and c not in exclude)
+    return next(
+        c for c in fora_data.deck_of(seat) if fora_data.card_text(c) == label and c not in exclude
+    )
+
+
+def test_every_game_has_its_worked_example_played() -> None:
+    """Each registered game's worked example is played by a test of this module."""
+    missing = [game for game in registry.ENGINES if f"test_{game}" not in globals()]
+    assert not missing, f"no test plays the worked example of {missing}"

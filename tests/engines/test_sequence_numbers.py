@@ -848,9 +848,9 @@ class TestActions:
     """Action values and malformed input."""
 
     def test_actions_read_as_text(self) -> None:
-        """Each action has a short text form naming the card and cell."""
-        assert str(Play(ONE_A, at(0, 8))) == "play 44 - 43 = 1 on r0c8"
-        assert str(Play(PLUS, at(3, 4))) == "play PLUS on r3c4"
+        """Each action has a short text form naming the card and the cell, counted from 1."""
+        assert str(Play(ONE_A, at(0, 8))) == "play 44 - 43 = 1 on r1c9"
+        assert str(Play(PLUS, at(3, 4))) == "play PLUS on r4c5"
         assert str(Exchange(ONE_B)) == "exchange dead card 31 - 30 = 1"
         assert str(Discard(MINUS)) == "discard MINUS"
 
@@ -1039,7 +1039,7 @@ class TestCorruptedStates:
             discards=(state.discards[0], (80, 81, 82)),
             deck=tuple(card for card in state.deck if card != 82),
         )
-        assert "seat 1's discard pile holds more than 2" in self.rejected(corrupted)
+        assert "seat 2's discard pile holds more than 2" in self.rejected(corrupted)  # wire seat 1
 
     def test_an_exchange_with_no_dead_card_on_the_board(self) -> None:
         """An exchange needs a dead card, so at least one number with both cells taken."""

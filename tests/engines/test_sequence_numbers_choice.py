@@ -349,7 +349,7 @@ class TestPendingChoiceStates:
     def test_a_choice_pending_on_a_cell_without_the_teams_chip(self) -> None:
         """The chip awaiting the choice is the team's of the seat to act."""
         _, pending, _ = place(DIAGONAL, 36)
-        self.rejected(replace(pending, pending_cell=at(5, 5)), "holds no chip of team 0")
+        self.rejected(replace(pending, pending_cell=at(5, 5)), "holds no chip of team A")
 
     def test_a_choice_pending_whose_fives_exclude_nothing(self) -> None:
         """A choice is pending only while the fives through the chip exclude one another."""
@@ -393,4 +393,4 @@ class TestPendingChoiceStates:
         chips[36] = NO_CHIP
         without_the_play = replace(won, chips=tuple(chips), pending_cell=NO_CELL)
         for state in (without_the_play, won):
-            self.rejected(state, "team 0 won but did not make the last play")
+            self.rejected(state, "team A won but did not make the last play")

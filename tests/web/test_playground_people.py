@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
+from engines import registry
 from tests.e2e.server_process import free_port, running_server
 from tests.state_keys import TEST_KEY, keys_file_text
 from tests.web.test_playground import ARTIFACTS, CHROMIUM, PLAY_SECONDS, WEB, node_and_browser
 
 DRIVER = WEB / "test" / "people.mjs"
-GAMES = ("six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem")
+GAMES = sorted(registry.ENGINES)  # the page offers every game the server lists
 
 
 def scenario(url: str, name: str) -> dict[str, Any]:

@@ -33,8 +33,9 @@ from google.protobuf.message import Message
 
 from ordo import records
 from ordo.client import DEFAULT_TARGET, Client, OrdoError, game_options
+from ordo.notation import seat_text, seats_text
 from ordo.play import Table, play_game
-from ordo.render import Renderer, renderer, seat_text, termination_text
+from ordo.render import Renderer, renderer, termination_text
 from ordo.v1 import common_pb2 as common
 from ordo.watch import record_game_id, watch
 
@@ -439,8 +440,7 @@ def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
             applied = client.apply_action(state, action)
             state, status = applied.state, applied.status
             events.extend(event for event in applied.events if event.public)
-        who = ", ".join(str(seat + 1) for seat in acting)
-        print(f"\nturn {turn}: {'seats' if len(acting) > 1 else 'seat'} {who}", file=out)
+        print(f"\nturn {turn}: {seats_text(acting)}", file=out)
         for line in render.render_events(events):
             print(f"  {line}", file=out)
         print(render.render_view(client.get_view(state).view), file=out)

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from ordo.client import Client
+from ordo.notation import seat_text, seats_text
 from ordo.records import Recorder, save
-from ordo.render import Renderer, Step, seat_text, termination_text
+from ordo.render import Renderer, Step, termination_text
 from ordo.v1 import common_pb2 as common
 
 __all__ = ["QuitRequestedError", "Table", "choose", "option_keys", "play_game"]
@@ -192,14 +193,6 @@ def _play(
         return 0
     show_end(table, state, status.outcome)
     return 0
-
-
-def seats_text(seats: Sequence[int]) -> str:
-    """``seat 2``, or ``seats 1, 2 and 4`` (seats 0, 1 and 3 counted from 1)."""
-    if len(seats) == 1:
-        return seat_text(seats[0])
-    numbers = [str(seat + 1) for seat in seats]
-    return f"seats {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
 def bots_text(policy: str, seats: Sequence[int]) -> str:

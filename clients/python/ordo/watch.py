@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from ordo.client import Client
+from ordo.notation import seat_text
 from ordo.records import replay_steps
 from ordo.render import Renderer
 from ordo.v1 import common_pb2 as common
@@ -51,21 +52,21 @@ class Replay:
         if step.step == 0:
             print(f"Step 0 of {last}: the deal, as {self.viewer} sees it", file=out)
         else:
-            print(f"Step {step.step} of {last}: seat {step.seat + 1} moved", file=out)
+            print(f"Step {step.step} of {last}: {seat_text(step.seat)} moved", file=out)
             for line in self.render.render_events(step.events):
                 print(f"  {line}", file=out)
         if step.seat_views:
             for seat, view in enumerate(step.seat_views):
-                print(f"\nSeat {seat + 1}:", file=out)
+                print(f"\n{seat_text(seat).capitalize()}:", file=out)
                 print(self.render.render_view(view), file=out)
         else:
             print(self.render.render_view(step.view), file=out)
         if step.view.status.finished:
             outcome = step.view.status.outcome
             scores = ", ".join(
-                f"seat {seat + 1}: {score}" for seat, score in enumerate(outcome.scores)
+                f"{seat_text(seat)}: {score}" for seat, score in enumerate(outcome.scores)
             )
-            winners = ", ".join(f"seat {seat + 1}" for seat in outcome.winners) or "none (a draw)"
+            winners = ", ".join(map(seat_text, outcome.winners)) or "none (a draw)"
             print(f"\nGame over. Scores: {scores}. Winners: {winners}.", file=out)
 
 
@@ -84,7 +85,7 @@ def watch(
     if not reveal:
         who = common.Viewer(spectator=True) if viewer is None else viewer
     steps = list(replay_steps(client, record, who, reveal=reveal))
-    name = "every seat" if reveal else ("a spectator" if viewer is None else f"seat {viewer + 1}")
+    name = "every seat" if reveal else ("a spectator" if viewer is None else seat_text(viewer))
     replay = Replay(steps, render, name)
     last = len(steps) - 1
     print(f"A game of {last} moves, checked by the server. Type ? for help.", file=out)

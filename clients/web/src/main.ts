@@ -5,6 +5,7 @@
 import * as api from "./api.ts";
 import { preferredLanguage } from "./language.ts";
 import { MovePicker, type Candidate } from "./moves.ts";
+import { capital, seatText } from "./notation.ts";
 import * as saved from "./saved.ts";
 import { UIS } from "./games/index.ts";
 import { initReplay } from "./replay.ts";
@@ -128,7 +129,7 @@ function fillPlayers(): void {
   const policies = selectedGame().policies ?? ["heuristic"];
   for (let seat = 0; seat < Number($<HTMLSelectElement>("seats").value); seat++) {
     const label = document.createElement("label");
-    label.append(`Seat ${seat + 1} `);
+    label.append(`${capital(seatText(seat))} `);
     const select = document.createElement("select");
     select.name = `seat-${seat}`;
     select.dataset.seat = String(seat);
@@ -160,8 +161,9 @@ function readOptions(info: GameInfo): Json {
 }
 
 function seatName(seat: number, kind: PlayerKind, people: number): string {
-  if (kind !== "person") return `Seat ${seat + 1} (bot)`;
-  return people === 1 ? `Seat ${seat + 1} (you)` : `Seat ${seat + 1}`;
+  const name = capital(seatText(seat));
+  if (kind !== "person") return `${name} (bot)`;
+  return people === 1 ? `${name} (you)` : name;
 }
 
 async function start(event: SubmitEvent): Promise<void> {

@@ -4,6 +4,7 @@
 // shown once the game is over.
 import * as api from "./api.ts";
 import { UIS } from "./games/index.ts";
+import { capital, seatText } from "./notation.ts";
 import { jsonKey, type GameId, type Json } from "./types.ts";
 import type { DrawContext } from "./ui.ts";
 
@@ -83,7 +84,7 @@ function fillViewers(replayed: api.Replayed, chosen: string): void {
   const select = $<HTMLSelectElement>("replay-viewer");
   const choices: [string, string][] = [[SPECTATOR, "a spectator"]];
   for (let seat = 0; seat < replayed.seats; seat++)
-    choices.push([String(seat), `Seat ${seat + 1}`]);
+    choices.push([String(seat), capital(seatText(seat))]);
   if (replayed.finished) choices.push([REVEAL, "every card (game over)"]);
   select.replaceChildren(
     ...choices.map(([value, label]) => {
@@ -105,7 +106,7 @@ function go(at: number): void {
   const step = replayed.steps[watching.at]!;
   const ui = UIS[replayed.game as GameId];
   const key = jsonKey(replayed.game as GameId);
-  const names = Array.from({ length: replayed.seats }, (_, seat) => `Seat ${seat + 1}`);
+  const names = Array.from({ length: replayed.seats }, (_, seat) => capital(seatText(seat)));
   const viewer = $<HTMLSelectElement>("replay-viewer").value;
   const seat = viewer === SPECTATOR || viewer === REVEAL ? null : Number(viewer);
   const fresh = new Set(step.events.flatMap((e) => ui.fresh((e[key] ?? {}) as Json)));

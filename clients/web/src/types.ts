@@ -1,6 +1,8 @@
 // The messages the page handles, in their proto3 JSON form (camelCase names, enums by name,
 // 64-bit integers as strings). The page passes states back untouched, sealed or not.
 
+import type { UIS } from "./games/index.ts";
+
 export type Json = Record<string, unknown>;
 
 export interface OptionInfo {
@@ -21,7 +23,8 @@ export interface GameInfo {
   seatCounts?: number[];
 }
 
-export type GameId = "six_nimmt" | "sequence_numbers" | "up_or_down" | "fora_de_ordem";
+/** A game the page has a part for: a key of UIS (src/games/index.ts). */
+export type GameId = keyof typeof UIS;
 
 export interface Outcome {
   scores?: (string | number)[];

@@ -19,7 +19,6 @@ const { values: args } = parseArgs({
   },
 });
 
-const GAMES = ["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"];
 const MIN_TEXT_PX = 11;
 const PHONE = { width: 390, height: 844 };
 const failures = [];
@@ -46,6 +45,16 @@ async function open(options = {}) {
   await page.goto(`${args.url}${options.query ?? ""}`);
   await page.waitForSelector("body[data-ready=true]");
   return page;
+}
+
+/** The games the page offers, as the server lists them: every game of the server's registry. */
+async function games() {
+  const page = await open();
+  const ids = await page
+    .locator("#game option")
+    .evaluateAll((options) => options.map((option) => option.value));
+  await page.context().close();
+  return ids;
 }
 
 /** Sets up a game: `kinds` per seat ("person", "heuristic", "random"), options by name. */
@@ -303,7 +312,7 @@ const scenarios = {
    * its drawing, no sideways scrolling; a screenshot of each. */
   async phone() {
     report.smallest = {};
-    for (const game of GAMES) {
+    for (const game of await games()) {
       const page = await open({ viewport: PHONE, query: `?game=${game}` });
       await setUp(page, game, ["person", ...Array(5).fill("heuristic")], {
         ...(game === "fora_de_ordem" ? { language: "EN" } : {}),
@@ -366,7 +375,7 @@ const scenarios = {
   /** The table links to the whole of the game's rules, on a page of their own. */
   async rules() {
     const page = await open();
-    for (const game of GAMES) {
+    for (const game of await games()) {
       await setUp(page, game, ["person", "heuristic"]);
       await start(page);
       await settle(page);

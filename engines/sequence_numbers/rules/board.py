@@ -7,6 +7,7 @@ Cells are numbered row by row, ``cell = row × 10 + column``; the numbers on the
 
 from __future__ import annotations
 
+from engines.notation import cell_text as row_column_text
 from engines.sequence_numbers import data
 
 SEQUENCE_LENGTH = 5  # a sequence is five cells in a straight line
@@ -76,5 +77,6 @@ WINDOW_INDICES_THROUGH: tuple[tuple[int, ...], ...] = tuple(
 
 
 def cell_text(cell: int) -> str:
-    """A cell for people: ``r3c5`` (0-based row and column)."""
-    return f"r{cell // BOARD_SIZE}c{cell % BOARD_SIZE}"
+    """A cell for people, its row and column counted from 1: cell 9 on the wire (row 0, column 9)
+    is ``r1c10``."""
+    return row_column_text(*divmod(cell, BOARD_SIZE))

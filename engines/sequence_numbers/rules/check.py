@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import chain
 
 from engines.errors import InvalidStateError
+from engines.notation import field_text, seat_text, team_text
 from engines.prng import MASK64
 from engines.sequence_numbers.rules.board import (
     CELLS,
@@ -102,13 +103,15 @@ def _validate_board(state: State, seats: int, teams: int) -> None:
             raise InvalidStateError(f"a chip on corner {cell_text(corner)}: corners are free")
     placed = [chips.count(team) for team in range(teams)]
     if sum(placed) + chips.count(NO_CHIP) != CELLS:
-        raise InvalidStateError(f"a cell holds neither NO_CHIP nor a chip of teams 0..{teams - 1}")
+        raise InvalidStateError(
+            f"a chip is neither NO_CHIP nor a team's: the wire numbers the teams 0 to {teams - 1}"
+        )
     # A team places at most one chip per turn its seats have played.
     for team, count in enumerate(placed):
         turns = sum(_turns_played(state, seat) for seat in team_seats(seats, teams, team))
         if count > turns:
             raise InvalidStateError(
-                f"team {team} has {count} chips after only {turns} of its turns"
+                f"{team_text(team)} has {count} chips after only {turns} of its turns"
             )
 
 
@@ -120,7 +123,9 @@ def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
     for sequence in state.sequences:
         team, cells = sequence.team, sequence.cells
         if not 0 <= team < teams:
-            raise InvalidStateError(f"a sequence of team {team}, but there are {teams} teams")
+            raise InvalidStateError(
+                f"a sequence of {field_text('team', team)}, but there are {teams} teams"
+            )
         if cells not in WINDOW_SET:
             raise InvalidStateError("a locked sequence is not five cells in a straight line")
         if any(chips[cell] != team and not IS_CORNER[cell] for cell in cells):
@@ -141,7 +146,7 @@ def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
             continue
         if counts_as_new(window, by_team[team], most):
             raise InvalidStateError(
-                f"five cells of team {team} in a line from {cell_text(window[0])} are not a "
+                f"five cells of {team_text(team)} in a line from {cell_text(window[0])} are not a "
                 "locked sequence"
             )
     counts = sequence_counts(state.sequences, teams)
@@ -165,14 +170,14 @@ def _validate_sequences(state: State, seats: int, teams: int) -> int | None:
         >= needed
     )
     if (plays - 1) % seats % teams != winner or won_before:
-        raise InvalidStateError(f"team {winner} won but did not make the last play")
+        raise InvalidStateError(f"{team_text(winner)} won but did not make the last play")
     last_run = 0
     for sequence in reversed(state.sequences):
         if sequence.team != winner:
             break
         last_run += 1
     if counts[winner] - last_run >= needed:
-        raise InvalidStateError(f"a sequence was completed after its win by team {winner}")
+        raise InvalidStateError(f"a sequence was completed after its win by {team_text(winner)}")
     return winner
 
 
@@ -188,14 +193,16 @@ def _validate_cards(state: State, seats: int, winner: int | None) -> None:
     for seat, hand in enumerate(state.hands):
         expected = size - 1 if short and seat == last_seat else size
         if len(hand) != expected:
-            raise InvalidStateError(f"seat {seat} holds {len(hand)} cards, not {expected}")
+            raise InvalidStateError(f"{seat_text(seat)} holds {len(hand)} cards, not {expected}")
         if list(hand) != sorted(hand):
             raise InvalidStateError("a hand must be in ascending order")
     # A turn puts at most two cards on the seat's pile: an exchanged dead card and the play.
     for seat, pile in enumerate(state.discards):
         most = 2 * _turns_played(state, seat) + (state.exchanged and seat == to_act)
         if len(pile) > most:
-            raise InvalidStateError(f"seat {seat}'s discard pile holds more than {most} cards")
+            raise InvalidStateError(
+                f"{seat_text(seat)}'s discard pile holds more than {most} cards"
+            )
     if not state.deck:
         raise InvalidStateError("the draw deck is empty: it is reshuffled as it runs out")
     # Card conservation: every card is in exactly one hand, discard pile or the deck.
@@ -223,11 +230,15 @@ def _validate_choice_cell(state: State, seats: int, teams: int) -> None:
     """Check that a pending choice of five is on a chip of the seat to act's team."""
     cell = state.pending_cell
     if not 0 <= cell < CELLS or IS_CORNER[cell]:
-        raise InvalidStateError(f"a choice of five is pending on cell {cell}, not a cell of a chip")
+        raise InvalidStateError(
+            f"a choice of five is pending on {field_text('pending_cell', cell)}, "
+            "not a cell of a chip"
+        )
     team = state.turn % seats % teams
     if state.chips[cell] != team:
         raise InvalidStateError(
-            f"a choice of five is pending on {cell_text(cell)}, which holds no chip of team {team}"
+            f"a choice of five is pending on {cell_text(cell)}, which holds no chip of "
+            f"{team_text(team)}"
         )
 
 
@@ -240,7 +251,8 @@ def _validate_choice(state: State, seats: int, teams: int) -> None:
     card = pile[-1] if pile else NO_CHIP
     if not (card in PLUS_CARDS or (0 <= card < EQUATION_COUNT and cell in CARD_CELLS[card])):
         raise InvalidStateError(
-            f"the card on top of seat {seat}'s pile did not place the chip on {cell_text(cell)}"
+            f"the card on top of {seat_text(seat)}'s pile did not place the chip on "
+            f"{cell_text(cell)}"
         )
     choice = pending_choice(state)
     most = MAX_SHARED[state.options.sequence_overlap]

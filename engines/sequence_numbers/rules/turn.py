@@ -9,6 +9,7 @@ from itertools import compress
 
 from engines.base import Event
 from engines.errors import IllegalActionError, MalformedActionError
+from engines.notation import field_text, seat_text
 from engines.prng import Rng
 from engines.sequence_numbers.rules.board import CELLS, IS_CORNER, NO_CHIP, cell_text
 from engines.sequence_numbers.rules.cards import (
@@ -182,7 +183,11 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, tuple[Event, 
 
 def _take_from_hand(hand: tuple[int, ...], card: int, seat: int) -> tuple[int, ...]:
     if card not in hand:
-        raise IllegalActionError(f"card {card} is not in seat {seat}'s hand", "CARD_NOT_IN_HAND")
+        named = f"{card_text(card)} ({field_text('card', card)})" if 0 <= card < DECK_SIZE else ""
+        raise IllegalActionError(
+            f"{named or field_text('card', card)} is not in {seat_text(seat)}'s hand",
+            "CARD_NOT_IN_HAND",
+        )
     index = hand.index(card)
     return hand[:index] + hand[index + 1 :]
 
@@ -190,7 +195,11 @@ def _take_from_hand(hand: tuple[int, ...], card: int, seat: int) -> tuple[int, .
 def _play(state: State, seat: int, card: int, cell: int) -> tuple[State, tuple[Event, ...]]:
     hand = _take_from_hand(state.hands[seat], card, seat)
     if not 0 <= cell < CELLS:
-        raise IllegalActionError(f"cell must be 0..{CELLS - 1}, not {cell}", "NO_SUCH_CELL")
+        raise IllegalActionError(
+            f"{field_text('play.cell', cell)} names no cell: the wire numbers them "
+            f"0 to {CELLS - 1}",
+            "NO_SUCH_CELL",
+        )
     chips = state.chips
     team = seat % state.options.teams
     occupant = chips[cell]
@@ -267,7 +276,7 @@ def _choose(state: State, seat: int, cells: tuple[int, ...]) -> tuple[State, tup
         )
     cells = tuple(cells)
     if cells not in choice.choices:
-        offered = " or ".join("-".join(map(cell_text, five)) for five in choice.choices)
+        offered = " or ".join(" ".join(map(cell_text, five)) for five in choice.choices)
         raise IllegalActionError(
             f"not one of the fives on offer: {offered}", "NOT_A_SEQUENCE_CHOICE"
         )

@@ -21,8 +21,10 @@ results of Sequence Numbers' equations) says so with ``HIDES_RESULTS = True``: i
 functions then take ``results=False`` to leave them out, which ``renderer(game_id, results=False)``
 passes.
 
-People count seats, rows and cells from 1, as the playground does: ``seat_text(0)`` is ``seat 1``.
-The numbers on the wire (and in the protobuf messages) stay 0-based.
+Seats, teams, rows, sides, cells and cards are written as ``ordo.notation`` writes them, counted
+from 1 as people count them (``seat_text(0)`` is ``seat 1``), the notation of the server's
+messages, of the playground and of the rules for players. The numbers on the wire (and in the
+protobuf messages) stay 0-based.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from functools import partial
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
+from ordo.notation import seat_text
 from ordo.v1 import common_pb2 as common
 
 __all__ = [
@@ -59,11 +62,6 @@ TERMINATIONS = {
     "ALL_CARDS_PLAYED": "every card was played",
     "ROUNDS_COMPLETED": "every round was played",
 }
-
-
-def seat_text(seat: int) -> str:
-    """A seat as people count them: ``seat_text(0)`` is ``seat 1``."""
-    return f"seat {seat + 1}"
 
 
 def termination_text(termination: str) -> str:

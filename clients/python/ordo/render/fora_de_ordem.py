@@ -1,8 +1,9 @@
 """Plain-text rendering of Fora de Ordem views and events for the command-line demo.
 
 Only the generated ``ordo.v1`` messages are used: the board shows the question's five items with
-the cards on each side (bottom first), then each seat's colour, bombs, hand and deck sizes. Seats
-and sides are counted from 1; an item's place on the board is not its rank.
+the cards on each side (bottom first), then each seat's colour, bombs, hand and deck sizes. Seats,
+sides and cards are written as ``ordo.notation`` writes them, counted from 1; an item's place on
+the board (its side) is not its rank.
 """
 
 from __future__ import annotations
@@ -10,19 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ordo.render import Step, generic_action_steps, seat_text
+from ordo.notation import fora_de_ordem_card_text as card_text
+from ordo.notation import number_text, seat_text, side_text
+from ordo.render import Step, generic_action_steps
 from ordo.v1 import fora_de_ordem_pb2 as pb
 
 if TYPE_CHECKING:
     from ordo.v1 import common_pb2
 
-ORDINALS = ("1st", "2nd", "3rd", "4th", "5th")  # how rank numbers are printed on the cards
 COLOUR_PREFIX = "FORA_DE_ORDEM_COLOUR_"
-NO_TAKER = -1  # ForaDeOrdemSideResolved.taker when every card was correct
-SPECIAL_LABELS = {
-    pb.FORA_DE_ORDEM_CARD_KIND_PREVIOUS_CORRECT: "previous is correct",
-    pb.FORA_DE_ORDEM_CARD_KIND_PREVIOUS_WRONG: "previous is wrong",
-}
 
 
 def colour_name(seat: int) -> str:
@@ -36,19 +33,13 @@ def seat_name(seat: int) -> str:
     return f"{seat_text(seat)} ({colour_name(seat)})"
 
 
-def card_label(card: pb.ForaDeOrdemCard) -> str:
-    """A card as printed: ``2nd/3rd`` or ``previous is wrong``, with its bombs (``[2b]``)."""
-    label = SPECIAL_LABELS.get(card.kind) or "/".join(ORDINALS[rank - 1] for rank in card.ranks)
-    return f"{label} [{card.bombs}b]"
-
-
-def side_text(side: int) -> str:
-    """A side of the board as people count them, ``[1]`` to ``[5]``: a place, not a rank."""
-    return f"[{side + 1}]"
+def side_item(side: int, item: str) -> str:
+    """A side of the board with its item: ``side 1 (Harp)``."""
+    return f"{side_text(side)} ({item})"
 
 
 def _owned(card: pb.ForaDeOrdemCard) -> str:
-    return f"{colour_name(card.owner)} {card_label(card)}"
+    return f"{colour_name(card.owner)} {card_text(card)}"
 
 
 def _rank_set(ranks: Sequence[int], rank: int) -> str:
@@ -69,7 +60,7 @@ def render_view(view: common_pb2.GameView) -> str:
     for side, item in enumerate(game.items):
         cards = game.sides[side].cards if side < len(game.sides) else []
         stack = " < ".join(_owned(card) for card in cards) or "-"
-        lines.append(f"  {side_text(side)} {item:<{width}}  {stack}")
+        lines.append(f"  {side_text(side)}  {item:<{width}}  {stack}")
     lines.append("Seats ([nb] on a card = its bombs):")
     for seat, bombs in enumerate(game.bombs):
         lines.append(
@@ -77,7 +68,7 @@ def render_view(view: common_pb2.GameView) -> str:
             f"deck {game.deck_sizes[seat]}"
         )
     if game.hand:
-        lines.append("Hand: " + ", ".join(card_label(card) for card in game.hand))
+        lines.append("Hand: " + ", ".join(card_text(card) for card in game.hand))
     status = view.status
     if status.finished:
         winners = ", ".join(seat_name(seat) for seat in status.outcome.winners)
@@ -98,8 +89,8 @@ def _event_line(event: pb.ForaDeOrdemEvent) -> str:
     if kind == "card_played":
         played = event.card_played
         return (
-            f"{seat_name(played.seat)} plays {card_label(played.card)} on "
-            f"{side_text(played.side)} {played.item}"
+            f"{seat_name(played.seat)} plays {card_text(played.card)} on "
+            f"{side_item(played.side, played.item)}"
         )
     if kind == "ranks_revealed":
         revealed = event.ranks_revealed
@@ -110,14 +101,14 @@ def _event_line(event: pb.ForaDeOrdemEvent) -> str:
         return _side_line(event.side_resolved)
     if kind == "cards_drawn":
         drawn = event.cards_drawn
-        cards = ", ".join(card_label(card) for card in drawn.cards)
+        cards = ", ".join(card_text(card) for card in drawn.cards)
         return f"{seat_name(drawn.seat)} draws {cards}"
     if kind == "hands_refilled":
         refilled = event.hands_refilled
         return f"Every seat draws {refilled.count} cards for round {refilled.round}"
     if kind == "round_started":
         started = event.round_started
-        items = ", ".join(f"{side_text(side)} {item}" for side, item in enumerate(started.items))
+        items = ", ".join(side_item(side, item) for side, item in enumerate(started.items))
         return (
             f"Round {started.round}, {seat_name(started.starting_seat)} starts. "
             f"{started.category}: {items}"
@@ -125,7 +116,7 @@ def _event_line(event: pb.ForaDeOrdemEvent) -> str:
     if kind == "game_ended":
         ended = event.game_ended
         scores = ", ".join(
-            f"{seat_name(seat)} {bombs} bombs (kept {card_label(card)})"
+            f"{seat_name(seat)} {bombs} bombs (kept {card_text(card)})"
             for seat, (bombs, card) in enumerate(zip(ended.bombs, ended.last_cards, strict=True))
         )
         winners = ", ".join(seat_name(seat) for seat in ended.winners)
@@ -138,8 +129,8 @@ def _side_line(resolved: pb.ForaDeOrdemSideResolved) -> str:
         f"{_owned(card)} {'right' if correct else 'WRONG'}"
         for card, correct in zip(resolved.cards, resolved.correct, strict=True)
     )
-    head = f"{side_text(resolved.side)} {resolved.item}: {verdicts}"
-    if resolved.taker == NO_TAKER:
+    head = f"{side_item(resolved.side, resolved.item)}: {verdicts}"
+    if not resolved.taken:  # every card was right: nobody takes any
         return f"{head} -> all discarded"
     taken = _count(len(resolved.taken), "card")
     bombs = _count(resolved.bombs, "bomb")
@@ -151,16 +142,18 @@ def _count(number: int, noun: str) -> str:
 
 
 def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) -> tuple[Step, ...]:
-    """A play in two steps: the card from hand, then the side, coded by its number (``1``-``5``);
-    the view names the card and the side's item."""
+    """A play in two steps: the card from hand, then the side, coded by its number (``1`` for
+    side 1); the view names the card and the side's item."""
     move = action.fora_de_ordem
     if move.WhichOneof("move") != "play":
         return generic_action_steps(action, view)
     game = view.fora_de_ordem if view is not None else None
-    hand = {card.id: card_label(card) for card in game.hand} if game is not None else {}
+    hand = {card.id: card_text(card) for card in game.hand} if game is not None else {}
     side = move.play.side
-    item = f" {game.items[side]}" if game is not None and side < len(game.items) else ""
+    place = side_text(side)
+    if game is not None and side < len(game.items):
+        place = side_item(side, game.items[side])
     return (
         Step(f"play {hand.get(move.play.card, f'card {move.play.card}')}"),
-        Step(f"on {side_text(side)}{item}", str(side + 1)),
+        Step(f"on {place}", number_text(side)),
     )

@@ -2,8 +2,9 @@
 and one line per event worth telling.
 
 Only the generated ``ordo.v1`` messages are used: the board layout and the cards come with the
-view and the events, so no copy of the game's tables is needed here. Seats, rows and columns are
-counted from 1. With ``results=False`` an equation card does not print its result (``17 + 9``):
+view and the events, so no copy of the game's tables is needed here. Seats, teams, cells and cards
+are written as ``ordo.notation`` writes them: cells by row and column counted from 1 (``r3c5``).
+With ``results=False`` an equation card does not print its result (``17 + 9``):
 working it out is the player's part of the game.
 """
 
@@ -11,39 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ordo.render import Step, generic_action_steps, seat_text, termination_text
+from ordo.notation import BOARD_SIZE, number_text, seat_text, seats_text, team_letter, team_text
+from ordo.notation import sequence_numbers_card_text as card_text
+from ordo.notation import sequence_numbers_cell_text as cell_text
+from ordo.render import Step, generic_action_steps, termination_text
 from ordo.v1 import common_pb2, sequence_numbers_pb2
 
 pb = sequence_numbers_pb2
 
-BOARD_SIZE = 10  # the board is 10 x 10 cells, cell = row * 10 + column
 NO_CHIP = -1  # a cell without a chip in the view's chips
 FREE = 0  # the number of a corner (a free space) in the view's numbers
-TEAM_LETTERS = "ABC"  # teams 0, 1, 2
 CORNER_MARK = "*"  # a free corner: every team's chip
 HIDES_RESULTS = True  # an equation card's result may be left for the player to work out
-
-
-def card_text(card: sequence_numbers_pb2.SequenceNumbersCard, results: bool = True) -> str:
-    """A card for people: ``17 + 9 = 26`` (``17 + 9`` without ``results``), ``PLUS`` or
-    ``MINUS``."""
-    if card.kind == pb.SEQUENCE_NUMBERS_CARD_KIND_PLUS:
-        return "PLUS"
-    if card.kind == pb.SEQUENCE_NUMBERS_CARD_KIND_MINUS:
-        return "MINUS"
-    sign = "+" if card.operator == pb.SEQUENCE_NUMBERS_OPERATOR_ADD else "-"
-    equation = f"{card.left} {sign} {card.right}"
-    return f"{equation} = {card.result}" if results else equation
-
-
-def cell_text(cell: int) -> str:
-    """A cell for people: ``r3c5`` (row and column counted from 1)."""
-    return f"r{cell // BOARD_SIZE + 1}c{cell % BOARD_SIZE + 1}"
-
-
-def team_letter(team: int) -> str:
-    """The letter of a team: A, B or C."""
-    return TEAM_LETTERS[team] if 0 <= team < len(TEAM_LETTERS) else str(team)
 
 
 def five_text(cells: Sequence[int]) -> str:
@@ -85,7 +65,7 @@ def render_view(view: common_pb2.GameView, results: bool = True) -> str:
     seats = len(game.hand_sizes)
     teams = game.options.teams or 1
     locked = {cell for sequence in game.sequences for cell in sequence.cells}
-    lines = ["    " + " ".join(f"{col:>3}" for col in range(1, BOARD_SIZE + 1))]
+    lines = ["    " + " ".join(f"{number_text(col):>3}" for col in range(BOARD_SIZE))]
     for row in range(BOARD_SIZE):
         cells = []
         for col in range(BOARD_SIZE):
@@ -98,17 +78,16 @@ def render_view(view: common_pb2.GameView, results: bool = True) -> str:
             else:
                 letter = team_letter(chip)
                 cells.append(f"{letter if cell in locked else letter.lower():>3}")
-        lines.append(f"{row + 1:>3} " + " ".join(cells))
+        lines.append(f"{number_text(row):>3} " + " ".join(cells))
     lines.append("")
     counts = [0] * teams
     for sequence in game.sequences:
         if sequence.team < teams:
             counts[sequence.team] += 1
     for team in range(teams):
-        members = ", ".join(str(seat + 1) for seat in range(team, seats, teams))
+        members = seats_text(list(range(team, seats, teams)))
         lines.append(
-            f"team {team_letter(team)} (seats {members}): "
-            f"{counts[team]} of {game.sequences_to_win} sequences"
+            f"{team_text(team)} ({members}): {counts[team]} of {game.sequences_to_win} sequences"
         )
     for seat in range(seats):
         pile = game.discards[seat] if seat < len(game.discards) else pb.SequenceNumbersDiscardPile()
@@ -141,13 +120,11 @@ def _choice_lines(game: pb.SequenceNumbersView) -> list[str]:
 
 def _status_line(status: common_pb2.GameStatus, teams: int) -> str:
     if not status.finished:
-        acting = ", ".join(str(seat + 1) for seat in status.seats_to_act)
-        return f"seat {acting} to act"
+        return f"{seats_text(list(status.seats_to_act))} to act"
     winners = list(status.outcome.winners)
     if not winners:
         return f"game over: a draw ({termination_text(status.outcome.termination)})"
-    seats = ", ".join(str(seat + 1) for seat in winners)
-    return f"game over: team {team_letter(winners[0] % teams)} wins (seats {seats})"
+    return f"game over: {team_text(winners[0] % teams)} wins ({seats_text(winners)})"
 
 
 def render_events(events: Sequence[common_pb2.Event], results: bool = True) -> list[str]:
@@ -170,15 +147,13 @@ def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent, results: bool)
     if kind == "chip_placed":
         placed = event.chip_placed
         return (
-            f"{seat_text(placed.seat)} plays {shown(placed.card)}: team "
-            f"{team_letter(placed.team)} "
+            f"{seat_text(placed.seat)} plays {shown(placed.card)}: {team_text(placed.team)} "
             f"chip on {placed.number} at {cell_text(placed.cell)}"
         )
     if kind == "chip_removed":
         removed = event.chip_removed
         return (
-            f"{seat_text(removed.seat)} plays MINUS: removes team {team_letter(removed.team)}'s "
-            "chip "
+            f"{seat_text(removed.seat)} plays MINUS: removes {team_text(removed.team)}'s chip "
             f"at {cell_text(removed.cell)}"
         )
     if kind == "dead_card_exchanged":
@@ -197,22 +172,20 @@ def _event_line(event: sequence_numbers_pb2.SequenceNumbersEvent, results: bool)
     if kind == "sequence_completed":
         completed = event.sequence_completed
         cells = " ".join(cell_text(cell) for cell in completed.cells)
-        return f"team {team_letter(completed.team)} completes a sequence: {cells}"
+        return f"{team_text(completed.team)} completes a sequence: {cells}"
     if kind == "deck_reshuffled":
         return (
             f"the discard piles are shuffled into a new deck of {event.deck_reshuffled.size} cards"
         )
     if kind == "team_won":
         won = event.team_won
-        seats = ", ".join(str(seat + 1) for seat in won.seats)
-        return f"team {team_letter(won.team)} wins (seats {seats})"
+        return f"{team_text(won.team)} wins ({seats_text(list(won.seats))})"
     if kind == "sequence_choice_required":
         choice = event.sequence_choice_required
         fives = " or ".join(five_text(five.cells) for five in choice.choices)
         return (
             f"{seat_text(choice.seat)}'s chip at {cell_text(choice.cell)} completes fives that "
-            "exclude "
-            f"one another: it chooses {fives}"
+            f"exclude one another: it chooses {fives}"
         )
     if kind == "turn_limit_reached":
         return f"{event.turn_limit_reached.turns} turns without a winner: the game is a draw"

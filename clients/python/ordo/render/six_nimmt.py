@@ -1,46 +1,34 @@
 """6 nimmt! as text: the four rows with their bullheads, penalties, selections and reveals.
 
-Seats and rows are counted from 1. Public selections ("seat 2 has selected a card") are left to
-the view, which lists the seats that
-have selected; a seat's own selection (an event addressed to it alone) is told with its card.
+Seats, rows and cards are written as ``ordo.notation`` writes them, counted from 1. Public
+selections ("seat 2 has selected a card") are left to the view, which lists the seats that have
+selected; a seat's own selection (an event addressed to it alone) is told with its card.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ordo.render import Step, generic_action_steps, seat_text
+from ordo.notation import (
+    bullheads,
+    number_text,
+    row_text,
+    seat_text,
+    seats_text,
+    six_nimmt_card_text,
+)
+from ordo.render import Step, generic_action_steps
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import six_nimmt_pb2 as six_nimmt
 
-__all__ = ["action_steps", "bullheads", "render_events", "render_view"]
+__all__ = ["action_steps", "render_events", "render_view"]
 
-ZERO_CARD = 0  # the zero-card variant's card: revealed, never placed
-NO_CARD = -1  # no selection, or not revealed yet
+NO_CARD = -1  # on the wire: no selection, or not revealed yet
 ROW_WIDTH = 5 * 4  # five cards of up to three digits, space-separated
-
-
-def bullheads(card: int) -> int:
-    """The bullheads printed on a card (docs/rules/six_nimmt.md: the first rule that matches)."""
-    if card == ZERO_CARD:
-        return 0
-    if card == 55:
-        return 7
-    if card % 11 == 0:
-        return 5
-    if card % 10 == 0:
-        return 3
-    if card % 5 == 0:
-        return 2
-    return 1
 
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def _card(card: int) -> str:
-    return "0 (zero card)" if card == ZERO_CARD else str(card)
 
 
 def _cards(cards: Sequence[int]) -> str:
@@ -58,7 +46,7 @@ def render_view(view: common.GameView) -> str:
     for index, row in enumerate(game.rows):
         cards = " ".join(f"{card:>3}" for card in row.cards)
         heads = sum(bullheads(card) for card in row.cards)
-        lines.append(f"  row {index + 1}: {cards:<{ROW_WIDTH}} {_plural(heads, 'bullhead')}")
+        lines.append(f"  {row_text(index)}: {cards:<{ROW_WIDTH}} {_plural(heads, 'bullhead')}")
     lines.append(f"  penalties: {_per_seat(game.penalties)}")
     taken = [
         f"{seat_text(seat)}: {_cards(cards.cards)}"
@@ -68,17 +56,16 @@ def render_view(view: common.GameView) -> str:
     if taken:
         lines.append(f"  taken this hand: {'; '.join(taken)}")
     revealed = [
-        f"{seat_text(seat)}: {_card(card)}"
+        f"{seat_text(seat)}: {six_nimmt_card_text(card)}"
         for seat, card in enumerate(game.revealed)
         if card != NO_CARD
     ]
     if revealed:
         lines.append(f"  revealed: {', '.join(revealed)}")
     else:
-        selected = [str(seat + 1) for seat, done in enumerate(game.selected) if done]
+        selected = [seat for seat, done in enumerate(game.selected) if done]
         if selected:
-            seats = "seat" if len(selected) == 1 else "seats"
-            lines.append(f"  selected a card: {seats} {', '.join(selected)}")
+            lines.append(f"  selected a card: {seats_text(selected)}")
     if game.hand:
         lines.append(f"  hand: {_cards(game.hand)}")
     return "\n".join(lines)
@@ -100,16 +87,16 @@ def _event_line(event: six_nimmt.SixNimmtEvent) -> str:
         selected = event.card_selected
         if selected.card == NO_CARD:
             return ""
-        return f"{seat_text(selected.seat)} selects {selected.card}"
+        return f"{seat_text(selected.seat)} selects {six_nimmt_card_text(selected.card)}"
     if kind == "cards_revealed":
         cards = ", ".join(
-            f"{seat_text(seat)}: {_card(card)}"
+            f"{seat_text(seat)}: {six_nimmt_card_text(card)}"
             for seat, card in enumerate(event.cards_revealed.cards)
         )
         return f"revealed: {cards}"
     if kind == "card_placed":
         placed = event.card_placed
-        return f"{seat_text(placed.seat)} places {placed.card} on row {placed.row + 1}"
+        return f"{seat_text(placed.seat)} places {placed.card} on {row_text(placed.row)}"
     if kind == "row_choice_required":
         choice = event.row_choice_required
         return (
@@ -118,7 +105,7 @@ def _event_line(event: six_nimmt.SixNimmtEvent) -> str:
     if kind == "row_taken":
         taken = event.row_taken
         return (
-            f"{seat_text(taken.seat)} takes row {taken.row + 1} ({_cards(taken.cards)}): "
+            f"{seat_text(taken.seat)} takes {row_text(taken.row)} ({_cards(taken.cards)}): "
             f"{_plural(taken.bullheads, 'bullhead')}"
         )
     if kind == "hand_ended":
@@ -137,12 +124,13 @@ def action_steps(action: common.Action, view: common.GameView | None) -> tuple[S
     kind = move.WhichOneof("move")
     if kind == "select_card":
         card = move.select_card
-        return (Step(f"play {_card(card)}, {_plural(bullheads(card), 'bullhead')}", str(card)),)
+        bears = _plural(bullheads(card), "bullhead")
+        return (Step(f"play {six_nimmt_card_text(card)}, {bears}", str(card)),)
     if kind == "choose_row":
         row = move.choose_row
-        text = f"take row {row + 1}"
+        text = f"take {row_text(row)}"
         if view is not None and row < len(view.six_nimmt.rows):
             heads = sum(bullheads(card) for card in view.six_nimmt.rows[row].cards)
             text += f" ({_cards(view.six_nimmt.rows[row].cards)}: {_plural(heads, 'bullhead')})"
-        return (Step(text, f"r{row + 1}"),)
+        return (Step(text, f"r{number_text(row)}"),)
     return generic_action_steps(action, view)

@@ -2,7 +2,8 @@
 
 A card is written with the first letter of its colour, e.g. ``37g`` for a green 37; the view
 ends with the legend of the letters. A display's rows show their direction: ``up`` and ``down``
-once a second card fixed it, ``open`` before. Seats and rows are counted from 1.
+once a second card fixed it, ``open`` before. Seats and rows are counted from 1
+(``ordo.notation``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from ordo.render import Step, generic_action_steps, seat_text
+from ordo.notation import number_text, row_text, seat_text, seats_text
+from ordo.render import Step, generic_action_steps
 from ordo.v1 import up_or_down_pb2 as pb
 
 if TYPE_CHECKING:
@@ -74,7 +76,7 @@ def render_view(view: common_pb2.GameView) -> str:
         if not display.rows:
             lines.append(f"{INDENT}no rows yet")
         for index, row in enumerate(display.rows):
-            lines.append(f"{INDENT}row {index + 1} {_direction(row.cards):<5} {cards(row.cards)}")
+            lines.append(f"{INDENT}{row_text(index)} {_direction(row.cards):<5} {cards(row.cards)}")
     if game.hand:
         lines.append(f"your hand  {cards(game.hand)}")
     if colours:
@@ -106,15 +108,14 @@ def render_events(events: Sequence[common_pb2.Event]) -> list[str]:
 
 def _turn_line(turn: pb.UpOrDownTurnPlayed) -> str:
     start = f"{seat_text(turn.seat)} plays {turn.card} and takes {turn.taken}"
-    row = turn.row + 1
+    row = row_text(turn.row)
     if turn.placement == pb.UP_OR_DOWN_PLACEMENT_EXTEND:
-        placed = f"onto row {row}"
+        placed = f"onto {row}"
     elif turn.placement == pb.UP_OR_DOWN_PLACEMENT_NEW_ROW:
-        placed = f"to start row {row}"
+        placed = f"to start {row}"
     else:
         placed = (
-            f"abandoning row {row} ({_count(turn.discarded, 'card')} to the discard pile) to "
-            "restart it"
+            f"abandoning {row} ({_count(turn.discarded, 'card')} to the discard pile) to restart it"
         )
     if turn.draw == pb.UP_OR_DOWN_DRAW_FACE_UP:
         drawn = f"draws {turn.drawn} from the face-up pile"
@@ -130,12 +131,11 @@ def _turn_line(turn: pb.UpOrDownTurnPlayed) -> str:
 
 def _status(status: common_pb2.GameStatus) -> str:
     if status.finished:
-        winners = ", ".join(str(seat + 1) for seat in status.outcome.winners)
+        winners = list(status.outcome.winners)
         scores = ", ".join(str(score) for score in status.outcome.scores)
-        label = "winner: seat" if len(status.outcome.winners) == 1 else "winners: seats"
-        return f"finished: scores {scores}; {label} {winners}"
-    to_act = ", ".join(str(seat + 1) for seat in status.seats_to_act)
-    return f"seat {to_act} to act"
+        label = "winner" if len(winners) == 1 else "winners"
+        return f"finished: scores {scores}; {label}: {seats_text(winners)}"
+    return f"{seats_text(list(status.seats_to_act))} to act"
 
 
 def _direction(row: Sequence[int]) -> str:
@@ -164,7 +164,7 @@ def _count(number: int, noun: str) -> str:
 
 def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) -> tuple[Step, ...]:
     """A turn in four steps: the card played (``37``), the neighbour taken (``l``/``h``), where
-    it goes (``e1`` extend row 1, ``n`` a new row, ``a2`` abandon row 2, rows counted from 1),
+    it goes (``e1`` extend row 1, ``n`` a new row, ``a2`` abandon row 2),
     the pile (``u``/``d``).
     With the viewer's view the taken card and the face-up top are named."""
     turn = action.up_or_down
@@ -179,12 +179,12 @@ def action_steps(action: common_pb2.Action, view: common_pb2.GameView | None) ->
         pb.UP_OR_DOWN_NEIGHBOUR_LOWER: Step(f"take the lower neighbour{lower}", "l"),
         pb.UP_OR_DOWN_NEIGHBOUR_HIGHER: Step(f"take the higher neighbour{higher}", "h"),
     }.get(turn.take)
-    row = turn.row + 1
+    row, number = row_text(turn.row), number_text(turn.row)
     place = {
-        pb.UP_OR_DOWN_PLACEMENT_EXTEND: Step(f"onto row {row}", f"e{row}"),
-        pb.UP_OR_DOWN_PLACEMENT_NEW_ROW: Step(f"to start row {row}", "n"),
+        pb.UP_OR_DOWN_PLACEMENT_EXTEND: Step(f"onto {row}", f"e{number}"),
+        pb.UP_OR_DOWN_PLACEMENT_NEW_ROW: Step(f"to start {row}", "n"),
         pb.UP_OR_DOWN_PLACEMENT_ABANDON: Step(
-            f"abandoning row {row} to restart it with the card", f"a{row}"
+            f"abandoning {row} to restart it with the card", f"a{number}"
         ),
     }.get(turn.placement)
     top = ""

@@ -1,6 +1,14 @@
 // Fora de Ordem: a question card orders five items, one per side of the board. Seats play cards
 // naming an item's rank (or judging the card beneath) onto the sides; at the end of the round
 // each side is judged from the top, and the first wrong card takes the stack with its bombs.
+import {
+  capital,
+  foraDeOrdemCardText,
+  numberText,
+  ordinalText,
+  seatText,
+  sideText,
+} from "../notation.ts";
 import { drawing, fit, group, rect, svgEl, text } from "../svg.ts";
 import { count, list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
 import type { Json } from "../types.ts";
@@ -27,20 +35,14 @@ function wrap(value: string, width: number): string[] {
   return lines;
 }
 
-const ordinal = (n: number): string =>
-  `${n}${n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"}`;
-
-/** How a card reads: "2nd/3rd", "previous is correct", with its bombs. */
+/** How a card reads: "2nd/3rd [3b]", "previous is correct [3b]" (with its bombs). */
 export function cardText(card: Json | undefined): string {
-  if (!card) return "a card";
-  const kind = String(card.kind ?? "");
-  const face = kind.endsWith("PREVIOUS_CORRECT")
-    ? "previous is correct"
-    : kind.endsWith("PREVIOUS_WRONG")
-      ? "previous is wrong"
-      : nums(card.ranks).map(ordinal).join("/");
-  return `${face} (${num(card.bombs)} bomb${num(card.bombs) === 1 ? "" : "s"})`;
+  return card ? foraDeOrdemCardText(card) : "a card";
 }
+
+/** A side with its item: side 1 (“Harp”). */
+const sideItem = (side: number, item: unknown): string =>
+  `${sideText(side)} (“${String(item ?? "")}”)`;
 
 /** A card's face, in lines: its ranks ("2/3"), or a judgement of the card beneath ("✓", "prev"). */
 function face(card: Json): string[] {
@@ -101,17 +103,18 @@ function lastReveal(history: Json[], names: string[]): Reveal | null {
   const order = items
     .map((item, i) => ({ item, rank: ranks[i] ?? 0 }))
     .sort((a, b) => a.rank - b.rank)
-    .map(({ item, rank }) => ({ item, rank: ordinal(rank) }));
+    .map(({ item, rank }) => ({ item, rank: ordinalText(rank) }));
   const takers: string[] = [];
   for (const e of history.slice(at + 1)) {
     if (e.ranksRevealed !== undefined || e.roundStarted !== undefined) break;
     const r = e.sideResolved as Json | undefined;
     if (!r) continue;
-    const taker = num(r.taker ?? -1);
+    const taken = nums(r.taken).length; // none when every card was right
+    const taker = num(r.taker);
     const item = String(r.item ?? "");
     takers.push(
-      taker >= 0
-        ? `“${item}”: ${names[taker] ?? `Seat ${taker + 1}`} takes ${count(nums(r.taken).length, "card")}, ${count(num(r.bombs), "bomb")}`
+      taken
+        ? `“${item}”: ${names[taker] ?? capital(seatText(taker))} takes ${count(taken, "card")}, ${count(num(r.bombs), "bomb")}`
         : `“${item}”: every card was right`,
     );
   }
@@ -165,10 +168,14 @@ export const foraDeOrdem: GameUi = {
     const play = (move.play ?? {}) as Json;
     const card = list(view.hand).find((c) => num(c.id) === num(play.card));
     const side = num(play.side);
-    const item = String(((view.items ?? []) as string[])[side] ?? "a side");
+    const item = ((view.items ?? []) as string[])[side];
     return [
       { kind: "card", value: String(num(play.card)), label: `card ${cardText(card)}` },
-      { kind: "side", value: String(side), label: `on “${item}”` },
+      {
+        kind: "side",
+        value: String(side),
+        label: `on ${item === undefined ? sideText(side) : sideItem(side, item)}`,
+      },
     ];
   },
 
@@ -242,7 +249,7 @@ export const foraDeOrdem: GameUi = {
       const bx = wide ? width / 2 + 300 * Math.cos(a) - 110 : 4;
       const by = wide ? 290 + 205 * Math.sin(a) - 62 : questionH + side * (boxH + 6);
       const stack = sides[side] ?? [];
-      const label = `side “${items[side] ?? ""}”, ${stack.length} card${stack.length === 1 ? "" : "s"}${stack.length ? `, top ${cardText(stack[stack.length - 1])}` : ""}`;
+      const label = `${capital(sideItem(side, items[side]))}, ${count(stack.length, "card")}${stack.length ? `, top ${cardText(stack[stack.length - 1])}` : ""}`;
       const g = group(svg, bx, by, label);
       rect(g, boxW, boxH, "#fffdf6", { rx: 8 });
       wrap(items[side] ?? "", Math.floor(boxW / 7.6))
@@ -263,7 +270,12 @@ export const foraDeOrdem: GameUi = {
         fill: "#5d6675",
         "text-anchor": "end",
       });
-      ctx.target(g, "side", side, `play on “${items[side] ?? ""}”`);
+      text(g, 10, boxH - 10, capital(sideText(side)), {
+        "font-size": 12,
+        fill: "#5d6675",
+        "text-anchor": "start",
+      });
+      ctx.target(g, "side", side, `play on ${sideItem(side, items[side])}`);
     }
     const bombs = nums(v.bombs);
     const handSizes = nums(v.handSizes);
@@ -285,7 +297,7 @@ export const foraDeOrdem: GameUi = {
         { x: 8, y: 7, width: 20, height: 20, rx: 4, fill: colour.fill, stroke: "#555" },
         g,
       );
-      text(g, 18, 17, String(s + 1), { "font-size": 12 });
+      text(g, 18, 17, numberText(s), { "font-size": 12 });
       text(g, 36, 17, `${ctx.names[s]}${toAct ? " ◀" : ""}`, {
         "text-anchor": "start",
         "font-size": 13,
@@ -332,24 +344,25 @@ export const foraDeOrdem: GameUi = {
   },
 
   describe(e, names) {
-    const seat = (s: unknown): string => names[num(s)] ?? `Seat ${num(s) + 1}`;
+    const seat = (s: unknown): string => names[num(s)] ?? capital(seatText(num(s)));
     if (e.cardPlayed) {
       const p = e.cardPlayed as Json;
-      return `${seat(p.seat)} plays ${cardText(p.card as Json)} on “${String(p.item ?? "")}”.`;
+      return `${seat(p.seat)} plays ${cardText(p.card as Json)} on ${sideItem(num(p.side), p.item)}.`;
     }
     if (e.ranksRevealed) {
       const r = e.ranksRevealed as Json;
       const items = (r.items ?? []) as string[];
       return `The answer: ${nums(r.ranks)
-        .map((rank, i) => `${ordinal(rank)} ${items[i] ?? ""}`)
+        .map((rank, i) => `${ordinalText(rank)} ${items[i] ?? ""}`)
         .join("; ")}.`;
     }
     if (e.sideResolved) {
       const r = e.sideResolved as Json;
-      const taker = num(r.taker ?? -1);
-      return taker >= 0
-        ? `“${String(r.item ?? "")}”: ${seat(taker)} takes ${count(nums(r.taken).length, "card")} with ${count(num(r.bombs), "bomb")}.`
-        : `“${String(r.item ?? "")}”: every card was right.`;
+      const taken = nums(r.taken).length; // none when every card was right
+      const where = capital(sideItem(num(r.side), r.item));
+      return taken
+        ? `${where}: ${seat(r.taker)} takes ${count(taken, "card")} with ${count(num(r.bombs), "bomb")}.`
+        : `${where}: every card was right.`;
     }
     if (e.handsRefilled)
       return `Every seat draws ${count(num((e.handsRefilled as Json).count), "card")}.`;

@@ -1,38 +1,36 @@
 // Sequence Numbers: a 10×10 board of numbers; an equation card puts the team's chip on a cell
 // showing its result, PLUS on any free cell, MINUS removes another team's chip. Five chips in a
 // line make a sequence.
+import {
+  BOARD_SIZE,
+  capital,
+  numberText,
+  seatText,
+  sequenceNumbersCardText,
+  sequenceNumbersCellText as cellText,
+  teamLetter,
+  teamText,
+} from "../notation.ts";
 import { drawing, fit, group, rect, svgEl, text } from "../svg.ts";
 import { list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
 import type { Json } from "../types.ts";
 
-const TEAMS = [
-  { name: "A", fill: "#2f6fdf" },
-  { name: "B", fill: "#d4453a" },
-  { name: "C", fill: "#2e9b57" },
-];
+const TEAM_FILLS = ["#2f6fdf", "#d4453a", "#2e9b57"]; // teams A, B and C
 const CELL = 54;
+const AXIS = 18; // the margin of the rows' and columns' numbers, left of and above the board
 const CW = 84;
 const CH = 104;
 
-export const teamName = (team: number): string => `team ${TEAMS[team]?.name ?? team + 1}`;
-
 /** How a card reads: "12 + 7 = 19" ("12 + 7" with its result hidden), "PLUS", "MINUS". */
 export function cardText(card: Json | undefined, results = true): string {
-  if (!card) return "a card";
-  if (card.kind === "SEQUENCE_NUMBERS_CARD_KIND_PLUS") return "PLUS";
-  if (card.kind === "SEQUENCE_NUMBERS_CARD_KIND_MINUS") return "MINUS";
-  const op = card.operator === "SEQUENCE_NUMBERS_OPERATOR_SUBTRACT" ? "−" : "+";
-  const equation = `${num(card.left)} ${op} ${num(card.right)}`;
-  return results ? `${equation} = ${num(card.result)}` : equation;
+  return card ? sequenceNumbersCardText(card, results) : "a card";
 }
 
-function cellPlace(cell: number): string {
-  return `row ${Math.floor(cell / 10) + 1} column ${(cell % 10) + 1}`;
-}
-
-function cellName(cell: number, numbers: number[]): string {
+/** A cell with its number, "26 at r3c7", or the free corner; the cell alone without results. */
+function cellName(cell: number, numbers: number[], results = true): string {
   const n = numbers[cell] ?? 0;
-  return `row ${Math.floor(cell / 10) + 1} column ${(cell % 10) + 1} (${n ? n : "free corner"})`;
+  if (!n) return `the free corner ${cellText(cell)}`;
+  return results ? `${n} at ${cellText(cell)}` : cellText(cell);
 }
 
 function drawCard(
@@ -50,8 +48,7 @@ function drawCard(
     text(g, CW / 2, 44, special, { "font-size": 46, "font-weight": 700 });
     text(g, CW / 2, 84, special === "+" ? "any cell" : "remove", { "font-size": 12 });
   } else {
-    const op = card.operator === "SEQUENCE_NUMBERS_OPERATOR_SUBTRACT" ? "−" : "+";
-    text(g, CW / 2, 28, `${num(card.left)} ${op} ${num(card.right)}`, { "font-size": 18 });
+    text(g, CW / 2, 28, cardText(card, false), { "font-size": 18 });
     svgEl("line", { x1: 14, x2: CW - 14, y1: 46, y2: 46, stroke: "#888" }, g);
     text(g, CW / 2, 72, results ? String(num(card.result)) : "?", {
       "font-size": 30,
@@ -93,7 +90,7 @@ export const sequenceNumbers: GameUi = {
       {
         kind: "cell",
         value: String(cell),
-        label: `${verb} ${results ? cellName(cell, numbers) : cellPlace(cell)}`,
+        label: `${verb} ${cellName(cell, numbers, results)}`,
       },
     ];
   },
@@ -106,9 +103,10 @@ export const sequenceNumbers: GameUi = {
     const sequences = list(v.sequences);
     const inSequence = new Set(sequences.flatMap((s) => nums(s.cells)));
     const width = ctx.width;
-    const cellSize = Math.min(CELL, Math.floor((width - 12) / 10));
-    const side = 10 * cellSize + 12;
-    const left = (width - side) / 2 + 6;
+    const cellSize = Math.min(CELL, Math.floor((width - 12 - AXIS) / BOARD_SIZE));
+    const side = BOARD_SIZE * cellSize + 12 + AXIS;
+    const left = (width - side) / 2 + 6 + AXIS;
+    const boardTop = 6 + AXIS;
     const columns = width >= 560 ? 2 : 1;
     const seatW = (width - 12 - (columns - 1) * 10) / columns;
     const svg = drawing(
@@ -117,12 +115,30 @@ export const sequenceNumbers: GameUi = {
       "Sequence Numbers board and seats",
     );
     const scale = cellSize / CELL;
-    for (let cell = 0; cell < 100; cell++) {
-      const x = left + (cell % 10) * cellSize;
-      const y = 6 + Math.floor(cell / 10) * cellSize;
+    // Rows and columns are numbered from 1, as a cell is named: r3c7 is row 3, column 7.
+    for (let i = 0; i < BOARD_SIZE; i++) {
+      const axis = { "font-size": 12, fill: "#5d6675", "aria-hidden": "true" };
+      text(
+        svg,
+        left + i * cellSize + cellSize / 2 - 1,
+        boardTop - AXIS / 2 - 1,
+        numberText(i),
+        axis,
+      );
+      text(
+        svg,
+        left - AXIS / 2 - 2,
+        boardTop + i * cellSize + cellSize / 2 - 1,
+        numberText(i),
+        axis,
+      );
+    }
+    for (let cell = 0; cell < BOARD_SIZE * BOARD_SIZE; cell++) {
+      const x = left + (cell % BOARD_SIZE) * cellSize;
+      const y = boardTop + Math.floor(cell / BOARD_SIZE) * cellSize;
       const n = numbers[cell] ?? 0;
       const team = chips[cell] ?? -1;
-      const label = `${cellName(cell, numbers)}${team >= 0 ? `, chip of ${teamName(team)}` : ""}${inSequence.has(cell) ? ", in a sequence" : ""}`;
+      const label = `${cellName(cell, numbers)}${team >= 0 ? `, chip of ${teamText(team)}` : ""}${inSequence.has(cell) ? ", in a sequence" : ""}`;
       const g = group(svg, x, y, label);
       rect(g, cellSize - 2, cellSize - 2, n ? "#fffdf6" : "#efe6cf", { rx: 3 });
       text(g, cellSize / 2 - 1, 10 * scale + 2, n ? String(n) : "★", {
@@ -138,13 +154,13 @@ export const sequenceNumbers: GameUi = {
             cx: cellSize / 2 - 1,
             cy: 32 * scale,
             r: 15 * scale,
-            fill: TEAMS[team]?.fill ?? "#555",
+            fill: TEAM_FILLS[team] ?? "#555",
             stroke: inSequence.has(cell) ? "#111" : "#fff",
             "stroke-width": inSequence.has(cell) ? 4 : 2,
           },
           chip,
         );
-        text(chip, cellSize / 2 - 1, 32 * scale, TEAMS[team]?.name ?? "?", {
+        text(chip, cellSize / 2 - 1, 32 * scale, teamLetter(team), {
           "font-size": 14,
           "font-weight": 700,
           fill: "#fff",
@@ -155,8 +171,8 @@ export const sequenceNumbers: GameUi = {
     for (const s of sequences) {
       const cells = nums(s.cells);
       const at = (c: number) => [
-        left + (c % 10) * cellSize + cellSize / 2 - 1,
-        6 + Math.floor(c / 10) * cellSize + 32 * scale,
+        left + (c % BOARD_SIZE) * cellSize + cellSize / 2 - 1,
+        boardTop + Math.floor(c / BOARD_SIZE) * cellSize + 32 * scale,
       ];
       const [x1, y1] = at(cells[0]!);
       const [x2, y2] = at(cells[cells.length - 1]!);
@@ -193,11 +209,11 @@ export const sequenceNumbers: GameUi = {
         svg,
         6 + (s % columns) * (seatW + 10),
         y,
-        `${ctx.names[s]}, ${teamName(team)} with ${perTeam[team]} sequences, ${handSizes[s] ?? 0} cards${toAct ? ", to act" : ""}`,
+        `${ctx.names[s]}, ${teamText(team)} with ${perTeam[team]} sequences, ${handSizes[s] ?? 0} cards${toAct ? ", to act" : ""}`,
       );
       rect(g, seatW, 56, toAct ? "#fff6d6" : "#fff", { rx: 5 });
-      svgEl("circle", { cx: 18, cy: 18, r: 11, fill: TEAMS[team]?.fill ?? "#555" }, g);
-      text(g, 18, 18, TEAMS[team]?.name ?? "", {
+      svgEl("circle", { cx: 18, cy: 18, r: 11, fill: TEAM_FILLS[team] ?? "#555" }, g);
+      text(g, 18, 18, teamLetter(team), {
         fill: "#fff",
         "font-size": 12,
         "font-weight": 700,
@@ -233,14 +249,17 @@ export const sequenceNumbers: GameUi = {
   },
 
   describe(e, names, _viewer, results = true) {
-    const seat = (s: unknown): string => names[num(s)] ?? `Seat ${num(s) + 1}`;
+    const seat = (s: unknown): string => names[num(s)] ?? capital(seatText(num(s)));
     if (e.chipPlaced) {
       const c = e.chipPlaced as Json;
-      return `${seat(c.seat)} plays ${cardText(c.card as Json, results)}: a chip of ${teamName(num(c.team))} on ${num(c.number)} (row ${Math.floor(num(c.cell) / 10) + 1}, column ${(num(c.cell) % 10) + 1}).`;
+      const where = results
+        ? `${num(c.number)} at ${cellText(num(c.cell))}`
+        : cellText(num(c.cell));
+      return `${seat(c.seat)} plays ${cardText(c.card as Json, results)}: a chip of ${teamText(num(c.team))} on ${where}.`;
     }
     if (e.chipRemoved) {
       const c = e.chipRemoved as Json;
-      return `${seat(c.seat)} plays MINUS: ${teamName(num(c.team))}'s chip leaves row ${Math.floor(num(c.cell) / 10) + 1}, column ${(num(c.cell) % 10) + 1}.`;
+      return `${seat(c.seat)} plays MINUS: ${teamText(num(c.team))}'s chip leaves ${cellText(num(c.cell))}.`;
     }
     if (e.deadCardExchanged) {
       const d = e.deadCardExchanged as Json;
@@ -255,10 +274,10 @@ export const sequenceNumbers: GameUi = {
       return `${seat(d.seat)} has no playable card and discards ${cardText(d.card as Json, results)}.`;
     }
     if (e.sequenceCompleted)
-      return `${teamName(num((e.sequenceCompleted as Json).team))} completes a sequence!`;
+      return `${capital(teamText(num((e.sequenceCompleted as Json).team)))} completes a sequence!`;
     if (e.deckReshuffled)
       return `The discard piles are shuffled into a new deck of ${num((e.deckReshuffled as Json).size)} cards.`;
-    if (e.teamWon) return `${teamName(num((e.teamWon as Json).team))} wins.`;
+    if (e.teamWon) return `${capital(teamText(num((e.teamWon as Json).team)))} wins.`;
     if (e.turnLimitReached) return `The turn limit is reached: a draw.`;
     return null;
   },

@@ -1,17 +1,17 @@
 // 6 nimmt!: four rows of up to five cards; the sixth card takes the row. Every seat selects a card
 // at once; the selections are revealed together and placed lowest first.
+import {
+  bullheads,
+  capital,
+  numberText,
+  rowText,
+  seatText,
+  sixNimmtCardText as cardText,
+  ZERO_CARD,
+} from "../notation.ts";
 import { drawing, fit, group, rect, text } from "../svg.ts";
-import { list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
+import { count, list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
 import type { Json } from "../types.ts";
-
-/** The bullheads printed on a card. */
-export function bullheads(card: number): number {
-  if (card === 55) return 7;
-  if (card % 11 === 0) return 5;
-  if (card % 10 === 0) return 3;
-  if (card % 5 === 0) return 2;
-  return card === 0 ? 0 : 1;
-}
 
 const HEAD_FILL = [
   "#ffffff",
@@ -48,7 +48,7 @@ function card(
     parent,
     x,
     y,
-    value === 0 ? "zero card" : `card ${value}, ${heads} bullhead${heads === 1 ? "" : "s"}`,
+    value === ZERO_CARD ? cardText(value) : `${cardText(value)}, ${count(heads, "bullhead")}`,
   );
   if (fresh) g.classList.add("fresh");
   rect(g, w, h, HEAD_FILL[heads] ?? "#fff");
@@ -69,12 +69,10 @@ export const sixNimmt: GameUi = {
   steps(move) {
     if (move.chooseRow !== undefined) {
       const row = num(move.chooseRow);
-      return [{ kind: "row", value: String(row), label: `take row ${row + 1}` }];
+      return [{ kind: "row", value: String(row), label: `take ${rowText(row)}` }];
     }
     const c = num(move.selectCard);
-    return [
-      { kind: "card", value: String(c), label: c === 0 ? "select the zero card" : `select ${c}` },
-    ];
+    return [{ kind: "card", value: String(c), label: `select ${cardText(c)}` }];
   },
 
   table(ctx: DrawContext) {
@@ -99,8 +97,13 @@ export const sixNimmt: GameUi = {
         stroke: "#c9c2b0",
         "stroke-dasharray": "4 4",
       });
-      ctx.target(row, "row", r, `take row ${r + 1} (${cards.length} cards, ${heads} bullheads)`);
-      text(row, label / 2, h / 2 - 4, narrow ? `${r + 1}` : `Row ${r + 1}`, {
+      ctx.target(
+        row,
+        "row",
+        r,
+        `take ${rowText(r)} (${count(cards.length, "card")}, ${count(heads, "bullhead")})`,
+      );
+      text(row, label / 2, h / 2 - 4, narrow ? numberText(r) : capital(rowText(r)), {
         "font-size": 14,
         "font-weight": 600,
       });
@@ -172,8 +175,8 @@ export const sixNimmt: GameUi = {
     if (ctx.viewer === null) return null;
     const v = ctx.view;
     const cards = nums(v.hand);
-    if ((v.zeroCardAvailable as boolean[] | undefined)?.[ctx.viewer] && !cards.includes(0))
-      cards.unshift(0);
+    if ((v.zeroCardAvailable as boolean[] | undefined)?.[ctx.viewer] && !cards.includes(ZERO_CARD))
+      cards.unshift(ZERO_CARD);
     const own = num(v.ownSelection ?? -1);
     // The card selected this turn stays in sight, marked, until the reveal.
     if (own >= 0 && !cards.includes(own)) cards.push(own);
@@ -188,14 +191,16 @@ export const sixNimmt: GameUi = {
       const g = card(svg, x, y, c, false, w, h);
       if (c === own) {
         g.classList.add("chosen");
-        g.setAttribute("aria-label", `card ${c}, selected`);
+        g.setAttribute("aria-label", `${cardText(c)}, selected`);
         text(g, w / 2, -1, "selected", { "font-size": 12, "font-weight": 700, fill: "#9a6700" });
       }
       ctx.target(
         g,
         "card",
         c,
-        c === 0 ? "select the zero card" : `select card ${c}, ${bullheads(c)} bullheads`,
+        c === ZERO_CARD
+          ? `select ${cardText(c)}`
+          : `select ${cardText(c)}, ${count(bullheads(c), "bullhead")}`,
       );
     });
     if (!cards.length) text(svg, width / 2, 40, "no cards in hand", { fill: "#5d6675" });
@@ -203,25 +208,27 @@ export const sixNimmt: GameUi = {
   },
 
   describe(e, names, viewer) {
-    const seat = (s: unknown): string => names[num(s)] ?? `Seat ${num(s) + 1}`;
+    const seat = (s: unknown): string => names[num(s)] ?? capital(seatText(num(s)));
     if (e.cardSelected) {
       const c = e.cardSelected as Json;
       const card = num(c.card ?? -1);
       // The selecting seat also gets its own event naming the card: the public one is left out.
       if (card < 0 && num(c.seat) === viewer) return null;
-      return card >= 0 ? `${seat(c.seat)} selected ${card}.` : `${seat(c.seat)} selected a card.`;
+      return card >= 0
+        ? `${seat(c.seat)} selected ${cardText(card)}.`
+        : `${seat(c.seat)} selected a card.`;
     }
     if (e.cardsRevealed)
       return `Revealed: ${nums((e.cardsRevealed as Json).cards)
-        .map((c, s) => `${names[s]} ${c}`)
+        .map((c, s) => `${names[s]} ${cardText(c)}`)
         .join(", ")}.`;
     if (e.cardPlaced) {
       const c = e.cardPlaced as Json;
-      return `${seat(c.seat)}'s ${num(c.card)} goes to row ${num(c.row) + 1}.`;
+      return `${seat(c.seat)}'s ${num(c.card)} goes to ${rowText(num(c.row))}.`;
     }
     if (e.rowTaken) {
       const t = e.rowTaken as Json;
-      return `${seat(t.seat)} takes row ${num(t.row) + 1}: ${nums(t.cards).join(", ")} (${num(t.bullheads)} bullheads).`;
+      return `${seat(t.seat)} takes ${rowText(num(t.row))}: ${nums(t.cards).join(", ")} (${count(num(t.bullheads), "bullhead")}).`;
     }
     if (e.rowChoiceRequired) {
       const r = e.rowChoiceRequired as Json;

@@ -1,5 +1,6 @@
 // Up or Down?: a turn plays a card from hand into the circle of six, takes one of its neighbours
 // into the seat's display (extending a row, starting one, or abandoning one), then draws.
+import { capital, rowText, seatText } from "../notation.ts";
 import { drawing, fit, group, rect, svgEl, text } from "../svg.ts";
 import { count, list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
 import type { Json } from "../types.ts";
@@ -58,9 +59,9 @@ export function neighbour(circle: number[], played: number, take: string): numbe
 }
 
 const PLACE_WORDS: Record<string, string> = {
-  EXTEND: "extend row",
-  NEW_ROW: "start row",
-  ABANDON: "abandon and restart row",
+  EXTEND: "extend",
+  NEW_ROW: "start",
+  ABANDON: "abandon and restart",
 };
 const DRAW_WORDS: Record<string, string> = {
   FACE_UP: "draw the face-up card",
@@ -89,7 +90,7 @@ export const upOrDown: GameUi = {
       {
         kind: "place",
         value: `${placement}:${row}`,
-        label: `${PLACE_WORDS[placement] ?? placement} ${row + 1}`,
+        label: `${PLACE_WORDS[placement] ?? placement} ${rowText(row)}`,
       },
       { kind: "draw", value: draw, label: DRAW_WORDS[draw] ?? draw },
     ];
@@ -232,12 +233,7 @@ export const upOrDown: GameUi = {
       for (let r = 0; r < shownRows; r++) {
         const ry = y + headH + r * rowH;
         const cards = rows[r];
-        const rowGroup = group(
-          svg,
-          12,
-          ry,
-          cards ? `row ${r + 1}: ${cards.join(", ")}` : `row ${r + 1}: empty`,
-        );
+        const rowGroup = group(svg, 12, ry, `${rowText(r)}: ${cards ? cards.join(", ") : "empty"}`);
         rect(rowGroup, rowW, rowH - 4, "transparent", {
           stroke: cards ? "#d8d2c0" : "#ece7da",
           "stroke-dasharray": cards ? "" : "4 4",
@@ -250,7 +246,7 @@ export const upOrDown: GameUi = {
           });
           continue;
         }
-        text(rowGroup, 24, 14, `Row ${r + 1}`, { "font-size": 12, fill: "#5d6675" });
+        text(rowGroup, 24, 14, capital(rowText(r)), { "font-size": 12, fill: "#5d6675" });
         const direction =
           cards && cards.length > 1 ? (cards[1]! > cards[0]! ? "↑ up" : "↓ down") : "";
         text(rowGroup, 24, 32, direction, { "font-size": 12 });
@@ -273,13 +269,13 @@ export const upOrDown: GameUi = {
             rowGroup,
             "place",
             cards ? `EXTEND:${r}` : `NEW_ROW:${r}`,
-            cards ? `extend row ${r + 1}` : `start row ${r + 1}`,
+            `${cards ? "extend" : "start"} ${rowText(r)}`,
           );
           if (cards) {
             const ab = group(svg, width - 8 - abandonW, ry + 4);
             rect(ab, abandonW - 6, rowH - 12, "#fff", { rx: 5 });
             text(ab, (abandonW - 6) / 2, (rowH - 12) / 2, "✕ abandon", { "font-size": 12 });
-            ctx.target(ab, "place", `ABANDON:${r}`, `abandon row ${r + 1} and restart it`);
+            ctx.target(ab, "place", `ABANDON:${r}`, `abandon ${rowText(r)} and restart it`);
             if (!ab.classList.contains("target")) ab.setAttribute("visibility", "hidden");
           }
         }
@@ -309,11 +305,11 @@ export const upOrDown: GameUi = {
   },
 
   describe(e, names) {
-    const seat = (s: unknown): string => names[num(s)] ?? `Seat ${num(s) + 1}`;
+    const seat = (s: unknown): string => names[num(s)] ?? capital(seatText(num(s)));
     if (e.turnPlayed) {
       const t = e.turnPlayed as Json;
       const placement = short(t.placement, "UP_OR_DOWN_PLACEMENT_");
-      const where = `${PLACE_WORDS[placement] ?? placement} ${num(t.row) + 1}${num(t.discarded) ? ` (${count(num(t.discarded), "card")} discarded)` : ""}`;
+      const where = `${PLACE_WORDS[placement] ?? placement} ${rowText(num(t.row))}${num(t.discarded) ? ` (${count(num(t.discarded), "card")} discarded)` : ""}`;
       const draw = short(t.draw, "UP_OR_DOWN_DRAW_");
       const drew =
         draw === "FACE_UP"
