@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engines.notation import seat_text
 from service.trust.seat_tokens import (
     HEADER,
     SeatNotPermittedError,
@@ -59,7 +60,7 @@ class Asked:
 
 
 def _seat_words(seat: int | None) -> str:
-    return "a spectator's" if seat is None else f"seat {seat}'s"
+    return "a spectator's" if seat is None else f"{seat_text(seat)}'s"
 
 
 class Access:
@@ -110,8 +111,8 @@ class Access:
         policy = seating.bot_policies.get(bot.seat)
         if policy is None:
             raise SeatNotPermittedError(
-                f"seat {bot.seat} is not a bot seat of this game: only the seats NewGame gave "
-                "to bots take bot moves; send your own seat's action instead",
+                f"{seat_text(bot.seat)} is not a bot seat of this game: only the seats NewGame "
+                "gave to bots take bot moves; send your own seat's action instead",
                 "NOT_A_BOT_SEAT",
             )
         asked_budget = bot.search_iterations or bot.search_time_limit_ms
