@@ -353,6 +353,14 @@ const scenarios = {
     const shown = await page.locator("#hand text").allTextContents();
     check(await page.locator("#results-toggle").isVisible(), "no way to hide the results");
     await page.check("#hide-results");
+    // The hand is drawn again once the move being built is asked again: wait for that redraw.
+    await page
+      .waitForFunction(
+        () => [...document.querySelectorAll("#hand text")].some((t) => t.textContent === "?"),
+        null,
+        { timeout: 30_000 },
+      )
+      .catch(() => undefined);
     await settle(page);
     const hidden = await page.locator("#hand text").allTextContents();
     const choices = await page.locator("#choices button").allInnerTexts();
