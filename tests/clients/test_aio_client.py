@@ -282,17 +282,19 @@ class TestRetries:
     def test_backoff_doubles_up_to_its_cap(
         self, fake: FakeServer, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """Between attempts the client sleeps, each pause below a bound that doubles per retry,
-        capped at max_backoff."""
+        """Between attempts the client pauses, each pause below a bound that doubles per retry,
+        capped at max_backoff (the pauses it chooses are recorded, not the event loop's other
+        sleeps)."""
         fake.failures = [grpc.StatusCode.UNAVAILABLE] * 4
-        slept: list[float] = []
-        sleep = asyncio.sleep
+        paused: list[float] = []
+        pause = AsyncClient._pause
 
-        async def recording(delay: float, *args: Any) -> Any:
-            slept.append(delay)
-            return await sleep(delay, *args)
+        def recording(self: AsyncClient, *args: Any) -> float:
+            chosen: float = pause(self, *args)
+            paused.append(chosen)
+            return chosen
 
-        monkeypatch.setattr(asyncio, "sleep", recording)
+        monkeypatch.setattr(AsyncClient, "_pause", recording)
 
         def client() -> AsyncClient:
             ordo = AsyncClient(fake.address, retries=4, backoff=0.01, max_backoff=0.03)
@@ -301,7 +303,7 @@ class TestRetries:
 
         run(client, _list_games)
         assert len(fake.calls) == 5
-        assert [delay for delay in slept if delay] == [0.01, 0.02, 0.03, 0.03]
+        assert paused == [0.01, 0.02, 0.03, 0.03]
 
     def test_no_retry_past_the_deadline(self, fake: FakeServer) -> None:
         """A pause that would end after the deadline raises at once instead."""
