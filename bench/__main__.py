@@ -1,11 +1,12 @@
 """``python -m bench`` (``make bench``): run every benchmark and print the results.
 
 Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
-``--seconds N`` for the time of each measured point, ``--only engine|rpc|http|records|versions``
-for one part (``--only sealed``: the engine benchmark's table of the handler on sealed and plain
-states, and the handler with seat tokens and the revision fence, ``bench.seats``; ``records``:
-replay speed and record size; ``versions``: this tree against the newest release tag, both
-doors, ``bench.versions``).
+``--seconds N`` for the time of each measured point,
+``--only engine|rpc|http|records|versions|agents`` for one part (``--only sealed``: the engine
+benchmark's table of the handler on sealed and plain states, and the handler with seat tokens
+and the revision fence, ``bench.seats``; ``records``: replay speed and record size;
+``versions``: this tree against the newest release tag, both doors, ``bench.versions``;
+``agents``: the PettingZoo environments' steps/s, in-process and over gRPC).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench import engine, http, records, rpc, seats, versions
+from bench import agents, engine, http, records, rpc, seats, versions
 from bench.common import Settings, games, header
 
 DEFAULT_SECONDS = 4.0
@@ -35,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--only",
-        choices=("engine", "rpc", "http", "sealed", "records", "versions"),
+        choices=("engine", "rpc", "http", "sealed", "records", "versions", "agents"),
         help="run one benchmark (or table) only",
     )
     args = parser.parse_args(argv)
@@ -65,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             print("\n7. Versions: skipped, no release tag (v*) to compare against")
         else:
             versions.run(settings, release)
+    if args.only in (None, "agents"):
+        agents.run(settings, chosen)
     print(f"\ndone in {time.perf_counter() - started:.0f} s")
 
 

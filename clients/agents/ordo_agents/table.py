@@ -111,7 +111,7 @@ class Table:
             self.backend = Remote(game, options, server, owned=False)
         self.seed = 0
         self._running: tuple[int, ...] = ()
-        self._cached_at = -1  # the revision the cached views, masks and observations are of
+        self._to_act: tuple[int, ...] = ()
         self._views: dict[int, Any] = {}
         self._legal: dict[int, tuple[Any, ...]] = {}
         self._masks: dict[int, np.ndarray] = {}
@@ -130,7 +130,7 @@ class Table:
         """Deal the game of ``seed`` (as NewGame does) and play the bots' first moves."""
         self.seed = seed
         self.backend.deal(self.seats, seed)
-        self._cached_at = -1  # a new game starts again at revision 0
+        self._moved()
         if self.reward == SHAPED:
             self._running = self.running_scores()
         self.play_bots()
@@ -138,11 +138,11 @@ class Table:
     @property
     def finished(self) -> bool:
         """Whether the game is over."""
-        return not self.backend.seats_to_act()
+        return not self._to_act
 
     def seats_to_act(self) -> tuple[int, ...]:
         """The seats to act now; after ``deal`` and ``act`` the lowest one is an agent's."""
-        return self.backend.seats_to_act()
+        return self._to_act
 
     def act(self, seat: int, index: int) -> list[float]:
         """Play the action ``index`` for the agent's ``seat``, then the bots' moves; return
@@ -152,6 +152,7 @@ class Table:
             raise ValueError(f"action {index} is not legal for seat {seat} now")
         action = self.encoding.action_of(index, self.view(seat), seat)
         self.backend.apply(seat, action)
+        self._moved()
         self.play_bots()
         return self.rewards()
 
@@ -159,7 +160,7 @@ class Table:
         """Play the bots' moves while the lowest seat to act is a bot's."""
         backend = self.backend
         while True:
-            to_act = backend.seats_to_act()
+            to_act = self._to_act = backend.seats_to_act()
             if not to_act:
                 return
             seat = to_act[0]
@@ -168,6 +169,7 @@ class Table:
                 return
             seed = derive_seed(self.seed, backend.revision, seat) or 1
             backend.play_bot(seat, policy, seed, self.search_iterations)
+            self._moved()
 
     def rewards(self) -> list[float]:
         """Each seat's reward for the moves since the last call (``deal``'s bot moves count
@@ -175,7 +177,7 @@ class Table:
         if self.reward == SHAPED:
             before, self._running = self._running, self.running_scores()
             return [self.sign * (now - then) for now, then in zip(self._running, before, strict=True)]
-        result = self.backend.result()
+        result = None if self._to_act else self.backend.result()
         if result is None:
             return [0.0] * self.seats
         if self.reward == WIN:
@@ -187,19 +189,15 @@ class Table:
         return self.encoding.running_scores(self.view(self.agent_seats[0]))
 
     # --------------------------------------------------------------- what a seat sees
-    def _fresh(self) -> None:
-        """Forget what was cached of an earlier state."""
-        revision = self.backend.revision
-        if revision != self._cached_at:
-            self._cached_at = revision
-            self._views.clear()
-            self._legal.clear()
-            self._masks.clear()
-            self._observations.clear()
+    def _moved(self) -> None:
+        """The state changed: forget what the seats saw of the one before."""
+        self._views.clear()
+        self._legal.clear()
+        self._masks.clear()
+        self._observations.clear()
 
     def view(self, seat: int) -> Any:
         """The seat's view of the state (the engine's ``View``)."""
-        self._fresh()
         view = self._views.get(seat)
         if view is None:
             view = self._views[seat] = self.backend.view(seat)
@@ -207,7 +205,6 @@ class Table:
 
     def legal_actions(self, seat: int) -> tuple[Any, ...]:
         """The seat's legal actions now, in the engine's order."""
-        self._fresh()
         legal = self._legal.get(seat)
         if legal is None:
             legal = self._legal[seat] = self.backend.legal_actions(seat)
@@ -215,7 +212,6 @@ class Table:
 
     def mask(self, seat: int) -> np.ndarray:
         """The seat's action mask now: 1 at the index of each legal action."""
-        self._fresh()
         mask = self._masks.get(seat)
         if mask is None:
             mask = self.encoding.mask(self.legal_actions(seat), self.view(seat))
@@ -224,7 +220,6 @@ class Table:
 
     def observe(self, seat: int) -> Observation:
         """The seat's observation now, its action mask included."""
-        self._fresh()
         observation = self._observations.get(seat)
         if observation is None:
             observation = self.encoding.observe(self.view(seat), seat)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from enum import Enum
+from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -25,33 +26,64 @@ Opt = TypeVar("Opt")
 E = TypeVar("E", bound=Enum)
 
 Observation = dict[str, np.ndarray]
-Int8 = np.int8
-Int16 = np.int16
-Int32 = np.int32
+PART = np.int16  # every observation part is of 16-bit integers
+MASK_TYPE = np.int8
 MASK = "action_mask"  # the key of the legal actions in every observation
+LAYOUTS_KEPT = 256  # per game: one a seat count and option set played
 
 
-def box(low: int, high: int, shape: tuple[int, ...], dtype: type[np.signedinteger[Any]]) -> spaces.Box:
-    """A box of whole numbers from ``low`` to ``high``."""
-    return spaces.Box(low, high, shape, dtype)
+def box(low: int, high: int, *shape: int) -> spaces.Box:
+    """A part of whole numbers from ``low`` to ``high``."""
+    return spaces.Box(low, high, shape, PART)
 
 
 def flags(*shape: int) -> spaces.Box:
-    """A box of 0 and 1."""
-    return spaces.Box(0, 1, shape, Int8)
+    """A part of 0 and 1."""
+    return spaces.Box(0, 1, shape, PART)
 
 
-def one_hot(size: int, members: Sequence[int]) -> np.ndarray:
-    """``size`` flags, set at ``members``."""
-    array = np.zeros(size, Int8)
-    array[list(members)] = 1
-    return array
-
-
-def rotated(values: Sequence[Any], seat: int) -> Sequence[Any]:
+def rotated(values: Sequence[Any], seat: int) -> list[Any]:
     """Per-seat values from ``seat``'s place at the table: its own first, then the seats after
     it in turn order."""
     return [*values[seat:], *values[:seat]]
+
+
+class Layout:
+    """Where each part of an observation lies in one buffer: the parts in the order of
+    ``fields``, the parts an encoder writes whole (``dense``) first, then the parts of flags it
+    sets one by one. An observation is that buffer's parts, each a view of it, so that one
+    observation costs one buffer and two writes."""
+
+    def __init__(self, fields: Mapping[str, spaces.Box], sparse: Collection[str]) -> None:
+        self.start: dict[str, int] = {}
+        self.parts: list[tuple[str, int, int, tuple[int, ...] | None]] = []
+        self.dense = -1  # the size of the dense parts: where the first part of flags starts
+        at = 0
+        for name, space in fields.items():
+            if name in sparse and self.dense < 0:
+                self.dense = at
+            elif name not in sparse and self.dense >= 0:
+                raise ValueError(f"the dense part {name} comes after a part of flags")
+            size = int(np.prod(space.shape))
+            self.start[name] = at
+            shape = space.shape if len(space.shape) > 1 else None
+            self.parts.append((name, at, at + size, shape))
+            at += size
+        self.size = at
+        if self.dense < 0:
+            self.dense = at
+
+    def observation(self, dense: Sequence[int], ones: Sequence[int]) -> Observation:
+        """The observation whose dense parts hold ``dense``, in order, and whose flags are set
+        at ``ones`` (indices in the buffer)."""
+        buffer = np.zeros(self.size, PART)
+        buffer[: len(dense)] = dense
+        if ones:
+            buffer[ones] = 1
+        return {
+            name: buffer[start:stop] if shape is None else buffer[start:stop].reshape(shape)
+            for name, start, stop, shape in self.parts
+        }
 
 
 def enum_from_wire(descriptor: Any, number: int, kind: type[E]) -> E:
@@ -94,11 +126,17 @@ class GameEncoding(ABC, Generic[V, A]):
     game_id: str
     action_count: int
     lower_is_better: bool  # the game's own score: True when fewer points are better
+    sparse: tuple[str, ...] = ()  # the parts of flags, which follow the parts written whole
 
     # --------------------------------------------------------------- observations
     @abstractmethod
     def fields(self, seats: int, options: Any) -> dict[str, spaces.Box]:
-        """The parts of an observation (the action mask aside), by name."""
+        """The parts of an observation (the action mask aside), by name, in buffer order."""
+
+    @lru_cache(maxsize=LAYOUTS_KEPT)  # noqa: B019 - the encodings live as long as the program
+    def layout(self, seats: int, options: Any) -> Layout:
+        """Where the parts of an observation lie, at ``seats`` seats with ``options``."""
+        return Layout(self.fields(seats, options), self.sparse)
 
     @abstractmethod
     def observe(self, view: V, seat: int) -> Observation:
@@ -107,7 +145,7 @@ class GameEncoding(ABC, Generic[V, A]):
     def observation_space(self, seats: int, options: Any) -> spaces.Dict:
         """The observation space: the parts, and the action mask."""
         parts: dict[str, spaces.Space[Any]] = dict(self.fields(seats, options))
-        parts[MASK] = flags(self.action_count)
+        parts[MASK] = spaces.Box(0, 1, (self.action_count,), MASK_TYPE)
         return spaces.Dict(parts)
 
     # --------------------------------------------------------------- actions
@@ -122,7 +160,7 @@ class GameEncoding(ABC, Generic[V, A]):
 
     def mask(self, actions: Sequence[A], view: V) -> np.ndarray:
         """The action mask of a seat's legal actions."""
-        mask = np.zeros(self.action_count, Int8)
+        mask = np.zeros(self.action_count, MASK_TYPE)
         mask[[self.action_index(action, view) for action in actions]] = 1
         return mask
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from gymnasium import spaces
 
 from engines.fora_de_ordem import rules
@@ -31,8 +30,6 @@ from engines.fora_de_ordem.rules import Play, View
 from ordo.v1 import fora_de_ordem_pb2 as pb
 from ordo_agents.games.base import (
     GameEncoding,
-    Int8,
-    Int16,
     Observation,
     box,
     enum_from_wire,
@@ -48,6 +45,13 @@ QUESTION_NUMBERS: dict[Language, dict[str, int]] = {
     language: {question.id: number for number, question in enumerate(questions, start=1)}
     for language, questions in BANK.items()
 }
+
+
+def stack_height(seats: int) -> int:
+    """The most cards a side can hold: every card a round plays."""
+    return rules.PLAYS_PER_ROUND * seats
+
+
 _COLOUR_FIELD = pb.ForaDeOrdemView.DESCRIPTOR.fields_by_name["colours"]
 
 
@@ -58,49 +62,50 @@ class ForaDeOrdemEncoding(GameEncoding[View, Play]):
     action_count = DECK_SIZE * ITEMS
     lower_is_better = True
 
+    sparse = ("hand", "out")
+
     def fields(self, seats: int, options: Any) -> dict[str, spaces.Box]:
-        single = (1,)
         return {
+            "question": box(0, MOST_QUESTIONS, 1),
+            "round": box(0, rules.MAX_ROUNDS, 1),
+            "rounds_played": box(0, rules.MAX_ROUNDS, 1),
+            "round_starting_seat": box(0, seats - 1, 1),
+            "hand_sizes": box(0, rules.HAND_SIZE, seats),
+            "deck_sizes": box(0, DECK_SIZE, seats),
+            "bombs": box(0, MOST_BOMBS, seats),
+            "sides": box(0, max(DECK_SIZE, seats), ITEMS, stack_height(seats), 2),
             "hand": flags(DECK_SIZE),
-            "sides": box(0, max(DECK_SIZE, seats), (ITEMS, rules.PLAYS_PER_ROUND * seats, 2), Int8),
             "out": flags(seats, DECK_SIZE),
-            "question": box(0, MOST_QUESTIONS, single, Int16),
-            "round": box(0, rules.MAX_ROUNDS, single, Int8),
-            "rounds_played": box(0, rules.MAX_ROUNDS, single, Int8),
-            "round_starting_seat": box(0, seats - 1, single, Int8),
-            "hand_sizes": box(0, rules.HAND_SIZE, (seats,), Int8),
-            "deck_sizes": box(0, DECK_SIZE, (seats,), Int8),
-            "bombs": box(0, MOST_BOMBS, (seats,), Int16),
         }
 
     def observe(self, view: View, seat: int) -> Observation:
         seats = len(view.hand_sizes)
-        hand = np.zeros(DECK_SIZE, Int8)
-        hand[[card - seat * DECK_SIZE for card in view.hand]] = 1
-        sides = np.zeros((ITEMS, rules.PLAYS_PER_ROUND * seats, 2), Int8)
-        # A card id is owner × 19 + place; seen from the seat, the owner is counted from it.
-        out = np.zeros(seats * DECK_SIZE, Int8)
-        for side, stack in enumerate(view.sides):
-            for height, card in enumerate(stack):
-                owner, place = divmod(card, DECK_SIZE)
-                sides[side, height] = (place + 1, (owner - seat) % seats + 1)
-        face_up = [card for stack in view.sides for card in stack]
-        face_up += [card for pile in view.score_piles for card in pile]
-        face_up += view.discarded
-        out[[(card - seat * DECK_SIZE) % (seats * DECK_SIZE) for card in face_up]] = 1
-        question = QUESTION_NUMBERS[view.options.language].get(view.question_id, 0)
-        return {
-            "hand": hand,
-            "sides": sides,
-            "out": out.reshape(seats, DECK_SIZE),
-            "question": np.array((question,), Int16),
-            "round": np.array((view.round,), Int8),
-            "rounds_played": np.array((view.rounds_played,), Int8),
-            "round_starting_seat": np.array(((view.round_starting_seat - seat) % seats,), Int8),
-            "hand_sizes": np.array(rotated(view.hand_sizes, seat), Int8),
-            "deck_sizes": np.array(rotated(view.deck_sizes, seat), Int8),
-            "bombs": np.array(rotated(view.bombs, seat), Int16),
-        }
+        layout = self.layout(seats, view.options)
+        dense = [
+            QUESTION_NUMBERS[view.options.language].get(view.question_id, 0),
+            view.round,
+            view.rounds_played,
+            (view.round_starting_seat - seat) % seats,
+        ]
+        dense += rotated(view.hand_sizes, seat)
+        dense += rotated(view.deck_sizes, seat)
+        dense += rotated(view.bombs, seat)
+        # A card id is owner × 19 + place: seen from the seat, its owner counts from it.
+        own = seat * DECK_SIZE
+        all_cards = seats * DECK_SIZE
+        empty = [0, 0] * stack_height(seats)
+        for stack in view.sides:
+            for card in stack:
+                owner, place = divmod(card - own, DECK_SIZE)
+                dense += (place + 1, owner % seats + 1)
+            dense += empty[2 * len(stack) :]
+        at = layout.start["hand"]
+        ones = [at + card - own for card in view.hand]
+        at = layout.start["out"]
+        ones += [at + (card - own) % all_cards for stack in view.sides for card in stack]
+        ones += [at + (card - own) % all_cards for pile in view.score_piles for card in pile]
+        ones += [at + (card - own) % all_cards for card in view.discarded]
+        return layout.observation(dense, ones)
 
     def action_index(self, action: Play, view: View) -> int:
         return (action.card % DECK_SIZE) * ITEMS + action.side

@@ -29,12 +29,15 @@ team in seat order, 3 the one after; per-seat values start with the observing se
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from gymnasium import spaces
 
 from engines.sequence_numbers import rules
+from engines.sequence_numbers.rules import turn
 from engines.sequence_numbers.rules import (
     CARD_CELLS,
     CELLS,
@@ -54,14 +57,12 @@ from engines.sequence_numbers.rules import (
 )
 from ordo.v1 import sequence_numbers_pb2 as pb
 from ordo_agents.games.base import (
+    MASK_TYPE,
     GameEncoding,
-    Int8,
-    Int16,
     Observation,
     box,
     flags,
     index_table,
-    one_hot,
     rotated,
 )
 from ordo_agents.games.base import options_from_wire as wire_options
@@ -93,6 +94,17 @@ def _actions() -> tuple[Action | None, ...]:
 
 ACTIONS = _actions()
 INDEX = index_table({action: index for index, action in enumerate(ACTIONS) if action is not None})
+#: The index of every action the engine lists legal actions from (its shared actions), by
+#: identity: they live as long as the engine, so an identity found here is one of them.
+INDEX_BY_ID: dict[int, int] = {
+    id(action): INDEX[action]
+    for action in (
+        *turn.EXCHANGES[:EQUATION_COUNT],
+        *turn.DISCARDS,
+        *(play for plays in turn.EQUATION_PLAYS for play in plays),
+        *(play for plays in turn.SPECIAL_PLAYS.values() for play in plays if play is not None),
+    )
+}
 
 
 class SequenceNumbersEncoding(GameEncoding[View, Action]):
@@ -102,53 +114,63 @@ class SequenceNumbersEncoding(GameEncoding[View, Action]):
     action_count = ACTION_COUNT
     lower_is_better = False
 
+    sparse = ("locked", "hand", "discarded", "choice")
+
     def fields(self, seats: int, options: Any) -> dict[str, spaces.Box]:
         teams = rules.resolve_teams(seats, options)
         return {
-            "chips": box(0, teams, (CELLS,), Int8),
+            "chips": box(0, teams, CELLS),
+            "sequences": box(0, MOST_SEQUENCES, teams),
+            "hand_sizes": box(0, rules.HAND_SIZE_INDIVIDUAL, seats),
+            "deck_size": box(0, DECK_SIZE, 1),
+            "turn": box(0, rules.TURN_LIMIT, 1),
+            "exchanged": flags(1),
+            "sequences_to_win": box(0, rules.SEQUENCES_TEAMS, 1),
             "locked": flags(CELLS),
-            "sequences": box(0, MOST_SEQUENCES, (teams,), Int16),
             "hand": flags(DECK_SIZE),
             "discarded": flags(DECK_SIZE),
             "choice": flags(len(WINDOWS)),
-            "hand_sizes": box(0, rules.HAND_SIZE_INDIVIDUAL, (seats,), Int8),
-            "deck_size": box(0, DECK_SIZE, (1,), Int16),
-            "turn": box(0, rules.TURN_LIMIT, (1,), Int16),
-            "exchanged": flags(1),
-            "sequences_to_win": box(0, rules.SEQUENCES_TEAMS, (1,), Int8),
         }
 
     def observe(self, view: View, seat: int) -> Observation:
+        seats = len(view.hand_sizes)
         teams = view.options.teams
+        layout = self.layout(seats, view.options)
         team = seat % teams
-        # The chip of team t shows as 1 + (t - team) mod teams: the seat's own team is 1. An
-        # empty cell holds NO_CHIP, -1, which reads the list's last entry: 0.
-        relative = [0] * (teams + 1)
-        for other in range(teams):
-            relative[other] = 1 + (other - team) % teams
-        chips = np.array([relative[chip] for chip in view.chips], Int8)
-        counts = rules.sequence_counts(view.sequences, teams)
-        choice = np.zeros(len(WINDOWS), Int8)
+        # Team t's chips read 1 + (t - team) mod teams, so the seat's own read 1; an empty cell
+        # holds NO_CHIP, -1, which reads the table's last entry: 0.
+        relative = [*(1 + (other - team) % teams for other in range(teams)), 0]
+        dense = [relative[chip] for chip in view.chips]
+        dense += rotated(rules.sequence_counts(view.sequences, teams), team)
+        dense += rotated(view.hand_sizes, seat)
+        dense += (view.deck_size, view.turn, view.exchanged, view.sequences_to_win)
+        start = layout.start
+        at = start["locked"]
+        ones = [at + cell for sequence in view.sequences for cell in sequence.cells]
+        at = start["hand"]
+        ones += [at + card for card in view.hand]
+        at = start["discarded"]
+        ones += [at + card for pile in view.discards for card in pile]
         if view.choice is not None:
-            choice[[WINDOW_INDEX[cells] for cells in view.choice.choices]] = 1
-        return {
-            "chips": chips,
-            "locked": one_hot(CELLS, rules.locked_cells(view.sequences)),
-            "sequences": np.array(rotated(counts, team), Int16),
-            "hand": one_hot(DECK_SIZE, view.hand),
-            "discarded": one_hot(DECK_SIZE, [card for pile in view.discards for card in pile]),
-            "choice": choice,
-            "hand_sizes": np.array(rotated(view.hand_sizes, seat), Int8),
-            "deck_size": np.array((view.deck_size,), Int16),
-            "turn": np.array((view.turn,), Int16),
-            "exchanged": np.array((view.exchanged,), Int8),
-            "sequences_to_win": np.array((view.sequences_to_win,), Int8),
-        }
+            at = start["choice"]
+            ones += [at + WINDOW_INDEX[cells] for cells in view.choice.choices]
+        return layout.observation(dense, ones)
 
     def action_index(self, action: Action, view: View) -> int:
         if isinstance(action, ChooseSequence):
             return FIRST_CHOICE + WINDOW_INDEX[action.cells]
         return INDEX[action]
+
+    def mask(self, actions: Sequence[Action], view: View) -> np.ndarray:
+        # Up to a hundred legal actions a step: the engine's shared ones are found by identity.
+        by_id = INDEX_BY_ID
+        try:
+            indices = [by_id[id(action)] for action in actions]
+        except KeyError:  # a choice of five, or an action decoded from the wire: by value
+            indices = [self.action_index(action, view) for action in actions]
+        mask = np.zeros(ACTION_COUNT, MASK_TYPE)
+        mask[indices] = 1
+        return mask
 
     def action_of(self, index: int, view: View, seat: int) -> Action:
         action = ACTIONS[index] if 0 <= index < ACTION_COUNT else None

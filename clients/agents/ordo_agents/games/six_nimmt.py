@@ -21,9 +21,9 @@ Observation parts (per-seat values start with the observing seat, then the seats
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-import numpy as np
 from gymnasium import spaces
 
 from engines.six_nimmt import rules
@@ -32,13 +32,9 @@ from engines.six_nimmt.rules import CHOOSE_ROWS, SELECTS, ChooseRow, Select, Vie
 from ordo.v1 import six_nimmt_pb2 as pb
 from ordo_agents.games.base import (
     GameEncoding,
-    Int8,
-    Int16,
-    Int32,
     Observation,
     box,
     flags,
-    one_hot,
     options_from_wire,
     rotated,
 )
@@ -47,7 +43,10 @@ CARDS = HIGHEST_CARD + 1  # card numbers 0..104, 0 the zero card
 FIRST_ROW_ACTION = CARDS
 ROW_ACTIONS = rules.ROW_COUNT
 MOST_PENALTY = 2**15 - 1  # above any total: 100 hands of every bullhead are 17,100
-MOST_HANDS = 2**31 - 1
+MOST_HANDS = 2**15 - 1  # above any hand number: 10 seats to a threshold of 1,000 take 9,991
+EMPTY_ROW = (0,) * rules.ROW_LIMIT
+ROWS_KEPT = 1024  # row bullheads kept: a row stands for several turns, seen by every seat
+row_bullheads = lru_cache(maxsize=ROWS_KEPT)(rules.row_bullheads)
 Action = Select | ChooseRow
 
 
@@ -58,47 +57,48 @@ class SixNimmtEncoding(GameEncoding[View, Action]):
     action_count = CARDS + ROW_ACTIONS
     lower_is_better = True
 
+    sparse = ("hand", "taken")
+
     def fields(self, seats: int, options: Any) -> dict[str, spaces.Box]:
         return {
-            "hand": flags(CARDS),
-            "rows": box(0, HIGHEST_CARD, (rules.ROW_COUNT, rules.ROW_LIMIT), Int16),
-            "row_bullheads": box(0, rules.ROW_LIMIT * max(BULLHEADS), (rules.ROW_COUNT,), Int16),
+            "rows": box(0, HIGHEST_CARD, rules.ROW_COUNT, rules.ROW_LIMIT),
+            "row_bullheads": box(0, rules.ROW_LIMIT * max(BULLHEADS), rules.ROW_COUNT),
             "selected": flags(seats),
-            "revealed": box(rules.NO_SELECTION, HIGHEST_CARD, (seats,), Int16),
-            "own_selection": box(rules.NO_SELECTION, HIGHEST_CARD, (1,), Int16),
-            "penalties": box(0, MOST_PENALTY, (seats,), Int16),
-            "taken": flags(seats, CARDS),
+            "revealed": box(rules.NO_SELECTION, HIGHEST_CARD, seats),
+            "own_selection": box(rules.NO_SELECTION, HIGHEST_CARD, 1),
+            "penalties": box(0, MOST_PENALTY, seats),
             "zero_card_available": flags(seats),
-            "hand_sizes": box(0, rules.HAND_SIZE + 1, (seats,), Int8),
-            "turn": box(0, rules.HAND_SIZE, (1,), Int8),
-            "hand_number": box(0, MOST_HANDS, (1,), Int32),
+            "hand_sizes": box(0, rules.HAND_SIZE + 1, seats),
+            "turn": box(0, rules.HAND_SIZE, 1),
+            "hand_number": box(0, MOST_HANDS, 1),
+            "hand": flags(CARDS),
+            "taken": flags(seats, CARDS),
         }
 
     def observe(self, view: View, seat: int) -> Observation:
         seats = len(view.penalties)
-        hand = one_hot(CARDS, view.hand)
+        layout = self.layout(seats, view.options)
+        dense: list[int] = []
+        for row in view.rows:
+            dense += row
+            dense += EMPTY_ROW[len(row) :]
+        dense += map(row_bullheads, view.rows)
+        dense += rotated(view.selected, seat)
+        dense += rotated(view.revealed, seat)
+        dense.append(view.own_selection)
+        dense += rotated(view.penalties, seat)
+        dense += rotated(view.zero_card_available, seat)
+        dense += rotated(view.hand_sizes, seat)
+        dense += (view.turn, view.hand_number)
+        at = layout.start["hand"]
+        ones = [at + card for card in view.hand]
         if view.zero_card_available[seat] and view.own_selection != ZERO_CARD:
-            hand[ZERO_CARD] = 1
-        rows = np.zeros((rules.ROW_COUNT, rules.ROW_LIMIT), Int16)
-        for index, row in enumerate(view.rows):
-            rows[index, : len(row)] = row
-        taken = np.zeros((seats, CARDS), Int8)
-        for index, cards in enumerate(rotated(view.taken, seat)):
-            taken[index, list(cards)] = 1
-        return {
-            "hand": hand,
-            "rows": rows,
-            "row_bullheads": np.array([rules.row_bullheads(row) for row in view.rows], Int16),
-            "selected": np.array(rotated(view.selected, seat), Int8),
-            "revealed": np.array(rotated(view.revealed, seat), Int16),
-            "own_selection": np.array((view.own_selection,), Int16),
-            "penalties": np.array(rotated(view.penalties, seat), Int16),
-            "taken": taken,
-            "zero_card_available": np.array(rotated(view.zero_card_available, seat), Int8),
-            "hand_sizes": np.array(rotated(view.hand_sizes, seat), Int8),
-            "turn": np.array((view.turn,), Int8),
-            "hand_number": np.array((view.hand_number,), Int32),
-        }
+            ones.append(at + ZERO_CARD)
+        at = layout.start["taken"]
+        for cards in rotated(view.taken, seat):
+            ones += [at + card for card in cards]
+            at += CARDS
+        return layout.observation(dense, ones)
 
     def action_index(self, action: Action, view: View) -> int:
         if isinstance(action, Select):

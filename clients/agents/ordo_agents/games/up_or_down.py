@@ -23,6 +23,8 @@ no card; per-seat values start with the observing seat):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -33,8 +35,8 @@ from engines.up_or_down.data import BLOCK, COLOUR_INDEX, HIGHEST_CARD, Colour
 from engines.up_or_down.rules import Draw, Neighbour, Placement, Turn, View
 from ordo.v1 import up_or_down_pb2 as pb
 from ordo_agents.games.base import (
+    MASK_TYPE,
     GameEncoding,
-    Int16,
     Observation,
     box,
     enum_from_wire,
@@ -51,18 +53,56 @@ FIRST_ABANDON_PLACE = NEW_ROW_PLACE + 1
 ROW_FEATURES = 3 + BLOCK  # length, last card, direction, a count per colour
 RISING, FALLING = 1, 2
 MOST_SCORE = 2**15 - 1
+DISPLAYS_KEPT = 1024  # display features kept: a game has a display per seat at a time
 _COLOUR_FIELD = pb.UpOrDownView.DESCRIPTOR.fields_by_name["card_colours"]
 
 
-def colour(card: int) -> int:
-    """A card's colour, 1..6 (0 for no card)."""
-    return COLOUR_INDEX[card] + 1 if card else 0
+def _offset(turn: Turn) -> int:
+    """A turn's index less its hand slot's part: its take, placement and draw."""
+    take = 0 if turn.take is Neighbour.LOWER else 1
+    if turn.placement is Placement.EXTEND:
+        place = turn.row
+    elif turn.placement is Placement.NEW_ROW:
+        place = NEW_ROW_PLACE
+    else:
+        place = FIRST_ABANDON_PLACE + turn.row
+    return (take * PLACES + place) * len(DRAWS) + DRAWS.index(turn.draw)
+
+
+SLOT_STRIDE = len(TAKES) * PLACES * len(DRAWS)  # the indices of one hand slot's turns
+#: The offset of every turn the engine lists legal turns from (its tables of shared turns), by
+#: identity: those turns live as long as the engine, so an identity found here is one of them.
+OFFSETS_BY_ID: dict[int, int] = {
+    id(turn): _offset(turn)
+    for table in (rules.EXTENDS, rules.TAILS)
+    for by_card in table
+    for by_take in by_card
+    for by_rows in by_take
+    for turns in by_rows
+    for turn in turns
+}
+
+
+#: Each card's colour, 1..6, by number (0 for no card).
+COLOURS: tuple[int, ...] = (0, *(index + 1 for index in COLOUR_INDEX[1:]))
+EMPTY_HAND = (0,) * rules.HAND_SIZE
+NO_ROW = [0] * ROW_FEATURES
 
 
 def row_features(row: tuple[int, ...]) -> list[int]:
     """A row's length, last card, direction and colour counts."""
     direction = 0 if len(row) < 2 else RISING if row[1] > row[0] else FALLING
     return [len(row), row[-1], direction, *rules.colour_counts(row)]
+
+
+@lru_cache(maxsize=DISPLAYS_KEPT)
+def display_features(display: rules.Display) -> tuple[int, ...]:
+    """The features of a display's rows, zeros for the rows it lacks: a part of every
+    observation while the display stands (most turns change one seat's), so made once."""
+    features: list[int] = []
+    for row in display:
+        features += row_features(row)
+    return (*features, *NO_ROW * (rules.MAX_ROWS - len(display)))
 
 
 class UpOrDownEncoding(GameEncoding[View, Turn]):
@@ -73,57 +113,52 @@ class UpOrDownEncoding(GameEncoding[View, Turn]):
     lower_is_better = False
 
     def fields(self, seats: int, options: Any) -> dict[str, spaces.Box]:
-        single = (1,)
         return {
-            "hand": box(0, HIGHEST_CARD, (rules.HAND_SIZE,), Int16),
-            "hand_colours": box(0, BLOCK, (rules.HAND_SIZE,), Int16),
-            "circle": box(0, HIGHEST_CARD, (rules.CIRCLE_SIZE,), Int16),
-            "circle_colours": box(0, BLOCK, (rules.CIRCLE_SIZE,), Int16),
-            "rows": box(0, HIGHEST_CARD, (seats, rules.MAX_ROWS, ROW_FEATURES), Int16),
-            "hand_sizes": box(0, rules.HAND_SIZE, (seats,), Int16),
-            "discard_sizes": box(0, HIGHEST_CARD, (seats,), Int16),
-            "abandoned": box(0, HIGHEST_CARD, (seats,), Int16),
-            "scores": box(0, MOST_SCORE, (seats,), Int16),
-            "face_down_size": box(0, HIGHEST_CARD, single, Int16),
-            "face_up_size": box(0, HIGHEST_CARD, single, Int16),
-            "face_up_top": box(0, HIGHEST_CARD, single, Int16),
-            "face_up_top_colour": box(0, BLOCK, single, Int16),
+            "hand": box(0, HIGHEST_CARD, rules.HAND_SIZE),
+            "hand_colours": box(0, BLOCK, rules.HAND_SIZE),
+            "circle": box(0, HIGHEST_CARD, rules.CIRCLE_SIZE),
+            "circle_colours": box(0, BLOCK, rules.CIRCLE_SIZE),
+            "rows": box(0, HIGHEST_CARD, seats, rules.MAX_ROWS, ROW_FEATURES),
+            "hand_sizes": box(0, rules.HAND_SIZE, seats),
+            "discard_sizes": box(0, HIGHEST_CARD, seats),
+            "abandoned": box(0, HIGHEST_CARD, seats),
+            "scores": box(0, MOST_SCORE, seats),
+            "face_down_size": box(0, HIGHEST_CARD, 1),
+            "face_up_size": box(0, HIGHEST_CARD, 1),
+            "face_up_top": box(0, HIGHEST_CARD, 1),
+            "face_up_top_colour": box(0, BLOCK, 1),
         }
 
     def observe(self, view: View, seat: int) -> Observation:
-        seats = len(view.hand_sizes)
-        hand = [*view.hand, *(0,) * (rules.HAND_SIZE - len(view.hand))]
-        rows = np.zeros((seats, rules.MAX_ROWS, ROW_FEATURES), Int16)
-        for index, display in enumerate(rotated(view.displays, seat)):
-            for number, row in enumerate(display):
-                rows[index, number] = row_features(row)
+        layout = self.layout(len(view.hand_sizes), view.options)
+        hand = [*view.hand, *EMPTY_HAND[len(view.hand) :]]
+        dense = hand + [COLOURS[card] for card in hand]
+        dense += view.circle
+        dense += [COLOURS[card] for card in view.circle]
+        for display in rotated(view.displays, seat):
+            dense += display_features(display)
+        dense += rotated(view.hand_sizes, seat)
+        dense += rotated(view.discard_sizes, seat)
+        dense += rotated(view.abandoned, seat)
+        dense += rotated(view.scores, seat)
         top = view.face_up_top
-        return {
-            "hand": np.array(hand, Int16),
-            "hand_colours": np.array([colour(card) for card in hand], Int16),
-            "circle": np.array(view.circle, Int16),
-            "circle_colours": np.array([colour(card) for card in view.circle], Int16),
-            "rows": rows,
-            "hand_sizes": np.array(rotated(view.hand_sizes, seat), Int16),
-            "discard_sizes": np.array(rotated(view.discard_sizes, seat), Int16),
-            "abandoned": np.array(rotated(view.abandoned, seat), Int16),
-            "scores": np.array(rotated(view.scores, seat), Int16),
-            "face_down_size": np.array((view.face_down_size,), Int16),
-            "face_up_size": np.array((view.face_up_size,), Int16),
-            "face_up_top": np.array((top,), Int16),
-            "face_up_top_colour": np.array((colour(top),), Int16),
-        }
+        dense += (view.face_down_size, view.face_up_size, top, COLOURS[top])
+        return layout.observation(dense, ())
 
     def action_index(self, action: Turn, view: View) -> int:
-        slot = view.hand.index(action.card)
-        take = 0 if action.take is Neighbour.LOWER else 1
-        if action.placement is Placement.EXTEND:
-            place = action.row
-        elif action.placement is Placement.NEW_ROW:
-            place = NEW_ROW_PLACE
-        else:
-            place = FIRST_ABANDON_PLACE + action.row
-        return ((slot * len(TAKES) + take) * PLACES + place) * len(DRAWS) + DRAWS.index(action.draw)
+        return view.hand.index(action.card) * SLOT_STRIDE + _offset(action)
+
+    def mask(self, actions: Sequence[Turn], view: View) -> np.ndarray:
+        # A turn of a few dozen a step: the engine's shared turns are looked up by identity.
+        slots = {card: slot * SLOT_STRIDE for slot, card in enumerate(view.hand)}
+        by_id = OFFSETS_BY_ID
+        try:
+            indices = [slots[turn.card] + by_id[id(turn)] for turn in actions]
+        except KeyError:  # a turn made elsewhere (decoded from the wire): by its parts
+            indices = [slots[turn.card] + _offset(turn) for turn in actions]
+        mask = np.zeros(self.action_count, MASK_TYPE)
+        mask[indices] = 1
+        return mask
 
     def action_of(self, index: int, view: View, seat: int) -> Turn:
         rest, draw = divmod(index, len(DRAWS))
