@@ -4,7 +4,9 @@ agent to act being the lowest seat to act that an agent plays.
 Agents are named ``seat_N`` after the seat they play; the seats given to bots are played inside
 the environment and have no agent. The game's own score comes as each agent's reward when the
 game ends (``reward="score"``, the default), every agent then terminates, and no game is ever
-truncated: every game ends within a bound its rules guarantee.
+truncated: every game ends within a bound its rules guarantee. An action the agent's mask does
+not allow moves nothing: the same agent is to act again, with ``infos[agent]["illegal_action"]``
+set.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from pettingzoo import AECEnv
 from ordo.client import Client
 from ordo_agents.games.base import Observation
 from ordo_agents.options import Options
-from ordo_agents.table import SCORE, Seeds, Table, agent_name
+from ordo_agents.table import ILLEGAL, SCORE, Seeds, Table, agent_name
 
 RENDER_MODES = ["ansi"]
+RENDER_FPS = 1  # a text of the table per move: no frame rate to keep
 
 
 def table_text(table: Table) -> str:
@@ -39,7 +42,11 @@ class OrdoEnv(AECEnv[str, Observation, int]):
     """A game as an AEC environment; the arguments are ``ordo_agents.table.Table``'s, and
     ``render_mode`` ``"ansi"`` or None."""
 
-    metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "is_parallelizable": False}  # noqa: RUF012
+    metadata: dict[str, Any] = {  # noqa: RUF012
+        "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -106,7 +113,13 @@ class OrdoEnv(AECEnv[str, Observation, int]):
         if action is None:
             raise ValueError(f"{agent} is to act: give it an action")
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.table.act(self.seat_of[agent], int(action))
+        seat = self.seat_of[agent]
+        if not self.table.allows(seat, int(action)):
+            self._clear_rewards()
+            self.infos[agent] = {ILLEGAL: True}
+            return
+        self.infos[agent] = {}
+        rewards = self.table.act(seat, int(action))
         for name in self.agents:
             self.rewards[name] = rewards[self.seat_of[name]]
         self._select()

@@ -3,7 +3,8 @@
 
 Every live agent gets an observation at each step; the agents that are not to act (all but one
 while a Rule 4 row choice is pending) have an action mask of zeros, and their actions, if given,
-are ignored. The seats act in seat order, the bots among them included, as in the AEC
+are ignored. An action its agent's mask does not allow moves nothing (``infos[agent]
+["illegal_action"]``): that agent is still to act at the next step. The seats act in seat order, the bots among them included, as in the AEC
 environment: the same seed and actions give the same game in both.
 """
 
@@ -17,10 +18,10 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from ordo.client import Client
-from ordo_agents.aec import RENDER_MODES, table_text
+from ordo_agents.aec import RENDER_FPS, RENDER_MODES, table_text
 from ordo_agents.games.base import Observation
 from ordo_agents.options import Options
-from ordo_agents.table import SCORE, Seeds, Table, agent_name
+from ordo_agents.table import ILLEGAL, SCORE, Seeds, Table, agent_name
 
 Step = tuple[
     dict[str, Observation],
@@ -35,7 +36,7 @@ class OrdoParallelEnv(ParallelEnv[str, Observation, int]):
     """A game whose seats move at once as a Parallel environment; the arguments are those of
     ``ordo_agents.aec.OrdoEnv``."""
 
-    metadata: dict[str, Any] = {"render_modes": RENDER_MODES}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}  # noqa: RUF012
 
     def __init__(
         self,
@@ -94,12 +95,16 @@ class OrdoParallelEnv(ParallelEnv[str, Observation, int]):
         """Play the action of every agent to act, in seat order (the bots' moves between)."""
         table = self.table
         totals = [0.0] * table.seats
+        infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         for seat in [seat for seat in table.seats_to_act() if seat not in table.bots]:
             if seat not in table.seats_to_act():
                 continue
             agent = agent_name(seat)
             if agent not in actions:
                 raise ValueError(f"{agent} is to act: give it an action")
+            if not table.allows(seat, int(actions[agent])):
+                infos[agent][ILLEGAL] = True
+                continue
             for index, reward in enumerate(table.act(seat, int(actions[agent]))):
                 totals[index] += reward
         finished = table.finished
@@ -107,7 +112,6 @@ class OrdoParallelEnv(ParallelEnv[str, Observation, int]):
         rewards = {agent: totals[self.seat_of[agent]] for agent in self.agents}
         terminations = dict.fromkeys(self.agents, finished)
         truncations = dict.fromkeys(self.agents, False)
-        infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         if finished:
             self.agents = []
         return observations, rewards, terminations, truncations, infos

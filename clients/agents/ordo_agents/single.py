@@ -17,20 +17,19 @@ import numpy as np
 
 from engines import registry
 from ordo.client import Client
-from ordo_agents.aec import RENDER_MODES, table_text
+from ordo_agents.aec import RENDER_FPS, RENDER_MODES, table_text
 from ordo_agents.games.base import MASK, Observation
 from ordo_agents.options import Options
-from ordo_agents.table import SCORE, Seeds, Table
+from ordo_agents.table import ILLEGAL, SCORE, Seeds, Table
 
 HEURISTIC = "heuristic"
-ILLEGAL = "illegal_action"  # the info key of a step that moved nothing
 
 
 class OrdoGymEnv(gymnasium.Env[Observation, int]):
     """``seat`` of a game against bots, as a Gymnasium environment; the other arguments are
     those of ``ordo_agents.aec.OrdoEnv``."""
 
-    metadata: dict[str, Any] = {"render_modes": RENDER_MODES}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}  # noqa: RUF012
 
     def __init__(
         self,
@@ -82,9 +81,8 @@ class OrdoGymEnv(gymnasium.Env[Observation, int]):
         """Play the seat's action and the bots' moves until it is to act again or the game is
         over. An action the mask does not allow moves nothing: the same observation comes
         back, with no reward and ``info["illegal_action"]`` set."""
-        mask = self.table.mask(self.seat)
         index = int(action)
-        if not (0 <= index < len(mask) and mask[index]):
+        if not self.table.allows(self.seat, index):
             unchanged = {name: part.copy() for name, part in self.table.observe(self.seat).items()}
             return unchanged, 0.0, False, False, {ILLEGAL: True}
         reward = self.table.act(self.seat, index)[self.seat]

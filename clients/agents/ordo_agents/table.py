@@ -25,6 +25,8 @@ from ordo_agents.games.base import MASK, Observation
 from ordo_agents.options import Options, engine_options
 
 SCORE, WIN, SHAPED = "score", "win", "shaped"
+#: The info key of a step whose action the mask did not allow: it moved nothing.
+ILLEGAL = "illegal_action"
 REWARDS = (SCORE, WIN, SHAPED)
 SEED_LIMIT = 2**64  # seeds are those of NewGame: 64 bits
 #: The game seed that env seed 0 deals: NewGame reads 0 as "choose a seed", and an environment's
@@ -144,11 +146,15 @@ class Table:
         """The seats to act now; after ``deal`` and ``act`` the lowest one is an agent's."""
         return self._to_act
 
+    def allows(self, seat: int, index: int) -> bool:
+        """Whether the seat's mask allows the action ``index`` now."""
+        mask = self.mask(seat)
+        return 0 <= index < len(mask) and bool(mask[index])
+
     def act(self, seat: int, index: int) -> list[float]:
         """Play the action ``index`` for the agent's ``seat``, then the bots' moves; return
         each seat's reward. Raises ``ValueError`` for an action the seat may not take now."""
-        mask = self.mask(seat)
-        if not (0 <= index < len(mask) and mask[index]):
+        if not self.allows(seat, index):
             raise ValueError(f"action {index} is not legal for seat {seat} now")
         action = self.encoding.action_of(index, self.view(seat), seat)
         self.backend.apply(seat, action)
