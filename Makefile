@@ -45,9 +45,11 @@ $(RUN_STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m compileall -q engines service clients/python/ordo
 	touch $@
 
-# The development tools on top: linters, type checkers, buf, grpcurl, pytest and the rest.
-$(STAMP): $(RUN_STAMP)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev,redis]'
+# The development tools on top: linters, type checkers, buf, grpcurl, pytest and the rest, and
+# the agents' environments (clients/agents: PettingZoo, Gymnasium, numpy), which the server
+# does without.
+$(STAMP): $(RUN_STAMP) clients/agents/pyproject.toml
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ./clients/python -e ./clients/agents -e '.[dev,redis]'
 	touch $@
 
 # The Node.js client's packages, as its lock file pins them.
@@ -116,8 +118,8 @@ lint: $(STAMP) $(NODE_STAMP) $(WEB_STAMP)  ## ruff and prettier (lint, format), 
 	$(BIN)/buf lint
 	$(BIN)/buf breaking --against proto/baseline.binpb
 
-typecheck: $(STAMP) $(NODE_BUILT) $(WEB_CHECKED) $(WEB_BUILT)  ## mypy --strict on engines, service and the Python client; tsc --strict builds the Node.js client and checks the playground
-	$(BIN)/mypy engines service clients/python/ordo
+typecheck: $(STAMP) $(NODE_BUILT) $(WEB_CHECKED) $(WEB_BUILT)  ## mypy --strict on engines, service, the Python client and the agents' environments; tsc --strict builds the Node.js client and checks the playground
+	$(BIN)/mypy engines service clients/python/ordo clients/agents/ordo_agents
 
 node: $(NODE_BUILT)  ## install and build the Node.js client (clients/node/dist)
 
@@ -126,7 +128,7 @@ web: $(WEB_STAMP) $(NODE_STAMP) $(WEB_CHECKED) $(WEB_BUILT)  ## install, type-ch
 pytest: $(STAMP) $(NODE_BUILT) $(WEB_BUILT)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-bench: $(STAMP)  ## engine and RPC benchmarks (printed ratios, never asserted)
+bench: $(STAMP)  ## engine, RPC and agent-environment benchmarks (printed ratios, never asserted)
 	$(PY) -m bench
 
 ARENA_ARGS ?=

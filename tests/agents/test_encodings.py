@@ -116,5 +116,5 @@ class TestAllGames:
         state = engine.new_game(engine.info.min_seats, 1, engine.default_options())
         view = engine.view(state, 0)
         for index in (-1, encoding.action_count, 2**40):
-            with pytest.raises(ValueError, match="no .* action has index"):
+            with pytest.raises(ValueError, match=r"no .* action has index"):
                 encoding.action_of(index, view, 0)

@@ -53,4 +53,6 @@ def flatten(observation: Observation) -> np.ndarray:
 
 
 for _game in ENCODINGS:
-    gymnasium.register(f"ordo/{_game}-v0", entry_point=OrdoGymEnv, kwargs={"game": _game})
+    gymnasium.register(
+        f"ordo/{_game}-v0", entry_point="ordo_agents.single:OrdoGymEnv", kwargs={"game": _game}
+    )

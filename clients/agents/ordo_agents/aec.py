@@ -38,7 +38,7 @@ def table_text(table: Table) -> str:
     return f"{head}: over, scores {list(result.scores)}, winners {list(result.winners)}"
 
 
-class OrdoEnv(AECEnv[str, Observation, int]):
+class OrdoEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     """A game as an AEC environment; the arguments are ``ordo_agents.table.Table``'s, and
     ``render_mode`` ``"ansi"`` or None."""
 
@@ -76,17 +76,17 @@ class OrdoEnv(AECEnv[str, Observation, int]):
         self.metadata = {**self.metadata, "name": f"ordo_{game}_v0"}
         self.seat_of = {agent_name(seat): seat for seat in self.table.agent_seats}
         self.possible_agents = list(self.seat_of)
-        self.agents = []
+        self.agents: list[str] = []
         self.observation_spaces = {
             agent: self.table.observation_space() for agent in self.possible_agents
         }
         self.action_spaces = {agent: self.table.action_space() for agent in self.possible_agents}
         self.seeds = Seeds()
 
-    def observation_space(self, agent: str) -> spaces.Space[Observation]:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space[int]:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -99,7 +99,7 @@ class OrdoEnv(AECEnv[str, Observation, int]):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._select()
 
     def observe(self, agent: str) -> Observation:

@@ -144,7 +144,8 @@ class Remote:
         return self.encoding.view_from_wire(getattr(view, self.game_id))
 
     def apply(self, seat: int, action: Any) -> None:
-        message = common.Action(seat=seat, **{self.game_id: self.encoding.action_to_wire(action)})
+        message = common.Action(seat=seat)
+        getattr(message, self.game_id).CopyFrom(self.encoding.action_to_wire(action))
         applied = self.client.apply_action(self.state, message, viewer=SPECTATOR_EVENTS)
         self.state, self.status = applied.state, applied.status
 

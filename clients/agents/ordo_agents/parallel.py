@@ -3,9 +3,10 @@
 
 Every live agent gets an observation at each step; the agents that are not to act (all but one
 while a Rule 4 row choice is pending) have an action mask of zeros, and their actions, if given,
-are ignored. An action its agent's mask does not allow moves nothing (``infos[agent]
-["illegal_action"]``): that agent is still to act at the next step. The seats act in seat order, the bots among them included, as in the AEC
-environment: the same seed and actions give the same game in both.
+are ignored. An action its agent's mask does not allow moves nothing
+(``infos[agent]["illegal_action"]``): that agent is still to act at the next step. The seats act
+in seat order, the bots among them included, as in the AEC environment: the same seed and
+actions give the same game in both.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ Step = tuple[
 ]
 
 
-class OrdoParallelEnv(ParallelEnv[str, Observation, int]):
+class OrdoParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[misc]
     """A game whose seats move at once as a Parallel environment; the arguments are those of
     ``ordo_agents.aec.OrdoEnv``."""
 
@@ -70,17 +71,17 @@ class OrdoParallelEnv(ParallelEnv[str, Observation, int]):
         self.metadata = {**self.metadata, "name": f"ordo_{game}_v0"}
         self.seat_of = {agent_name(seat): seat for seat in self.table.agent_seats}
         self.possible_agents = list(self.seat_of)
-        self.agents = []
+        self.agents: list[str] = []
         self.observation_spaces = {
             agent: self.table.observation_space() for agent in self.possible_agents
         }
         self.action_spaces = {agent: self.table.action_space() for agent in self.possible_agents}
         self.seeds = Seeds()
 
-    def observation_space(self, agent: str) -> spaces.Space[Observation]:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space[int]:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     def reset(

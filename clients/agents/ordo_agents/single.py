@@ -25,7 +25,7 @@ from ordo_agents.table import ILLEGAL, SCORE, Seeds, Table
 HEURISTIC = "heuristic"
 
 
-class OrdoGymEnv(gymnasium.Env[Observation, int]):
+class OrdoGymEnv(gymnasium.Env[dict[str, Any], np.int64]):
     """``seat`` of a game against bots, as a Gymnasium environment; the other arguments are
     those of ``ordo_agents.aec.OrdoEnv``."""
 
@@ -77,7 +77,9 @@ class OrdoGymEnv(gymnasium.Env[Observation, int]):
         self.table.deal(self.seeds.next(seed))
         return self.table.observe(self.seat), {}
 
-    def step(self, action: int | np.integer[Any]) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+    def step(
+        self, action: int | np.integer[Any]
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         """Play the seat's action and the bots' moves until it is to act again or the game is
         over. An action the mask does not allow moves nothing: the same observation comes
         back, with no reward and ``info["illegal_action"]`` set."""
@@ -92,7 +94,7 @@ class OrdoGymEnv(gymnasium.Env[Observation, int]):
         """The seat's legal actions now, as booleans."""
         return self.table.observe(self.seat)[MASK].astype(bool)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         """The table as text (``render_mode="ansi"``)."""
         return table_text(self.table) if self.render_mode == "ansi" else None
 

@@ -182,7 +182,9 @@ class Table:
         with the first move's)."""
         if self.reward == SHAPED:
             before, self._running = self._running, self.running_scores()
-            return [self.sign * (now - then) for now, then in zip(self._running, before, strict=True)]
+            return [
+                self.sign * (now - then) for now, then in zip(self._running, before, strict=True)
+            ]
         result = None if self._to_act else self.backend.result()
         if result is None:
             return [0.0] * self.seats

@@ -17,8 +17,8 @@ from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 import numpy as np
-from gymnasium import spaces
 from google.protobuf.message import Message
+from gymnasium import spaces
 
 V = TypeVar("V")
 A = TypeVar("A")
@@ -94,12 +94,11 @@ def enum_from_wire(descriptor: Any, number: int, kind: type[E]) -> E:
     return kind[enum_type.values_by_number[number].name.removeprefix(prefix)]
 
 
-def enum_to_wire(enum_type: Any, member: Enum) -> int:
+def enum_to_wire(enum_type: Any, member: Enum) -> Any:
     """The wire enum value of an engine enum member: the value named as the member, with the
     enum's prefix."""
     prefix = enum_type.DESCRIPTOR.values[0].name.removesuffix("UNSPECIFIED")
-    number: int = enum_type.Value(prefix + member.name)
-    return number
+    return enum_type.Value(prefix + member.name)
 
 
 def options_from_wire(msg: Message, kind: type[Opt]) -> Opt:

@@ -29,15 +29,13 @@ team in seat order, 3 the one after; per-seat values start with the observing se
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import abc
 from typing import Any
 
 import numpy as np
-
 from gymnasium import spaces
 
 from engines.sequence_numbers import rules
-from engines.sequence_numbers.rules import turn
 from engines.sequence_numbers.rules import (
     CARD_CELLS,
     CELLS,
@@ -54,6 +52,7 @@ from engines.sequence_numbers.rules import (
     Sequence,
     SequenceChoice,
     View,
+    turn,
 )
 from ordo.v1 import sequence_numbers_pb2 as pb
 from ordo_agents.games.base import (
@@ -161,7 +160,7 @@ class SequenceNumbersEncoding(GameEncoding[View, Action]):
             return FIRST_CHOICE + WINDOW_INDEX[action.cells]
         return INDEX[action]
 
-    def mask(self, actions: Sequence[Action], view: View) -> np.ndarray:
+    def mask(self, actions: abc.Sequence[Action], view: View) -> np.ndarray:
         # Up to a hundred legal actions a step: the engine's shared ones are found by identity.
         by_id = INDEX_BY_ID
         try:

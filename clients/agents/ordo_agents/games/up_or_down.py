@@ -192,8 +192,7 @@ class UpOrDownEncoding(GameEncoding[View, Turn]):
             face_up_size=msg.face_up_size,
             face_up_top=msg.face_up_top,
             card_colours=tuple(
-                enum_from_wire(_COLOUR_FIELD, number, Colour)
-                for number in msg.card_colours
+                enum_from_wire(_COLOUR_FIELD, number, Colour) for number in msg.card_colours
             ),
             scores=tuple(msg.scores),
         )
