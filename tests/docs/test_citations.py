@@ -18,7 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # Where citations are read: the code, the tests, the docs, the deployment and the build.
-SOURCES = (".ci", "engines", "service", "clients/python/ordo", "tests", "bench", "docs", "deploy")
+SOURCES = (".ci", "engines", "service", "clients/python/ordo", "clients/agents")
+SOURCES += ("tests", "bench", "docs", "deploy")
 TOP_FILES = ("README.md", "Makefile", "pyproject.toml", "buf.yaml")
 SUFFIXES = {".py", ".md", ".yml", ".yaml", ".toml", ".proto", ".txt", ""}
 BUILT_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache"}
