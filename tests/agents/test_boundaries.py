@@ -4,10 +4,11 @@ engines nor the client know of it, nor of the libraries it brings."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
+
+from tests.clients.test_distribution import imported_roots
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = ROOT / "clients" / "agents" / "ordo_agents"
@@ -17,17 +18,6 @@ FORBIDDEN = {
     ROOT / "engines": {"ordo_agents", "numpy", "gymnasium", "pettingzoo", "ordo", "service"},
     ROOT / "clients" / "python" / "ordo": {"ordo_agents", "numpy", "gymnasium", "pettingzoo"},
 }
-
-
-def imported_roots(path: Path) -> set[str]:
-    """The top-level names of every absolute import in a module, at its top or inside."""
-    roots = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            roots.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            roots.add(node.module.split(".")[0])
-    return roots
 
 
 class TestImports:

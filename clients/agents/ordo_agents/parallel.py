@@ -15,14 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from ordo.client import Client
-from ordo_agents.aec import RENDER_FPS, RENDER_MODES, table_text
 from ordo_agents.games.base import Observation
-from ordo_agents.options import Options
-from ordo_agents.table import ILLEGAL, SCORE, Seeds, Table, agent_name
+from ordo_agents.seated import Seated
+from ordo_agents.table import ILLEGAL, agent_name
 
 Step = tuple[
     dict[str, Observation],
@@ -33,56 +30,11 @@ Step = tuple[
 ]
 
 
-class OrdoParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[misc]
-    """A game whose seats move at once as a Parallel environment; the arguments are those of
-    ``ordo_agents.aec.OrdoEnv``."""
+class OrdoParallelEnv(Seated, ParallelEnv[str, Observation, int]):  # type: ignore[misc]
+    """A game whose seats move at once as a Parallel environment; the arguments are
+    ``ordo_agents.seated.Seated``'s (a game played turn by turn is refused)."""
 
-    metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}  # noqa: RUF012
-
-    def __init__(
-        self,
-        game: str,
-        seats: int | None = None,
-        *,
-        options: Options | None = None,
-        bots: Mapping[int, str] | None = None,
-        server: str | Client | None = None,
-        reward: str = SCORE,
-        search_iterations: int = 0,
-        render_mode: str | None = None,
-    ) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode is one of {RENDER_MODES} or None, not {render_mode!r}")
-        self.table = Table(
-            game,
-            seats,
-            options=options,
-            bots=bots,
-            server=server,
-            reward=reward,
-            search_iterations=search_iterations,
-        )
-        if not self.table.info.simultaneous:
-            self.table.close()
-            raise ValueError(
-                f"{self.table.info.title} is played turn by turn: use its AEC environment"
-            )
-        self.render_mode = render_mode
-        self.metadata = {**self.metadata, "name": f"ordo_{game}_v0"}
-        self.seat_of = {agent_name(seat): seat for seat in self.table.agent_seats}
-        self.possible_agents = list(self.seat_of)
-        self.agents: list[str] = []
-        self.observation_spaces = {
-            agent: self.table.observation_space() for agent in self.possible_agents
-        }
-        self.action_spaces = {agent: self.table.action_space() for agent in self.possible_agents}
-        self.seeds = Seeds()
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
+    simultaneous_only = True
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -119,11 +71,3 @@ class OrdoParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[misc]
 
     def _observations(self) -> dict[str, Observation]:
         return {agent: self.table.observe(self.seat_of[agent]) for agent in self.agents}
-
-    def render(self) -> str | None:
-        """The table as text (``render_mode="ansi"``)."""
-        return table_text(self.table) if self.render_mode == "ansi" else None
-
-    def close(self) -> None:
-        """Close the backend (a remote one's client, when the environment opened it)."""
-        self.table.close()

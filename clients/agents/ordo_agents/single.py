@@ -17,9 +17,9 @@ import numpy as np
 
 from engines import registry
 from ordo.client import Client
-from ordo_agents.aec import RENDER_FPS, RENDER_MODES, table_text
 from ordo_agents.games.base import MASK, Observation
 from ordo_agents.options import Options
+from ordo_agents.seated import RENDER_FPS, RENDER_MODES, check_render_mode, table_text
 from ordo_agents.table import ILLEGAL, SCORE, Seeds, Table
 
 HEURISTIC = "heuristic"
@@ -44,8 +44,7 @@ class OrdoGymEnv(gymnasium.Env[dict[str, Any], np.int64]):
         search_iterations: int = 0,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode is one of {RENDER_MODES} or None, not {render_mode!r}")
+        check_render_mode(render_mode)
         count = registry.get(game).info.min_seats if seats is None else seats
         if isinstance(opponents, str):
             bots = {other: opponents for other in range(count) if other != seat}
