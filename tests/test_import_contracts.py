@@ -14,13 +14,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-#: What a copy of the tree needs for the contracts: the three root packages and the config.
-PACKAGES = ("engines", "service", "clients/python/ordo")
+#: What a copy of the tree needs for the contracts: the four root packages and the config.
+PACKAGES = ("engines", "service", "clients/python/ordo", "clients/agents/ordo_agents")
+PATHS = ("", "clients/python", "clients/agents")  # where a tree's root packages are found
 
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     """``lint-imports`` run on the tree at ``root`` (its packages first on the path)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(root), str(root / "clients/python")))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(root / path) for path in PATHS)}
     return subprocess.run(
         [str(LINT_IMPORTS), "--config", str(root / "pyproject.toml"), "--no-cache"],
         cwd=root,
@@ -58,6 +59,9 @@ class TestImportContracts:
             ("engines/prng.py", "import service.config", "Engines are plain Python"),
             ("engines/base.py", "import grpc", "Engines are plain Python"),
             ("clients/python/ordo/__init__.py", "import engines", "client stands alone"),
+            ("clients/python/ordo/__init__.py", "import ordo_agents", "client stands alone"),
+            ("engines/base.py", "import numpy", "Engines are plain Python"),
+            ("clients/agents/ordo_agents/table.py", "import service.config", "through the client"),
             ("service/process/supervisor.py", "import engines.registry", "load no engine"),
             ("service/doors/http_guard.py", "import service.calls.servicer", "load no engine"),
             ("service/telemetry/logs.py", "import service.calls.games", "in layers"),

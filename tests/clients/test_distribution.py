@@ -18,7 +18,7 @@ SERVER_PACKAGES = frozenset({"engines", "service", "tests", "bench"})
 BUILD_SECONDS = 300
 
 
-def imported_roots(path: Path) -> set[str]:
+def _imported_roots(path: Path) -> set[str]:
     """The top-level names of every absolute import in a module."""
     roots = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
@@ -58,9 +58,9 @@ class TestNoServerImports:
         modules = sorted(PACKAGE.rglob("*.py"))
         assert modules
         offenders = {
-            str(path.relative_to(CLIENT_ROOT)): sorted(imported_roots(path) & SERVER_PACKAGES)
+            str(path.relative_to(CLIENT_ROOT)): sorted(_imported_roots(path) & SERVER_PACKAGES)
             for path in modules
-            if imported_roots(path) & SERVER_PACKAGES
+            if _imported_roots(path) & SERVER_PACKAGES
         }
         assert offenders == {}
 
