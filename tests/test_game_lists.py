@@ -17,6 +17,7 @@ import pytest
 from bench.arena import MATCHES
 from engines import registry
 from ordo.v1 import common_pb2
+from ordo_agents.games import ENCODINGS
 from service.codecs import CODECS
 from tests.clients.test_node_client import GAMES as NODE_CLIENT_GAMES
 from tests.clients.test_play import GAMES as PLAY_GAMES
@@ -66,6 +67,7 @@ LISTS: dict[str, Callable[[], Iterable[str]]] = {
     "tests/web/test_playground.py: GAMES": lambda: PLAYGROUND_GAMES,
     "tests/web/test_playground.py: HANDS": lambda: PLAYGROUND_HANDS,
     "bench/arena.py: MATCHES": lambda: {match[0] for match in MATCHES},
+    "clients/agents/ordo_agents/games/__init__.py: ENCODINGS": lambda: ENCODINGS,
 }
 
 
