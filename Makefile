@@ -32,7 +32,7 @@ RUN_WEB := $(if $(shell command -v npm),$(WEB_BUILT))
 WEB_BUILD_NEEDS := $(if $(wildcard $(WEB_STAMP)),$(WEB_STAMP) $(NODE_STAMP),$(WEB_RUN_STAMP))
 PYTEST_ARGS ?=
 
-.PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest node web bench arena soak clean
+.PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest mutants node web bench arena soak clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -89,7 +89,7 @@ run: $(RUN_STAMP) $(RUN_WEB)  ## set up what the server needs and start it on it
 
 dev: $(STAMP)  ## install the development tools into .venv/bin (grpcurl, buf, ruff, mypy, pytest…)
 
-test: $(STAMP) proto-check lint typecheck pytest  ## set up, check generated code, lint, type-check, run every test
+test: $(STAMP) proto-check lint typecheck pytest mutants  ## set up, check generated code, lint, type-check, run every test, mutation-test a sample
 
 proto: $(STAMP) $(NODE_STAMP)  ## regenerate the Python and TypeScript code and the API reference from proto/
 	$(PY) clients/python/gen_protos.py $(GEN_DIR)
@@ -128,6 +128,11 @@ web: $(WEB_STAMP) $(NODE_STAMP) $(WEB_CHECKED) $(WEB_BUILT)  ## install, type-ch
 pytest: $(STAMP) $(NODE_BUILT) $(WEB_BUILT)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
+# mutmut's work folder is mutants/ (see [tool.mutmut] in pyproject.toml and tests/mutation).
+MUTANTS_ARGS ?=
+mutants: $(STAMP)  ## mutation testing of the engines: a seeded sample, failing under the bar (MUTANTS_ARGS="--full": every mutant)
+	$(PY) -m tests.mutation $(MUTANTS_ARGS)
+
 bench: $(STAMP)  ## engine, RPC and agent-environment benchmarks (printed ratios, never asserted)
 	$(PY) -m bench
 
@@ -141,4 +146,4 @@ soak: $(STAMP)  ## steady load for 30 minutes: throughput, p50/p99 and worker RS
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(NODE_DIR)/node_modules $(NODE_DIR)/dist \
-	  $(WEB_DIR)/node_modules service/playground test-artifacts
+	  $(WEB_DIR)/node_modules service/playground test-artifacts mutants

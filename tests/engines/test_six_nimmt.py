@@ -1332,6 +1332,46 @@ class TestValidation:
         with pytest.raises(InvalidStateError):
             ENGINE.validate(replace(state, selections=(ZERO_CARD, NO_SELECTION)))
 
+    def test_a_zero_card_used_in_a_game_without_it(self) -> None:
+        """A game without the zero card has no seat that used it, in any earlier hand."""
+        options = replace(ONE_HAND, hands=3)
+        state = build(
+            [[10], [20], [30], [40]], [[11, 90], [21, 91]], options=options, hand_number=2
+        )
+        with pytest.raises(InvalidStateError, match="zero card use out of range"):
+            ENGINE.validate(replace(state, zero_card_used_in_hand=(1, 0)))
+
+    def test_a_zero_card_used_in_a_hand_not_yet_dealt(self) -> None:
+        """The zero card is recorded with the hand it was played in, never a later one."""
+        options = replace(ZERO, hands=6)
+        state = build(
+            [[10], [20], [30], [40]], [[11, 90], [21, 91]], options=options, hand_number=2
+        )
+        with pytest.raises(InvalidStateError, match="zero card use out of range"):
+            ENGINE.validate(replace(state, zero_card_used_in_hand=(5, 0)))
+
+    def test_a_negative_zero_card_use(self) -> None:
+        """The hand a zero card was played in is never negative."""
+        state = build([[10], [20], [30], [40]], [[11, 90], [21, 91]], options=ZERO)
+        with pytest.raises(InvalidStateError, match="zero card use out of range"):
+            ENGINE.validate(replace(state, zero_card_used_in_hand=(-1, 0)))
+
+    def test_a_negative_turn(self) -> None:
+        """A hand's turns count from 0, even where a hand of 11 cards and a revision two
+        actions short make a turn of -1 add up."""
+        options = replace(ONE_HAND, hands=2)
+        state = build(
+            [[10], [20], [30], [40]],
+            [[11, *range(81, 90)], [21, *range(91, 100)]],
+            options=options,
+            hand_number=2,
+        )
+        hands = ((*state.hands[0], 100), (*state.hands[1], 101))
+        deck = tuple(card for card in state.deck if card not in (100, 101))
+        before = replace(state, turn=-1, hands=hands, deck=deck, revision=state.revision - 2)
+        with pytest.raises(InvalidStateError, match="hand number or turn out of range"):
+            ENGINE.validate(before)
+
     def test_a_zero_card_turn_with_a_missing_card(self) -> None:
         """A seat that played its zero card this hand holds one card more than the others."""
         state = build([[10], [20], [30], [40]], [[11, 90], [21, 91]], options=ZERO)
