@@ -41,3 +41,26 @@ class TestMaxActions:
         seat = engine.status(state).seats_to_act[0]
         later = engine.apply(state, seat, engine.legal_actions(state, seat)[0]).state
         assert engine.max_actions(later) == bound > 0
+
+
+class TestExactBounds:
+    """Each game's bound is the one its engine derives (engine.py says how): not looser, so a
+    runaway record stops early, and not tighter, so no real game is refused."""
+
+    @pytest.mark.parametrize(
+        ("game", "seats", "bound"),
+        [
+            ("fora_de_ordem", 2, 36),  # rounds x plays per round x seats
+            ("fora_de_ordem", 6, 108),
+            ("sequence_numbers", 2, 1800),  # three actions a turn, for the turn limit
+            ("sequence_numbers", 6, 1800),
+            ("six_nimmt", 2, 5240),  # 2 x (66 - 1) + 1 hands of 10 turns, two actions a seat
+            ("six_nimmt", 10, 130_200),
+            ("up_or_down", 2, 36),  # one action a turn, each moving a card out of play
+            ("up_or_down", 6, 90),
+        ],
+    )
+    def test_the_bound_under_the_default_options(self, game: str, seats: int, bound: int) -> None:
+        """The bound of a game with the default options and the fewest or the most seats."""
+        engine = registry.ENGINES[game]
+        assert engine.max_actions(engine.new_game(seats, 1, engine.default_options())) == bound

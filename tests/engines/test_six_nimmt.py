@@ -1071,6 +1071,18 @@ class TestViews:
         for viewer in (None, 0, 1):
             assert ENGINE.view(state, viewer).zero_card_available == (False,) * 3
 
+    def test_the_zero_card_is_available_until_its_seat_plays_it(self) -> None:
+        """With the zero card option every viewer sees which seats still hold their zero card."""
+        state = build(
+            [[10], [20], [30], [40]],
+            [[11, 12, 90], [21, 91]],
+            options=ZERO,
+            zero_used=[1, 0],
+            turn=8,
+        )
+        for viewer in (None, 0, 1):
+            assert ENGINE.view(state, viewer).zero_card_available == (False, True)
+
     def test_the_public_parts_are_shown(self) -> None:
         """Rows, totals, taken cards, hand and turn numbers are in every view."""
         state = build([[10], [20], [30], [40]], [[15, 16], [25, 26]], taken=[[1, 2], []])
@@ -1155,6 +1167,25 @@ class TestRedeal:
             ENGINE.validate(redealt)
             zeros += redealt.selections[0] == ZERO_CARD
         assert 5 <= zeros <= 35
+
+    def test_a_pending_selection_is_the_zero_card_with_its_fair_chance(self) -> None:
+        """A seat that chose among two number cards and its unused zero card selected the zero
+        card with a chance of one in three, and so does a re-deal."""
+        state = build([[10], [20], [30], [40]], [[11, 12], [21, 22]], options=ZERO)
+        state = ENGINE.apply(state, 0, Select(11)).state
+        tries = 1500
+        zeros = sum(
+            ENGINE.redeal(state, 1, Rng(seed)).selections[0] == ZERO_CARD for seed in range(tries)
+        )
+        assert 0.29 < zeros / tries < 0.38
+
+    def test_the_generator_state_is_drawn_anew(self) -> None:
+        """A re-dealt state's generator state is not the game's: a search cannot foresee the
+        deal of the next hand from it."""
+        state = self.selected()
+        redealt = ENGINE.redeal(state, 1, Rng(5))
+        assert redealt.rng_state != state.rng_state
+        ENGINE.validate(redealt)
 
     def selected(self) -> State:
         """Seats 0 and 2 of 3 have selected a card."""
@@ -1259,6 +1290,25 @@ class TestValidation:
         ENGINE.validate(state)
         with pytest.raises(InvalidStateError):
             ENGINE.validate(corrupt(state))
+
+    @pytest.mark.parametrize("name", ["selections", "penalties", "taken", "zero_card_used_in_hand"])
+    def test_a_list_of_the_wrong_length_is_named(self, name: str) -> None:
+        """A per-seat list one entry short is refused, and the message names the list."""
+        state = ENGINE.new_game(4, SEED, Options())
+        short = replace(state, **{name: getattr(state, name)[1:]})
+        with pytest.raises(InvalidStateError, match=f"^{name} must have one entry per seat"):
+            ENGINE.validate(short)
+
+    @pytest.mark.parametrize("rng_state", [0, 2**64 - 1])
+    def test_every_64_bit_generator_state_is_accepted(self, rng_state: int) -> None:
+        """The generator state may be any 64-bit value, the lowest and the highest included."""
+        ENGINE.validate(replace(ENGINE.new_game(4, SEED, Options()), rng_state=rng_state))
+
+    def test_a_generator_state_beyond_64_bits(self) -> None:
+        """A generator state of 2**64 is refused."""
+        state = replace(ENGINE.new_game(4, SEED, Options()), rng_state=2**64)
+        with pytest.raises(InvalidStateError, match="64-bit"):
+            ENGINE.validate(state)
 
     def test_every_seat_selected_but_not_revealed(self) -> None:
         """A turn in which every seat selected must have been revealed."""

@@ -16,6 +16,7 @@ mutant no test reaches, or that runs past its time, is listed apart.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import subprocess
 import sys
@@ -29,8 +30,10 @@ from tests.mutation.mutants import (
     SURVIVED_CODES,
     TIMEOUT_CODES,
     WORK,
+    AtImport,
     Equivalent,
     Mutant,
+    load_at_import,
     load_equivalents,
     mutants_of,
     mutated_files,
@@ -68,10 +71,43 @@ def generate() -> None:
     )
 
     WORK.mkdir(exist_ok=True)
-    copy_src_dir()
-    copy_also_copy_files()
-    setup_source_paths()
-    create_mutants(2)
+    with LOG.open("w", encoding="utf-8") as log, contextlib.redirect_stdout(log):
+        copy_src_dir()
+        copy_also_copy_files()
+        setup_source_paths()
+        create_mutants(2)
+
+
+@dataclass(frozen=True, slots=True)
+class SortedOut:
+    """The mutants that count, and how many of the others were left out and why."""
+
+    candidates: list[Mutant]
+    wording: int
+    at_import: int
+    equivalent: int
+    matched: set[Equivalent]
+
+
+def sort_out(
+    every: list[Mutant], equivalents: list[Equivalent], at_import: list[AtImport]
+) -> SortedOut:
+    """Leave out the mutants that only reword a message, those of functions run only at
+    import and those listed as equivalent."""
+    candidates, matched = [], set()
+    wording = imported = 0
+    for mutant in every:
+        equivalent = next((e for e in equivalents if e.matches(mutant.change)), None)
+        if equivalent is not None:
+            matched.add(equivalent)
+        elif mutant.wording_only:
+            wording += 1
+        elif any(entry.matches(mutant.change) for entry in at_import):
+            imported += 1
+        else:
+            candidates.append(mutant)
+    listed = len(every) - len(candidates) - wording - imported
+    return SortedOut(candidates, wording, imported, listed, matched)
 
 
 def pick(candidates: list[Mutant], seed: int, size: int | None) -> list[Mutant]:
@@ -90,7 +126,7 @@ def run(mutants: list[Mutant]) -> int:
     """Run mutmut on the named mutants (output to the log); its exit status."""
     names = [mutant.name for mutant in mutants]
     mutmut = Path(sys.executable).with_name("mutmut")
-    with LOG.open("w", encoding="utf-8") as log:
+    with LOG.open("a", encoding="utf-8") as log:
         return subprocess.run(
             [str(mutmut), "run", *names], stdout=log, stderr=subprocess.STDOUT, check=False
         ).returncode
@@ -141,6 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED, help="the sample's seed")
     parser.add_argument("--sample", type=int, default=SAMPLE, help="mutants in the sample")
     parser.add_argument("--bar", type=float, default=BAR, help="the least score (0..1)")
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="with --full: run again only the mutants the last run did not kill",
+    )
     parser.add_argument("--only", default="", help="only files whose path starts with this")
     args = parser.parse_args(argv)
 
@@ -148,29 +189,28 @@ def main(argv: list[str] | None = None) -> int:
     equivalents = load_equivalents()
     every = [m for source in mutated_files() for m in mutants_of(source)]
     every = [m for m in every if m.change.file.startswith(args.only)]
-    matched: set[Equivalent] = set()
-    candidates = []
-    for mutant in every:
-        equivalent = next((e for e in equivalents if e.matches(mutant.change)), None)
-        if equivalent is not None:
-            matched.add(equivalent)
-        elif not mutant.wording_only:
-            candidates.append(mutant)
+    sorted_out = sort_out(every, equivalents, load_at_import())
+    candidates = sorted_out.candidates
     chosen = pick(candidates, args.seed, None if args.full else args.sample)
-    wording = sum(m.wording_only for m in every)
-    listed = len(every) - wording - len(candidates)
     mode = "every mutant" if args.full else f"a sample of {len(chosen)}, seed {args.seed}"
     print(
-        f"{len(every)} mutants: {wording} only reword a message, {listed} listed as equivalent, "
+        f"{len(every)} mutants: {sorted_out.wording} only reword a message, "
+        f"{sorted_out.at_import} are in functions run only at import, "
+        f"{sorted_out.equivalent} are listed as equivalent, "
         f"{len(candidates)} change behaviour; running {mode}"
     )
-    status = run(chosen)
+    to_run = chosen
+    if args.full and args.again:
+        last = codes_now()
+        to_run = [m for m in chosen if last.get(m.name) not in KILLED_CODES]
+        print(f"running again the {len(to_run)} that the last run did not kill")
+    status = run(to_run) if to_run else 0
     if status != 0:
         print(f"mutmut failed with status {status}: see {LOG}")
         return status
     codes = codes_now()
     tallies, survivors, others = report(chosen, codes)
-    return print_report(tallies, survivors, others, codes, args, equivalents, matched)
+    return print_report(tallies, survivors, others, codes, args, equivalents, sorted_out.matched)
 
 
 def print_report(

@@ -84,10 +84,30 @@ class Span:
         return after_start and before_end
 
 
+@dataclass(frozen=True, slots=True)
+class AtImport:
+    """A function that runs only while its module is imported (to build a table), before
+    mutmut can switch one of its mutants on: its mutants are left out, and why."""
+
+    file: str
+    function: str
+    reason: str
+
+    def matches(self, change: Change) -> bool:
+        """Whether the change is in this function."""
+        return (self.file, self.function) == (change.file, change.function)
+
+
 def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
     """The equivalent mutants listed in ``equivalent.toml``, each with its reason."""
     entries = tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
     return [Equivalent(**entry) for entry in entries]
+
+
+def load_at_import(path: Path = EQUIVALENT_FILE) -> list[AtImport]:
+    """The functions listed in ``equivalent.toml`` as run only at import, with the reason."""
+    entries = tomllib.loads(path.read_text(encoding="utf-8")).get("at_import", [])
+    return [AtImport(**entry) for entry in entries]
 
 
 def mutated_files() -> list[Path]:
