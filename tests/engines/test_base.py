@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from engines.base import slot_init
+from engines.base import GameInfo, slot_init
 from engines.errors import QUOTED_CHARACTERS, quoted
 
 
@@ -93,6 +93,50 @@ class TestSlotInit:
                 slot_init(cls)
 
 
+class TestSlotInitAppliedNow:
+    """``slot_init`` applied while the test runs (the classes above were built at import)."""
+
+    def test_the_fields_are_stored_in_their_slots(self) -> None:
+        """A class decorated now stores positional and keyword arguments in their fields, with
+        the dataclass's signature and a qualified name of its own."""
+
+        @dataclass(frozen=True, slots=True)
+        class Now:
+            seat: int
+            cards: tuple[int, ...]
+            name: str
+
+        fast = slot_init(Now)
+        assert fast is Now
+        assert dataclasses.astuple(Now(1, (2, 3), "a")) == (1, (2, 3), "a")
+        assert Now(name="a", cards=(2, 3), seat=1) == Now(1, (2, 3), "a")
+        assert inspect.signature(Now) == inspect.signature(Plain)
+        assert Now.__init__.__qualname__.endswith("Now.__init__")
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            Now(1, (), "a").seat = 2  # type: ignore[misc]
+
+    def test_fields_without_a_required_argument_are_refused(self) -> None:
+        """No fields, a default factory or a field outside __init__ would change what
+        __init__ does."""
+
+        @dataclass(frozen=True, slots=True)
+        class NoFields:
+            pass
+
+        @dataclass(frozen=True, slots=True)
+        class WithFactory:
+            cards: tuple[int, ...] = dataclasses.field(default_factory=tuple)
+
+        @dataclass(frozen=True, slots=True)
+        class NotInInit:
+            seat: int
+            later: int = dataclasses.field(init=False, default=0)
+
+        for cls in (NoFields, WithFactory, NotInInit):
+            with pytest.raises(TypeError, match="not a slotted dataclass of required fields"):
+                slot_init(cls)
+
+
 class TestQuoted:
     """A caller's text quoted in an error message."""
 
@@ -104,3 +148,28 @@ class TestQuoted:
         """Longer text keeps its first characters and says how long it was."""
         text = quoted("x" * 50_000)
         assert text == f"{'x' * QUOTED_CHARACTERS!r}… (50,000 characters)"
+
+
+def game_info(min_seats: int, max_seats: int, seat_counts: tuple[int, ...] = ()) -> GameInfo:
+    """A game's info with these seat counts (the other fields are any)."""
+    return GameInfo("game", "Game", min_seats, max_seats, False, 1, (), seat_counts)
+
+
+class TestGameInfo:
+    """A game's seat counts run from its fewest to its most seats."""
+
+    def test_every_count_between_the_bounds_by_default(self) -> None:
+        """Without a list, every count from the fewest to the most seats is a seat count."""
+        assert game_info(2, 5).seat_counts == (2, 3, 4, 5)
+
+    def test_a_listed_subset_is_kept(self) -> None:
+        """A game may list fewer counts, from the fewest to the most."""
+        assert game_info(2, 6, (2, 3, 4, 6)).seat_counts == (2, 3, 4, 6)
+
+    @pytest.mark.parametrize("counts", [(3, 4, 6), (2, 3, 4), (2, 4, 3, 6), (2, 3, 3, 6)], ids=str)
+    def test_counts_that_miss_a_bound_or_are_out_of_order_are_refused(
+        self, counts: tuple[int, ...]
+    ) -> None:
+        """Listed counts must ascend without repeats from the fewest to the most seats."""
+        with pytest.raises(ValueError, match="do not run from min to max seats"):
+            game_info(2, 6, counts)

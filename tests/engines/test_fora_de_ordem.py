@@ -172,6 +172,19 @@ class TestDecks:
             assert {data.OWNER[c] for c in data.deck_of(seat)} == {seat}
 
 
+class TestCardLabels:
+    """Cards are named for people as the rules name them."""
+
+    def test_each_kind_of_card_has_its_label(self) -> None:
+        """A number card reads as its ranks; the specials read as what they say of the card
+        beneath them."""
+        labels = {data.FACES[card].kind: data.card_label(card) for card in data.deck_of(0)}
+        assert labels[CardKind.PREVIOUS_CORRECT] == "previous is correct"
+        assert labels[CardKind.PREVIOUS_WRONG] == "previous is wrong"
+        numbers = {data.card_label(card) for card in data.deck_of(0) if data.FACES[card].ranks}
+        assert {"1st", "2nd/3rd", "3rd/4th/5th"} <= numbers
+
+
 class TestSetup:
     """Setup: 4 cards per seat, one question per round, the starting seat."""
 
@@ -251,6 +264,14 @@ class TestOptions:
         with pytest.raises(InvalidOptionsError) as caught:
             ENGINE.new_game(3, SEED, Options(starting_seat=3))
         assert caught.value.metadata == {"option": "starting_seat"}
+
+    def test_more_custom_questions_than_the_bound_are_refused(self) -> None:
+        """A game carries at most MAX_CUSTOM_QUESTIONS custom cards: the bound itself is
+        accepted, one more is refused, naming the option."""
+        rules.check_custom_question_count(rules.MAX_CUSTOM_QUESTIONS)
+        with pytest.raises(InvalidOptionsError) as caught:
+            rules.check_custom_question_count(rules.MAX_CUSTOM_QUESTIONS + 1)
+        assert caught.value.metadata == {"option": "custom_questions"}
 
     def test_too_few_custom_questions_are_refused(self) -> None:
         """Custom cards must cover every round."""

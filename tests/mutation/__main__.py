@@ -30,11 +30,11 @@ from tests.mutation.mutants import (
     SURVIVED_CODES,
     TIMEOUT_CODES,
     WORK,
-    AtImport,
     Equivalent,
+    LeftOut,
     Mutant,
-    load_at_import,
     load_equivalents,
+    load_left_out,
     mutants_of,
     mutated_files,
     verdicts,
@@ -90,7 +90,10 @@ class SortedOut:
 
 
 def sort_out(
-    every: list[Mutant], equivalents: list[Equivalent], at_import: list[AtImport]
+    every: list[Mutant],
+    equivalents: list[Equivalent],
+    at_import: list[LeftOut],
+    messages: list[LeftOut],
 ) -> SortedOut:
     """Leave out the mutants that only reword a message, those of functions run only at
     import and those listed as equivalent."""
@@ -100,7 +103,7 @@ def sort_out(
         equivalent = next((e for e in equivalents if e.matches(mutant.change)), None)
         if equivalent is not None:
             matched.add(equivalent)
-        elif mutant.wording_only:
+        elif mutant.wording_only or any(entry.matches(mutant.change) for entry in messages):
             wording += 1
         elif any(entry.matches(mutant.change) for entry in at_import):
             imported += 1
@@ -189,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     equivalents = load_equivalents()
     every = [m for source in mutated_files() for m in mutants_of(source)]
     every = [m for m in every if m.change.file.startswith(args.only)]
-    sorted_out = sort_out(every, equivalents, load_at_import())
+    sorted_out = sort_out(every, equivalents, load_left_out("at_import"), load_left_out("message"))
     candidates = sorted_out.candidates
     chosen = pick(candidates, args.seed, None if args.full else args.sample)
     mode = "every mutant" if args.full else f"a sample of {len(chosen)}, seed {args.seed}"

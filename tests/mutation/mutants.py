@@ -85,9 +85,10 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
-class AtImport:
-    """A function that runs only while its module is imported (to build a table), before
-    mutmut can switch one of its mutants on: its mutants are left out, and why."""
+class LeftOut:
+    """A function whose mutants are left out, and why: one that runs only while its module is
+    imported (to build a table), before mutmut can switch a mutant on, or one that only words
+    the message of a rules error."""
 
     file: str
     function: str
@@ -104,10 +105,10 @@ def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
     return [Equivalent(**entry) for entry in entries]
 
 
-def load_at_import(path: Path = EQUIVALENT_FILE) -> list[AtImport]:
-    """The functions listed in ``equivalent.toml`` as run only at import, with the reason."""
-    entries = tomllib.loads(path.read_text(encoding="utf-8")).get("at_import", [])
-    return [AtImport(**entry) for entry in entries]
+def load_left_out(table: str, path: Path = EQUIVALENT_FILE) -> list[LeftOut]:
+    """The functions listed in a table of ``equivalent.toml`` (``at_import``, ``message``)."""
+    entries = tomllib.loads(path.read_text(encoding="utf-8")).get(table, [])
+    return [LeftOut(**entry) for entry in entries]
 
 
 def mutated_files() -> list[Path]:
