@@ -806,6 +806,15 @@ class TestViewsAndEvents:
         assert view.deck_size == len(state.deck)
         assert view.sequences_to_win == 1
 
+    def test_every_viewer_sees_that_a_dead_card_was_exchanged(self) -> None:
+        """Whether the seat to act already exchanged a dead card this turn is public."""
+        dead = line(at(0, 8), at(8, 2), team=1)
+        state = table(hands={0: (ONE_A, 10, 20, 30, 40)}, chips=dead)
+        after = ENGINE.apply(state, 0, Exchange(ONE_A)).state
+        for viewer in (None, 0, 1):
+            assert not ENGINE.view(state, viewer).exchanged
+            assert ENGINE.view(after, viewer).exchanged
+
     def test_a_spectator_sees_no_hand(self) -> None:
         """Spectators see only what is public."""
         state = table()

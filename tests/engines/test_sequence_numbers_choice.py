@@ -363,6 +363,37 @@ class TestPendingChoiceStates:
         corrupted = swap_cards(pending, pending.discards[0][-1], MINUS)
         self.rejected(corrupted, "did not place the chip")
 
+    def test_a_choice_pending_after_the_first_equation_card(self) -> None:
+        """Any equation card may have placed the chip awaiting the choice, card 0 included."""
+        row = tuple(at(0, col) for col in range(4, 10))
+        assert card_for(at(0, 8)) == 0
+        _, pending, _ = place(row, at(0, 8))
+        assert pending.pending_cell == at(0, 8)
+
+    def test_a_choice_pending_with_an_empty_pile(self) -> None:
+        """The card that placed the chip is on top of the seat's pile: an empty pile placed
+        nothing."""
+        _, pending, _ = place(DIAGONAL, 36)
+        top = pending.discards[0][-1]
+        emptied = replace(pending, discards=((), *pending.discards[1:]), deck=(top, *pending.deck))
+        with pytest.raises(InvalidStateError):
+            ENGINE.validate(emptied)
+
+    def test_a_choice_pending_on_a_chip_that_completes_no_five(self) -> None:
+        """A choice is pending only on a chip that completes fives."""
+        _, pending, _ = place(DIAGONAL, 36)
+        chips = list(pending.chips)
+        chips[27] = chips[54] = NO_CHIP
+        self.rejected(replace(pending, chips=tuple(chips)), "do not exclude one another")
+
+    def test_a_choice_pending_with_a_five_that_excludes_none_of_the_others(self) -> None:
+        """A five that shares at most the allowed cells with every other five would have been
+        locked at once, not offered in a choice."""
+        six = tuple(at(4, col) for col in range(2, 8))
+        column = tuple(at(r, 4) for r in range(2, 7))
+        _, pending, _ = place((*six, *column), at(4, 4), seats=4)
+        self.rejected(replace(pending, sequences=()), "do not exclude one another")
+
     def test_a_choice_pending_at_the_turn_limit(self) -> None:
         """The turn limit ends the game: no choice can be pending then."""
         _, pending, _ = place(DIAGONAL, 36)
