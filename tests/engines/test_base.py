@@ -144,6 +144,10 @@ class TestQuoted:
         """Text up to the limit is quoted as it is."""
         assert quoted("heuristic") == "'heuristic'"
 
+    def test_text_of_the_limit_is_quoted_whole(self) -> None:
+        """Text exactly as long as the limit is not cut."""
+        assert quoted("x" * QUOTED_CHARACTERS) == repr("x" * QUOTED_CHARACTERS)
+
     def test_long_text_is_cut_and_its_length_told(self) -> None:
         """Longer text keeps its first characters and says how long it was."""
         text = quoted("x" * 50_000)

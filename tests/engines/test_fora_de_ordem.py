@@ -291,7 +291,9 @@ class TestOptions:
             ({"ranks": (0, 0, 3, 4, 5)}, "do not cover 1..5"),
             ({"ranks": (1, 2, 3, 4)}, "4 ranks, not 5"),
             ({"items": ("A", "B", "C", "D", "A")}, "two items are the same"),
+            ({"ranks": (0, 2, 3, 4, 5)}, "do not cover 1..5"),
             ({"category": "x" * 201}, "longer than 200"),
+            ({"items": ("A", "B", "C", "D", "x" * 201)}, "longer than 200"),
         ],
     )
     def test_a_bad_custom_question_is_refused_naming_card_and_problem(
@@ -306,6 +308,13 @@ class TestOptions:
         assert "custom question 4 (id 'filler-3')" in caught.value.message
         assert problem in caught.value.message
         assert caught.value.metadata == {"option": "custom_questions", "question": "4"}
+
+    def test_an_id_of_201_characters_is_refused(self) -> None:
+        """The id counts among the texts of at most 200 characters."""
+        bad = dataclasses.replace(FILLER[2], id="i" * 201)
+        custom = (INSTRUMENTS, FILLER[0], FILLER[1], bad, FILLER[3], FILLER[4])
+        with pytest.raises(InvalidOptionsError, match="longer than 200"):
+            ENGINE.new_game(2, SEED, Options(custom_questions=custom))
 
     def test_a_text_of_200_characters_is_accepted(self) -> None:
         """200 characters is the longest category, item or id a card may carry, not too long."""

@@ -11,6 +11,7 @@ import pytest
 
 from engines.base import Event
 from engines.errors import InvalidStateError
+from engines.prng import Rng
 from engines.sequence_numbers import ENGINE
 from engines.sequence_numbers.rules import (
     CARD_CELLS,
@@ -329,6 +330,19 @@ class TestSequenceOverlap:
         corrupted = replace(state, sequences=(Sequence(0, five),) * 2)
         with pytest.raises(InvalidStateError, match="sequence_overlap ANY"):
             ENGINE.validate(corrupted)
+
+
+class TestRedealDuringAChoice:
+    """A re-deal for the search bot keeps what every seat may see, a pending choice included."""
+
+    def test_a_pending_choice_survives_a_redeal(self) -> None:
+        """Re-dealing the hidden cards while a seat chooses its five keeps the choice."""
+        _, pending, _ = place(DIAGONAL, 36)
+        for seat in (0, 1):
+            redealt = ENGINE.redeal(pending, seat, Rng(seat + 3))
+            ENGINE.validate(redealt)
+            assert redealt.pending_cell == pending.pending_cell
+            assert ENGINE.view(redealt, seat) == ENGINE.view(pending, seat)
 
 
 class TestPendingChoiceStates:

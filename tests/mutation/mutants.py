@@ -19,7 +19,8 @@ from pathlib import Path
 WORK = Path("mutants")  # mutmut's work folder, beside pyproject.toml
 EQUIVALENT_FILE = Path(__file__).with_name("equivalent.toml")
 ORIGINAL = "__mutmut_orig"
-CLASS_MARK = "ǁ"  # mutmut names a method's copies xǁClassǁmethod__mutmut_N
+CLASS_MARK = "ǁ"
+ANY_CHANGE = "*"  # in equivalent.toml: any change of the line  # mutmut names a method's copies xǁClassǁmethod__mutmut_N
 
 # mutmut's exit codes, as its stats module reads them.
 KILLED_CODES = frozenset({1, 3})
@@ -59,13 +60,13 @@ class Equivalent:
     reason: str
 
     def matches(self, change: Change) -> bool:
-        """Whether the change is this one (its lines compared without indentation)."""
-        return (self.file, self.function, self.before, self.after) == (
+        """Whether the change is this one (its lines compared without indentation; an
+        ``after`` of ``*`` stands for any change of the line)."""
+        return (self.file, self.function, self.before) == (
             change.file,
             change.function,
             change.before,
-            change.after,
-        )
+        ) and self.after in {ANY_CHANGE, change.after}
 
 
 @dataclass(frozen=True, slots=True)
