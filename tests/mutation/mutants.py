@@ -19,8 +19,8 @@ from pathlib import Path
 WORK = Path("mutants")  # mutmut's work folder, beside pyproject.toml
 EQUIVALENT_FILE = Path(__file__).with_name("equivalent.toml")
 ORIGINAL = "__mutmut_orig"
-CLASS_MARK = "ǁ"
-ANY_CHANGE = "*"  # in equivalent.toml: any change of the line  # mutmut names a method's copies xǁClassǁmethod__mutmut_N
+CLASS_MARK = "ǁ"  # mutmut names a method's copies xǁClassǁmethod__mutmut_N
+ANY_CHANGE = "*"  # in equivalent.toml: any change of the line
 
 # mutmut's exit codes, as its stats module reads them.
 KILLED_CODES = frozenset({1, 3})
