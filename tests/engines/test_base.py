@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from engines.base import GameInfo, slot_init
+from engines import registry
+from engines.base import POLICY_DESCRIPTIONS, GameInfo, slot_init
 from engines.errors import QUOTED_CHARACTERS, quoted
+from engines.search import SEARCH_POLICY
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,3 +179,19 @@ class TestGameInfo:
         """Listed counts must ascend without repeats from the fewest to the most seats."""
         with pytest.raises(ValueError, match="do not run from min to max seats"):
             game_info(2, 6, counts)
+
+
+class TestPolicyDescriptions:
+    """Every game describes its bot policies for people (what ListGames shows)."""
+
+    @pytest.mark.parametrize("game", sorted(registry.ENGINES))
+    def test_each_policy_has_its_own_description(self, game: str) -> None:
+        """random and heuristic read the shared descriptions, search its own; a name that is
+        no policy has none."""
+        engine = registry.get(game)
+        assert engine.describe_policy("random") == POLICY_DESCRIPTIONS["random"]
+        assert engine.describe_policy("heuristic") == POLICY_DESCRIPTIONS["heuristic"]
+        search_info = engine.search_info
+        assert search_info is not None
+        assert engine.describe_policy(SEARCH_POLICY) == search_info.description
+        assert engine.describe_policy("minimax") == ""
