@@ -816,6 +816,49 @@ class TestValidation:
         with pytest.raises(InvalidStateError):
             ENGINE.validate(dataclasses.replace(state, options=options))
 
+    def test_a_missing_score_pile_is_rejected(self) -> None:
+        """Every seat has a score pile, as it has a deck."""
+        state = new_game()
+        with pytest.raises(InvalidStateError, match="one entry per seat"):
+            ENGINE.validate(dataclasses.replace(state, score_piles=state.score_piles[1:]))
+
+    def test_a_bad_question_after_a_bank_card_is_rejected(self) -> None:
+        """Every round's question is checked, not only those before the first bank card."""
+        state = ENGINE.new_game(3, SEED, Options())
+        assert state.questions[0] in data.BANK_CARDS
+        broken = dataclasses.replace(INSTRUMENTS, id="broken", category=" ")
+        questions = (state.questions[0], broken, *state.questions[2:])
+        with pytest.raises(InvalidStateError, match="round 2"):
+            ENGINE.validate(dataclasses.replace(state, questions=questions))
+
+    def test_the_first_card_of_the_next_seats_deck_is_foreign(self) -> None:
+        """A hand holds only its seat's cards: the card right after its deck's last is the next
+        seat's first."""
+        state, _, _ = worked_example()
+        assert 38 in state.score_piles[YELLOW]  # purple's 19 cards are 19..37
+        hands, piles = list(state.hands), list(state.score_piles)
+        own = hands[PURPLE][1]
+        hands[PURPLE] = tuple(sorted({*hands[PURPLE]} - {own} | {38}))
+        piles[YELLOW] = tuple(sorted({*piles[YELLOW]} - {38} | {own}))
+        moved = dataclasses.replace(state, hands=tuple(hands), score_piles=tuple(piles))
+        with pytest.raises(InvalidStateError, match="a card of another seat"):
+            ENGINE.validate(moved)
+
+    def test_the_board_holds_the_cards_of_the_seats_that_played(self) -> None:
+        """Mid-round the board holds as many cards of each seat as it has played this round."""
+        state, _, _ = worked_example()
+        seat = ENGINE.seats_to_act(state)[0]
+        state = ENGINE.apply(state, seat, ENGINE.legal_actions(state, seat)[0]).state
+        side = next(side for side, stack in enumerate(state.sides) if stack)
+        played = state.sides[side][0]
+        other = next(c for c in state.discarded if data.OWNER[c] != seat and not data.IS_SPECIAL[c])
+        sides = list(state.sides)
+        sides[side] = (other,)
+        discarded = tuple(sorted({*state.discarded} - {other} | {played}))
+        swapped = dataclasses.replace(state, sides=tuple(sides), discarded=discarded)
+        with pytest.raises(InvalidStateError, match="do not match the seats' turns"):
+            ENGINE.validate(swapped)
+
     def test_a_bad_generator_state_is_rejected(self) -> None:
         """The generator state is a 64-bit value."""
         with pytest.raises(InvalidStateError):

@@ -1299,17 +1299,6 @@ class TestValidation:
         with pytest.raises(InvalidStateError, match=f"^{name} must have one entry per seat"):
             ENGINE.validate(short)
 
-    @pytest.mark.parametrize("rng_state", [0, 2**64 - 1])
-    def test_every_64_bit_generator_state_is_accepted(self, rng_state: int) -> None:
-        """The generator state may be any 64-bit value, the lowest and the highest included."""
-        ENGINE.validate(replace(ENGINE.new_game(4, SEED, Options()), rng_state=rng_state))
-
-    def test_a_generator_state_beyond_64_bits(self) -> None:
-        """A generator state of 2**64 is refused."""
-        state = replace(ENGINE.new_game(4, SEED, Options()), rng_state=2**64)
-        with pytest.raises(InvalidStateError, match="64-bit"):
-            ENGINE.validate(state)
-
     def test_every_seat_selected_but_not_revealed(self) -> None:
         """A turn in which every seat selected must have been revealed."""
         state = build([[10], [20], [30], [40]], [[11, 12], [21, 22]])
