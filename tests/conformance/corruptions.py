@@ -99,6 +99,20 @@ SIX_NIMMT: dict[str, Corruption] = {
         ),
         "total is below the bullheads it took",
     ),
+    # Plain states over the wire carry these: a zero card used in a game without one, and
+    # used in a hand that is not dealt yet.
+    "zero_card_used_without_the_option": Corruption(
+        lambda s: replace(s, zero_card_used_in_hand=(1, *s.zero_card_used_in_hand[1:])),
+        "zero card use out of range",
+    ),
+    "zero_card_used_in_a_later_hand": Corruption(
+        lambda s: replace(
+            s,
+            options=replace(s.options, zero_card=True),
+            zero_card_used_in_hand=(s.hand_number + 1, *s.zero_card_used_in_hand[1:]),
+        ),
+        "zero card use out of range",
+    ),
     "revealed_before_all_selected": Corruption(
         lambda s: replace(s, revealed=True), "revealed before every seat selected"
     ),
