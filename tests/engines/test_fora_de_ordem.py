@@ -336,6 +336,14 @@ class TestOptions:
         assert "has the same id" in caught.value.message
         assert caught.value.metadata == {"option": "custom_questions", "question": "4"}
 
+    def test_a_custom_question_without_an_id_is_named_and_kept(self) -> None:
+        """A custom card without an id is named custom-N (N its place in the list, from 1) and
+        keeps its category, items and ranks."""
+        unnamed = dataclasses.replace(INSTRUMENTS, id="")
+        custom = (*FILLER, unnamed)
+        state = ENGINE.new_game(2, SEED, Options(custom_questions=custom))
+        assert dataclasses.replace(unnamed, id="custom-6") in state.questions
+
     def test_ties_share_the_best_rank_and_hold_the_tied_places(self) -> None:
         """Ranks 1, 2, 2, 4, 5 give both tied items the rank set {2, 3}: a valid card."""
         tied = dataclasses.replace(FILLER[0], ranks=(1, 2, 2, 4, 5))
