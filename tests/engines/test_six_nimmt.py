@@ -1371,29 +1371,20 @@ class TestValidation:
         with pytest.raises(InvalidStateError):
             ENGINE.validate(replace(state, selections=(ZERO_CARD, NO_SELECTION)))
 
-    def test_a_zero_card_used_in_a_game_without_it(self) -> None:
-        """A game without the zero card has no seat that used it, in any earlier hand."""
-        options = replace(ONE_HAND, hands=3)
+    @pytest.mark.parametrize(
+        ("zero_card", "used"),
+        [(False, 1), (True, 5), (True, -1)],
+        ids=["in_a_game_without_it", "in_a_hand_not_yet_dealt", "in_a_negative_hand"],
+    )
+    def test_an_impossible_zero_card_use(self, zero_card: bool, used: int) -> None:
+        """A seat's zero card was used in no hand (0) or in a hand dealt so far, and only in a
+        game with the zero card."""
+        options = replace(ONE_HAND, hands=6, zero_card=zero_card)
         state = build(
             [[10], [20], [30], [40]], [[11, 90], [21, 91]], options=options, hand_number=2
         )
         with pytest.raises(InvalidStateError, match="zero card use out of range"):
-            ENGINE.validate(replace(state, zero_card_used_in_hand=(1, 0)))
-
-    def test_a_zero_card_used_in_a_hand_not_yet_dealt(self) -> None:
-        """The zero card is recorded with the hand it was played in, never a later one."""
-        options = replace(ZERO, hands=6)
-        state = build(
-            [[10], [20], [30], [40]], [[11, 90], [21, 91]], options=options, hand_number=2
-        )
-        with pytest.raises(InvalidStateError, match="zero card use out of range"):
-            ENGINE.validate(replace(state, zero_card_used_in_hand=(5, 0)))
-
-    def test_a_negative_zero_card_use(self) -> None:
-        """The hand a zero card was played in is never negative."""
-        state = build([[10], [20], [30], [40]], [[11, 90], [21, 91]], options=ZERO)
-        with pytest.raises(InvalidStateError, match="zero card use out of range"):
-            ENGINE.validate(replace(state, zero_card_used_in_hand=(-1, 0)))
+            ENGINE.validate(replace(state, zero_card_used_in_hand=(used, 0)))
 
     def test_a_negative_turn(self) -> None:
         """A hand's turns count from 0, even where a hand of 11 cards and a revision two
