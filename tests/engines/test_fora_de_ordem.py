@@ -274,9 +274,16 @@ class TestOptions:
         assert caught.value.metadata == {"option": "custom_questions"}
 
     def test_too_few_custom_questions_are_refused(self) -> None:
-        """Custom cards must cover every round."""
-        with pytest.raises(InvalidOptionsError, match="too few"):
+        """Custom cards must cover every round; the error names the option."""
+        with pytest.raises(InvalidOptionsError, match="too few") as caught:
             ENGINE.new_game(2, SEED, Options(custom_questions=FILLER))
+        assert caught.value.metadata == {"option": "custom_questions"}
+
+    def test_an_unknown_language_is_refused(self) -> None:
+        """The language is one the bank has; the error names the option."""
+        with pytest.raises(InvalidOptionsError, match="unknown language") as caught:
+            ENGINE.new_game(2, SEED, Options(language="klingon"))  # type: ignore[arg-type]
+        assert caught.value.metadata == {"option": "language"}
 
     @pytest.mark.parametrize(
         ("change", "problem"),

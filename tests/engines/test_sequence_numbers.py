@@ -196,6 +196,8 @@ class TestSetup:
         assert error.value.reason == "INVALID_SEAT_COUNT"
         assert "5" in error.value.message
         assert "equal size" in error.value.message
+        assert "play with 2, 3, 4 or 6 seats" in error.value.message
+        assert error.value.metadata == {"seats": "5"}
 
     @pytest.mark.parametrize("seats", [0, 1, 7, 10])
     def test_seat_counts_out_of_range_are_rejected(self, seats: int) -> None:
