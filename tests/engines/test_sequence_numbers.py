@@ -1035,6 +1035,65 @@ class TestCorruptedStates:
         )
         assert "after its win" in self.rejected(corrupted)
 
+    def test_the_winners_sequences_before_its_last_play_already_won(self) -> None:
+        """Only the sequences of the last play, the trailing run, made the win: a team whose
+        earlier sequences were enough had won before it."""
+        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
+        column = (at(1, 8), at(2, 8), at(3, 8), at(4, 8), at(5, 8))
+        third = (at(7, 2), at(7, 3), at(7, 4), at(7, 5), at(7, 6))
+        other = (at(9, 1), at(9, 2), at(9, 3), at(9, 4), at(9, 5))
+        state = table(
+            4,
+            chips={**line(*row, *column), **line(*other, team=1)},
+            sequences=(Sequence(0, row), Sequence(1, other), Sequence(0, column)),
+            hands={2: hand(size=3)},
+            turn=4 * 20 + 3,
+        )
+        corrupted = replace(
+            with_chips(state, line(*third)),
+            sequences=(
+                Sequence(0, row),
+                Sequence(0, column),
+                Sequence(1, other),
+                Sequence(0, third),
+            ),
+        )
+        assert "after its win" in self.rejected(corrupted)
+
+    def test_a_sequence_of_a_team_the_game_does_not_have(self) -> None:
+        """A sequence belongs to one of the game's teams (0 and 1 of two)."""
+        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
+        state = table(4, chips=line(*row[:4]))
+        corrupted = replace(with_chips(state, line(row[4], team=1)), sequences=(Sequence(2, row),))
+        assert "there are 2 teams" in self.rejected(corrupted)
+
+    def test_a_revision_that_misses_the_exchange(self) -> None:
+        """An exchange is an action: the revision counts it besides the plays."""
+        dead = line(at(0, 8), at(8, 2), team=1)
+        state = table(hands={0: (ONE_A, 10, 20, 30, 40)}, chips=dead)
+        after = ENGINE.apply(state, 0, Exchange(ONE_A)).state
+        short = replace(after, revision=after.revision - 2)
+        assert "does not follow from the turns played" in self.rejected(short)
+
+    def test_a_revision_at_its_highest(self) -> None:
+        """The revision may count an exchange in every turn and a choice for every sequence."""
+        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
+        state = table(4, chips=line(*row), sequences=(Sequence(0, row),))
+        ENGINE.validate(replace(state, revision=2 * state.turn + 1))
+
+    def test_an_exchanged_card_that_is_no_equation_card(self) -> None:
+        """Only an equation card can be dead: a PLUS card on top of the pile was not
+        exchanged."""
+        dead = line(at(0, 8), at(8, 2), team=1)
+        state = table(hands={0: (ONE_A, 10, 20, 30, 40)}, chips=dead, deck_top=(PLUS,))
+        after = ENGINE.apply(state, 0, Exchange(ONE_A)).state
+        swapped = replace(
+            after,
+            hands=(tuple(sorted({*after.hands[0]} - {PLUS} | {ONE_A})), after.hands[1]),
+            discards=((PLUS,), after.discards[1]),
+        )
+        assert "is not dead" in self.rejected(swapped)
+
     def test_a_discard_pile_longer_than_its_seats_turns(self) -> None:
         """A seat discards at most two cards a turn (an exchange and a play)."""
         state = ENGINE.new_game(2, SEED, Options())

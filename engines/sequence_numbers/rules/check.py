@@ -68,7 +68,7 @@ def validate(state: State) -> None:
         raise InvalidStateError("a dead card was exchanged in a finished game")
     _validate_cards(state, seats, winner)
     if pending:
-        _validate_choice(state, seats, teams)
+        _validate_choice(state, seats)
     # The revision counts the actions: a play or a discard ends each turn, after at most one
     # dead-card exchange; a play that awaits its choice of five counts, and each choice of five
     # locks one of the sequences.
@@ -242,7 +242,7 @@ def _validate_choice_cell(state: State, seats: int, teams: int) -> None:
         )
 
 
-def _validate_choice(state: State, seats: int, teams: int) -> None:
+def _validate_choice(state: State, seats: int) -> None:
     """Check a pending choice of five: the card that placed the chip on top of the seat's pile,
     and fives through the chip that each exclude another."""
     cell = state.pending_cell
