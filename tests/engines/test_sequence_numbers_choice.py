@@ -265,6 +265,18 @@ class TestChoosingTheFive:
         after, _ = choose(pending, LOWER_FIVE)
         assert not after.exchanged
 
+    def test_the_exchanged_card_is_found_under_the_play_on_a_longer_pile(self) -> None:
+        """On a pile that holds earlier turns' cards too, the card under the pending play is
+        the exchanged one, dead."""
+        card, dead = card_for(36), card_for(at(7, 7))
+        chips = {**line(*DIAGONAL[1:3], *DIAGONAL[4:]), **line(*CARD_CELLS[dead], team=1)}
+        earlier = {0: (80, 81), 1: (82,)}
+        state = table(4, chips=chips, hands={0: hand(card, dead, size=4)}, discards=earlier)
+        state = ENGINE.apply(state, 0, Exchange(dead)).state
+        pending = ENGINE.apply(state, 0, Play(card, 36)).state
+        assert pending.discards[0] == (80, 81, dead, card)
+        ENGINE.validate(pending)
+
 
 class TestSequenceOverlap:
     """Option ``sequence_overlap``: ONE_CELL (default) or ANY."""
