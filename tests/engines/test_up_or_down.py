@@ -446,6 +446,32 @@ class TestLegalActions:
                 applying.add(turn)
             assert applying == set(listed)
 
+    @pytest.mark.parametrize(
+        "change",
+        [{"placement": None}, {"draw": None}],
+        ids=["no_placement", "no_draw"],
+    )
+    def test_a_turn_without_a_part_is_malformed(self, change: dict[str, None]) -> None:
+        """A turn missing its placement or its draw is refused as MALFORMED_ACTION."""
+        state = arrange(displays={0: ((12,),)})
+        turn = dataclasses.replace(ENGINE.legal_actions(state, 0)[0], **change)
+        with pytest.raises(IllegalActionError) as error:
+            ENGINE.apply(state, 0, turn)
+        assert error.value.reason == "MALFORMED_ACTION"
+
+    def test_something_that_is_not_a_turn_is_malformed(self) -> None:
+        """An action of another game is refused as MALFORMED_ACTION."""
+        with pytest.raises(IllegalActionError) as error:
+            ENGINE.apply(arrange(), 0, "draw face-up")  # type: ignore[arg-type]
+        assert error.value.reason == "MALFORMED_ACTION"
+
+    @pytest.mark.parametrize("seats", [3, 4, 5])
+    def test_every_state_of_a_whole_game_validates(self, seats: int) -> None:
+        """At every seat count, each state of a game played to its end is valid, the turns
+        after the piles ran out included."""
+        for state in playout(ENGINE.new_game(seats, SEED, Options())):
+            ENGINE.validate(state)
+
     def test_count_on_an_open_display(self) -> None:
         """3 cards, 2 neighbours, 3 placements (extend, new row, abandon) and 2 piles."""
         state = arrange(displays={0: ((12,),)})
@@ -505,7 +531,7 @@ class TestEndAndScoring:
         assert outcome is not None
         assert outcome.scores == (24 + 10, 1 + 17)
         assert outcome.winners == (0,)
-        assert not outcome.lower_is_better
+        assert outcome.lower_is_better is False
 
     def test_discards_score_per_row(self) -> None:
         """PER_ROW: each abandoned row scores 1, whatever its size."""
