@@ -1,5 +1,5 @@
-"""Every action has a text form for people (logs, the ``ordo`` command, error messages): one
-of each kind, per game, as it reads."""
+"""Every action has a text form for people (logs, the ``ordo`` command, error messages), in the
+notation of ``engines.notation``: one of each kind, per game, as it reads."""
 
 from __future__ import annotations
 
@@ -19,20 +19,20 @@ class TestActionTexts:
         ("action", "text"),
         [
             (Select(5), "select 5"),
-            (ChooseRow(2), "take row 2"),
+            (ChooseRow(2), "take row 3"),
             (Exchange(0), "exchange dead card 44 - 43 = 1"),
-            (Play(96, 55), "play PLUS on r5c5"),
+            (Play(96, 55), "play PLUS on r6c6"),
             (Discard(98), "discard MINUS"),
-            (ChooseSequence((9, 18, 27, 36, 45)), "lock the sequence r0c9 r1c8 r2c7 r3c6 r4c5"),
+            (ChooseSequence((9, 18, 27, 36, 45)), "lock the sequence r1c10 r2c9 r3c8 r4c7 r5c6"),
             (
                 Turn(12, Neighbour.LOWER, Placement.NEW_ROW, 1, Draw.NONE),
-                "play 12, take lower, new row 1, draw none",
+                "play 12, take lower, start row 2, draw none",
             ),
             (
                 Turn(7, Neighbour.HIGHER, Placement.EXTEND, 0, Draw.FACE_DOWN),
-                "play 7, take higher, extend 0, draw face-down",
+                "play 7, take higher, extend row 1, draw face-down",
             ),
-            (ForaPlay(20, 3), "play 1st (card 20) on side 3"),
+            (ForaPlay(20, 3), "play 1st [2b] (card=20) on side 4"),
         ],
         ids=str,
     )
