@@ -19,6 +19,7 @@ class TestActionTexts:
         ("action", "text"),
         [
             (Select(5), "select 5"),
+            (Select(0), "select the zero card"),
             (ChooseRow(2), "take row 3"),
             (Exchange(0), "exchange dead card 44 - 43 = 1"),
             (Play(96, 55), "play PLUS on r6c6"),

@@ -114,6 +114,7 @@ class TestSlotInitAppliedNow:
         assert Now(name="a", cards=(2, 3), seat=1) == Now(1, (2, 3), "a")
         assert inspect.signature(Now) == inspect.signature(Plain)
         assert Now.__init__.__qualname__.endswith("Now.__init__")
+        assert Now.__init__.__module__ == Now.__module__
         with pytest.raises(dataclasses.FrozenInstanceError):
             Now(1, (), "a").seat = 2  # type: ignore[misc]
 

@@ -1366,10 +1366,19 @@ class TestValidation:
             ENGINE.validate(replace(state, selections=(ZERO_CARD, NO_SELECTION)))
 
     def test_a_zero_card_selection_without_the_option(self) -> None:
-        """A zero card selection in a game without the option is inconsistent."""
+        """A zero card selection in a game without the option is inconsistent, even where the
+        revision counts it."""
         state = build([[10], [20], [30], [40]], [[11, 90], [21, 91]])
-        with pytest.raises(InvalidStateError):
-            ENGINE.validate(replace(state, selections=(ZERO_CARD, NO_SELECTION)))
+        selected = replace(state, selections=(ZERO_CARD, NO_SELECTION), revision=state.revision + 1)
+        with pytest.raises(InvalidStateError, match="a zero card selection that the rules"):
+            ENGINE.validate(selected)
+
+    def test_a_hand_dealt_after_a_total_at_the_threshold(self) -> None:
+        """A total that reached the threshold ends the game after its hand: no hand follows."""
+        state = ENGINE.new_game(4, SEED, Options())
+        at_threshold = replace(state, hand_number=2, penalties=(DEFAULT_THRESHOLD, 0, 0, 0))
+        with pytest.raises(InvalidStateError, match="after a total reached the threshold"):
+            ENGINE.validate(replace(at_threshold, revision=state.revision + 4 * HAND_SIZE))
 
     @pytest.mark.parametrize(
         ("zero_card", "used"),

@@ -448,11 +448,12 @@ class TestLegalActions:
 
     @pytest.mark.parametrize(
         "change",
-        [{"placement": None}, {"draw": None}],
-        ids=["no_placement", "no_draw"],
+        [{"take": None}, {"placement": None}, {"draw": None}],
+        ids=["no_neighbour", "no_placement", "no_draw"],
     )
     def test_a_turn_without_a_part_is_malformed(self, change: dict[str, None]) -> None:
-        """A turn missing its placement or its draw is refused as MALFORMED_ACTION."""
+        """A turn missing its neighbour, its placement or its draw is refused as
+        MALFORMED_ACTION."""
         state = arrange(displays={0: ((12,),)})
         turn = dataclasses.replace(ENGINE.legal_actions(state, 0)[0], **change)
         with pytest.raises(IllegalActionError) as error:
