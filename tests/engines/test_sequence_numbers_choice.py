@@ -42,6 +42,7 @@ from tests.engines.test_sequence_numbers import (
     line,
     refused,
     table,
+    with_chips,
 )
 
 ONE_CELL, ANY = SequenceOverlap.ONE_CELL, SequenceOverlap.ANY
@@ -419,6 +420,13 @@ class TestPendingChoiceStates:
         column = tuple(at(r, 4) for r in range(2, 7))
         _, pending, _ = place((*six, *column), at(4, 4), seats=4)
         self.rejected(replace(pending, sequences=()), "do not exclude one another")
+
+    def test_an_unlocked_five_beside_a_pending_choice(self) -> None:
+        """Only the fives through the chip awaiting its choice may stay unlocked: another team's
+        five further along the same direction is refused."""
+        _, pending, _ = place(DIAGONAL, 36)
+        other = with_chips(pending, line(19, 28, 37, 46, 55, team=1))
+        self.rejected(other, "are not a locked sequence")
 
     def test_a_choice_pending_at_the_turn_limit(self) -> None:
         """The turn limit ends the game: no choice can be pending then."""
