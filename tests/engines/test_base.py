@@ -12,7 +12,8 @@ import pytest
 
 from engines import registry
 from engines.base import POLICY_DESCRIPTIONS, GameInfo, slot_init
-from engines.errors import QUOTED_CHARACTERS, quoted
+from engines.errors import QUOTED_CHARACTERS, UnknownGameError, UnknownPolicyError, quoted
+from engines.prng import Rng
 from engines.search import SEARCH_POLICY
 
 
@@ -196,3 +197,21 @@ class TestPolicyDescriptions:
         assert search_info is not None
         assert engine.describe_policy(SEARCH_POLICY) == search_info.description
         assert engine.describe_policy("minimax") == ""
+
+
+class TestUnknownNames:
+    """A game or a bot policy that does not exist is refused, naming it."""
+
+    def test_an_unknown_game(self) -> None:
+        """The registry refuses a game it does not list with UNKNOWN_GAME, naming the id."""
+        with pytest.raises(UnknownGameError) as error:
+            registry.get("chess")
+        assert error.value.metadata == {"game": "chess"}
+
+    def test_an_unknown_policy(self) -> None:
+        """A game refuses a bot policy it does not have, naming the policy."""
+        engine = registry.get("six_nimmt")
+        state = engine.new_game(2, 1, engine.default_options())
+        with pytest.raises(UnknownPolicyError) as error:
+            engine.suggest(state, 0, "minimax", Rng(1))
+        assert error.value.metadata == {"policy": "minimax"}

@@ -988,9 +988,10 @@ class TestOptions:
 
     @pytest.mark.parametrize("hands", [0, 101])
     def test_a_hand_count_out_of_range(self, hands: int) -> None:
-        """A number of hands outside 1..100 is refused."""
-        with pytest.raises(InvalidOptionsError):
+        """A number of hands outside 1..100 is refused, naming the option."""
+        with pytest.raises(InvalidOptionsError) as error:
             ENGINE.new_game(4, SEED, Options(end=EndRule.FIXED_HANDS, hands=hands))
+        assert error.value.metadata == {"option": "hands"}
 
     def test_the_bounds_are_accepted(self) -> None:
         """Threshold 1 and 1000 and 100 hands are accepted."""
@@ -1372,6 +1373,13 @@ class TestValidation:
         selected = replace(state, selections=(ZERO_CARD, NO_SELECTION), revision=state.revision + 1)
         with pytest.raises(InvalidStateError, match="a zero card selection that the rules"):
             ENGINE.validate(selected)
+
+    def test_a_revision_above_the_selections_under_take_cheapest_row(self) -> None:
+        """Under TAKE_CHEAPEST_ROW no action but a selection is ever made: the revision is the
+        count of selections, not one more."""
+        state = build([[10], [20], [30], [40]], [[11, 90], [21, 91]], options=CHEAPEST)
+        with pytest.raises(InvalidStateError, match="does not follow from the turns played"):
+            ENGINE.validate(replace(state, revision=state.revision + 1))
 
     def test_a_hand_dealt_after_a_total_at_the_threshold(self) -> None:
         """A total that reached the threshold ends the game after its hand: no hand follows."""
