@@ -12,7 +12,15 @@ import pytest
 
 from engines import registry
 from engines.base import POLICY_DESCRIPTIONS, GameInfo, slot_init
-from engines.errors import QUOTED_CHARACTERS, UnknownGameError, UnknownPolicyError, quoted
+from engines.errors import (
+    QUOTED_CHARACTERS,
+    InvalidSeatError,
+    InvalidSeatsError,
+    UnknownGameError,
+    UnknownPolicyError,
+    UnsupportedRulesVersionError,
+    quoted,
+)
 from engines.prng import Rng
 from engines.search import SEARCH_POLICY
 
@@ -215,3 +223,33 @@ class TestUnknownNames:
         with pytest.raises(UnknownPolicyError) as error:
             engine.suggest(state, 0, "minimax", Rng(1))
         assert error.value.metadata == {"policy": "minimax"}
+
+
+class TestProtocolErrors:
+    """The shared protocol's refusals name what they refuse, in their metadata."""
+
+    def test_a_seat_count_out_of_range(self) -> None:
+        """A game dealt for a seat count it does not take names the count."""
+        engine = registry.get("six_nimmt")
+        with pytest.raises(InvalidSeatsError) as error:
+            engine.new_game(1, 1, engine.default_options())
+        assert error.value.metadata == {"seats": "1"}
+
+    def test_another_rules_version(self) -> None:
+        """A state of another rules version names both versions."""
+        engine = registry.get("six_nimmt")
+        with pytest.raises(UnsupportedRulesVersionError) as error:
+            engine.check_rules_version(engine.info.rules_version + 1)
+        version = engine.info.rules_version
+        assert error.value.metadata == {
+            "state_version": str(version + 1),
+            "server_version": str(version),
+        }
+
+    def test_a_seat_the_game_does_not_have(self) -> None:
+        """A seat outside the game is named as the wire sent it."""
+        engine = registry.get("six_nimmt")
+        state = engine.new_game(2, 1, engine.default_options())
+        with pytest.raises(InvalidSeatError) as error:
+            engine.check_seat(state, 5)
+        assert error.value.metadata == {"seat": "5"}

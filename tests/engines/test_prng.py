@@ -57,6 +57,10 @@ class TestDraws:
         with pytest.raises(ValueError, match="bound"):
             Rng(1).below(bound)
 
+    def test_below_the_whole_span_is_the_next_output(self) -> None:
+        """below(2**64), the widest bound, is the next 64-bit output itself."""
+        assert Rng(7).below(SPAN) == Rng(7).next_u64()
+
     def test_below_is_roughly_uniform(self) -> None:
         """60,000 draws below 6 land within 3% of 10,000 per face."""
         rng = Rng(99)
