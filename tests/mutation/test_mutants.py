@@ -29,6 +29,7 @@ def check(value: int) -> int:
         raise ValueError("a negative value", "NEGATIVE")
     return value
 '''
+DEMO = Path("engines", "demo.py")  # a module of the engines made up for these tests
 COPY = '''def x_check__mutmut_orig(value: int) -> int:
     """Refuse a negative value."""
     if value < 0:
@@ -40,7 +41,7 @@ def write_work_folder(root: Path) -> None:
     """A source file and mutmut's copies of ``check`` with three mutants, as mutmut lays
     them out: the copies in ``mutants/<file>``, their line spans in ``<file>.spans``."""
     (root / "engines").mkdir()
-    (root / "engines" / "demo.py").write_text(SOURCE, encoding="utf-8")
+    (root / DEMO).write_text(SOURCE, encoding="utf-8")
     mutants = {
         "1": COPY.replace("value < 0", "value <= 0"),
         "2": COPY.replace('"a negative value"', '"XXa negative valueXX"'),
@@ -55,8 +56,8 @@ def write_work_folder(root: Path) -> None:
         spans[f"x_check__mutmut_{name}"] = [start, len(lines)]
     work = root / WORK / "engines"
     work.mkdir(parents=True)
-    (work / "demo.py").write_text("\n".join(lines), encoding="utf-8")
-    (work / "demo.py.spans").write_text(json.dumps({"spans": spans}), encoding="utf-8")
+    (work / DEMO.name).write_text("\n".join(lines), encoding="utf-8")
+    (work / f"{DEMO.name}.spans").write_text(json.dumps({"spans": spans}), encoding="utf-8")
 
 
 class TestReading:
@@ -68,9 +69,9 @@ class TestReading:
         """A mutant names the source's line, the function, and the line before and after."""
         write_work_folder(tmp_path)
         monkeypatch.chdir(tmp_path)
-        found = {m.name: m for m in mutants_of(Path("engines/demo.py"))}
+        found = {m.name: m for m in mutants_of(DEMO)}
         first = found["engines.demo.x_check__mutmut_1"].change
-        assert first == Change("engines/demo.py", "check", 6, "if value < 0:", "if value <= 0:")
+        assert first == Change(str(DEMO), "check", 6, "if value < 0:", "if value <= 0:")
 
     def test_only_the_message_of_an_error_is_wording(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -78,13 +79,13 @@ class TestReading:
         """Rewording an error's message is wording only; changing its reason is not."""
         write_work_folder(tmp_path)
         monkeypatch.chdir(tmp_path)
-        wording = {m.name[-1]: m.wording_only for m in mutants_of(Path("engines/demo.py"))}
+        wording = {m.name[-1]: m.wording_only for m in mutants_of(DEMO)}
         assert wording == {"1": False, "2": True, "3": False}
 
 
 def mutant(name: str, before: str, after: str, wording: bool = False) -> Mutant:
-    """A mutant of ``check`` in engines/demo.py."""
-    return Mutant(name, Change("engines/demo.py", "check", 6, before, after), wording)
+    """A mutant of ``check`` in the made-up module."""
+    return Mutant(name, Change(str(DEMO), "check", 6, before, after), wording)
 
 
 class TestSortingOut:
@@ -96,15 +97,15 @@ class TestSortingOut:
         any_change = mutant("b", "y = 1", "y = None")
         counted = mutant("c", "z = 1", "z = 2")
         equivalents = [
-            Equivalent("engines/demo.py", "check", "x = 1", "x = 2", "why"),
-            Equivalent("engines/demo.py", "check", "y = 1", "*", "why"),
+            Equivalent(str(DEMO), "check", "x = 1", "x = 2", "why"),
+            Equivalent(str(DEMO), "check", "y = 1", "*", "why"),
         ]
         result = sort_out(
             [listed, any_change, counted, mutant("d", "w", "v", wording=True)], equivalents, [], []
         )
         assert result.candidates == [counted]
         assert (result.wording, result.equivalent) == (1, 2)
-        at_import = [LeftOut("engines/demo.py", "check", "why")]
+        at_import = [LeftOut(str(DEMO), "check", "why")]
         assert sort_out([counted], [], at_import, []).at_import == 1
 
     def test_the_sample_is_the_same_for_the_same_seed(self) -> None:
