@@ -140,6 +140,20 @@ def with_chips(state: State, chips: dict[int, int]) -> State:
     return replace(state, chips=tuple(board))
 
 
+def won_by_row_and_column() -> State:
+    """Four seats: team A won with a row and then a column, team B holding a row of its own."""
+    row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
+    column = (at(1, 8), at(2, 8), at(3, 8), at(4, 8), at(5, 8))
+    other = (at(9, 1), at(9, 2), at(9, 3), at(9, 4), at(9, 5))
+    return table(
+        4,
+        chips={**line(*row, *column), **line(*other, team=1)},
+        sequences=(Sequence(0, row), Sequence(1, other), Sequence(0, column)),
+        hands={2: hand(size=3)},
+        turn=4 * 20 + 3,
+    )
+
+
 def bodies(events: tuple[Event, ...], kind: type) -> list[object]:
     """The bodies of the events of one kind, in order."""
     return [event.body for event in events if isinstance(event.body, kind)]
@@ -1020,35 +1034,17 @@ class TestCorruptedStates:
 
     def test_a_sequence_completed_after_the_win(self) -> None:
         """Nobody plays after a win: the winner's last sequence is the last one completed."""
-        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
-        column = (at(1, 8), at(2, 8), at(3, 8), at(4, 8), at(5, 8))
-        other = (at(9, 1), at(9, 2), at(9, 3), at(9, 4), at(9, 5))
-        state = table(
-            4,
-            chips={**line(*row, *column), **line(*other, team=1)},
-            sequences=(Sequence(0, row), Sequence(1, other), Sequence(0, column)),
-            hands={2: hand(size=3)},
-            turn=4 * 20 + 3,
-        )
-        corrupted = replace(
-            state, sequences=(Sequence(0, row), Sequence(0, column), state.sequences[1])
-        )
+        state = won_by_row_and_column()
+        row, other, column = state.sequences
+        corrupted = replace(state, sequences=(row, column, other))
         assert "after its win" in self.rejected(corrupted)
 
     def test_the_winners_sequences_before_its_last_play_already_won(self) -> None:
         """Only the sequences of the last play, the trailing run, made the win: a team whose
         earlier sequences were enough had won before it."""
-        row = (at(4, 2), at(4, 3), at(4, 4), at(4, 5), at(4, 6))
-        column = (at(1, 8), at(2, 8), at(3, 8), at(4, 8), at(5, 8))
         third = (at(7, 2), at(7, 3), at(7, 4), at(7, 5), at(7, 6))
-        other = (at(9, 1), at(9, 2), at(9, 3), at(9, 4), at(9, 5))
-        state = table(
-            4,
-            chips={**line(*row, *column), **line(*other, team=1)},
-            sequences=(Sequence(0, row), Sequence(1, other), Sequence(0, column)),
-            hands={2: hand(size=3)},
-            turn=4 * 20 + 3,
-        )
+        state = won_by_row_and_column()
+        row, other, column = (sequence.cells for sequence in state.sequences)
         corrupted = replace(
             with_chips(state, line(*third)),
             sequences=(

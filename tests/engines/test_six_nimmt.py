@@ -102,6 +102,13 @@ def earlier_hands(hand_number: int, taken: Sequence[Sequence[int]]) -> list[int]
     return totals
 
 
+def zero_card_played_by_seat_0() -> State:
+    """Two seats at turn 8 of a game with the zero card, seat 0 having played it this hand."""
+    return build(
+        [[10], [20], [30], [40]], [[11, 12, 90], [21, 91]], options=ZERO, zero_used=[1, 0], turn=8
+    )
+
+
 def select_all(state: State, cards: Sequence[int]) -> tuple[State, list[Event]]:
     """Every seat that is to act selects its card of ``cards`` (indexed by seat), in seat order."""
     events: list[Event] = []
@@ -1074,13 +1081,7 @@ class TestViews:
 
     def test_the_zero_card_is_available_until_its_seat_plays_it(self) -> None:
         """With the zero card option every viewer sees which seats still hold their zero card."""
-        state = build(
-            [[10], [20], [30], [40]],
-            [[11, 12, 90], [21, 91]],
-            options=ZERO,
-            zero_used=[1, 0],
-            turn=8,
-        )
+        state = zero_card_played_by_seat_0()
         for viewer in (None, 0, 1):
             assert ENGINE.view(state, viewer).zero_card_available == (False, True)
 
@@ -1146,13 +1147,7 @@ class TestRedeal:
 
     def test_a_used_zero_card_is_never_re_dealt(self) -> None:
         """A seat whose zero card is used always has a number card pending after a re-deal."""
-        state = build(
-            [[10], [20], [30], [40]],
-            [[11, 12, 90], [21, 91]],
-            options=ZERO,
-            zero_used=[1, 0],
-            turn=8,
-        )
+        state = zero_card_played_by_seat_0()
         state = ENGINE.apply(state, 0, Select(12)).state
         for seed in range(20):
             assert ENGINE.redeal(state, 1, Rng(seed)).selections[0] > ZERO_CARD
