@@ -17,6 +17,15 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engines.errors import RulesError
+from service.tables.errors import (
+    GameNotFinishedError,
+    HostingNotConfiguredError,
+    ServerDrainingError,
+    TableBusyError,
+    TableLimitError,
+    TableNotFoundError,
+    TableStoreUnavailableError,
+)
 from service.trust.revision_fence import RevisionStoreUnavailableError, StateSupersededError
 from service.trust.seat_tokens import (
     SeatNotPermittedError,
@@ -40,7 +49,9 @@ class RequestError(RulesError):
 # so "illegal here" and "inconsistent" are problems with the argument. Who may ask is another
 # matter: a seat token missing or not the server's, a seat the token does not grant, a state
 # the revision fence has seen superseded, a fence out of reach (the one refusal worth sending
-# again). One line per kind keeps the table the single place to change that.
+# again). So are hosted tables' refusals: a table unknown, a server that hosts none or a record
+# asked for too early, a bound reached, a store out of reach, a table too busy or a server that
+# stops (worth sending again). One line per kind keeps the table the single place to change that.
 STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (RulesError, grpc.StatusCode.INVALID_ARGUMENT),
     (SeatTokenMissingError, grpc.StatusCode.UNAUTHENTICATED),
@@ -48,6 +59,13 @@ STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (SeatNotPermittedError, grpc.StatusCode.PERMISSION_DENIED),
     (StateSupersededError, grpc.StatusCode.FAILED_PRECONDITION),
     (RevisionStoreUnavailableError, grpc.StatusCode.UNAVAILABLE),
+    (HostingNotConfiguredError, grpc.StatusCode.FAILED_PRECONDITION),
+    (GameNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION),
+    (TableNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (TableLimitError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (TableStoreUnavailableError, grpc.StatusCode.UNAVAILABLE),
+    (TableBusyError, grpc.StatusCode.UNAVAILABLE),
+    (ServerDrainingError, grpc.StatusCode.UNAVAILABLE),
 )
 
 

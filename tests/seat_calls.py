@@ -19,6 +19,7 @@ from tests.conformance.drivers import reason_of
 from tests.connect_calls import SERVICE_PATH, HttpDoor
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
+HOSTED_METHODS = ("WatchGame", "GetRecord")  # the methods of hosted tables alone
 DOORS = ("grpc", "connect-json")
 TIMEOUT_SECONDS = 30
 GAME = "six_nimmt"  # the game of the hostile requests: who may ask is the same in every game

@@ -7,12 +7,18 @@ arrived, exactly as gRPC hands them over, so both doors give the same answer byt
 JSON request is parsed and serialized to those bytes first. Errors leave as Connect errors with
 the one ``google.rpc.ErrorInfo`` of the gRPC door's status among their details, in Connect's JSON
 also in readable form (the detail's ``debug`` field), so that curl shows the reason.
+
+``WatchGame`` is a server stream (Connect's streaming protocol over HTTP/1.1 or HTTP/2, or
+gRPC-Web): its call opens a watcher of a hosted table, then the stream awaits, on the door's
+event loop, what the worker's table feed hands it from its own thread: an open stream costs a
+coroutine and a queue, no thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -36,11 +42,13 @@ from service.errors import (
     status_code_of,
 )
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
+from service.tables.watchers import End, Item, Watcher
 from service.telemetry.observe import After, Observer
 from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
 
 if TYPE_CHECKING:
     from service.calls.servicer import GameEngineServicer
+    from service.calls.table_feed import TableFeed
 
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
 JSON_CODEC = "json"
@@ -169,37 +177,78 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+def _invoked(
+    invoke: Invoke, request: bytes | JsonRequest, ctx: Any, after: After | None
+) -> tuple[Any, str]:
+    """Call a method through the call path from inside the library: its response (raising its
+    failure as a Connect error) and its protocol."""
+    record = served.get(None)
+    if record is not None:
+        record.reached = True
+    headers = ctx.request_headers
+    call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
+    protocol = content_protocol(headers.get("content-type", ""))
+    token = headers.get(SEAT_TOKEN_KEY, "")
+    if isinstance(request, bytes):
+        response, failure, _ = invoke(request, call_id, protocol, after, seat_token=token)
+    else:
+        response, failure, _ = invoke(
+            request.raw, call_id, protocol, after, request.size, request.problem, token
+        )
+    if protocol == "connect":
+        ctx.response_headers[REQUEST_ID_KEY] = call_id
+    else:
+        ctx.response_trailers[REQUEST_ID_KEY] = call_id
+    if failure is not None:
+        error = connect_error(failure)
+        if record is not None:
+            record.error = error
+        raise error
+    return response, protocol
+
+
 def _method(
     invoke: Invoke,
     response_type: Any,
     after: After | None,
 ) -> Callable[..., Any]:
     async def call(request: bytes | JsonRequest, ctx: Any) -> Any:
-        record = served.get(None)
-        if record is not None:
-            record.reached = True
-        headers = ctx.request_headers
-        call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
-        protocol = content_protocol(headers.get("content-type", ""))
-        token = headers.get(SEAT_TOKEN_KEY, "")
-        if isinstance(request, bytes):
-            response, failure, _ = invoke(request, call_id, protocol, after, seat_token=token)
-        else:
-            response, failure, _ = invoke(
-                request.raw, call_id, protocol, after, request.size, request.problem, token
-            )
-            if type(response) is bytes:
-                response = response_type.FromString(response)
-        if protocol == "connect":
-            ctx.response_headers[REQUEST_ID_KEY] = call_id
-        else:
-            ctx.response_trailers[REQUEST_ID_KEY] = call_id
-        if failure is not None:
-            error = connect_error(failure)
-            if record is not None:
-                record.error = error
-            raise error
+        response, _ = _invoked(invoke, request, ctx, after)
+        if not isinstance(request, bytes) and type(response) is bytes:
+            response = response_type.FromString(response)
         return response
+
+    return call
+
+
+def _stream_method(
+    invoke: Invoke, response_type: Any, after: After | None, feed: TableFeed | None
+) -> Callable[..., AsyncIterator[Any]]:
+    """``WatchGame`` as the library calls it: an async generator of its messages."""
+
+    async def call(request: bytes | JsonRequest, ctx: Any) -> AsyncIterator[Any]:
+        watcher: Watcher = _invoked(invoke, request, ctx, after)[0]
+        assert feed is not None  # a watcher was opened: the server hosts tables
+        loop = asyncio.get_running_loop()
+        items: asyncio.Queue[Item] = asyncio.Queue()
+
+        def sink(item: Item) -> None:
+            loop.call_soon_threadsafe(items.put_nowait, item)
+
+        watcher.attach(sink)
+        feed.follow(watcher)
+        json = not isinstance(request, bytes)
+        try:
+            while True:
+                item = await items.get()
+                if isinstance(item, End):
+                    if item.error is not None:
+                        raise connect_error(item.error)
+                    return
+                watcher.taken()
+                yield response_type.FromString(item) if json else item
+        finally:
+            feed.close(watcher)
 
     return call
 
@@ -212,8 +261,13 @@ def connect_service(
 ) -> Any:
     """An object with the servicer's methods as the generated application calls them."""
     methods = {}
+    hosting = servicer.hosting
     for method in SERVICE.methods:
         response_type = message_factory.GetMessageClass(method.output_type)
         invoke = invoker(method.name, getattr(servicer, method.name), observers, log)
-        methods[snake_case(method.name)] = _method(invoke, response_type, after)
+        if method.server_streaming:
+            feed = None if hosting is None else hosting.feed
+            methods[snake_case(method.name)] = _stream_method(invoke, response_type, after, feed)
+        else:
+            methods[snake_case(method.name)] = _method(invoke, response_type, after)
     return type("ConnectService", (), {name: staticmethod(f) for name, f in methods.items()})()

@@ -35,6 +35,8 @@ from service.doors.grpc_door import method_handlers
 from service.doors.http_door import http_door
 from service.doors.reflection import enable_reflection
 from service.process.pool import CallThreadPool
+from service.tables.store import TableStore
+from service.tables.watchers import Watchers
 from service.telemetry import logs
 from service.telemetry.observe import Observer
 from service.trust.revision_fence import RevisionFence
@@ -56,14 +58,23 @@ log = structlog.get_logger("ordo.server")
 
 
 def new_servicer(settings: Settings) -> GameEngineServicer:
-    """A worker's servicer, which both doors call: its caches, its keys, its seat tokens and
-    its revision fence as ``settings`` say."""
+    """A worker's servicer, which both doors call: its caches, its keys, its seat tokens, its
+    revision fence and its table store as ``settings`` say (its table feed not started yet)."""
     from service.calls.servicer import GameEngineServicer  # noqa: PLC0415
 
     keys = settings.state_keys
     fence = None
     if settings.revision_store:
         fence = RevisionFence(settings.revision_store, settings.revision_idle_seconds)
+    tables = None
+    if settings.table_store:
+        tables = TableStore(
+            settings.table_store,
+            idle_seconds=settings.table_idle_seconds,
+            finished_seconds=settings.table_finished_seconds,
+            max_tables=settings.table_max_tables,
+            max_bytes=settings.table_max_bytes,
+        )
     return GameEngineServicer(
         settings.state_cache_bytes,
         Sealer(keys) if keys else None,
@@ -73,6 +84,8 @@ def new_servicer(settings: Settings) -> GameEngineServicer:
         fence,
         settings.max_search_iterations,
         settings.plain_wire,
+        tables,
+        Watchers(settings.table_max_watchers, settings.table_max_table_watchers),
     )
 
 
@@ -208,6 +221,9 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     door = None
     if settings.http_port:
         door = http_door(settings, servicer, observers, log)
+    feed = None if servicer.hosting is None else servicer.hosting.feed
+    if feed is not None:
+        feed.start()
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,
     # which would otherwise stall a call for tens of milliseconds now and then.
@@ -218,6 +234,8 @@ def run_worker(settings: Settings, index: int = 0) -> None:
         # Health first (load balancers and watchers stop sending), then the GOAWAY: the calls
         # held go on, and only those left past the grace are cancelled.
         health_servicer.enter_graceful_shutdown()
+        if feed is not None:  # the watchers watch again elsewhere, from where they were
+            feed.drain()
         if door is not None:
             door.stop()
         server.stop(settings.grace_seconds)
@@ -244,6 +262,8 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     if door is not None:
         door.wait()
     pool.shutdown(wait=True)  # the work left by the last calls is done
+    if feed is not None:
+        feed.stop()
     for observer in observers:
         if isinstance(observer, logs.AccessLog):
             observer.close()
