@@ -17,8 +17,9 @@ seating:
 
 ``NewGame`` carries no state: with tokens required its one rule is that the server picks the
 seed (``SEED_NOT_PERMITTED``). A call that names a hosted table instead of carrying a state is
-asked the same, of the table's stored state, after ``admit`` and before the state is opened. ``RULES`` says what each RPC may do, in words; a test walks the
-service's descriptor and checks every RPC against it with a hostile request of each kind.
+asked the same, of the table's stored state, after ``admit`` and before the state is opened.
+``RULES`` says what each RPC may do, in words; a test walks the service's descriptor and checks
+every RPC against it with a hostile request of each kind.
 Every refusal says what to send instead, never anything of the state.
 """
 
