@@ -15,9 +15,10 @@ import grpc
 from google.protobuf import json_format, message_factory
 from google.rpc import error_details_pb2, status_pb2
 
+from ordo.v1 import engine_service_pb2 as api
 from tests.connect_calls import SERVICE_PATH, connect_code, one_reason
-from tests.seat_calls import SERVICE, response_type
 
+SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
 STREAM_PROTOCOLS = ("connect-proto", "connect-json", "grpc-web")
 CONTENT_TYPES = {
     "connect-proto": "application/connect+proto",
@@ -46,9 +47,10 @@ def http_stream(
     host, port = address.rsplit(":", 1)
     connection = http.client.HTTPConnection(host, int(port), timeout=TIMEOUT_SECONDS)
     json_form = protocol == "connect-json"
-    answer_type = response_type(method)
+    descriptor = SERVICE.methods_by_name[method]
+    answer_type = message_factory.GetMessageClass(descriptor.output_type)
     if json_form:
-        request_type = message_factory.GetMessageClass(SERVICE.methods_by_name[method].input_type)
+        request_type = message_factory.GetMessageClass(descriptor.input_type)
         body = json_format.MessageToJson(request_type.FromString(request)).encode()
     else:
         body = request

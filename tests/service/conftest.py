@@ -108,3 +108,11 @@ def caller(request: pytest.FixtureRequest, seated: Doors) -> Iterator[Caller]:
     player = Caller(request.param, seated.grpc_address, seated.http_address)
     yield player
     player.close()
+
+
+@pytest.fixture(params=DOORS)
+def host_caller(request: pytest.FixtureRequest, hosting: Doors) -> Iterator[Caller]:
+    """A player's calls, with seat tokens, through each door of the server that hosts tables."""
+    player = Caller(request.param, hosting.grpc_address, hosting.http_address)
+    yield player
+    player.close()
