@@ -219,6 +219,15 @@ class TestMoves:
         code, reason = refusal(player.apply, action, 2)
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "NOT_SEATS_TURN")
 
+    def test_an_illegal_action_changes_nothing(self, stub: object) -> None:
+        """An illegal action on a table is refused with its reason, and leaves the table as it
+        was: the next legal move makes the next revision."""
+        dealt = host(stub, seats=2)
+        player = players(stub, dealt)[0]
+        code, _ = refusal(player.apply, common.Action(seat=0, six_nimmt={"select_card": 200}), 1)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+        assert player.apply(player.legal(0)[0], 1).table_revision == 2
+
 
 class TestRecords:
     """``GetRecord``: a finished game's record, for any of its seats."""
