@@ -103,6 +103,13 @@ def parse(message_type: Any, data: bytes) -> Any:
         ) from None
 
 
+def state_and_table() -> RequestError:
+    """The refusal of a request that carries a state and names a hosted table."""
+    return RequestError(
+        "the request sets both state and table_id: send one of them", "STATE_AND_TABLE_ID_SET"
+    )
+
+
 def viewer_seat(viewer: common.Viewer) -> int | None:
     """The seat of ``viewer``, or None for a spectator; a viewer that is neither is a bad
     request."""
@@ -262,6 +269,8 @@ class Decoder:
             events_for = self.events_for(given, known.viewer)
             return Move(given, known.seat, known.action, None, events_for)
         sent, request = _split(raw, api.ApplyActionRequest, found)
+        if request.table_id:
+            raise state_and_table()
         envelope = self.envelope(sent)
         viewer: EventViewer = (
             viewer_seat(request.viewer) if request.HasField("viewer") else EVERY_EVENT

@@ -29,7 +29,15 @@ from engines.prng import Rng
 from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.calls.decoding import DecodedState, Decoder, bot_seed, parse, seat_of, viewer_seat
+from service.calls.decoding import (
+    DecodedState,
+    Decoder,
+    bot_seed,
+    parse,
+    seat_of,
+    state_and_table,
+    viewer_seat,
+)
 from service.calls.encoding import Encoder
 from service.calls.games import EVERY_EVENT, EventViewer, Game
 from service.calls.replay import FORMAT_VERSION
@@ -64,10 +72,7 @@ def only_table(table_id: str, state: Any) -> str:
     """The table id of a request that names a table, once it is known to carry no state of its
     own (``state``: what it carries, its bytes as ``split`` found them or its message)."""
     if type(state) is bytes or state.ByteSize():
-        raise RequestError(
-            "the request sets both state and table_id: send one of them",
-            "STATE_AND_TABLE_ID_SET",
-        )
+        raise state_and_table()
     return table_id_of(table_id)
 
 

@@ -27,7 +27,7 @@ from ordo.records import Recorder, save
 from ordo.render import Renderer, Step, termination_text
 from ordo.v1 import common_pb2 as common
 
-__all__ = ["QuitRequestedError", "Table", "choose", "option_keys", "play_game"]
+__all__ = ["QuitRequestedError", "Table", "choose", "option_keys", "outcome_lines", "play_game"]
 
 QUIT_WORDS = ("q", "quit")
 HELP_WORDS = ("?", "help")
@@ -248,13 +248,21 @@ def show_end(table: Table, state: common.GameState, outcome: common.Outcome) -> 
         table.say(f"  {line}")
     table.say()
     table.say(table.render.render_view(table.client.get_view(state).view))
+    for line in outcome_lines(outcome, table.people):
+        table.say(line)
+
+
+def outcome_lines(outcome: common.Outcome, people: Sequence[int]) -> list[str]:
+    """How a game ended, its scores and its winners, the ``people``'s seats marked (you)."""
     better = "lower" if outcome.lower_is_better else "higher"
 
     def name(seat: int) -> str:
-        return f"{seat_text(seat)} (you)" if seat in table.people else seat_text(seat)
+        return f"{seat_text(seat)} (you)" if seat in people else seat_text(seat)
 
     scores = ", ".join(f"{name(seat)}: {score}" for seat, score in enumerate(outcome.scores))
     winners = ", ".join(name(seat) for seat in outcome.winners) or "none (a draw)"
-    table.say(f"\nGame over: {termination_text(outcome.termination)}.")
-    table.say(f"Scores ({better} is better): {scores}")
-    table.say(f"Winners: {winners}")
+    return [
+        f"\nGame over: {termination_text(outcome.termination)}.",
+        f"Scores ({better} is better): {scores}",
+        f"Winners: {winners}",
+    ]
