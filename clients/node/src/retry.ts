@@ -42,7 +42,23 @@ export const RETRYABLE: readonly Code[] = [
 ];
 
 /** The reasons of the service's answers that are retried, as failures on the way are. */
-export const RETRIED_REASONS: readonly string[] = ["REVISION_STORE_UNAVAILABLE"];
+export const RETRIED_REASONS: readonly string[] = [
+  "REVISION_STORE_UNAVAILABLE",
+  "TABLE_STORE_UNAVAILABLE",
+  "TABLE_BUSY",
+];
+
+/**
+ * The reasons of the service's answers that end a table's stream it can take up again: a server
+ * that stops, a store out of reach, a watcher that fell behind.
+ */
+export const RECONNECT_REASONS: readonly string[] = [
+  "SERVER_DRAINING",
+  "TABLE_STORE_UNAVAILABLE",
+  "WATCHER_TOO_SLOW",
+];
+/** Attempts in a row without a message before `watchGame` gives up. */
+export const MAX_RECONNECTS = 10;
 
 /** How a client retries; every field has a default. */
 export interface RetryOptions {
@@ -92,6 +108,14 @@ export class RetryPolicy {
   retryable(failure: OrdoError): boolean {
     const unanswered = !failure.answered || RETRIED_REASONS.includes(failure.reason);
     return unanswered && this.retryCodes.has(failure.code);
+  }
+
+  /** Whether a table's stream cut by `failure` is taken up again. */
+  reconnects(failure: OrdoError): boolean {
+    if (failure.answered) {
+      return RECONNECT_REASONS.includes(failure.reason);
+    }
+    return this.retryCodes.has(failure.code);
   }
 
   /** Whether a call that waits for a server not reachable yet goes on waiting after `failure`. */
