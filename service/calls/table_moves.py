@@ -102,10 +102,10 @@ def watch_message(encoder: Encoder, game: Game, step: Step, viewer: int | None) 
     status = encode_status(step.status)
     view = common.GameView(status=status)
     getattr(view, game.id).CopyFrom(game.codec.encode_view(engine.view(step.state, viewer)))
-    message = api.WatchGameResponse(revision=step.revision, view=view, status=status)
+    seats = engine.seats(step.state)
+    message = api.WatchGameResponse(revision=step.revision, view=view, status=status, seats=seats)
     if step.seat is not None:
         message.seat = step.seat
-        seats = engine.seats(step.state)
         message.events.extend(encoder.event_messages(game, seats, step.events, viewer))
     return message.SerializeToString()
 

@@ -8,52 +8,28 @@ import { MovePicker, type Candidate } from "./moves.ts";
 import { capital, seatText } from "./notation.ts";
 import * as saved from "./saved.ts";
 import { UIS } from "./games/index.ts";
+import { joinTable, leaveTable, pageLink, showInvites } from "./friends.ts";
 import { initReplay } from "./replay.ts";
-import type { DrawContext, GameUi } from "./ui.ts";
 import {
-  jsonKey,
-  type GameEvent,
-  type GameId,
-  type GameInfo,
-  type GameStatus,
-  type OptionInfo,
-  type GameView,
-  type Json,
-} from "./types.ts";
+  $,
+  PLAYER_KINDS,
+  type PlayerKind,
+  type Session,
+  SPECTATOR,
+  phase,
+  record,
+  seatName,
+  show,
+  showOutcome,
+  showsResults,
+  token,
+  viewOf,
+} from "./session.ts";
+import { jsonKey, type GameId, type GameInfo, type OptionInfo, type Json } from "./types.ts";
 
 declare const RULES_SUMMARIES: Record<string, string>;
 
-const PLAYER_KINDS = ["person", "search", "heuristic", "random"] as const;
-type PlayerKind = (typeof PLAYER_KINDS)[number];
-const SPECTATOR = -1;
 const FIRST_GAME: GameId = "six_nimmt"; // what the page opens on
-const LOG_LINES = 150; // the last lines of a log shown, numbered as in the whole log
-type Picker = MovePicker<api.Move>;
-
-const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
-
-interface Session {
-  info: GameInfo;
-  ui: GameUi;
-  key: string;
-  kinds: PlayerKind[];
-  names: string[];
-  state: api.GameState;
-  status: GameStatus;
-  /** Each person's seat token (the spectator's under SPECTATOR when nobody plays); no bot's. */
-  tokens: Map<number, string>;
-  /** Each person's log (and the spectators', under SPECTATOR): only events they may see. */
-  logs: Map<number, string[]>;
-  /** The game parts of the events each of them saw, for drawings that show what happened. */
-  history: Map<number, Json[]>;
-  /** What the latest events placed or took, per seat that saw them. */
-  fresh: Map<number, Set<string>>;
-  /** The seat whose view is shown, SPECTATOR when nobody plays. */
-  shown: number;
-  /** The last view fetched, kept while the state and the seat stay the same. */
-  view: { state: api.GameState; seat: number; view: GameView } | null;
-  delay: number;
-}
 
 let games: GameInfo[] = [];
 let current: Session | null = null;
@@ -160,15 +136,38 @@ function readOptions(info: GameInfo): Json {
   return out;
 }
 
-function seatName(seat: number, kind: PlayerKind, people: number): string {
-  const name = capital(seatText(seat));
-  if (kind !== "person") return `${name} (bot)`;
-  return people === 1 ? `${name} (you)` : name;
+/** Has the server host the game set up, and shows a link for each person at the table. */
+async function host(): Promise<void> {
+  $("setup-error").textContent = "";
+  const info = selectedGame();
+  const seats = Number($<HTMLSelectElement>("seats").value);
+  const kinds = [...$("players").querySelectorAll("select")].map((s) => s.value as PlayerKind);
+  const bots: Record<number, string> = {};
+  kinds.forEach((k, seat) => k !== "person" && (bots[seat] = k));
+  try {
+    showInvites(await api.hostTable(seats, { [jsonKey(info.id)]: readOptions(info) }, bots));
+  } catch (error) {
+    $("setup-error").textContent = error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Plays the table of the page's link, leaving any game on this screen. */
+function join(): void {
+  const link = pageLink();
+  if (!link) return;
+  generation++;
+  current = null;
+  void joinTable(link, games);
 }
 
 async function start(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   if (!abandonRunningGame()) return;
+  // A game on one screen: the page follows no table any more, and a reload keeps this game.
+  leaveTable();
+  if (pageLink()) history.replaceState(null, "", location.pathname + location.search);
+  $("invites-area").hidden = true;
+  $("save-game").hidden = false;
   $("setup-error").textContent = "";
   const info = selectedGame();
   const seats = Number($<HTMLSelectElement>("seats").value);
@@ -242,13 +241,19 @@ function begin(session: Session): void {
   document.body.dataset.game = String(generation);
 }
 
+/** The state of a game on one screen (a hosted table is named by its id instead). */
+function stateOf(session: Session): api.GameState {
+  if (typeof session.state === "string") throw new Error("a hosted table keeps its own state");
+  return session.state;
+}
+
 /** Keeps the game in this tab's session storage, for a reload. */
 function keep(session: Session): void {
   saved.save({
     game: session.info.id,
     kinds: session.kinds,
     names: session.names,
-    state: session.state,
+    state: stateOf(session),
     status: session.status,
     logs: [...session.logs],
     history: [...session.history],
@@ -282,38 +287,6 @@ function restored(): Session | null {
 }
 
 /**
- * Adds to the logs of `seats` the events they may see, and what the events placed or took to
- * `fresh`.
- */
-function record(
-  session: Session,
-  events: GameEvent[],
-  seats: number[],
-  fresh: Map<number, Set<string>>,
-): void {
-  for (const event of events) {
-    const part = (event[session.key] ?? {}) as Json;
-    const audience = event.public
-      ? seats
-      : (event.visibleToSeats ?? []).filter((s) => seats.includes(s));
-    for (const seat of audience) {
-      const viewer = seat === SPECTATOR ? null : seat;
-      const line = session.ui.describe(part, session.names, viewer, showsResults());
-      if (line) session.logs.get(seat)!.push(line);
-      session.history.get(seat)?.push(part);
-      const keys = fresh.get(seat) ?? new Set<string>();
-      for (const k of session.ui.fresh(part)) keys.add(k);
-      fresh.set(seat, keys);
-    }
-  }
-}
-
-/** The token of the calls made for `seat` (SPECTATOR: a spectator's); "" without tokens. */
-function token(session: Session, seat: number): string {
-  return session.tokens.get(seat) ?? "";
-}
-
-/**
  * Applies a move. The page asks only for the events its people may see (a spectator's when
  * nobody plays): once per person, as the contract names one viewer; the moves are pure, so every
  * answer holds the same state (and the revision fence takes the same move again as a retry).
@@ -327,7 +300,7 @@ async function apply(session: Session, play: api.Play): Promise<void> {
   const answers = await Promise.all(
     viewers.map((seat, i) =>
       api.apply(
-        session.state,
+        stateOf(session),
         play,
         seat === SPECTATOR ? null : seat,
         token(session, seat),
@@ -438,171 +411,6 @@ function coverFor(session: Session, seat: number): Promise<void> {
   });
 }
 
-/** What `seat` (or a spectator) may see now; asked once per state and seat. */
-async function viewOf(session: Session, seat: number): Promise<GameView> {
-  const cached = session.view;
-  if (cached && cached.state === session.state && cached.seat === seat) return cached.view;
-  const view = await api.getView(
-    session.state,
-    seat === SPECTATOR ? null : seat,
-    token(session, seat),
-  );
-  session.view = { state: session.state, seat, view };
-  return view;
-}
-
-/** Tells tests and assistive tools whether the page waits for a person: busy, input or over. */
-function phase(value: "busy" | "input" | "over"): void {
-  document.body.dataset.phase = value;
-  $("table-area").setAttribute("aria-busy", String(value === "busy"));
-}
-
-async function show(session: Session, picker: Picker | null): Promise<void> {
-  phase("busy");
-  const seat = session.shown;
-  const view = await viewOf(session, seat);
-  const ctx: DrawContext = {
-    view: (view[session.key] ?? {}) as Json,
-    status: view.status ?? session.status,
-    width: drawingWidth(),
-    results: showsResults(),
-    history: session.history.get(seat) ?? [],
-    seats: session.kinds.length,
-    viewer: seat === SPECTATOR ? null : seat,
-    names: session.names,
-    picker,
-    fresh: session.fresh.get(seat) ?? new Set(),
-    target(el, kind, value, label) {
-      const v = String(value);
-      el.dataset.step = kind;
-      el.dataset.value = v;
-      if (picker?.isChosen(kind, v)) el.classList.add("chosen");
-      if (!picker?.isOffered(kind, v)) return;
-      el.classList.add("target");
-      el.setAttribute("role", "button");
-      el.setAttribute("tabindex", "0");
-      el.setAttribute("aria-label", label);
-      const choose = (): void => picker.choose(kind, v);
-      el.addEventListener("click", choose);
-      el.addEventListener("keydown", (e) => {
-        if (e.key === "Enter" || e.key === " ") {
-          e.preventDefault();
-          choose();
-        }
-      });
-    },
-  };
-  const focused = document.activeElement as HTMLElement | null;
-  const focusKey = focused?.dataset?.step
-    ? `${focused.dataset.step}:${focused.dataset.value}`
-    : null;
-  $("table").replaceChildren(session.ui.table(ctx));
-  const hand = session.ui.hand(ctx);
-  $("hand").replaceChildren(...(hand ? [hand] : []));
-  $("hand-title").hidden = !hand;
-  $("hand-title").textContent = seat === SPECTATOR ? "" : `${session.names[seat]}: hand`;
-  drawChoices(picker);
-  drawTurn(session, picker);
-  drawLog(session);
-  if (focusKey) {
-    const again = document.querySelector<HTMLElement>(
-      `[data-step="${focusKey.split(":")[0]}"][data-value="${focusKey.slice(focusKey.indexOf(":") + 1)}"].target`,
-    );
-    (again ?? document.querySelector<HTMLElement>(".target"))?.focus();
-  }
-  if (picker) phase("input");
-}
-
-/** Whether cards print their results (a person may hide them, to work them out). */
-function showsResults(): boolean {
-  return !$<HTMLInputElement>("hide-results").checked;
-}
-
-/** The CSS pixels a drawing has across: drawings are laid out at that width, one unit a pixel,
- * so that their text keeps its size on any screen. */
-function drawingWidth(): number {
-  return Math.max(300, Math.floor($("table").clientWidth || $("hand").clientWidth));
-}
-
-/** The same steps as buttons: for the keyboard, for readers, and for choices with no drawing. */
-function drawChoices(picker: Picker | null): void {
-  const box = $("choices");
-  box.replaceChildren();
-  if (!picker) return;
-  for (const step of picker.offered()) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = step.label;
-    button.dataset.step = step.kind;
-    button.dataset.value = step.value;
-    button.onclick = () => picker.choose(step.kind, step.value);
-    box.append(button);
-  }
-  if (picker.steps.length) {
-    const back = document.createElement("button");
-    back.type = "button";
-    back.textContent = "Back";
-    back.className = "back";
-    back.onclick = () => picker.back();
-    box.append(back);
-  }
-}
-
-function drawTurn(session: Session, picker: Picker | null): void {
-  const toAct = session.status.seatsToAct ?? [];
-  let line: string;
-  if (session.status.finished) line = "The game is over.";
-  else if (picker) {
-    const chosen = picker.steps.map((s) => s.label).join(", ");
-    line = `${session.names[session.shown]}: your move${chosen ? ` (${chosen})` : ""}. Choose ${picker.offered()[0]?.kind ?? "a move"}.`;
-  } else line = `Waiting for ${toAct.map((s) => session.names[s]).join(", ")}.`;
-  $("turn").textContent = line;
-}
-
-function drawLog(session: Session): void {
-  const lines = session.logs.get(session.shown) ?? [];
-  const first = Math.max(0, lines.length - LOG_LINES);
-  const log = $("log");
-  log.replaceChildren(
-    ...lines.slice(first).map((line, i) => {
-      const li = document.createElement("li");
-      li.value = first + i + 1; // numbered as in the whole log, not from the first line shown
-      li.textContent = line;
-      return li;
-    }),
-  );
-  log.scrollTop = log.scrollHeight;
-}
-
-function showOutcome(session: Session): void {
-  const outcome = session.status.outcome ?? {};
-  const scores = (outcome.scores ?? []).map(Number);
-  const winners = outcome.winners ?? [];
-  const box = $("outcome");
-  box.hidden = false;
-  box.dataset.scores = JSON.stringify(scores);
-  box.dataset.winners = JSON.stringify(winners);
-  const rows = session.names
-    .map(
-      (name, seat) =>
-        `<tr${winners.includes(seat) ? ' class="winner"' : ""}><td>${name}</td><td>${scores[seat] ?? 0}</td><td>${winners.includes(seat) ? "★ winner" : ""}</td></tr>`,
-    )
-    .join("");
-  const who = winners.length ? winners.map((s) => session.names[s]).join(", ") : "nobody (a draw)";
-  box.innerHTML =
-    `<h3>Game over: ${who} ${winners.length === 1 ? "wins" : "win"}</h3>` +
-    `<p>Ended by ${String(outcome.termination ?? "")
-      .toLowerCase()
-      .replace(
-        /_/g,
-        " ",
-      )}; ${session.ui.scoreUnit}${outcome.lowerIsBetter ? " (lower is better)" : ""}.</p>` +
-    `<table><thead><tr><th>Seat</th><th>Score</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
-  $("turn").textContent = "The game is over.";
-  $("choices").replaceChildren();
-  phase("over");
-}
-
 async function init(): Promise<void> {
   try {
     games = await api.listGames();
@@ -622,10 +430,14 @@ async function init(): Promise<void> {
   };
   $<HTMLSelectElement>("seats").onchange = fillPlayers;
   $<HTMLFormElement>("setup").addEventListener("submit", (e) => void start(e));
+  $("host").hidden = !api.hosts();
+  $("host").onclick = () => void host();
+  window.addEventListener("hashchange", join);
   fillSetup();
   initReplay();
   document.body.dataset.ready = "true";
-  if (resumed) begin(resumed);
+  if (pageLink()) join();
+  else if (resumed) begin(resumed);
 }
 
 void init();

@@ -889,10 +889,13 @@ class WatchGameResponse(_message.Message):
     EVENTS_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     revision: _builtins.int
     """The table's revision: 0 for the deal, k after the k-th move."""
     seat: _builtins.int
     """The seat that moved (unset for the view a stream starts with)."""
+    seats: _builtins.int
+    """The number of seats of the game."""
     @_builtins.property
     def view(self) -> _common_pb2.GameView:
         """The viewer's view at this revision (as GetView gives it)."""
@@ -915,10 +918,11 @@ class WatchGameResponse(_message.Message):
         events: _abc.Iterable[_common_pb2.Event] | None = ...,
         status: _common_pb2.GameStatus | None = ...,
         seat: _builtins.int | None = ...,
+        seats: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat", "status", b"status", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "events", b"events", "revision", b"revision", "seat", b"seat", "status", b"status", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "events", b"events", "revision", b"revision", "seat", b"seat", "seats", b"seats", "status", b"status", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
