@@ -54,6 +54,7 @@ TABLE_ID_BYTES = 16
 DIGEST_BYTES = 4  # a move's digest in the record: the first bytes of its state's SHA-256
 CONNECT_SECONDS = 1.0  # how long a call waits for a connection to the store
 REPLY_SECONDS = 1.0  # and for its reply: a store slower than that is as good as unreachable
+POOL_CONNECTIONS = 32  # connections to the store per worker, shared by its calls
 FRAME = struct.Struct(">I")  # the length before each move of a notice
 MILLISECONDS = 1000
 
@@ -191,17 +192,23 @@ def is_table_id(text: str) -> bool:
 
 def redis_client(url: str, *, timeout: float | None = REPLY_SECONDS) -> Any:
     """A client of the Redis or Valkey at ``url`` that fails at once when the store does not
-    answer: no retries of its own (the callers retry UNAVAILABLE with their backoff)."""
+    answer: no retries of its own (the callers retry UNAVAILABLE with their backoff). Its calls
+    share ``POOL_CONNECTIONS`` connections, a call waiting up to ``CONNECT_SECONDS`` for one:
+    a burst of calls (hundreds of watchers coming back at once) waits its turn, where
+    redis-py's default pool would refuse the calls past its hundredth connection."""
     import redis  # noqa: PLC0415 - only a server with a store needs it
     from redis.backoff import NoBackoff  # noqa: PLC0415
     from redis.retry import Retry  # noqa: PLC0415
 
-    return redis.Redis.from_url(
+    pool = redis.BlockingConnectionPool.from_url(
         url,
+        max_connections=POOL_CONNECTIONS,
+        timeout=CONNECT_SECONDS,
         socket_connect_timeout=CONNECT_SECONDS,
         socket_timeout=timeout,
         retry=Retry(NoBackoff(), 0),
     )
+    return redis.Redis(connection_pool=pool)
 
 
 class TableStore:
