@@ -221,12 +221,17 @@ class TestMoves:
 
     def test_an_illegal_action_changes_nothing(self, stub: object) -> None:
         """An illegal action on a table is refused with its reason, and leaves the table as it
-        was: the next legal move makes the next revision."""
+        was: the same hand, and the next legal move makes the next revision."""
         dealt = host(stub, seats=2)
         player = players(stub, dealt)[0]
         code, _ = refusal(player.apply, common.Action(seat=0, six_nimmt={"select_card": 200}), 1)
         assert code == grpc.StatusCode.INVALID_ARGUMENT
-        assert player.apply(player.legal(0)[0], 1).table_revision == 2
+        assert len(player.legal(0)) == 10
+        player.apply(player.legal(0)[0], 1)
+        stream = player.watch(1)
+        after_the_bot = next(stream)
+        stream.cancel()
+        assert (after_the_bot.revision, after_the_bot.seat) == (2, 0)
 
 
 class TestRecords:
