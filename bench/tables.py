@@ -21,6 +21,7 @@ Printed, never asserted.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import random
 import secrets
@@ -37,12 +38,13 @@ from typing import Any
 import grpc
 
 from bench.common import Settings, fmt_int, section
-from bench.rpc import running_server
+from bench.rpc import free_port, running_server
 from bench.seats import redis_server
+from engines.registry import ENGINES
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
-from service.tables.store import Entry, TableStore
+from service.tables.store import MOVES_SUFFIX, TABLE_PREFIX, Entry, TableStore
 
 SEATS = 4
 CLIENT_THREADS = 4  # clients of the moves-per-second rounds
@@ -55,6 +57,9 @@ ONE_HAND = common.GameOptions(
     six_nimmt={"end": "SIX_NIMMT_END_RULE_FIXED_HANDS", "hands": 1}  # type: ignore[dict-item]
 )
 TOKEN_KEY = "ordo-seat-token"
+# Streams a watcher connection carries: the gRPC port takes 1,000 at once on one connection, the
+# HTTP door's HTTP/2 128.
+PER_CONNECTION = {"gRPC": 500, "HTTP": 100}
 MOVE = Entry(b"\x00" * 4, b"\x0a\x04\x08\x01\x52\x00")  # a move of the size of a selection
 
 
@@ -70,13 +75,21 @@ def run(settings: Settings) -> None:
             keys = Path(folder) / "keys"
             keys.write_text(f"bench-1 {base64.b64encode(secrets.token_bytes(64)).decode()}\n")
             args = [
-                "-m", "service", "--workers", "1", "--http-port", "0", "--metrics-port", "0",
+                "-m", "service", "--workers", "1", "--metrics-port", "0",
                 "--state-keys-file", str(keys), "--require-seat-tokens", "--table-store", url,
                 "--table-max-watchers", "8192", "--log-level", "warning",
             ]  # fmt: skip
-            with running_server("tables", args, 1, Path(folder)) as server:
+            with running_server("tables", [*args, "--http-port", "0"], 1, Path(folder)) as server:
+                sizes(server.target, url)
                 moves_per_second(server.target, settings)
-                fanout(server.target, server.process.pid, settings)
+            # A fresh worker for each door, its memory its own: the watchers on the gRPC port,
+            # then on the HTTP port (gRPC over h2c, served by the HTTP door as Connect is).
+            for door in ("gRPC", "HTTP"):
+                http = free_port()
+                served = [*args, "--http-port", str(http)]
+                with running_server(f"fanout-{door}", served, 1, Path(folder)) as one:
+                    watched = one.target if door == "gRPC" else f"127.0.0.1:{http}"
+                    fanout(one.target, watched, door, one.process.pid, settings)
 
 
 # ----------------------------------------------------------------------------- the store
@@ -146,16 +159,20 @@ def notice_latency(url: str, client: Any, way: str) -> tuple[float, float]:
             pubsub = listener.pubsub(ignore_subscribe_messages=True)
             pubsub.psubscribe(b"bench:channel:*")
             ready.set()
-            while len(arrived) < NOTICES:
-                message = pubsub.get_message(timeout=1.0)
-                if message is not None:
-                    arrived.append(time.monotonic_ns() - int(message["data"]))
+            while len(arrived) < NOTICES and not done.is_set():
+                with contextlib.suppress(redis.TimeoutError):
+                    message = pubsub.get_message(timeout=1.0)
+                    if message is not None:
+                        arrived.append(time.monotonic_ns() - int(message["data"]))
             pubsub.close()
         else:
             last = dict.fromkeys(keys, b"$")
             ready.set()
-            while len(arrived) < NOTICES:
-                found = listener.xread(last, block=1000)
+            while len(arrived) < NOTICES and not done.is_set():
+                try:
+                    found = listener.xread(last, block=1000)
+                except redis.TimeoutError:
+                    continue
                 now = time.monotonic_ns()
                 for stream, entries in found:
                     for entry_id, fields in entries:
@@ -177,10 +194,36 @@ def notice_latency(url: str, client: Any, way: str) -> tuple[float, float]:
             client.xadd(keys[index], {b"t": stamp}, maxlen=16)
         time.sleep(0.0002)
     done.wait(30)
+    done.set()
+    thread.join()
     listener.close()
     client.delete(*keys)
     micros = sorted(value / 1000 for value in arrived)
     return quantile(micros, 0.5), quantile(micros, 0.99)
+
+
+def sizes(target: str, url: str) -> None:
+    """What a finished table of four bots takes in the store, for each game."""
+    import redis  # noqa: PLC0415
+
+    client = redis.Redis.from_url(url)
+    lines = []
+    with grpc.insecure_channel(target) as channel:
+        stub = rpc.GameEngineServiceStub(channel)
+        for game in sorted(ENGINES):
+            info = ENGINES[game].info
+            seats = min(max(SEATS, info.min_seats), info.max_seats)
+            options = common.GameOptions(**{game: {}})
+            bots = [common.BotSeat(seat=seat) for seat in range(seats)]
+            dealt = stub.NewGame(
+                api.NewGameRequest(seats=seats, options=options, bots=bots, host=True)
+            )
+            key = TABLE_PREFIX + dealt.table_id.encode()
+            charged = int(client.hget(key, b"bytes") or 0)
+            memory = sum(client.memory_usage(k) or 0 for k in (key, key + MOVES_SUFFIX))
+            lines.append(f"{game} {charged / 1024:.1f} KB ({memory / 1024:.1f} KB in Redis)")
+    client.close()
+    print(f"a finished table of {SEATS} bots in the store: " + ", ".join(lines))
 
 
 # ----------------------------------------------------------------------------- moves
@@ -237,8 +280,9 @@ def play_game(stub: rpc.GameEngineServiceStub, hosted: bool, deadline: float) ->
 
 
 # ----------------------------------------------------------------------------- fan-out
-def fanout(target: str, supervisor: int, settings: Settings) -> None:
-    """Many tables of four watchers on one worker: the time from a move to its last watcher."""
+def fanout(target: str, watched: str, door: str, supervisor: int, settings: Settings) -> None:
+    """Many tables of four watchers on one worker, watching through ``door`` at ``watched``:
+    the time from a move (sent to ``target``) to its last watcher."""
     tables = FANOUT_TABLES[0] if settings.quick else FANOUT_TABLES[1]
     moves = FANOUT_MOVES[0] if settings.quick else FANOUT_MOVES[1]
     with grpc.insecure_channel(target) as channel:
@@ -248,7 +292,7 @@ def fanout(target: str, supervisor: int, settings: Settings) -> None:
             for _ in range(tables)
         ]
         watchers = subprocess.Popen(
-            [sys.executable, "-m", "bench.table_watchers", target],
+            [sys.executable, "-m", "bench.table_watchers", watched, str(PER_CONNECTION[door])],
             cwd=Path(__file__).resolve().parent.parent,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -267,8 +311,8 @@ def fanout(target: str, supervisor: int, settings: Settings) -> None:
         open_mb = rss_mb(worker)
         sent = play_across(stub, dealt, moves)
         after_mb = rss_mb(worker)
-        time.sleep(1.0)  # the last moves reach their watchers (a benchmark, not a test)
-        out, _ = watchers.communicate("stop\n", timeout=120)
+        expected = SEATS * (tables + len(sent))  # the views the streams start with, the moves
+        out, _ = watchers.communicate(f"{expected}\n", timeout=120)
     arrivals: dict[tuple[int, int], list[int]] = {}
     for index, revision, at in json.loads(out):
         arrivals.setdefault((index, revision), []).append(at)
@@ -279,7 +323,8 @@ def fanout(target: str, supervisor: int, settings: Settings) -> None:
     )
     missing = len(sent) - len(latencies)
     print(
-        f"fan-out, {tables} tables x {SEATS} watchers on one worker, {len(sent)} moves: request "
+        f"fan-out, {tables} tables x {SEATS} watchers on one worker's {door} port, {len(sent)} "
+        f"moves: request "
         f"to last watcher p50 {quantile(latencies, 0.5):.1f} ms, p99 "
         f"{quantile(latencies, 0.99):.1f} ms, max {latencies[-1]:.1f} ms"
         + (f", {missing} moves not seen by every watcher" if missing else "")

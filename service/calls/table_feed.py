@@ -40,7 +40,10 @@ from service.tables.store import Entry, Notice, TableStore
 from service.tables.watchers import End, NoticeReader, Watcher, Watchers
 from service.telemetry.observe import CallRecord
 
-RECENT_STEPS = 16  # steps a cursor keeps, for the watchers that come back after a few moves
+# Steps a cursor keeps, for the watchers that come back after a move or two; one further behind
+# is sent its moves from the table's record. Few: a worker's thousand watched tables would keep
+# millions of objects more for the collector to walk through at every full collection.
+RECENT_STEPS = 4
 RESYNC_SECONDS = 1.0  # how soon the feed reads the tables again after the store failed it
 
 log = structlog.get_logger("ordo.server")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import base64
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from service.config import Settings, available_cpus, env_name, load
+from service.config import DERIVED, Settings, available_cpus, env_name, load
 from tests.state_keys import NEXT_KEY, TEST_KEY, keys_file_text
 
 
@@ -32,6 +33,26 @@ class TestSettings:
         assert settings.max_request_bytes == 1_048_576
         assert settings.max_concurrent_rpcs == 0
         assert settings.state_cache_bytes == 64 * 1024 * 1024
+
+    def test_every_setting_has_its_row_in_the_operations_docs(self) -> None:
+        """Each setting's flag, environment variable and default are a row of a settings table
+        of docs/operations.md."""
+        docs = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
+        rows = {
+            cells[0].strip(" `"): [cell.strip(" `") for cell in cells[1:3]]
+            for line in docs.splitlines()
+            if line.startswith("| `--") and len(cells := line.strip("|").split("|")) >= 3
+        }
+        defaults = Settings()
+        for field in fields(Settings):
+            if field.name in DERIVED:
+                continue
+            flag = "--" + field.name.replace("_", "-")
+            assert flag in rows, f"{flag} has no row in docs/operations.md"
+            assert rows[flag][0] == env_name(field.name), flag
+            default = getattr(defaults, field.name)
+            if default not in ("", False):
+                assert rows[flag][1] in {str(default), str(default).lower()}, flag
 
     def test_environment_overrides_defaults(self) -> None:
         """ORDO_PORT and friends override the defaults."""
