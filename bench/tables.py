@@ -1,4 +1,4 @@
-"""8. Hosted tables: what the table store's two ways cost, moves through a table against the same
+"""10. Hosted tables: what the table store's two ways cost, moves through a table against the same
 moves through the stateless API, and the time from a move to its last watcher with many tables.
 
 - **The store's mechanics**, on a ``redis-server`` of the benchmark's own: a move's compare-and-set
@@ -65,7 +65,7 @@ MOVE = Entry(b"\x00" * 4, b"\x0a\x04\x08\x01\x52\x00")  # a move of the size of 
 
 def run(settings: Settings) -> None:
     """Print the three measurements (nothing without a redis-server)."""
-    section("8. Hosted tables (a redis-server on loopback, one worker)")
+    section("10. Hosted tables (a redis-server on loopback, one worker)")
     with redis_server() as url:
         if url is None:
             print("(no redis-server installed: hosted tables are not measured)")
