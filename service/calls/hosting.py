@@ -42,7 +42,7 @@ from service.calls.encoding import Encoder
 from service.calls.games import EVERY_EVENT, EventViewer, Game
 from service.calls.replay import FORMAT_VERSION
 from service.calls.table_feed import TableFeed
-from service.calls.table_moves import Step, apply_response, entry, replay
+from service.calls.table_moves import Step, apply, apply_response, entry, replay
 from service.errors import RequestError
 from service.tables.errors import GameNotFinishedError, TableBusyError, TableNotFoundError
 from service.tables.store import Entry, Table, TableStore, is_table_id
@@ -212,13 +212,7 @@ class Hosting:
     ) -> list[tuple[Step, Entry, bytes]]:
         """The moves one call makes on ``table``: ``seat``'s ``action``, then its bots'."""
         game, state = given.game, given.state
-        start = perf_counter()
-        try:
-            transition = game.engine.apply(state, seat, action)
-            status = game.engine.status(transition.state)
-        finally:
-            call.engine_seconds += perf_counter() - start
-        step = Step(table.revision + 1, transition.state, status, seat, transition.events)
+        step = apply(game, state, table.revision + 1, seat, action, call)
         encoded = self.encoder.state(game, step.state, call, state, given.parts, given.seating)
         moves = [(step, entry(game, seat, action, encoded.data), encoded.data)]
         moves += self._bots(game, step, encoded.data, encoded.parts, given.seating, call)
@@ -248,12 +242,10 @@ class Hosting:
             start = perf_counter()
             try:
                 action = engine.suggest(step.state, seat, policy_of(seating, seat, ""), rng, budget)
-                transition = engine.apply(step.state, seat, action)
-                status = engine.status(transition.state)
             finally:
                 call.engine_seconds += perf_counter() - start
             before = step.state
-            step = Step(step.revision + 1, transition.state, status, seat, transition.events)
+            step = apply(game, before, step.revision + 1, seat, action, call)
             encoded = self.encoder.state(game, step.state, call, before, parts, seating)
             data, parts = encoded.data, encoded.parts
             moves.append((step, entry(game, seat, action, data), data))

@@ -68,6 +68,12 @@ def play(
     """The step that the stored move ``stored`` makes from ``state`` (at ``revision - 1``)."""
     move = parse(api.RecordedMove, stored.move)
     seat, action = decoder.action(game, move.action, call)
+    return apply(game, state, revision, seat, action, call)
+
+
+def apply(game: Game, state: Any, revision: int, seat: int, action: Any, call: CallRecord) -> Step:
+    """The step that ``seat``'s ``action`` makes from ``state`` (at ``revision - 1``), its
+    engine time counted in ``call``."""
     start = perf_counter()
     try:
         transition = game.engine.apply(state, seat, action)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,9 @@ import pytest
 from ordo import Client, OrdoError
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from tests.e2e.server_process import POLL_SECONDS, START_SECONDS, read_log, running_server
+from tests.e2e.server_process import POLL_SECONDS, START_SECONDS, read_log, running_replicas
 from tests.redis_server import RedisServer
 from tests.seat_calls import Caller
-from tests.state_keys import TEST_KEY, keys_file_text
 
 MOVES = 12  # moves played: enough older states of every kind
 
@@ -39,26 +37,9 @@ class Fenced:
 def fenced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fenced]:
     """Two servers with the same keys file, seat tokens required, fenced by one durable store."""
     scratch = tmp_path_factory.mktemp("fenced")
-    keys = scratch / "keys"
-    keys.write_text(keys_file_text(TEST_KEY))
     store = RedisServer(scratch, durable=True)
     store.start()
-    with ExitStack() as stack:
-        servers = []
-        for name in ("a", "b"):
-            folder = scratch / name
-            folder.mkdir()
-            servers.append(
-                stack.enter_context(
-                    running_server(
-                        folder,
-                        workers=1,
-                        state_keys_file=str(keys),
-                        require_seat_tokens="true",
-                        revision_store=store.url,
-                    )
-                )
-            )
+    with running_replicas(scratch, revision_store=store.url) as servers:
         callers = tuple(
             Caller("grpc", server.target, f"127.0.0.1:{server.http_port}") for server in servers
         )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 
 import grpc
@@ -15,9 +14,8 @@ import pytest
 
 from ordo.v1 import engine_service_pb2 as api
 from tests.conformance.drivers import reason_of
-from tests.e2e.server_process import ServerProcess, running_server
+from tests.e2e.server_process import ServerProcess, running_replicas
 from tests.redis_server import RedisServer
-from tests.state_keys import TEST_KEY, keys_file_text
 from tests.stream_calls import http_stream
 from tests.tables import Player, channel_stub, host, seat_token
 
@@ -37,28 +35,11 @@ class Replicas:
 def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replicas]:
     """Two servers with the same keys, hosting on one durable store."""
     scratch = tmp_path_factory.mktemp("replicas")
-    keys = scratch / "keys"
-    keys.write_text(keys_file_text(TEST_KEY))
     store = RedisServer(scratch, durable=True)
     store.start()
-    with ExitStack() as stack:
-        servers = []
-        for name in ("a", "b"):
-            folder = scratch / name
-            folder.mkdir()
-            servers.append(
-                stack.enter_context(
-                    running_server(
-                        folder,
-                        workers=2,
-                        state_keys_file=str(keys),
-                        require_seat_tokens="true",
-                        table_store=store.url,
-                    )
-                )
-            )
+    with running_replicas(scratch, workers=2, table_store=store.url) as servers:
         channels = [channel_stub(server.target) for server in servers]
-        yield Replicas(store, (servers[0], servers[1]), (channels[0][1], channels[1][1]))
+        yield Replicas(store, servers, (channels[0][1], channels[1][1]))
         for channel, _ in channels:
             channel.close()
     store.stop()

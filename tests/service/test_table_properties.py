@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from tests.redis_server import RedisServer, running_redis
+from tests.redis_server import RedisServer
 from tests.service.conftest import race
 from tests.tables import Player, channel_stub, host, hosted_server, seat_token
 
@@ -24,16 +24,9 @@ EXAMPLES = 8  # each plays a whole hand of 6 nimmt!
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    """The module's redis-server."""
-    with running_redis(tmp_path_factory.mktemp("properties")) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def stubs(store: RedisServer) -> Iterator[list[object]]:
+def stubs(table_store: RedisServer) -> Iterator[list[object]]:
     """Stubs of two servers hosting tables on the module's store."""
-    with hosted_server(store.url) as first, hosted_server(store.url) as second:
+    with hosted_server(table_store.url) as first, hosted_server(table_store.url) as second:
         opened = [channel_stub(server.grpc_address) for server in (first, second)]
         yield [stub for _, stub in opened]
         for channel, _ in opened:

@@ -14,7 +14,7 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.tables.watchers import MAX_PENDING, End, Watcher
 from tests.conformance.drivers import reason_of
-from tests.redis_server import RedisServer, running_redis
+from tests.redis_server import RedisServer
 from tests.stream_calls import STREAM_PROTOCOLS, StreamEnd, http_stream
 from tests.tables import (
     HostedServer,
@@ -29,16 +29,9 @@ from tests.tables import (
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    """The module's redis-server."""
-    with running_redis(tmp_path_factory.mktemp("watch")) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def servers(store: RedisServer) -> Iterator[tuple[HostedServer, HostedServer]]:
+def servers(table_store: RedisServer) -> Iterator[tuple[HostedServer, HostedServer]]:
     """Two servers hosting tables on the module's one store."""
-    with hosted_server(store.url) as first, hosted_server(store.url) as second:
+    with hosted_server(table_store.url) as first, hosted_server(table_store.url) as second:
         yield first, second
 
 
@@ -209,13 +202,13 @@ class TestDoors:
 class TestBounds:
     """The worker's bounds on watchers, and its drain."""
 
-    def test_watchers_per_worker_and_per_table(self, store: RedisServer) -> None:
+    def test_watchers_per_worker_and_per_table(self, table_store: RedisServer) -> None:
         """Past the bound in all: WORKER_WATCHER_LIMIT; on one table: TABLE_WATCHER_LIMIT."""
         for limits, reason in (
             ({"table_max_watchers": 1}, "WORKER_WATCHER_LIMIT"),
             ({"table_max_table_watchers": 1}, "TABLE_WATCHER_LIMIT"),
         ):
-            with hosted_server(store.url, **limits) as small:
+            with hosted_server(table_store.url, **limits) as small:
                 channel, stub = channel_stub(small.grpc_address)
                 dealt = host(stub)
                 people = players(stub, dealt)
@@ -228,9 +221,9 @@ class TestBounds:
                 first.cancel()
                 channel.close()
 
-    def test_a_drain_ends_every_stream(self, store: RedisServer) -> None:
+    def test_a_drain_ends_every_stream(self, table_store: RedisServer) -> None:
         """A server that stops ends its streams with SERVER_DRAINING, and opens no more."""
-        with hosted_server(store.url) as stopping:
+        with hosted_server(table_store.url) as stopping:
             channel, stub = channel_stub(stopping.grpc_address)
             dealt = host(stub)
             player = players(stub, dealt)[0]

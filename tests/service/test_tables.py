@@ -33,17 +33,10 @@ FINISHED_SECONDS = 60.0
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    """The module's redis-server."""
-    with running_redis(tmp_path_factory.mktemp("tables")) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def hosted(store: RedisServer) -> Iterator[HostedServer]:
+def hosted(table_store: RedisServer) -> Iterator[HostedServer]:
     """A server hosting tables on the module's store."""
     with hosted_server(
-        store.url, table_idle_seconds=IDLE_SECONDS, table_finished_seconds=FINISHED_SECONDS
+        table_store.url, table_idle_seconds=IDLE_SECONDS, table_finished_seconds=FINISHED_SECONDS
     ) as server:
         yield server
 
@@ -263,11 +256,11 @@ class TestStore:
     """What the store keeps, for how long, and its bounds."""
 
     def test_tables_expire_when_idle_and_once_finished(
-        self, stub: object, store: RedisServer
+        self, stub: object, table_store: RedisServer
     ) -> None:
         """A table lives the idle time after its last move, a finished one the finished
         time, its moves as long."""
-        client = redis.Redis.from_url(store.url)
+        client = redis.Redis.from_url(table_store.url)
         dealt = host(stub)
         key = TABLE_PREFIX + dealt.table_id.encode()
         assert FINISHED_SECONDS * 1000 < client.pttl(key) <= IDLE_SECONDS * 1000
@@ -277,7 +270,7 @@ class TestStore:
         assert client.zscore(INDEX_KEY, dealt.table_id)
         client.close()
 
-    def test_the_store_bounds_its_tables(self, store: RedisServer, tmp_path: Path) -> None:
+    def test_the_store_bounds_its_tables(self, table_store: RedisServer, tmp_path: Path) -> None:
         """Past the most tables: STORE_TABLE_LIMIT, until one expires."""
         with running_redis(tmp_path) as small, hosted_server(small.url, table_max_tables=2) as one:
             channel, stub = channel_stub(one.grpc_address)
@@ -287,14 +280,14 @@ class TestStore:
             assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "STORE_TABLE_LIMIT")
             channel.close()
 
-    def test_a_table_is_bounded_in_bytes(self, stub: object, store: RedisServer) -> None:
+    def test_a_table_is_bounded_in_bytes(self, stub: object, table_store: RedisServer) -> None:
         """A move that would take a table past its bytes: TABLE_BYTE_LIMIT, nothing
         applied."""
         dealt = host(stub)
-        client = redis.Redis.from_url(store.url)
+        client = redis.Redis.from_url(table_store.url)
         size = int(client.hget(TABLE_PREFIX + dealt.table_id.encode(), "bytes"))
         client.close()
-        with hosted_server(store.url, table_max_bytes=size + 50) as small:
+        with hosted_server(table_store.url, table_max_bytes=size + 50) as small:
             channel, small_stub = channel_stub(small.grpc_address)
             player = players(small_stub, dealt)[0]
             code, reason = refusal(player.apply, player.legal(0)[0], 1)

@@ -21,7 +21,7 @@ from typing import TextIO
 
 from ordo.client import Client
 from ordo.notation import seat_text
-from ordo.play import QuitRequestedError, choose, outcome_lines
+from ordo.play import QuitRequestedError, ask, choose, outcome_lines
 from ordo.render import Renderer, renderer
 from ordo.tables import Link, table_link
 from ordo.v1 import engine_service_pb2 as api
@@ -46,13 +46,7 @@ class Seat:
 
     def ask(self, prompt: str) -> str:
         """One line typed by the person; ``QuitRequestedError`` once the input has ended."""
-        self.out.write(prompt)
-        self.out.flush()
-        line = self.inp.readline()
-        if not line:
-            self.say()
-            raise QuitRequestedError
-        return line.strip()
+        return ask(self.inp, self.out, prompt)
 
 
 def host_links(

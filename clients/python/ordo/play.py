@@ -27,7 +27,15 @@ from ordo.records import Recorder, save
 from ordo.render import Renderer, Step, termination_text
 from ordo.v1 import common_pb2 as common
 
-__all__ = ["QuitRequestedError", "Table", "choose", "option_keys", "outcome_lines", "play_game"]
+__all__ = [
+    "QuitRequestedError",
+    "Table",
+    "ask",
+    "choose",
+    "option_keys",
+    "outcome_lines",
+    "play_game",
+]
 
 QUIT_WORDS = ("q", "quit")
 HELP_WORDS = ("?", "help")
@@ -70,17 +78,23 @@ class Table:
 
     def ask(self, prompt: str) -> str:
         """One line typed by the person; ``QuitRequestedError`` when the input has ended."""
-        self.out.write(prompt)
-        self.out.flush()
-        line = self.inp.readline()
-        if not line:
-            self.say()
-            raise QuitRequestedError
-        return line.strip()
+        return ask(self.inp, self.out, prompt)
 
     @property
     def hot_seat(self) -> bool:
         return len(self.people) > 1
+
+
+def ask(inp: TextIO, out: TextIO, prompt: str) -> str:
+    """One line typed by a person after ``prompt``; ``QuitRequestedError`` when the input has
+    ended."""
+    out.write(prompt)
+    out.flush()
+    line = inp.readline()
+    if not line:
+        print(file=out, flush=True)
+        raise QuitRequestedError
+    return line.strip()
 
 
 def option_keys(options: Sequence[Step]) -> list[str]:
