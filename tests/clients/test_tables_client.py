@@ -4,14 +4,13 @@ watch that takes up a cut stream from its last revision, ``ordo host`` and ``ord
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 
 from ordo import AsyncClient, Client
 from ordo.tables import parse_link, table_link, token_seat
 from ordo.v1 import common_pb2 as common
 from service.tables.errors import TableStoreUnavailableError
 from service.tables.watchers import End
+from tests.clients.test_cli import ordo
 from tests.clients.test_play import Terminal, play_to_the_end, terminals
 from tests.conftest import Doors
 from tests.tables import ONE_HAND
@@ -90,17 +89,6 @@ class TestLinks:
             token,
         )
         assert link.seat == token_seat(token) == 2
-
-
-def ordo(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the ``ordo`` command with ``args``."""
-    return subprocess.run(
-        [sys.executable, "-m", "ordo.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=RUN_SECONDS,
-        check=False,
-    )
 
 
 class TestCommands:
