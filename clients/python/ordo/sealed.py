@@ -1,7 +1,7 @@
 """What a caller without keys can tell of a state: whether the server sealed it and, when it did,
 the fields a sealed state keeps in clear (its game, revision, rules version, match id and bot
-seats) and the id of the key that sealed it. The rest of a sealed state only the server that sealed it can read: a
-caller passes it back untouched."""
+seats) and the id of the key that sealed it. The rest of a sealed state only the server that
+sealed it can read: a caller passes it back untouched."""
 
 from __future__ import annotations
 
