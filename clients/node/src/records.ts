@@ -46,6 +46,22 @@ export class Recorder {
 
   constructor(readonly client: ClientCore) {}
 
+  /**
+   * Go on recording a game recorded before (a page reloaded, say): `record` as it was kept, and
+   * `state`, the latest state it led to, as the server returned it (its digest is checked).
+   */
+  static async resume(client: ClientCore, record: GameRecord, state: GameState): Promise<Recorder> {
+    const digest = await stateDigest(state);
+    const same = record.finalDigest.length === digest.length;
+    if (!same || !record.finalDigest.every((byte, i) => byte === digest[i])) {
+      throw new Error("the state given is not the record's last");
+    }
+    const recorder = new Recorder(client);
+    Object.assign(recorder.record, record);
+    recorder.state = state;
+    return recorder;
+  }
+
   /** Deal the game (`newGame`'s arguments) and start the record with it. */
   async newGame(
     game: GameChoice,
@@ -126,7 +142,7 @@ export class Recorder {
       moves === 0
         ? await stateDigest(this.record.initialState!)
         : this.record.moveDigests.slice((moves - 1) * DIGEST_BYTES, moves * DIGEST_BYTES);
-    if (!recorded.every((byte, i) => byte === digest[i])) {
+    if (!recorded.length || !recorded.every((byte, i) => byte === digest[i])) {
       throw new Error(`the state given is not the one move ${moves} led to`);
     }
     this.record.moves.splice(moves);

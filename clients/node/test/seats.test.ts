@@ -112,6 +112,9 @@ for (const [name, make] of CLIENTS) {
       const steps = [];
       for await (const step of replaySteps(dealer, record, { reveal: true })) steps.push(step);
       assert.equal(steps.length, states.length);
+      const resumed = await Recorder.resume(dealer, record, states.at(-1)!);
+      assert.equal(resumed.record.moves.length, states.length - 1);
+      await assert.rejects(Recorder.resume(dealer, record, states[1]!), /not the record's last/);
       await recorder.rewind(2, states[2]!);
       assert.equal(recorder.record.moves.length, 2);
       assert.equal(recorder.state, states[2]);
