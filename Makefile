@@ -22,7 +22,7 @@ WEB_RUN_STAMP := $(WEB_DIR)/node_modules/.installed-build
 WEB_CHECKED := $(WEB_DIR)/node_modules/.checked
 # The playground is the server's package data (service/playground), so that wheels ship it.
 WEB_BUILT := service/playground/index.html
-WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/src/*/*.ts $(WEB_DIR)/src/*.html $(WEB_DIR)/src/*.css $(WEB_DIR)/src/*.svg docs/rules/*.md) $(WEB_DIR)/build.mjs
+WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/src/*/*.ts $(WEB_DIR)/src/*.html $(WEB_DIR)/src/*.css $(WEB_DIR)/src/*.svg docs/rules/*.md docs/rules/*/*.md) $(WEB_DIR)/build.mjs
 # `make run` builds, when npm is there, the playground it serves and the TypeScript client that
 # the README's tour installs (clients/node/dist); without npm it serves the playground built
 # before, if any (the container image always has one).

@@ -59,6 +59,7 @@ async function games() {
 
 /** Sets up a game: `kinds` per seat ("person", "heuristic", "random"), options by name. */
 async function setUp(page, game, kinds, options = {}) {
+  await openSetup(page);
   await page.selectOption("#game", game);
   await page.selectOption("#seats", String(kinds.length));
   await page.fill("#seed", "7");
@@ -73,6 +74,9 @@ async function setUp(page, game, kinds, options = {}) {
   for (const [seat, kind] of kinds.entries())
     await page.selectOption(`select[data-seat="${seat}"]`, kind);
 }
+
+/** Opens the new-game form, which folds away once a game starts. */
+const openSetup = (page) => page.evaluate(() => (document.getElementById("setup-box").open = true));
 
 /** Starts the game set up, and waits until its table is shown. */
 async function start(page) {
@@ -169,6 +173,7 @@ const scenarios = {
     await move(page);
     check((await settle(page)) === "cover", "the screen is not covered for seat 2");
     check(page.dialogs.length === 0, "a confirmation was asked before any game ran");
+    await openSetup(page);
     await page.selectOption('select[data-seat="1"]', "heuristic");
     await start(page);
     check(page.dialogs.length === 1, "Start abandoned a game in progress without asking");
@@ -373,7 +378,6 @@ const scenarios = {
     await page.locator("#choices button:not(.back)").first().click();
     const cells = await page.locator("#choices button:not(.back)").allInnerTexts();
     check(!cells.some((c) => /\(\d+\)/.test(c)), `a cell names its number: ${cells}`);
-    await page.selectOption("#game", "up_or_down");
     await setUp(page, "up_or_down", ["person", "heuristic"]);
     await start(page);
     await settle(page);
