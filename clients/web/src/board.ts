@@ -125,13 +125,13 @@ export async function show(session: Session, picker: Picker | null): Promise<voi
  * move's buttons in sight together (a board's height follows its width). */
 function drawTable(session: Session, ctx: DrawContext): void {
   const area = $("table");
+  const room = Math.max(0, roomForTable());
   const layout = (width: number): SVGSVGElement => {
-    const svg = session.ui.table({ ...ctx, width });
+    const svg = session.ui.table({ ...ctx, width, height: room });
     area.replaceChildren(svg);
     return svg;
   };
   let drawn = layout(ctx.width);
-  const room = roomForTable();
   const fits = (svg: SVGSVGElement): boolean => svg.viewBox.baseVal.height <= room;
   // A drawing's height grows with its width, partly (a board) or not at all (a list of seats),
   // and may change its layout at some width: the widest layout that fits, found by steps down;

@@ -265,7 +265,7 @@ async function play(session: Session, run: number): Promise<void> {
       } else {
         return;
       }
-      ahead = null;
+      if (ahead && api.recordMoves() >= ahead.moves) ahead = null;
       $("refused").textContent = "";
       await watchStages(session, events, run);
     } catch (error) {
@@ -319,6 +319,8 @@ async function personMove(
       (move) => {
         phase("busy");
         $("take-back").hidden = true;
+        // Tells tests how many moves people made: a move may be made of several steps.
+        document.body.dataset.moves = String(Number(document.body.dataset.moves ?? "0") + 1);
         resolve(move.message);
       },
       () => void show(session, picker),
@@ -351,7 +353,10 @@ function checkpoint(session: Session): void {
 export async function takeBack(): Promise<void> {
   const session = current;
   if (!session || session.checkpoints.length < 2) return;
+  phase("busy");
+  $("take-back").hidden = true;
   ahead = {
+    moves: api.recordMoves(),
     record: api.recordText(),
     state: session.state,
     status: session.status,
@@ -371,8 +376,11 @@ export async function takeBack(): Promise<void> {
   void play(session, ++generation);
 }
 
-/** The game as it stood before a take-back, until the server took a move from the older state. */
+/** The game as it stood before a take-back, until the game is past that point again. A server
+ * that fences revisions takes the moves taken back again as retries (the same state and move),
+ * and refuses any other from the older state. */
 let ahead: {
+  moves: number;
   record: string;
   state: api.GameState;
   status: Session["status"];

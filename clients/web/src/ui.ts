@@ -10,6 +10,9 @@ export interface DrawContext {
   /** The CSS pixels the drawing has across: a drawing is laid out at that width, one unit a
    * pixel, so its text keeps its size (at least MIN_FONT) on any screen. */
   width: number;
+  /** The height the drawing should keep within to stay in sight with the hand and the move (0:
+   * none): a drawing may leave out there what the log tells too. */
+  height?: number;
   /** The game parts of every event the viewer has seen, oldest first. */
   history: Json[];
   /** Whether cards print what players are meant to work out (see GameUi.hidesResults). */

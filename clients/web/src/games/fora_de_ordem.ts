@@ -24,6 +24,8 @@ const SEAT_COLOURS: Record<string, { key: string; fill: string }> = {
   FORA_DE_ORDEM_COLOUR_ORANGE: { key: "ORANGE", fill: "#f9a65a" },
 };
 const NO_COLOUR = { key: "", fill: "#ddd" };
+const REVEAL_W = 300; // the answer of the last round, right of the board
+const REVEAL_BESIDE = 760; // the narrowest table with the answer right of the board
 const SIDES = 5; // one item a side of the board
 
 const m = () => t().foraDeOrdem;
@@ -150,8 +152,8 @@ const revealHeight = (reveal: Reveal, width: number): number =>
   34 + revealLines(reveal, width).length * 21;
 
 /** The revealed answer of the last round, under the board. */
-function drawReveal(svg: SVGSVGElement, reveal: Reveal, y: number, width: number): void {
-  const g = group(svg, 4, y, m().answerLabel(reveal.round));
+function drawReveal(svg: SVGSVGElement, reveal: Reveal, x: number, y: number, width: number): void {
+  const g = group(svg, x + 4, y, m().answerLabel(reveal.round));
   g.classList.add("reveal");
   rect(g, width - 8, revealHeight(reveal, width), "#fff6d6", { rx: 8, stroke: "#9a6700" });
   text(g, 10, 16, m().answerTitle(reveal.round), {
@@ -196,7 +198,11 @@ export const foraDeOrdem: GameUi = {
 
   table(ctx: DrawContext) {
     const v = ctx.view;
-    const width = ctx.width;
+    const total = ctx.width;
+    // The answer of the last round right of the board when both fit across, else under it.
+    const reveal = lastReveal(ctx.history, ctx.names);
+    const beside = reveal !== null && total >= REVEAL_BESIDE;
+    const width = beside ? total - REVEAL_W : total; // the board's
     const items = (v.items ?? []) as string[];
     const sides = list(v.sides).map((s) => list(s.cards));
     const colours = (v.colours ?? []) as string[];
@@ -206,15 +212,22 @@ export const foraDeOrdem: GameUi = {
     // A phone: each side one low box, its item and count on a line, its stack under them.
     const compact = width < 560;
     const boxW = wide ? 220 : width - 8;
-    const boxH = wide ? 124 : compact ? 62 : 96;
+    const boxH = wide ? 124 : compact ? 56 : 96;
     const columns = width >= 560 ? 2 : 1;
     const seatW = (width - 8 - (columns - 1) * 10) / columns;
-    const questionH = wide ? 0 : 84;
-    const boardH = wide ? 560 : questionH + 5 * (boxH + 6) + 6;
-    const seatsH = Math.ceil(ctx.seats / columns) * 40;
-    const reveal = lastReveal(ctx.history, ctx.names);
-    const revealH = reveal ? revealHeight(reveal, width) + 10 : 0;
-    const svg = drawing(width, boardH + seatsH + revealH + 16, m().board);
+    const questionH = wide ? 0 : compact ? 68 : 84;
+    const gap = compact ? 4 : 6;
+    const boardH = wide ? 560 : questionH + 5 * (boxH + gap) + gap;
+    const seatH = compact ? 32 : 40;
+    const seatsH = Math.ceil(ctx.seats / columns) * seatH;
+    let revealH = reveal ? revealHeight(reveal, beside ? REVEAL_W : width) + 10 : 0;
+    // Under a board that must stay in sight, the answer gives way: the log tells it too.
+    const room = ctx.height ?? 0;
+    if (!beside && room && boardH + seatsH + revealH + 16 > room) revealH = 0;
+    const height = beside
+      ? Math.max(boardH + seatsH + 16, revealH + 8)
+      : boardH + seatsH + revealH + 16;
+    const svg = drawing(total, height, m().board);
     const round = m().round(num(v.round), num((v.options as Json | undefined)?.rounds));
     const category = String(v.category ?? "");
     if (wide) {
@@ -245,9 +258,9 @@ export const foraDeOrdem: GameUi = {
       rect(g, width - 8, questionH - 8, "#18324f", { rx: 8 });
       text(g, 10, 16, round, { fill: "#fff", "font-size": 12, "text-anchor": "start" });
       wrap(category, Math.floor((width - 28) / 8.6))
-        .slice(0, 3)
+        .slice(0, compact ? 2 : 3)
         .forEach((l, i) =>
-          text(g, 10, 36 + i * 17, l, {
+          text(g, 10, (compact ? 31 : 36) + i * 17, l, {
             fill: "#fff",
             "font-size": 14,
             "font-weight": 600,
@@ -268,7 +281,7 @@ export const foraDeOrdem: GameUi = {
     for (let side = 0; side < SIDES; side++) {
       const a = -Math.PI / 2 + (side * 2 * Math.PI) / SIDES;
       const bx = wide ? width / 2 + 300 * Math.cos(a) - 110 : 4;
-      const by = wide ? 290 + 205 * Math.sin(a) - 62 : questionH + side * (boxH + 6);
+      const by = wide ? 290 + 205 * Math.sin(a) - 62 : questionH + side * (boxH + gap);
       const stack = sides[side] ?? [];
       const topCard = stack.length ? cardText(stack[stack.length - 1]) : "";
       const label = m().sideLabel(
@@ -288,9 +301,12 @@ export const foraDeOrdem: GameUi = {
           }),
         );
       const top = wide ? 36 : compact ? 21 : 26;
+      // The stack from the bottom, the top card last: apart while they fit, overlapping after.
       const most = Math.max(1, Math.floor((boxW - 20 - cardW) / 22) + 1);
-      stack.slice(-most).forEach((c, i) => {
-        const el = drawCard(g, 10 + i * 22, top, c, colours, ctx.names, cardW, cardH);
+      const shown = stack.slice(-most);
+      const step = Math.min(cardW + 3, (boxW - 20 - cardW) / Math.max(1, shown.length - 1));
+      shown.forEach((c, i) => {
+        const el = drawCard(g, 10 + i * step, top, c, colours, ctx.names, cardW, cardH);
         if (ctx.fresh.has(`card:${num(c.id)}`)) el.classList.add("fresh");
       });
       if (!stack.length)
@@ -319,7 +335,7 @@ export const foraDeOrdem: GameUi = {
     const deckSizes = nums(v.deckSizes);
     for (let s = 0; s < ctx.seats; s++) {
       const x = 4 + (s % columns) * (seatW + 10);
-      const y = boardH + Math.floor(s / columns) * 40;
+      const y = boardH + Math.floor(s / columns) * seatH;
       const toAct = (ctx.status.seatsToAct ?? []).includes(s);
       const colour = colourOf(colours, s);
       const g = group(
@@ -334,14 +350,17 @@ export const foraDeOrdem: GameUi = {
           deckSizes[s] ?? 0,
         ),
       );
-      rect(g, seatW, 34, toAct ? "#fff6d6" : s === ctx.viewer ? "#e6f0ff" : "#fff", { rx: 5 });
+      rect(g, seatW, seatH - 6, toAct ? "#fff6d6" : s === ctx.viewer ? "#e6f0ff" : "#fff", {
+        rx: 5,
+      });
+      const line = (seatH - 6) / 2;
       svgEl(
         "rect",
-        { x: 8, y: 7, width: 20, height: 20, rx: 4, fill: colour.fill, stroke: "#555" },
+        { x: 8, y: line - 10, width: 20, height: 20, rx: 4, fill: colour.fill, stroke: "#555" },
         g,
       );
-      text(g, 18, 17, numberText(s), { "font-size": 12 });
-      text(g, 36, 17, `${ctx.names[s]}${toAct ? " ◀" : ""}`, {
+      text(g, 18, line, numberText(s), { "font-size": 12 });
+      text(g, 36, line, `${ctx.names[s]}${toAct ? " ◀" : ""}`, {
         "text-anchor": "start",
         "font-size": 13,
         "font-weight": s === ctx.viewer ? 700 : 400,
@@ -349,7 +368,7 @@ export const foraDeOrdem: GameUi = {
       text(
         g,
         seatW - 8,
-        17,
+        line,
         (seatW < 400 ? m().seatStatsShort : m().seatStats)(
           bombs[s] ?? 0,
           handSizes[s] ?? 0,
@@ -358,7 +377,8 @@ export const foraDeOrdem: GameUi = {
         { "text-anchor": "end", "font-size": 12 },
       );
     }
-    if (reveal) drawReveal(svg, reveal, boardH + seatsH + 8, width);
+    if (reveal && beside) drawReveal(svg, reveal, width, 4, REVEAL_W);
+    else if (reveal && revealH) drawReveal(svg, reveal, 0, boardH + seatsH + 8, width);
     return svg;
   },
 

@@ -186,9 +186,14 @@ export const sequenceNumbers: GameUi = {
       const face = rect(g, cellSize - 2, cellSize - 2, fill ?? "#fffdf6", { rx: 3 });
       if (whole && line !== undefined) face.setAttribute("stroke-width", "3");
       const ink = whole ? "#fff" : "#3d4656";
-      text(g, cellSize / 2 - 1, 8, n ? String(n) : "★", { "font-size": 14, fill: ink });
+      // In a small cell the number is smaller and the letter at the foot, clear of each other.
+      const size = whole ? 12 : 14;
+      text(g, cellSize / 2 - 1, whole ? 7 : 8, n ? String(n) : "★", {
+        "font-size": size,
+        fill: ink,
+      });
       if (whole) {
-        text(g, cellSize / 2 - 1, cellSize - 9, teamLetter(team), {
+        text(g, cellSize / 2 - 1, cellSize - 8, teamLetter(team), {
           "font-size": 12,
           "font-weight": 700,
           fill: ink,

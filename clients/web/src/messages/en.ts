@@ -206,7 +206,7 @@ export const en = {
     endThreshold: (who: string[], threshold: number) =>
       `${listed(who)} reached ${threshold} bullheads, so the game ended with that hand; the fewest bullheads win.`,
     endHands: (hands: number) =>
-      `All ${counted("hand", "hands")(hands)} are played; the fewest bullheads win.`,
+      `${hands === 1 ? "The one hand is" : `All ${hands} hands are`} played; the fewest bullheads win.`,
     perHand: (hand: number, heads: number) => `hand ${hand}: ${heads}`,
   },
 

@@ -193,7 +193,7 @@ export const ptBR: Messages = {
     endThreshold: (who: string[], threshold: number) =>
       `${listed(who)} chegou a ${threshold} cabeças de boi, e o jogo acabou com essa mão; vence quem tem menos.`,
     endHands: (hands: number) =>
-      `Todas as ${counted("mão", "mãos")(hands)} foram jogadas; vence quem tem menos cabeças de boi.`,
+      `${hands === 1 ? "A única mão foi jogada" : `Todas as ${hands} mãos foram jogadas`}; vence quem tem menos cabeças de boi.`,
     perHand: (hand: number, heads: number) => `mão ${hand}: ${heads}`,
   },
 
