@@ -60,6 +60,10 @@ export function showOutcome(session: Session): void {
   caption.textContent = better;
   box.replaceChildren(title, why, table);
   $("play-again").hidden = false;
+  // The hands are played out: the end takes their place, in sight.
+  $("hand").hidden = true;
+  $("hand-title").hidden = true;
+  box.scrollIntoView({ block: "nearest" });
   $("turn").textContent = p.over;
   $("choices").replaceChildren();
   phase("over");

@@ -377,7 +377,7 @@ export const en = {
       `Round ${round}: ${category}; ${who} starts.`,
     gameEnded: (bombs: string[]) => `The game ends: ${bombs.join(", ")}.`,
     end: (rounds: number) =>
-      `All ${counted("round", "rounds")(rounds)} are played; the fewest bombs win.`,
+      `${rounds === 1 ? "The one round is" : `All ${rounds} rounds are`} played; the fewest bombs win.`,
     perRound: (round: number, bombs: number) => `round ${round}: ${bombs}`,
     noBombs: "no bombs taken",
   },

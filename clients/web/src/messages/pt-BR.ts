@@ -365,7 +365,7 @@ export const ptBR: Messages = {
       `Rodada ${round}: ${category}; ${who} começa.`,
     gameEnded: (bombs: string[]) => `Fim de jogo: ${bombs.join(", ")}.`,
     end: (rounds: number) =>
-      `Todas as ${counted("rodada", "rodadas")(rounds)} foram jogadas; vence quem tem menos bombas.`,
+      `${rounds === 1 ? "A única rodada foi jogada" : `Todas as ${rounds} rodadas foram jogadas`}; vence quem tem menos bombas.`,
     perRound: (round: number, bombs: number) => `rodada ${round}: ${bombs}`,
     noBombs: "nenhuma bomba",
   },
