@@ -1,6 +1,11 @@
 // What the browser drivers of the playground do with a page, as a person would: set a game up,
 // start it, wait for the person's turn, make the first move offered, play to the end; and what
 // they measure of it (the text sizes of the drawings, what reaches outside them).
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+
+/** 6 nimmt!'s options for a game of one hand, the shortest there is. */
+export const ONE_HAND = { end: "FIXED_HANDS", hands: 1 };
 
 /** Sets up a game: `kinds` per seat ("person", "heuristic", "random"), options by name. */
 export async function setUp(page, game, kinds, options = {}) {
@@ -111,3 +116,53 @@ export const clipping = (page) =>
     }
     return { outside, overflow: document.documentElement.scrollWidth - window.innerWidth };
   });
+
+/** A value the page tells tests on its body (`data-*`), "" when it has not. */
+export const dataset = (page, key) => page.evaluate((key) => document.body.dataset[key] ?? "", key);
+
+/** Saves the game being played ("Save game") as `name` in `folder`; the file's path. */
+export async function saveGame(page, folder, name) {
+  await mkdir(folder, { recursive: true });
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#save-game")]);
+  const path = join(folder, `${name}.ordo.json`);
+  await download.saveAs(path);
+  return path;
+}
+
+/** Opens a saved game from a file, and waits until the replay is shown or refused. */
+export async function openSaved(page, path) {
+  await openSetup(page);
+  await page.evaluate(() => delete document.body.dataset.replay);
+  await page.setInputFiles("#open-game", path);
+  await page.waitForFunction(() => ["ready", "failed"].includes(document.body.dataset.replay));
+  return page.getAttribute("body", "data-replay");
+}
+
+/** The parts of the table area not wholly on the screen, as the page stands. */
+export const outOfSight = (page, ids) =>
+  page.evaluate((ids) => {
+    return ids.filter((id) => {
+      const el = document.getElementById(id);
+      if (!el || el.offsetParent === null) return false;
+      const box = el.getBoundingClientRect();
+      return box.top < -1 || box.bottom > window.innerHeight + 1 || box.height === 0;
+    });
+  }, ids);
+
+/** Clicks the first move's buttons until the move is made; the kinds of step offered on the way. */
+export async function moveNoting(page) {
+  const made = await dataset(page, "moves");
+  const kinds = [];
+  for (let step = 0; step < 6 && (await dataset(page, "moves")) === made; step++) {
+    kinds.push(await page.getAttribute("#choices button:not(.back)", "data-step"));
+    const before = await page.locator("#choices button").allInnerTexts();
+    await page.locator("#choices button:not(.back)").first().click();
+    await page.waitForFunction(
+      ([old, moves]) =>
+        (document.body.dataset.moves ?? "") !== moves ||
+        [...document.querySelectorAll("#choices button")].map((b) => b.innerText).join("|") !== old,
+      [before.join("|"), made],
+    );
+  }
+  return kinds;
+}

@@ -10,6 +10,7 @@ import {
   clipping,
   logLines,
   move,
+  ONE_HAND,
   openSetup,
   playToTheEnd,
   settle,
@@ -86,10 +87,7 @@ const scenarios = {
     check(phase === "input", `the new game does not ask seat 1 to move (${phase})`);
     check(await page.locator("#cover").isHidden(), "the new game shows the old cover");
     check(await page.locator("#table svg").isVisible(), "the new game's table is hidden");
-    await setUp(page, "six_nimmt", ["heuristic", "heuristic", "heuristic"], {
-      end: "FIXED_HANDS",
-      hands: 1,
-    });
+    await setUp(page, "six_nimmt", ["heuristic", "heuristic", "heuristic"], ONE_HAND);
     await start(page);
     check(page.dialogs.length === 2, "Start did not ask before abandoning the second game");
     check((await settle(page)) === "over", "the game of bots did not end");
@@ -163,10 +161,7 @@ const scenarios = {
   /** A reload keeps the game: the same table, log and turn, its state still sealed. */
   async reload() {
     const page = await open();
-    await setUp(page, "six_nimmt", ["person", "heuristic", "heuristic"], {
-      end: "FIXED_HANDS",
-      hands: 1,
-    });
+    await setUp(page, "six_nimmt", ["person", "heuristic", "heuristic"], ONE_HAND);
     await start(page);
     await settle(page);
     await move(page);

@@ -8,16 +8,22 @@
 // --url is a server that seals its states; --fair-url one that requires seat tokens and fences
 // revisions. Saved games go to --saves, for the Python test to replay.
 import { chromium } from "playwright-core";
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 import {
   clipping,
+  dataset,
   logLines,
   move,
+  moveNoting,
+  ONE_HAND,
+  openSaved,
   openSetup,
+  outOfSight,
   playToTheEnd,
+  saveGame as saveIn,
   settle,
   setUp,
   start,
@@ -71,60 +77,15 @@ async function open(options = {}) {
   return page;
 }
 
+/** Saves the game being played, named for the scenario and the size; the file's path. */
+const saveGame = (page, name) => saveIn(page, args.saves, `${name}-${args.size}`);
+
 async function shot(page, name) {
   if (!args.shots) return;
   await page.screenshot({ path: join(args.shots, `${name}-${args.size}.png`) });
 }
 
-/** Saves the game being played ("Save game"); the file's path. */
-async function saveGame(page, name) {
-  await mkdir(args.saves, { recursive: true });
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#save-game")]);
-  const path = join(args.saves, `${name}-${args.size}.ordo.json`);
-  await download.saveAs(path);
-  return path;
-}
-
-/** Opens a saved game from a file, and waits until the replay is shown or refused. */
-async function openSaved(page, path) {
-  await openSetup(page);
-  await page.evaluate(() => delete document.body.dataset.replay);
-  await page.setInputFiles("#open-game", path);
-  await page.waitForFunction(() => ["ready", "failed"].includes(document.body.dataset.replay));
-  return page.getAttribute("body", "data-replay");
-}
-
-/** The parts of the table area not wholly on the screen, as the page stands. */
-const outOfSight = (page, ids) =>
-  page.evaluate((ids) => {
-    return ids.filter((id) => {
-      const el = document.getElementById(id);
-      if (!el || el.offsetParent === null) return false;
-      const box = el.getBoundingClientRect();
-      return box.top < -1 || box.bottom > window.innerHeight + 1 || box.height === 0;
-    });
-  }, ids);
-
 const turnText = (page) => page.innerText("#turn");
-const dataset = (page, key) => page.evaluate((key) => document.body.dataset[key] ?? "", key);
-
-/** Clicks the first move's buttons until the move is made; the kinds of step offered on the way. */
-async function moveNoting(page) {
-  const made = await dataset(page, "moves");
-  const kinds = [];
-  for (let step = 0; step < 6 && (await dataset(page, "moves")) === made; step++) {
-    kinds.push(await page.getAttribute("#choices button:not(.back)", "data-step"));
-    const before = await page.locator("#choices button").allInnerTexts();
-    await page.locator("#choices button:not(.back)").first().click();
-    await page.waitForFunction(
-      ([old, moves]) =>
-        (document.body.dataset.moves ?? "") !== moves ||
-        [...document.querySelectorAll("#choices button")].map((b) => b.innerText).join("|") !== old,
-      [before.join("|"), made],
-    );
-  }
-  return kinds;
-}
 
 const scenarios = {
   /** The table, the hand, the move's buttons and (narrow) the last events in sight together
@@ -196,10 +157,7 @@ const scenarios = {
    * last hand over (not a turn past it), and Play again with the same settings. */
   async outcome() {
     const page = await open();
-    await setUp(page, "six_nimmt", ["person", "heuristic", "random"], {
-      end: "FIXED_HANDS",
-      hands: 1,
-    });
+    await setUp(page, "six_nimmt", ["person", "heuristic", "random"], ONE_HAND);
     await start(page);
     await playToTheEnd(page);
     const why = await page.innerText("#outcome .why");
@@ -386,10 +344,7 @@ const scenarios = {
   /** A game survives a reload, its record with it: "Save game" saves every move. */
   async reload() {
     const page = await open();
-    await setUp(page, "six_nimmt", ["person", "heuristic", "heuristic"], {
-      end: "FIXED_HANDS",
-      hands: 1,
-    });
+    await setUp(page, "six_nimmt", ["person", "heuristic", "heuristic"], ONE_HAND);
     await start(page);
     for (let i = 0; i < 3; i++) {
       await settle(page);
@@ -449,7 +404,7 @@ const scenarios = {
    * as they were when the saved game is closed. */
   async replayReturn() {
     const page = await open();
-    await setUp(page, "six_nimmt", ["person", "heuristic"], { end: "FIXED_HANDS", hands: 1 });
+    await setUp(page, "six_nimmt", ["person", "heuristic"], ONE_HAND);
     await start(page);
     await settle(page);
     await move(page);
@@ -475,7 +430,7 @@ const scenarios = {
    * the game goes on from where it was. */
   async takeBack() {
     const page = await open();
-    await setUp(page, "six_nimmt", ["person", "heuristic"], { end: "FIXED_HANDS", hands: 1 });
+    await setUp(page, "six_nimmt", ["person", "heuristic"], ONE_HAND);
     await start(page);
     await settle(page);
     check(await page.locator("#take-back").isHidden(), "a take-back before any move");
@@ -498,7 +453,7 @@ const scenarios = {
     report.saved = await saveGame(page, "taken-back");
     await page.context().close();
     const fenced = await open({ url: args["fair-url"] });
-    await setUp(fenced, "six_nimmt", ["person", "heuristic"], { end: "FIXED_HANDS", hands: 1 });
+    await setUp(fenced, "six_nimmt", ["person", "heuristic"], ONE_HAND);
     await fenced.fill("#seed", "");
     await start(fenced);
     for (let i = 0; i < 2; i++) {
@@ -523,10 +478,7 @@ const scenarios = {
   /** 6 nimmt!'s selections turned up together, then placed one by one, lowest first. */
   async reveal() {
     const page = await open();
-    await setUp(page, "six_nimmt", ["person", "heuristic", "heuristic"], {
-      end: "FIXED_HANDS",
-      hands: 1,
-    });
+    await setUp(page, "six_nimmt", ["person", "heuristic", "heuristic"], ONE_HAND);
     await page.selectOption("#speed", "250");
     await start(page);
     await settle(page);
@@ -547,7 +499,7 @@ const scenarios = {
   async background() {
     const page = await open();
     await page.check("#sound");
-    await setUp(page, "six_nimmt", ["person", "heuristic"], { end: "FIXED_HANDS", hands: 1 });
+    await setUp(page, "six_nimmt", ["person", "heuristic"], ONE_HAND);
     await start(page);
     await settle(page);
     const own = await page.title();
