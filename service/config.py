@@ -13,6 +13,14 @@ from service.telemetry.build import DISTRIBUTION, version
 from service.trust.sealing import KeysFileError, StateKey, load_keys
 
 DEFAULT_MAX_SEARCH_ITERATIONS = 256  # the most a request may ask of the search bot
+# The bot policies of the games (every game's GameInfo.policies; a test checks): the policies a
+# setting may name.
+BOT_POLICIES = ("heuristic", "random", "search")
+# What a player may ask SuggestAction for on a server that requires seat tokens: the weaker
+# bots, whose hints help a newcomer and let a client play an absent player's turn; not
+# ``search``, the strongest, which would think for a player against other people (the server
+# cannot tell a friendly game from a ranked one). docs/operations.md argues it.
+DEFAULT_SUGGEST_POLICIES = "heuristic,random"
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 CPU_AFFINITIES = ("auto", "pin", "none")
@@ -80,6 +88,9 @@ class Settings:
     # Every call that carries a state needs a seat token of its game, and sees and does only
     # what that seat may (service.trust.access); needs state keys, takes sealed states only.
     require_seat_tokens: bool = False
+    # The bot policies a seat may ask SuggestAction for when seat tokens are required
+    # (comma-separated; empty: none). Without tokens, the caller is trusted: every policy.
+    suggest_policies: str = DEFAULT_SUGGEST_POLICIES
     # The Redis or Valkey that keeps each game's latest revision (service.trust.revision_fence):
     # redis://HOST:PORT/DB; empty: no fence. Needs state keys.
     revision_store: str = ""
@@ -148,6 +159,9 @@ HELP = {
     "require_seat_tokens": "every call that carries a state needs the seat token of a seat of "
     "its game (header ordo-seat-token) and answers only what that seat may know; NewGame "
     "picks every seed and returns none (needs --state-keys-file; implies --require-sealed)",
+    "suggest_policies": "comma-separated bot policies a seat may ask SuggestAction for when "
+    f"seat tokens are required, among {', '.join(BOT_POLICIES)} (empty: none; others are "
+    "refused with SUGGEST_POLICY_NOT_PERMITTED)",
     "revision_store": "redis://HOST:PORT/DB of a Redis or Valkey that keeps each game's latest "
     "revision: ApplyAction refuses older states (needs --state-keys-file; implies "
     "--require-sealed; empty: no fence)",
@@ -231,6 +245,12 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         parser.error("the gRPC, metrics and HTTP ports must differ")
     if settings.max_search_iterations < 1:
         parser.error("max search iterations must be positive")
+    unknown = policy_names(settings.suggest_policies) - set(BOT_POLICIES)
+    if unknown:
+        parser.error(
+            f"--suggest-policies names {', '.join(sorted(unknown))}: the policies are "
+            f"{', '.join(BOT_POLICIES)}"
+        )
     if settings.workers < 0 or settings.max_concurrent_rpcs < 0:
         parser.error("workers and max concurrent RPCs must be >= 0 (0: one per core, no limit)")
     if (
@@ -260,6 +280,11 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     ):
         parser.error("the table store's times and limits must be positive (and finite)")
     return _with_state_keys(settings, parser)
+
+
+def policy_names(text: str) -> frozenset[str]:
+    """The policies of a comma-separated list such as ``suggest_policies``."""
+    return frozenset(name.strip() for name in text.split(",") if name.strip())
 
 
 def _boolean(raw: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewer
-from engines.fora_de_ordem import bots, rules, search
+from engines.fora_de_ordem import bots, check, rules, search
 from engines.fora_de_ordem.data import CARD_COUNT, COLOURS, IS_SPECIAL, ITEMS, Language, Question
 from engines.fora_de_ordem.rules import (
     DEFAULT_ROUNDS,
@@ -160,7 +160,7 @@ class ForaDeOrdem(GameEngine[State, Action, Options, View]):
         return bots.heuristic(state, seat, rng)
 
     def _validate(self, state: State) -> None:
-        rules.validate(state)
+        check.validate(state)
 
 
 ENGINE = ForaDeOrdem()

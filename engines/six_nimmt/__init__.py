@@ -23,9 +23,9 @@ Bots: ``random`` picks any legal action. ``heuristic`` sees only what its seat m
 the card with the fewest expected bullheads this turn, plays its zero card when even its best card
 is expected to cost a bullhead, and under Rule 4 takes the cheapest row (``bots``).
 
-Modules: ``data`` (the cards and their bullheads), ``rules`` (values, the deal, the turn, the
-consistency check), ``bots`` (the ``heuristic`` player), ``engine`` (the shared protocol and
-``ENGINE``, the registered engine).
+Modules: ``data`` (the cards and their bullheads), ``rules`` (values, the deal, the turn),
+``check`` (the consistency check), ``bots`` (the ``heuristic`` player), ``search`` (the search
+bot's parts), ``engine`` (the shared protocol and ``ENGINE``, the registered engine).
 """
 
 from engines.six_nimmt.engine import ENGINE

@@ -9,7 +9,7 @@ from engines.base import Event, GameEngine, GameInfo, OptionInfo, Outcome, Viewe
 from engines.errors import IllegalActionError, MalformedActionError
 from engines.notation import field_text
 from engines.search import SearchInfo
-from engines.six_nimmt import bots, rules, search
+from engines.six_nimmt import bots, check, rules, search
 from engines.six_nimmt.data import ZERO_CARD
 from engines.six_nimmt.rules import (
     CHOOSE_ROWS,
@@ -233,7 +233,7 @@ class SixNimmt(GameEngine[State, Action, Options, View]):
         return bots.heuristic(state, seat, rng)
 
     def _validate(self, state: State) -> None:
-        rules.validate(state)
+        check.validate(state)
 
 
 ENGINE = SixNimmt()

@@ -10,14 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from itertools import chain
-from operator import lt
 from typing import TypeVar
 
 from engines.base import Event, slot_init
-from engines.errors import IllegalActionError, InvalidOptionsError, InvalidStateError
+from engines.errors import IllegalActionError, InvalidOptionsError
 from engines.notation import row_text, seat_text
-from engines.prng import MASK64, Rng
+from engines.prng import Rng
 from engines.six_nimmt.data import BULLHEADS, HIGHEST_CARD, ZERO_CARD, card_text
 
 T = TypeVar("T")
@@ -440,158 +438,7 @@ def holds_zero_card(state: State, seat: int) -> bool:
     )
 
 
-@cache
-def _cards_up_to(highest: int) -> frozenset[int]:
-    """The cards 1..highest, as a set (the card sets of a server's games are few)."""
-    return frozenset(range(1, highest + 1))
-
-
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     changed = list(items)
     changed[index] = value
     return tuple(changed)
-
-
-def _ascending(cards: tuple[int, ...]) -> bool:
-    """Whether each card is higher than the one before it (no repeats)."""
-    return all(map(lt, cards, cards[1:]))
-
-
-def validate(state: State) -> None:
-    """Reject any state the rules could not have produced (linear in its size)."""
-    seats = len(state.hands)
-    if not MIN_SEATS <= seats <= MAX_SEATS:
-        raise InvalidStateError(f"a game has {MIN_SEATS}..{MAX_SEATS} seats, not {seats}")
-    for name, entries in (
-        ("selections", state.selections),
-        ("penalties", state.penalties),
-        ("taken", state.taken),
-        ("zero_card_used_in_hand", state.zero_card_used_in_hand),
-    ):
-        if len(entries) != seats:
-            raise InvalidStateError(f"{name} must have one entry per seat ({seats})")
-    options = state.options
-    try:
-        check_options(options)
-    except InvalidOptionsError as error:
-        raise InvalidStateError(f"bad options in the state: {error.message}") from None
-    if not 0 <= state.rng_state <= MASK64:
-        raise InvalidStateError("the generator state is not a 64-bit value")
-    hand_number, turn, revealed = state.hand_number, state.turn, state.revealed
-    if not 1 <= hand_number < MAX_HAND_NUMBER or not 0 <= turn <= HAND_SIZE:
-        raise InvalidStateError("hand number or turn out of range")
-    if len(state.rows) != ROW_COUNT:
-        raise InvalidStateError(f"there must be {ROW_COUNT} rows")
-    for row in state.rows:
-        if not 1 <= len(row) <= ROW_LIMIT:
-            raise InvalidStateError(f"a row holds 1..{ROW_LIMIT} cards")
-        if not _ascending(row):
-            raise InvalidStateError("a row's cards must ascend (Rule 1)")
-    finished = turn == HAND_SIZE
-    zero = options.zero_card
-    threshold = options.threshold if options.end is EndRule.PENALTY_THRESHOLD else None
-    if state.placed < 0:
-        raise InvalidStateError("the count of placed cards is negative")
-    # One pass over the seats: zero card use, selections and hand sizes.
-    for seat, (card, used, hand) in enumerate(
-        zip(state.selections, state.zero_card_used_in_hand, state.hands, strict=True)
-    ):
-        if not 0 <= used <= hand_number or (used and not zero):
-            raise InvalidStateError("zero card use out of range")
-        # The zero card is recorded as used when it is revealed: a pending one is still unused.
-        if card == ZERO_CARD and not (zero and used == (hand_number if revealed else 0)):
-            raise InvalidStateError("a zero card selection that the rules do not allow")
-        if card < NO_SELECTION:
-            raise InvalidStateError("a selection out of range")
-        if not _ascending(hand):
-            raise InvalidStateError("a hand must be ascending without repeats")
-        # Hand sizes follow from the turn: one number card leaves the hand per turn, except the
-        # turn in which the seat played its zero card.
-        zero_turn_done = used == hand_number and card != ZERO_CARD
-        expected = HAND_SIZE - turn - (card > ZERO_CARD) + zero_turn_done
-        if not finished and len(hand) != expected:
-            raise InvalidStateError(f"{seat_text(seat)} holds {len(hand)} cards, not {expected}")
-    if revealed:
-        order = reveal_order(state.selections)
-        if NO_SELECTION in state.selections:
-            raise InvalidStateError("selections are revealed before every seat selected")
-        if not state.placed < len(order):
-            raise InvalidStateError("a revealed turn with nothing left to place")
-        # Only the lowest card can be lower than every row: each card placed ends a row, and
-        # the next card, higher, can follow it.
-        if state.placed:
-            raise InvalidStateError("a row choice is pending for a card other than the lowest")
-        card = order[0][0]
-        if (
-            options.too_low_rule is not TooLowRule.CHOOSE_ROW
-            or target_row(state.rows, card) is not None
-        ):
-            raise InvalidStateError("a turn stopped while no row choice is pending")
-        in_flight = [card for card, _ in order]
-    else:
-        if state.placed:
-            raise InvalidStateError("cards are placed before the reveal")
-        if not finished and NO_SELECTION not in state.selections:
-            raise InvalidStateError("every seat selected but the cards are not revealed")
-        in_flight = [card for card in state.selections if card > ZERO_CARD]
-    if finished and (state.selections.count(NO_SELECTION) != seats or any(state.hands)):
-        raise InvalidStateError("a finished game has no hands or selections")
-    # Card conservation: every card of the set is in exactly one place.
-    # As many cards as the set holds, and each of them: then none is repeated or missing.
-    located = [
-        *chain.from_iterable(state.rows),
-        *chain.from_iterable(state.hands),
-        *chain.from_iterable(state.taken),
-        *state.deck,
-        *state.discarded,
-        *in_flight,
-    ]
-    highest = highest_card(options, seats)
-    if len(located) != highest or set(located) != _cards_up_to(highest):
-        raise InvalidStateError("the cards do not add up: a card is missing, repeated or foreign")
-    # Totals, now that every taken card is known to be a card of the set. The total at the
-    # start of this hand: nothing before the first hand, under PENALTY_THRESHOLD below the
-    # threshold, or the game would have ended after that hand, and at most every bullhead of
-    # the set in each hand before this one.
-    most_before = (hand_number - 1) * sum(BULLHEADS[1 : highest + 1])
-    all_before = 0
-    for seat, (total, taken) in enumerate(zip(state.penalties, state.taken, strict=True)):
-        if not _ascending(taken):
-            raise InvalidStateError(f"{seat_text(seat)}'s taken cards must be ascending")
-        before_hand = total - sum(map(BULLHEADS.__getitem__, taken))
-        all_before += before_hand
-        if before_hand < 0:
-            raise InvalidStateError(f"{seat_text(seat)}'s total is below the bullheads it took")
-        if before_hand > most_before:
-            raise InvalidStateError(
-                f"{seat_text(seat)}'s total is more than the bullheads of the hands before this one"
-            )
-        if threshold is not None and before_hand >= threshold:
-            raise InvalidStateError("a hand was dealt after a total reached the threshold")
-    if state.discarded and not finished:
-        raise InvalidStateError("cards are discarded while the hand goes on")
-    if finished:
-        if threshold is not None and max(state.penalties) < threshold:
-            raise InvalidStateError("the game ended before any total reached the threshold")
-        if options.end is EndRule.FIXED_HANDS and hand_number != options.hands:
-            raise InvalidStateError("the game ended before its last hand")
-    elif options.end is EndRule.FIXED_HANDS and hand_number > options.hands:
-        raise InvalidStateError("more hands than the game has")
-    # Every hand takes a row: its turns place at least 18 number cards (two seats, one zero
-    # card each), and the rows take 16 before a sixth card or a card lower than every row
-    # takes one. Every card bears a bullhead or more.
-    if all_before < hand_number - 1:
-        raise InvalidStateError(
-            f"the totals hold {all_before} bullheads from {hand_number - 1} earlier hands, each "
-            "of which took a row"
-        )
-    # The revision counts the actions: every seat's selection in each turn, and a row choice
-    # in at most one of its placements (only the lowest card can be lower than every row).
-    turns = (hand_number - 1) * HAND_SIZE + turn
-    fewest = turns * seats + seats - state.selections.count(NO_SELECTION)
-    choices = turns if options.too_low_rule is TooLowRule.CHOOSE_ROW else 0
-    if not fewest <= state.revision <= fewest + choices:
-        raise InvalidStateError(
-            f"the revision {state.revision} does not follow from the turns played: "
-            f"{fewest}..{fewest + choices} actions"
-        )

@@ -35,8 +35,18 @@ def check_options(options: Options) -> None:
             )
 
 
-def check_state(state: State) -> None:
+def validate(state: State) -> None:
     """Reject any state the rules could not have produced (linear in its size)."""
+    _check_shape(state)
+    for seat in range(len(state.hands)):
+        _check_display(state, seat)
+    _check_piles_and_hands(state)
+    _check_cards(state)
+
+
+def _check_shape(state: State) -> None:
+    """The seats, one entry per seat in each list, the options, the generator, the turns and
+    the circle."""
     seats = len(state.hands)
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise InvalidStateError(f"a game has {MIN_SEATS}..{MAX_SEATS} seats, not {seats}")
@@ -51,50 +61,56 @@ def check_state(state: State) -> None:
         raise InvalidStateError(f"bad options in the state: {error.message}") from None
     if not 0 <= state.rng_state <= MASK64:
         raise InvalidStateError("the generator state is not a 64-bit value")
-    options = state.options
-    highest = highest_card(options, seats)
-    turns = state.revision
-    if turns > total_turns(options, seats):
+    if state.revision > total_turns(state.options, seats):
         raise InvalidStateError("more turns were played than the game has")
     if len(state.circle) != CIRCLE_SIZE or not ascending(state.circle):
         raise InvalidStateError(f"the circle holds {CIRCLE_SIZE} cards in ascending order")
-    # Each turn puts exactly one card into the display of the seat that played it, so a seat's
-    # display and discard pile hold one card per turn it played (seats take turns from seat 0).
-    for seat in range(seats):
-        display = state.displays[seat]
-        if len(display) > MAX_ROWS:
-            raise InvalidStateError(f"{seat_text(seat)}'s display has more than {MAX_ROWS} rows")
-        placed = 0
-        for row in display:
-            if not row:
-                raise InvalidStateError(f"{seat_text(seat)}'s display has an empty row")
-            if len(row) > 1 and not (ascending(row) or ascending(row[::-1])):
-                raise InvalidStateError(
-                    f"a row of {seat_text(seat)} breaks the direction its second card fixed"
-                )
-            placed += len(row)
-        discard = state.discards[seat]
-        abandoned = state.abandoned[seat]
-        if not ascending(discard):
-            raise InvalidStateError(f"{seat_text(seat)}'s discard pile must be ascending")
-        # Every abandoned row sends at least one card to the discard pile, and the taken card
-        # restarts it, so a seat that abandoned a row still has one.
-        if (
-            abandoned < 0
-            or abandoned > len(discard)
-            or (abandoned == 0) != (not discard)
-            or (abandoned and not display)
-        ):
-            raise InvalidStateError(f"{seat_text(seat)}'s abandoned rows do not match its discards")
-        placed += len(discard)
-        seat_turns = turns // seats + (seat < turns % seats)
-        if placed != seat_turns:
+
+
+def _check_display(state: State, seat: int) -> None:
+    """A seat's display and discard pile. Each turn puts exactly one card into the display of
+    the seat that played it, so they hold one card per turn it played (seats take turns from
+    seat 0)."""
+    seats, turns = len(state.hands), state.revision
+    display = state.displays[seat]
+    if len(display) > MAX_ROWS:
+        raise InvalidStateError(f"{seat_text(seat)}'s display has more than {MAX_ROWS} rows")
+    placed = 0
+    for row in display:
+        if not row:
+            raise InvalidStateError(f"{seat_text(seat)}'s display has an empty row")
+        if len(row) > 1 and not (ascending(row) or ascending(row[::-1])):
             raise InvalidStateError(
-                f"{seat_text(seat)}'s display and discard pile hold {placed} cards "
-                f"after its {seat_turns} turns"
+                f"a row of {seat_text(seat)} breaks the direction its second card fixed"
             )
-    # Every turn draws while the piles last; after that each turn empties a hand by one card.
-    piles = initial_pile_cards(options, seats)
+        placed += len(row)
+    discard = state.discards[seat]
+    abandoned = state.abandoned[seat]
+    if not ascending(discard):
+        raise InvalidStateError(f"{seat_text(seat)}'s discard pile must be ascending")
+    # Every abandoned row sends at least one card to the discard pile, and the taken card
+    # restarts it, so a seat that abandoned a row still has one.
+    if (
+        abandoned < 0
+        or abandoned > len(discard)
+        or (abandoned == 0) != (not discard)
+        or (abandoned and not display)
+    ):
+        raise InvalidStateError(f"{seat_text(seat)}'s abandoned rows do not match its discards")
+    placed += len(discard)
+    seat_turns = turns // seats + (seat < turns % seats)
+    if placed != seat_turns:
+        raise InvalidStateError(
+            f"{seat_text(seat)}'s display and discard pile hold {placed} cards "
+            f"after its {seat_turns} turns"
+        )
+
+
+def _check_piles_and_hands(state: State) -> None:
+    """Every turn draws while the piles last; after that each turn empties a hand by one
+    card."""
+    seats, turns = len(state.hands), state.revision
+    piles = initial_pile_cards(state.options, seats)
     if len(state.face_down) + len(state.face_up) != max(0, piles - turns):
         raise InvalidStateError("the piles do not hold the cards left after the draws")
     # Piles only shrink: neither holds more than the deal gave it.
@@ -110,7 +126,11 @@ def check_state(state: State) -> None:
             raise InvalidStateError(
                 f"{seat_text(seat)} holds {len(hand)} cards, not {HAND_SIZE - played}"
             )
-    # Card conservation: every card of the set is in exactly one place.
+
+
+def _check_cards(state: State) -> None:
+    """Card conservation: every card of the set is in exactly one place."""
+    highest = highest_card(state.options, len(state.hands))
     located = [*state.circle, *state.face_down, *state.face_up]
     for group in (state.hands, state.discards):
         for cards in group:

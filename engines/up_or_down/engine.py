@@ -150,7 +150,7 @@ class UpOrDown(GameEngine[State, Turn, Options, View]):
         return rules.deal(seats, rng, options)
 
     def _validate(self, state: State) -> None:
-        check.check_state(state)
+        check.validate(state)
 
     def _legal_actions(self, state: State, seat: int) -> tuple[Turn, ...]:
         return rules.legal_turns(state, seat)

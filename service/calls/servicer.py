@@ -51,7 +51,7 @@ from service.calls.hosting import Hosting
 from service.calls.replay import replay_game
 from service.calls.state_cache import StateCache
 from service.calls.table_feed import TableFeed
-from service.config import DEFAULT_MAX_SEARCH_ITERATIONS
+from service.config import DEFAULT_MAX_SEARCH_ITERATIONS, DEFAULT_SUGGEST_POLICIES, policy_names
 from service.errors import RequestError
 from service.tables.errors import HostingNotConfiguredError
 from service.tables.store import TableStore
@@ -78,7 +78,8 @@ class GameEngineServicer:
     (states, encodings, actions and audiences, see ``service.calls.caches``), which its decoder
     and encoder share. With ``seat_tokens`` (made from the same keys as ``sealer``) it gives
     each new game's seats their tokens, and checks them on every call when
-    ``require_seat_tokens``; with a ``fence``, every move is fenced by revision. ``plain_wire``
+    ``require_seat_tokens`` (its players asking SuggestAction for the ``suggest_policies``
+    only); with a ``fence``, every move is fenced by revision. ``plain_wire``
     builds every answer with protobuf's own serializer and keeps no table (the fast paths' slow
     twin, see ``service.calls.encoding``). With a ``table_store`` it hosts games, and streams
     them to at most as many ``watchers`` as the worker allows."""
@@ -93,6 +94,7 @@ class GameEngineServicer:
         fence: RevisionFence | None = None,
         max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS,
         plain_wire: bool = False,
+        suggest_policies: frozenset[str] = policy_names(DEFAULT_SUGGEST_POLICIES),
         table_store: TableStore | None = None,
         watchers: Watchers | None = None,
     ) -> None:
@@ -104,7 +106,9 @@ class GameEngineServicer:
             raise ValueError("hosted tables need seat tokens required")
         self.sealer = sealer
         self.seat_tokens = seat_tokens
-        self.access = Access(seat_tokens) if require_seat_tokens and seat_tokens else None
+        self.access = (
+            Access(seat_tokens, suggest_policies) if require_seat_tokens and seat_tokens else None
+        )
         self.fence = fence
         self.max_search_iterations = max_search_iterations
         self.games = registered_games()
@@ -290,7 +294,11 @@ class GameEngineServicer:
             api.SuggestActionRequest,
             call,
             token,
-            lambda request: Asked("ask for the suggested actions", acts_as=request.seat),
+            lambda request: Asked(
+                "ask for the suggested actions",
+                acts_as=request.seat,
+                suggests=request.policy or DEFAULT_POLICY,
+            ),
         )
         game, seat = given.game, request.seat
         seed = bot_seed(request.seed, seat, given.canonical())

@@ -30,7 +30,7 @@ from grpc_reflection.v1alpha import reflection
 
 from service.calls.call_path import SERVICE, SERVICE_NAME
 from service.calls.servicer import GameEngineServicer
-from service.config import Settings, allowed_cpus
+from service.config import Settings, allowed_cpus, policy_names
 from service.doors.grpc_door import method_handlers
 from service.doors.http_door import http_door
 from service.doors.reflection import enable_reflection
@@ -84,6 +84,7 @@ def new_servicer(settings: Settings) -> GameEngineServicer:
         fence,
         settings.max_search_iterations,
         settings.plain_wire,
+        policy_names(settings.suggest_policies),
         tables,
         Watchers(settings.table_max_watchers, settings.table_max_table_watchers),
     )

@@ -15,8 +15,9 @@ ENGINES = Path(__file__).resolve().parents[2] / "engines"
 GAMES = sorted(registry.ENGINES)
 #: The names every game package exports.
 EXPORTS = ["ENGINE", "GAME_ID", "Action", "Options", "State", "View"]
-#: The parts of every game package; ``rules`` is a module or, when it is long, a package.
-PARTS = ("__init__.py", "engine.py", "bots.py", "data.py")
+#: The parts of every game package; ``rules`` is a module or, when it is long, a package, and the
+#: consistency check ``check`` a module beside it or in it.
+PARTS = ("__init__.py", "engine.py", "bots.py", "search.py", "data.py")
 MAX_LINES = 650  # "about 600": a module a little over it needs no reason
 ONE_PIECE = "one piece"  # the words of a docstring that says why a longer module is not split
 
@@ -26,11 +27,17 @@ class TestGamePackages:
 
     @pytest.mark.parametrize("game", GAMES)
     def test_the_package_has_every_part(self, game: str) -> None:
-        """The package holds __init__, engine, rules (a module or a package), bots and data."""
+        """The package holds __init__, engine, rules (a module or a package), check (beside
+        the rules or in them), bots, search and data."""
         package = ENGINES / game
         assert all((package / part).is_file() for part in PARTS)
         rules = package / "rules"
         assert rules.with_suffix(".py").is_file() or (rules / "__init__.py").is_file()
+        assert (package / "check.py").is_file() or (rules / "check.py").is_file()
+        check = importlib.import_module(
+            f"engines.{game}.check" if (package / "check.py").is_file() else f"engines.{game}.rules"
+        )
+        assert callable(check.validate)
 
     @pytest.mark.parametrize("game", GAMES)
     def test_the_package_exports_the_same_names(self, game: str) -> None:

@@ -29,7 +29,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from importlib import metadata
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeAlias
 
 import grpc
 from google.protobuf.message import Message
@@ -57,6 +57,8 @@ SEED_LIMIT = 1 << 64  # seeds are uint64
 EXIT_OK, EXIT_SERVER_ERROR, EXIT_USAGE = 0, 1, 2
 HTTP_PORT = 8080  # the HTTP port of a server, whose playground the links of a table open
 GRPC_PORT = 50051  # the gRPC port of a server, which ordo join calls
+#: The subcommands of ``ordo``, as argparse gives them.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 class UsageError(Exception):
@@ -99,6 +101,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("games", help="list the games the server runs, with their options")
+    dealing = [add_demo(commands), add_play(commands)]
+    add_replay(commands)
+    dealing.append(add_host(commands))
+    add_join(commands)
+    for command in dealing:
+        add_game_arguments(command)
+    return parser
+
+
+def add_demo(commands: Commands) -> argparse.ArgumentParser:
+    """``ordo demo``: bots play a whole game."""
     demo = commands.add_parser("demo", help="watch bots play a whole game through the server")
     demo.add_argument("game", metavar="GAME", help="the game id, as `ordo games` lists it")
     demo.add_argument(
@@ -114,6 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="stop after K turns (default %(default)s)",
     )
+    return demo
+
+
+def add_play(commands: Commands) -> argparse.ArgumentParser:
+    """``ordo play``: people play seats against bots in this terminal."""
     play = commands.add_parser(
         "play",
         help="play seats of a game against bots in this terminal",
@@ -143,6 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help=f"save the game's record to FILE (a {records.SUFFIX} file) when it ends or you leave",
     )
+    return play
+
+
+def add_replay(commands: Commands) -> None:
+    """``ordo replay``: a saved game, step by step."""
     replay = commands.add_parser(
         "replay",
         help="watch a saved game again, step by step",
@@ -152,14 +175,24 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", metavar="FILE", help="the record, as `ordo play --save` wrote it")
     who = replay.add_mutually_exclusive_group()
     who.add_argument(
-        "--seat", type=int, metavar="N", help="watch as seat N sees the game, counted from 1"
+        "--seat",
+        type=int,
+        metavar="N",
+        help="watch as seat N sees the game, counted from 1 (the default: the seat of whoever "
+        "saved it, if the record names one)",
     )
     who.add_argument(
-        "--spectator", action="store_true", help="watch as a spectator sees it (the default)"
+        "--spectator",
+        action="store_true",
+        help="watch as a spectator sees it (the default for a record that names no seat)",
     )
     who.add_argument(
         "--reveal", action="store_true", help="show every seat's cards (finished games only)"
     )
+
+
+def add_host(commands: Commands) -> argparse.ArgumentParser:
+    """``ordo host``: the server keeps a game, whose links are printed."""
     hosting = commands.add_parser(
         "host",
         help="have the server keep a game, and print a link for each person at the table",
@@ -184,6 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the server's HTTP address for the links (default: the target's host, port "
         f"{HTTP_PORT})",
     )
+    return hosting
+
+
+def add_join(commands: Commands) -> None:
+    """``ordo join``: a hosted table's seat played in this terminal."""
     join = commands.add_parser(
         "join",
         help="play a hosted table's seat in this terminal, from its link",
@@ -191,31 +229,33 @@ def build_parser() -> argparse.ArgumentParser:
         "table's moves show as they happen, and you are asked for yours (? for help).",
     )
     join.add_argument("link", metavar="LINK", help="the seat's link: http://HOST:PORT/#table=…")
-    for command in (demo, play, hosting):
-        command.add_argument(
-            "--seed", type=int, default=0, help="the deal's seed (0: the server picks)"
-        )
-        command.add_argument(
-            "--lang",
-            choices=LANGUAGES,
-            help="the game's language, for games that have one (default: the terminal's, "
-            "from LANG; English when it is not Portuguese)",
-        )
-        command.add_argument(
-            "--hide-results",
-            action="store_true",
-            help="do not print what players are meant to work out (the results of Sequence "
-            "Numbers' equation cards)",
-        )
-        command.add_argument(
-            "--option",
-            action="append",
-            default=[],
-            metavar="NAME=VALUE",
-            help="set one of the game's options, as `ordo games` lists them (repeatable), "
-            "e.g. --option rounds=1",
-        )
-    return parser
+
+
+def add_game_arguments(command: argparse.ArgumentParser) -> None:
+    """The arguments of a command that deals a game: its seed, language and options."""
+    command.add_argument(
+        "--seed", type=int, default=0, help="the deal's seed (0: the server picks)"
+    )
+    command.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        help="the game's language, for games that have one (default: the terminal's, "
+        "from LANG; English when it is not Portuguese)",
+    )
+    command.add_argument(
+        "--hide-results",
+        action="store_true",
+        help="do not print what players are meant to work out (the results of Sequence "
+        "Numbers' equation cards)",
+    )
+    command.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set one of the game's options, as `ordo games` lists them (repeatable), "
+        "e.g. --option rounds=1",
+    )
 
 
 def channel_credentials(tls: bool, ca_file: str | None) -> grpc.ChannelCredentials | None:
@@ -483,17 +523,25 @@ def replay(client: Client, args: argparse.Namespace, inp: TextIO, out: TextIO) -
     if args.seat is not None and args.seat < 1:
         raise UsageError(f"--seat counts seats from 1, not {args.seat}")
     seat = None if args.seat is None else args.seat - 1
+    kept = record.kept_by.WhichOneof("viewer") == "seat"
+    if args.seat is None and not args.spectator and not args.reveal and kept:
+        seat = record.kept_by.seat  # what the record's keeper saw
     return watch(client, record, render, seat, args.reveal, inp, out)
 
 
 def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    """Play a whole game with bots, printing it as a spectator sees it; returns the exit code."""
+    """Play a whole game with bots, printing it as a spectator sees it; returns the exit code.
+    The server plays every seat (``bots``), so that the demo asks only what a spectator may see:
+    on a server that requires seat tokens, with the spectator's token."""
     info, options, render, seats = prepare(client, args, args.policy, args.seats)
 
-    started = client.new_game(options, seats, args.seed)
+    bots = dict.fromkeys(range(seats), args.policy)
+    started = client.new_game(options, seats, args.seed, bots=bots)
     state, status = started.state, started.status
-    print(f"{info.title}: {seats} seats, seed {started.seed}, {args.policy} bots", file=out)
-    print(render.render_view(client.get_view(state).view), file=out)
+    token = started.spectator_token  # empty when the server gives no tokens
+    spectator = common.Viewer(spectator=True)
+    print(f"{info.title}: {seats} seats, {seed_text(started.seed)}, {args.policy} bots", file=out)
+    print(render.render_view(client.get_view(state, seat_token=token).view), file=out)
     turn = 0
     while not status.finished:
         if turn >= args.max_turns:
@@ -510,16 +558,20 @@ def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         for seat in acting:
             if seat not in status.seats_to_act:  # an earlier action this turn changed who acts
                 continue
-            action = client.suggest_action(state, seat, args.policy).action
-            applied = client.apply_action(state, action)
+            applied = client.play_bot(state, seat, viewer=spectator, seat_token=token)
             state, status = applied.state, applied.status
             events.extend(event for event in applied.events if event.public)
         print(f"\nturn {turn}: {seats_text(acting)}", file=out)
         for line in render.render_events(events):
             print(f"  {line}", file=out)
-        print(render.render_view(client.get_view(state).view), file=out)
+        print(render.render_view(client.get_view(state, seat_token=token).view), file=out)
     print_outcome(status.outcome, turn, out)
     return EXIT_OK
+
+
+def seed_text(seed: int) -> str:
+    """``seed 42``, or what a server that keeps its seeds to itself (seat tokens) deals with."""
+    return f"seed {seed}" if seed else "a seed the server keeps"
 
 
 def print_outcome(outcome: common.Outcome, turns: int, out: TextIO) -> None:

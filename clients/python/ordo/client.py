@@ -44,6 +44,7 @@ from ordo.requests import (
     game_field,
     game_options,
     new_game_request,
+    record_token,
     replay_request,
     view_request,
 )
@@ -427,9 +428,11 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         """Play a game record through: its last state and status and, for ``viewer`` (a seat or
         a ``Viewer``) or with ``reveal`` (every seat, finished games only), one page of steps
         from ``first_step``; from the previous page's ``next_state`` (``from_state``) a page
-        replays its own moves only (``ordo.records.replay_steps`` walks every page)."""
+        replays its own moves only (``ordo.records.replay_steps`` walks every page). The call
+        sends the record's own ``seat_token`` when it has one and the call names none."""
         request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
-        return self._call(lambda stub: stub.ReplayGame, request, timeout, request_id, seat_token)
+        token = record_token(record, seat_token)
+        return self._call(lambda stub: stub.ReplayGame, request, timeout, request_id, token)
 
     def watch_game(
         self,

@@ -22,6 +22,7 @@ __all__ = [
     "game_field",
     "game_options",
     "new_game_request",
+    "record_token",
     "replay_request",
     "view_request",
 ]
@@ -67,6 +68,14 @@ def apply_request(
     if viewer is not None:
         request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)
     return request
+
+
+def record_token(record: api.GameRecord, seat_token: str | None) -> str | None:
+    """The seat token a replay of ``record`` sends: the call's own, else the record's (the
+    token of whoever kept it), else the client's."""
+    if seat_token is None and record.seat_token:
+        return record.seat_token
+    return seat_token
 
 
 def replay_request(

@@ -8,23 +8,19 @@
 // the last revision the page drew (kept in the tab's session storage): nothing is missed, nothing
 // is drawn twice. The page never holds another seat's token, view or hidden cards.
 import * as api from "./api.ts";
+import { bringIntoSight, drawLog, phase, show, showsResults, type Picker } from "./board.ts";
 import { UIS } from "./games/index.ts";
+import { t } from "./i18n.ts";
 import { MovePicker, type Candidate } from "./moves.ts";
-import { capital, seatText } from "./notation.ts";
-import {
-  $,
-  SPECTATOR,
-  type Picker,
-  type Session,
-  phase,
-  record,
-  show,
-  showOutcome,
-  showsResults,
-} from "./session.ts";
+import { seatText } from "./notation.ts";
+import { yourTurn } from "./notify.ts";
+import { showOutcome } from "./outcome.ts";
+import { record, SPECTATOR, type PlayerKind, type Session, type Settings } from "./session.ts";
+import { optionsJson } from "./setup.ts";
 import { jsonKey, type GameInfo, type GameView, type Json } from "./types.ts";
 import { parseTableLink, tableLink, tokenSeat, type TableLink } from "../../node/src/tables.ts";
 
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const KEPT = "ordo-table:"; // the session storage key of a table's page, before its id
 const REJOIN_MS = 2_000; // the pause before watching again once the client gave up
 
@@ -33,7 +29,6 @@ interface Kept {
   game: string;
   seats: number;
   revisions: number[];
-  logs: string[];
   history: Json[];
 }
 
@@ -41,7 +36,7 @@ interface Kept {
 interface Following {
   link: TableLink;
   seat: number | null;
-  session: Session | null;
+  session: Session<string> | null;
   picker: Picker | null;
   sending: boolean;
   /** The revision this seat's last move made: no move is asked for before it. */
@@ -49,78 +44,143 @@ interface Following {
   /** The last revision drawn. */
   latest: number;
   kept: Kept | null;
+  /** Told once the page knows the table's game. */
+  onGame: () => void;
 }
 
 let watching: AbortController | null = null;
+let following: Following | null = null;
+/** The table this page hosted last, whose links it shows. */
+let invited: api.Hosted | null = null;
 
 /** The table the page's link opens, if it opens one. */
 export function pageLink(): TableLink | null {
   return parseTableLink(location.href);
 }
 
-/** Stops following a table (another game starts on this page). */
+/** The hosted table this page plays or watches, if any. */
+export const followed = (): Session<string> | null => following?.session ?? null;
+
+/** Stops following a table and showing its links (another game starts on this page); the page's
+ * address loses the table's link, so that a reload keeps the new game. */
 export function leaveTable(): void {
   watching?.abort();
   watching = null;
+  following = null;
+  invited = null;
+  $("invites-area").hidden = true;
+  if (pageLink()) history.replaceState(null, "", location.pathname + location.search);
 }
 
-/** Shows the links of a new hosted table: one per person, one for spectators. */
-export function showInvites(hosted: api.Hosted): void {
+/** Has the server host the game `settings` set up (the seed is the server's), and shows a link
+ * for each person at the table and one for spectators. */
+export async function host(info: GameInfo, settings: Settings): Promise<void> {
+  const bots: Record<number, string> = {};
+  settings.kinds.forEach((k, seat) => k !== "person" && (bots[seat] = k));
+  const options = { [jsonKey(info.id)]: optionsJson(info, settings.options) };
+  const hosted = await api.hostTable(settings.seats, options, bots);
+  leaveTable();
+  invited = hosted;
+  drawInvites();
+  $("table-area").hidden = true;
+  $<HTMLDetailsElement>("setup-box").open = false;
+  $("invites-area").scrollIntoView({ block: "nearest" });
+}
+
+/** The links of the table hosted last, in the page's language: one per person (seats counted
+ * from 1), one for spectators. */
+function drawInvites(): void {
+  if (!invited) return;
+  const p = t().page.friends;
   const base = `${location.origin}${location.pathname}`;
-  const list = $("invites");
-  list.replaceChildren();
-  const links: [string, string][] = hosted.seatTokens.flatMap((token, seat) =>
-    token ? [[`Seat ${seat + 1}`, tableLink(base, hosted.tableId, token)] as [string, string]] : [],
+  const { tableId, seatTokens, spectatorToken } = invited;
+  const links = seatTokens.flatMap((token, seat) =>
+    token ? [{ key: String(seat + 1), who: t().page.seatName(seatText(seat)), token }] : [],
   );
-  links.push(["Spectators", tableLink(base, hosted.tableId, hosted.spectatorToken)]);
-  for (const [who, link] of links) {
-    const item = document.createElement("li");
-    const input = document.createElement("input");
-    input.readOnly = true;
-    input.value = link;
-    input.dataset.invite = who;
-    input.setAttribute("aria-label", `${who}'s link`);
-    const copy = document.createElement("button");
-    copy.type = "button";
-    copy.textContent = "Copy";
-    copy.onclick = () => void navigator.clipboard?.writeText(link);
-    const open = document.createElement("a");
-    open.href = link;
-    open.target = "_blank";
-    open.rel = "noopener";
-    open.textContent = "Open";
-    item.append(`${who}: `, input, copy, open);
-    list.append(item);
-  }
+  links.push({ key: "spectators", who: p.spectators, token: spectatorToken });
+  $("invites").replaceChildren(
+    ...links.map(({ key, who, token }) => invite(key, who, tableLink(base, tableId, token))),
+  );
   $("invites-area").hidden = false;
 }
 
-/** Follows the table of `link` on this page, as its seat (or a spectator), to its end. */
-export async function joinTable(link: TableLink, games: GameInfo[]): Promise<void> {
-  leaveTable();
+/** One person's line: who it is for, the link to copy, and a way to open it. */
+function invite(key: string, who: string, link: string): HTMLLIElement {
+  const p = t().page.friends;
+  const item = document.createElement("li");
+  const name = document.createElement("span");
+  name.textContent = who;
+  const input = document.createElement("input");
+  input.readOnly = true;
+  input.value = link;
+  input.dataset.invite = key;
+  input.setAttribute("aria-label", p.linkOf(who));
+  input.onfocus = () => input.select();
+  const copy = document.createElement("button");
+  copy.type = "button";
+  copy.textContent = p.copy;
+  copy.onclick = () => {
+    void navigator.clipboard?.writeText(link).then(() => (copy.textContent = p.copied));
+  };
+  const open = document.createElement("a");
+  open.href = link;
+  open.target = "_blank";
+  open.rel = "noopener";
+  open.textContent = p.open;
+  item.append(name, input, copy, open);
+  return item;
+}
+
+/** Draws the table's page again in the page's language (its links, its table, its end). */
+export async function redrawTable(): Promise<void> {
+  drawInvites();
+  const f = following;
+  const session = f?.session;
+  if (!f || !session) return;
+  $("table-title").textContent = t().page.friends.tableTitle(session.info.title);
+  drawLog(session);
+  if (session.status.finished) {
+    await show(session, null);
+    showOutcome(session);
+    return;
+  }
+  // A move half built was offered in the other language: it is offered again.
+  if (f.picker) f.picker = await pick(f, f.latest);
+  await show(session, f.picker);
+}
+
+/** Follows the table of `link` on this page, as its seat (or a spectator), to its end; `onGame`
+ * is told once the page knows the table's game. */
+export async function joinTable(
+  link: TableLink,
+  games: GameInfo[],
+  onGame: () => void,
+): Promise<void> {
+  watching?.abort();
   const controller = new AbortController();
   watching = controller;
-  const seat = tokenSeat(link.token);
-  const following: Following = {
+  const f: Following = {
     link,
-    seat,
+    seat: tokenSeat(link.token),
     session: null,
     picker: null,
     sending: false,
     movedTo: -1,
     latest: -1,
     kept: restore(link),
+    onGame,
   };
+  following = f;
+  invited = null;
   $("invites-area").hidden = true;
-  $("save-game").hidden = true;
   while (!controller.signal.aborted) {
     try {
-      await follow(following, games, controller.signal);
+      await follow(f, games, controller.signal);
       return;
     } catch (error) {
       if (controller.signal.aborted) return;
-      $("refused").textContent =
-        `Connection lost (${error instanceof Error ? error.message : String(error)}): joining again…`;
+      const why = error instanceof Error ? error.message : String(error);
+      $("refused").textContent = t().page.friends.rejoining(why);
       await new Promise((resolve) => setTimeout(resolve, REJOIN_MS));
     }
   }
@@ -133,8 +193,7 @@ async function follow(f: Following, games: GameInfo[], signal: AbortSignal): Pro
   const after = f.kept?.revisions.at(-1) ?? null;
   if (f.kept && !f.session) {
     f.session = tableSession(f, games, f.kept.game, f.kept.seats);
-    const view = await api.getView(link.tableId, f.seat, link.token);
-    draw(f.session, view);
+    draw(f.session, await api.getView(link.tableId, f.seat, link.token));
     await show(f.session, null);
   }
   for await (const step of api.watchTable(link.tableId, link.token, after, signal)) {
@@ -157,45 +216,62 @@ async function follow(f: Following, games: GameInfo[], signal: AbortSignal): Pro
       continue;
     }
     const toAct = f.seat !== null && (step.status.seatsToAct ?? []).includes(f.seat);
-    if (toAct && !f.picker && !f.sending && step.revision >= f.movedTo)
+    if (toAct && !f.picker && !f.sending && step.revision >= f.movedTo) {
       f.picker = await pick(f, step.revision);
+      yourTurn();
+    }
     await show(session, f.picker);
   }
 }
 
-/** The session of a table's page: its seat's view, log and token alone. */
-function tableSession(f: Following, games: GameInfo[], game: string, seats: number): Session {
+/** The session of a table's page: its seat's view, events and token alone. */
+function tableSession(
+  f: Following,
+  games: GameInfo[],
+  game: string,
+  seats: number,
+): Session<string> {
   const info = games.find((g) => g.id === game) ?? games[0]!;
   const shown = f.seat ?? SPECTATOR;
-  const kept = f.kept;
-  const names = Array.from({ length: seats }, (_, s) =>
-    s === f.seat ? `${capital(seatText(s))} (you)` : capital(seatText(s)),
-  );
-  const first = `${info.title}: a table for ${seats} seats; you ${f.seat === null ? "watch" : `play seat ${f.seat + 1}`}.`;
-  f.kept = kept ?? { game: info.id, seats, revisions: [], logs: [first], history: [] };
-  $("table-area").hidden = false;
-  $("replay-area").hidden = true;
-  $("outcome").hidden = true;
-  $("cover").hidden = true;
-  $("table-title").textContent = `${info.title}: a table with friends`;
-  $("results-toggle").hidden = !UIS[info.id].hidesResults;
-  document.body.dataset.table = f.link.tableId;
-  return {
+  f.kept ??= { game: info.id, seats, revisions: [], history: [] };
+  // Every seat is somebody's: this device knows its own only (a person, or a spectator's).
+  const kinds: PlayerKind[] = Array.from({ length: seats }, () => "person");
+  const settings = { game: info.id, seats, seed: "0", options: {}, kinds, delay: 0 };
+  showTable(info, f.link.tableId);
+  const session: Session<string> = {
     info,
     ui: UIS[info.id],
     key: jsonKey(info.id),
-    kinds: names.map(() => "person"),
-    names,
+    settings,
+    kinds,
+    seed: "0",
     state: f.link.tableId,
     status: {},
     tokens: new Map([[shown, f.link.token]]),
-    logs: new Map([[shown, f.kept.logs]]),
     history: new Map([[shown, f.kept.history]]),
     fresh: new Map(),
     shown,
     view: null,
     delay: 0,
+    checkpoints: [],
+    noTakeBack: true,
   };
+  f.session = session;
+  f.onGame();
+  return session;
+}
+
+/** Shows the table area for a hosted table: no cover, no take-back, no saving, no Play again. */
+function showTable(info: GameInfo, tableId: string): void {
+  for (const id of ["cover", "outcome", "take-back", "play-again", "save-game", "invites-area"])
+    $(id).hidden = true;
+  for (const id of ["table-area", "table", "hand"]) $(id).hidden = false;
+  $("table-title").textContent = t().page.friends.tableTitle(info.title);
+  $("results-toggle").hidden = !UIS[info.id].hidesResults;
+  $<HTMLDetailsElement>("setup-box").open = false;
+  document.body.dataset.game = `table-${tableId}`;
+  document.body.dataset.table = tableId;
+  bringIntoSight();
 }
 
 /** The game of a view: the one whose field it sets. */
@@ -204,7 +280,7 @@ function gameOf(view: GameView, games: GameInfo[]): string {
 }
 
 /** Takes `view` as the seat's view now. */
-function draw(session: Session, view: GameView): void {
+function draw(session: Session<string>, view: GameView): void {
   session.view = { state: session.state, seat: session.shown, view };
   if (view.status) session.status = view.status;
 }
@@ -213,15 +289,19 @@ function draw(session: Session, view: GameView): void {
 function keep(f: Following, revision: number): void {
   if (!f.kept) return;
   f.kept.revisions.push(revision);
-  sessionStorage.setItem(KEPT + f.link.tableId, JSON.stringify(f.kept));
+  try {
+    sessionStorage.setItem(KEPT + f.link.tableId, JSON.stringify(f.kept));
+  } catch {
+    // Storage full or disabled: the table goes on, a reload watches it from its start.
+  }
   document.body.dataset.revisions = f.kept.revisions.join(",");
 }
 
-/** What the page kept of this table before a reload (for this very token), if anything. */
+/** What the page kept of this table before a reload, if anything. */
 function restore(link: TableLink): Kept | null {
-  const text = sessionStorage.getItem(KEPT + link.tableId);
-  if (!text) return null;
   try {
+    const text = sessionStorage.getItem(KEPT + link.tableId);
+    if (!text) return null;
     const kept = JSON.parse(text) as Kept;
     document.body.dataset.revisions = kept.revisions.join(",");
     return kept.revisions.length ? kept : null;
@@ -234,9 +314,8 @@ function restore(link: TableLink): Kept | null {
  * chosen. */
 async function pick(f: Following, revision: number): Promise<Picker | null> {
   const session = f.session!;
-  const seat = f.seat!;
   const { tableId, token } = f.link;
-  const actions = await api.legalActions(tableId, seat, token);
+  const actions = await api.legalActions(tableId, f.seat!, token);
   if (!actions.length) return null;
   const view = ((session.view?.view ?? {})[session.key] ?? {}) as Json;
   const candidates: Candidate<api.Move>[] = actions.map((move) => ({
@@ -245,7 +324,11 @@ async function pick(f: Following, revision: number): Promise<Picker | null> {
   }));
   const picker: Picker = new MovePicker(
     candidates,
-    (move) => void send(f, move.message, revision),
+    (move) => {
+      // Tells tests how many moves the seat made: a move may be made of several steps.
+      document.body.dataset.moves = String(Number(document.body.dataset.moves ?? "0") + 1);
+      void send(f, move.message, revision);
+    },
     () => void show(session, picker),
   );
   return picker;
@@ -260,13 +343,15 @@ async function send(f: Following, action: api.Move["message"], revision: number)
     f.movedTo = await api.applyToTable(f.link.tableId, action, revision, f.link.token);
     $("refused").textContent = "";
   } catch (error) {
-    $("refused").textContent = `Refused: ${error instanceof Error ? error.message : String(error)}`;
+    $("refused").textContent = t().page.refused(
+      error instanceof Error ? error.message : String(error),
+    );
     f.picker = await pick(f, revision);
   } finally {
     f.sending = false;
   }
   const session = f.session;
-  if (!session || session.status.finished) return;
+  if (!session || session.status.finished || following !== f) return;
   // The stream may have drawn this move, and asked this seat again (a row to choose), meanwhile.
   const toAct = (session.status.seatsToAct ?? []).includes(f.seat!);
   if (toAct && !f.picker && f.latest >= f.movedTo) f.picker = await pick(f, f.latest);

@@ -108,7 +108,9 @@ class GameEngineService(Protocol):
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
         NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        request asks for more search iterations than the server allows; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -483,7 +485,9 @@ class GameEngineServiceClient(ConnectClient):
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
         NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        request asks for more search iterations than the server allows; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         return await self.execute_unary(
             request=request,
@@ -652,7 +656,9 @@ class GameEngineServiceSync(Protocol):
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
         NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        request asks for more search iterations than the server allows; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1025,7 +1031,9 @@ class GameEngineServiceClientSync(ConnectClientSync):
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
         NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        request asks for more search iterations than the server allows; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         return self.execute_unary(
             request=request,

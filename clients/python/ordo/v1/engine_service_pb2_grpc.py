@@ -185,7 +185,9 @@ class GameEngineServiceServicer:
     def SuggestAction(self, request, context):
         """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
         NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        request asks for more search iterations than the server allows; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

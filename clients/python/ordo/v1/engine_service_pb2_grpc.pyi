@@ -79,7 +79,9 @@ class GameEngineServiceStub:
     SuggestAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
     NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-    request asks for more search iterations than the server allows.
+    request asks for more search iterations than the server allows; with seat tokens required,
+    PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+    suggest to its players.
     """
     ReplayGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]
     """Plays a game record through, checking its digests, and returns its last state with one page
@@ -155,7 +157,9 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     SuggestAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]  # type: ignore[assignment]
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
     NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-    request asks for more search iterations than the server allows.
+    request asks for more search iterations than the server allows; with seat tokens required,
+    PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+    suggest to its players.
     """
     ReplayGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]  # type: ignore[assignment]
     """Plays a game record through, checking its digests, and returns its last state with one page
@@ -270,7 +274,9 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.SuggestActionResponse, _abc.Awaitable[_engine_service_pb2.SuggestActionResponse]]:
         """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
         NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        request asks for more search iterations than the server allows; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
 
     @_abc_1.abstractmethod
