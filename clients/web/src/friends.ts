@@ -17,7 +17,7 @@ import { yourTurn } from "./notify.ts";
 import { showOutcome } from "./outcome.ts";
 import { record, SPECTATOR, type PlayerKind, type Session, type Settings } from "./session.ts";
 import { optionsJson } from "./setup.ts";
-import { jsonKey, type GameInfo, type GameView, type Json } from "./types.ts";
+import { jsonKey, type GameInfo, type GameStatus, type GameView, type Json } from "./types.ts";
 import { parseTableLink, tableLink, tokenSeat, type TableLink } from "../../node/src/tables.ts";
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -194,7 +194,11 @@ async function follow(f: Following, games: GameInfo[], signal: AbortSignal): Pro
   if (f.kept && !f.session) {
     f.session = tableSession(f, games, f.kept.game, f.kept.seats);
     draw(f.session, await api.getView(link.tableId, f.seat, link.token));
-    await show(f.session, null);
+    // A move sent as the page reloaded may never have reached the server: the seat is asked
+    // again, if the table still waits for it.
+    f.latest = after ?? -1;
+    await ask(f, f.session.status, f.latest);
+    await show(f.session, f.picker);
   }
   for await (const step of api.watchTable(link.tableId, link.token, after, signal)) {
     $("refused").textContent = "";
@@ -207,20 +211,27 @@ async function follow(f: Following, games: GameInfo[], signal: AbortSignal): Pro
       record(session, step.events, [shown], fresh);
       session.fresh = fresh;
     }
-    keep(f, step.revision);
     f.latest = step.revision;
     if (step.status.finished) {
       f.picker = null;
       await show(session, null);
       showOutcome(session);
-      continue;
+    } else {
+      await ask(f, step.status, step.revision);
+      await show(session, f.picker);
     }
-    const toAct = f.seat !== null && (step.status.seatsToAct ?? []).includes(f.seat);
-    if (toAct && !f.picker && !f.sending && step.revision >= f.movedTo) {
-      f.picker = await pick(f, step.revision);
-      yourTurn();
-    }
-    await show(session, f.picker);
+    // Kept once drawn, so that the revisions the page names are those it shows.
+    keep(f, step.revision);
+  }
+}
+
+/** Offers the seat its move, when `status` (at `revision`) has it act and it is not offered
+ * one already, nor sending one. */
+async function ask(f: Following, status: GameStatus, revision: number): Promise<void> {
+  const toAct = f.seat !== null && (status.seatsToAct ?? []).includes(f.seat);
+  if (toAct && !f.picker && !f.sending && revision >= f.movedTo) {
+    f.picker = await pick(f, revision);
+    yourTurn();
   }
 }
 

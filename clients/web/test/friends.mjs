@@ -118,16 +118,28 @@ const cards = (page) =>
         .map((text) => text.textContent)
         .filter((text) => /^\d+$/.test(text))
         .map(Number);
-    return { all: [...numbers("#table"), ...numbers("#hand")], hand: numbers("#hand") };
+    return {
+      all: [...numbers("#table"), ...numbers("#hand")],
+      hand: numbers("#hand"),
+      revision: document.body.dataset.revisions?.split(",").at(-1),
+    };
   });
 
 /** No page draws a card that is neither public (the spectator's page draws it) nor its own; no
  * page keeps a token but its own. */
 async function noLeaks(pages, spectator, tokens, when) {
-  const seen = new Set((await cards(spectator)).all);
-  check((await cards(spectator)).hand.length === 0, `${when}: the spectator's page has a hand`);
-  for (const [who, page] of pages) {
-    const { all, hand } = await cards(page);
+  // The cards every page draws at one revision (the table goes on meanwhile: a bot may move).
+  let drawn;
+  for (let tries = 0; tries < 100; tries++) {
+    drawn = await Promise.all([spectator, ...pages.values()].map(cards));
+    if (drawn.every((page) => page.revision === drawn[0].revision)) break;
+    await spectator.waitForTimeout(50);
+  }
+  const [watched, ...seats] = drawn;
+  const seen = new Set(watched.all);
+  check(watched.hand.length === 0, `${when}: the spectator's page has a hand`);
+  for (const [index, [who, page]] of [...pages].entries()) {
+    const { all, hand } = seats[index];
     check(all.length > 0, `${when}: seat ${who}'s page draws no card`);
     const foreign = all.filter((card) => !seen.has(card) && !hand.includes(card));
     check(!foreign.length, `${when}: seat ${who}'s page draws another seat's cards ${foreign}`);
