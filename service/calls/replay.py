@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
-from engines.base import SPECTATOR, Event, Status
+from engines.base import SPECTATOR, Event, GameEngine, Status, Transition
 from engines.errors import MalformedActionError, RulesError, UnsupportedRulesVersionError
 from engines.prng import Rng
 from engines.search import Budget
@@ -203,7 +203,10 @@ def _play(
         seat, action = _decode_move(decoder, game, state, move, played.data, call, budget, seating)
         start = perf_counter()
         try:
-            transition = game.engine.apply(state, seat, action)
+            if decoder.access is None:
+                transition, allowed = game.engine.apply(state, seat, action), True
+            else:
+                transition, allowed = _apply_unseen(game.engine, state, seat, action)
             played.status = game.engine.status(transition.state)
         finally:
             call.engine_seconds += perf_counter() - start
@@ -211,15 +214,13 @@ def _play(
         raise
     except RulesError as error:
         if decoder.access is not None:
-            raise RequestError(
-                f"move {step} of the record is not one this game allows",
-                RECORD_MISMATCH,
-                step=str(step),
-            ) from None
+            raise _mismatch(step) from None
         raise _at_step(error, step) from None
     encoded = encoder.state(game, transition.state, call, state, played.parts, seating)
     digest = record.move_digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
-    if digest != state_digest(encoded.data)[:DIGEST_BYTES]:
+    if digest != state_digest(encoded.data)[:DIGEST_BYTES] or not allowed:
+        if decoder.access is not None:
+            raise _mismatch(step)
         raise RequestError(
             f"the state after move {step} is not the one the record was made with: its digest "
             "differs",
@@ -385,6 +386,33 @@ def _decode_move(
     if which is None:
         raise MalformedActionError("the move sets neither action nor bot")
     return decoder.action(game, move.action, call)
+
+
+def _apply_unseen(
+    engine: GameEngine[Any, Any, Any, Any], state: Any, seat: int, action: Any
+) -> tuple[Transition[Any], bool]:
+    """The transition of ``seat``'s ``action`` for a caller who may not see that seat's cards,
+    and whether the rules allow it: the same work either way, so that no answer's time tells
+    what the seat holds. The seat's legal actions are listed (the same work whichever action
+    was sent), and an action not among them is replaced by the first of them, whose state is
+    then encoded, sealed and hashed as a legal move's would be before the refusal. Who is to act
+    is public: a seat that is not is refused at once."""
+    legal = engine.legal_actions(state, seat)
+    allowed = action in frozenset(legal)
+    chosen = action if allowed or not legal else legal[0]
+    return engine.apply(state, seat, chosen), allowed
+
+
+def _mismatch(step: int) -> RequestError:
+    """The refusal of move ``step`` of a record, with seat tokens required: one message
+    whether the rules refused the move or its state's digest differs (which tells another
+    seat's cards), so that the caller learns the first only as it learns the second."""
+    return RequestError(
+        f"move {step} of the record is not one this game allows, or its state is not the one "
+        "the record was made with",
+        RECORD_MISMATCH,
+        step=str(step),
+    )
 
 
 def _at_step(error: RulesError, step: int) -> RulesError:
