@@ -21,7 +21,7 @@ GRPC_WEB_TRAILERS = 0x80  # the flag of the frame that carries the status in gRP
 TIMEOUT_SECONDS = 30
 ERROR_INFO = "google.rpc.ErrorInfo"
 # The codes of the service's own answers, each with one ErrorInfo: a rules error, a seat token
-# refused, a seat not granted, a state superseded, a revision store out of reach.
+# refused, a seat not granted, a state superseded, a revision store out of reach, a worker busy.
 ANSWERED_CODES = frozenset(
     {
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -29,6 +29,7 @@ ANSWERED_CODES = frozenset(
         grpc.StatusCode.PERMISSION_DENIED,
         grpc.StatusCode.FAILED_PRECONDITION,
         grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
     }
 )
 # The gRPC status of an HTTP answer without one, as gRPC's clients read it.

@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Any
 from engines.base import SPECTATOR, Event, GameEngine, Status, Transition
 from engines.errors import MalformedActionError, RulesError, UnsupportedRulesVersionError
 from engines.prng import Rng
-from engines.search import Budget
+from engines.search import SEARCH_POLICY, Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from service.calls.costs import BOT_MOVE_US, REPLAYED_MOVE_US, CallCosts, Meter, bot_cost_us
 from service.calls.decoding import DecodedState, Decoder, bot_seed, viewer_seat
 from service.calls.encoding import Encoder, encode_status
 from service.calls.games import EVERY_EVENT, RESPONSE_EVENTS_KEY, EventViewer, Game
@@ -111,6 +112,7 @@ def replay_game(
     request: api.ReplayGameRequest,
     call: CallRecord,
     budget: BudgetOf,
+    costs: CallCosts,
     token: str = "",
 ) -> bytes:
     """Play ``request.record`` through with a servicer's ``decoder`` and ``encoder``; the answer
@@ -153,8 +155,17 @@ def replay_game(
         first, last = 1, len(moves)
         if watch.first == 0 <= watch.last:
             played.steps.append(_step(game, state, 0, None, (), watch, encoder))
-    for step in range(first, last + 1):
-        _play(decoder, encoder, given, record, step, played, watch, call, budget)
+    meter = costs.meter(call)
+    meter.plan(
+        sum(
+            _cost_us(game, given.seating, moves[step - 1], budget)
+            for step in range(first, last + 1)
+        )
+    )
+    with costs.work(meter):
+        for step in range(first, last + 1):
+            meter.spend(REPLAYED_MOVE_US)
+            _play(decoder, encoder, given, record, step, played, watch, call, budget, meter)
     call.seat = watch.viewer if isinstance(watch.viewer, int) else None
     more = watch.first <= watch.last < len(moves)
     if more and watch.last == 0:
@@ -192,15 +203,18 @@ def _play(
     watch: Watch,
     call: CallRecord,
     budget: BudgetOf,
+    meter: Meter,
 ) -> None:
     """Play move ``step`` of ``record`` from where ``played`` got to, check its digest, and add
-    its step to the page when the page shows it."""
+    its step to the page when the page shows it; its bot's choice is counted by ``meter``."""
     game, seating, state = given.game, given.seating, played.state
     move = record.moves[step - 1]
     try:
         if decoder.access is not None and move.WhichOneof("move") == "bot":
             decoder.access.bot_move(seating, move.bot)
-        seat, action = _decode_move(decoder, game, state, move, played.data, call, budget, seating)
+        seat, action = _decode_move(
+            decoder, game, state, move, played.data, call, budget, seating, meter
+        )
         start = perf_counter()
         try:
             if decoder.access is None:
@@ -367,18 +381,24 @@ def _decode_move(
     call: CallRecord,
     budget: BudgetOf,
     seating: Seating,
+    meter: Meter,
 ) -> tuple[int, Any]:
     """The seat and engine action of a recorded move, chosen as ``ApplyAction`` chose it for a
-    bot: from the state as it was sent then (``sent``, its canonical bytes)."""
+    bot: from the state as it was sent then (``sent``, its canonical bytes), its search's
+    worlds (or its other bot's move) counted by ``meter``."""
     which = move.WhichOneof("move")
     if which == "bot":
         bot = move.bot
         call.seat = bot.seat
         seed = bot_seed(bot.seed, bot.seat, sent)
         search = budget(game, bot.search_iterations, bot.search_time_limit_ms)
+        policy = policy_of(seating, bot.seat, bot.policy)
+        if policy == SEARCH_POLICY:
+            search = meter.search(game, search)
+        else:
+            meter.spend(BOT_MOVE_US)
         start = perf_counter()
         try:
-            policy = policy_of(seating, bot.seat, bot.policy)
             action = game.engine.suggest(state, bot.seat, policy, Rng(seed), search)
         finally:
             call.engine_seconds += perf_counter() - start
@@ -413,6 +433,21 @@ def _mismatch(step: int) -> RequestError:
         RECORD_MISMATCH,
         step=str(step),
     )
+
+
+def _cost_us(game: Game, seating: Seating, move: api.RecordedMove, budget: BudgetOf) -> int:
+    """The nominal cost of playing ``move`` again, as planned before the replay: the move,
+    and its bot's choice (a search by the iterations it names). A search budget over the
+    server's maximum is refused when its move is reached, as ``ApplyAction`` refuses it."""
+    if move.WhichOneof("move") != "bot":
+        return REPLAYED_MOVE_US
+    bot = move.bot
+    try:
+        search = budget(game, bot.search_iterations, bot.search_time_limit_ms)
+    except RulesError:
+        return REPLAYED_MOVE_US
+    policy = policy_of(seating, bot.seat, bot.policy)
+    return REPLAYED_MOVE_US + bot_cost_us(game, policy, search)
 
 
 def _at_step(error: RulesError, step: int) -> RulesError:

@@ -26,11 +26,12 @@ from typing import Any
 
 from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
 from engines.prng import Rng
-from engines.search import Budget
+from engines.search import SEARCH_POLICY, Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls import caches
 from service.calls.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
+from service.calls.costs import DEFAULT_COST_LIMITS, CallCosts, CostLimits, bot_cost_us
 from service.calls.decoding import (
     DecodedState,
     Decoder,
@@ -82,6 +83,7 @@ class GameEngineServicer:
         fence: RevisionFence | None = None,
         max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS,
         plain_wire: bool = False,
+        limits: CostLimits = DEFAULT_COST_LIMITS,
     ) -> None:
         if require_sealed and sealer is None:
             raise ValueError("sealed states can be required only with keys to seal them")
@@ -92,6 +94,7 @@ class GameEngineServicer:
         self.access = Access(seat_tokens) if require_seat_tokens and seat_tokens else None
         self.fence = fence
         self.max_search_iterations = max_search_iterations
+        self.costs = CallCosts(limits)
         self.games = registered_games()
         self.states = StateCache(0 if plain_wire else state_cache_bytes)
         self.encodings = Encodings(0 if plain_wire else caches.ENCODING_BYTES)
@@ -147,13 +150,7 @@ class GameEngineServicer:
         if move.bot is not None:
             asked = move.bot.asked
             budget = self._budget(given.game, asked.search_iterations, asked.search_time_limit_ms)
-            start = perf_counter()
-            try:
-                action = engine.suggest(
-                    given.state, move.seat, move.bot.policy, Rng(move.bot.seed), budget
-                )
-            finally:
-                call.engine_seconds += perf_counter() - start
+            action = self._bot_move(given, move.seat, move.bot.policy, move.bot.seed, budget, call)
         if isinstance(move.viewer, int):
             engine.check_seat(given.state, move.viewer)
         start = perf_counter()
@@ -259,11 +256,7 @@ class GameEngineServicer:
         seed = bot_seed(request.seed, seat, given.canonical())
         budget = self._budget(game, request.search_iterations, request.search_time_limit_ms)
         policy = request.policy or DEFAULT_POLICY
-        start = perf_counter()
-        try:
-            action = game.engine.suggest(given.state, seat, policy, Rng(seed), budget)
-        finally:
-            call.engine_seconds += perf_counter() - start
+        action = self._bot_move(given, seat, policy, seed, budget, call)
         return api.SuggestActionResponse(
             action=common.Action(seat=seat, **{game.id: game.codec.encode_action(action)})
         )
@@ -271,7 +264,9 @@ class GameEngineServicer:
     def ReplayGame(self, request: Request, call: CallRecord, token: str = "") -> bytes:
         """Play a game record through (``service.calls.replay``); the answer is serialized."""
         request = parse(api.ReplayGameRequest, data_of(request))
-        return replay_game(self.decoder, self.encoder, request, call, self._budget, token)
+        return replay_game(
+            self.decoder, self.encoder, request, call, self._budget, self.costs, token
+        )
 
     def _state_of(
         self,
@@ -306,6 +301,36 @@ class GameEngineServicer:
         if not (iterations or time_ms) or info is None:
             return None
         return Budget(iterations or info.searcher.default_iterations, time_ms)
+
+    def _bot_move(
+        self,
+        given: DecodedState,
+        seat: int,
+        policy: str,
+        seed: int,
+        budget: Budget | None,
+        call: CallRecord,
+    ) -> Any:
+        """The action the bot ``policy`` chooses for ``seat``. A search is held to the call's
+        budget (``service.calls.costs``): refused before it starts when it asks for more, made
+        in its turn among the worker's heavy calls, its worlds counted as it goes, stopped once
+        its caller no longer waits."""
+        game = given.game
+        if policy != SEARCH_POLICY:
+            start = perf_counter()
+            try:
+                return game.engine.suggest(given.state, seat, policy, Rng(seed), budget)
+            finally:
+                call.engine_seconds += perf_counter() - start
+        meter = self.costs.meter(call)
+        meter.plan(bot_cost_us(game, policy, budget))
+        with self.costs.work(meter):
+            start = perf_counter()
+            try:
+                searched = meter.search(game, budget)
+                return game.engine.suggest(given.state, seat, policy, Rng(seed), searched)
+            finally:
+                call.engine_seconds += perf_counter() - start
 
     # ----------------------------------------------------------------- seats and the fence
     def _seating(

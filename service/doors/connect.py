@@ -11,8 +11,11 @@ also in readable form (the detail's ``debug`` field), so that curl shows the rea
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,6 +36,8 @@ from service.errors import (
     MAX_MESSAGE_CHARACTERS,
     RequestError,
     cut,
+    retry_after_ms,
+    retry_info,
     status_code_of,
 )
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
@@ -43,6 +48,7 @@ if TYPE_CHECKING:
     from service.calls.servicer import GameEngineServicer
 
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
+RETRY_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.RetryInfo.DESCRIPTOR.full_name
 JSON_CODEC = "json"
 PROTO_CODEC = "proto"
 # What protobuf's JSON parser says around the part worth reading: the fields it was parsing, and
@@ -152,8 +158,9 @@ class ReadableErrorInfo(ErrorDetail):
 
 def connect_error(failure: Exception) -> ConnectError:
     """The Connect error of a failed call: the code of a rules error (``service.errors``'s
-    table, INVALID_ARGUMENT for most) with its reason, INTERNAL for anything else (whose
-    details were logged, never sent)."""
+    table, INVALID_ARGUMENT for most) with its reason (and a ``RetryInfo`` when it names a
+    delay to retry after), INTERNAL for anything else (whose details were logged, never
+    sent)."""
     if isinstance(failure, RulesError):
         code = Code[status_code_of(failure).name]
         message, reason = failure.message, failure.reason
@@ -161,7 +168,12 @@ def connect_error(failure: Exception) -> ConnectError:
     else:
         code, message, reason, metadata = Code.INTERNAL, "internal error", INTERNAL_REASON, {}
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
-    return ConnectError(code, cut(message, MAX_MESSAGE_CHARACTERS), [ReadableErrorInfo(info)])
+    details: list[ErrorDetail] = [ReadableErrorInfo(info)]
+    delay = retry_after_ms(failure) if isinstance(failure, RulesError) else None
+    if delay is not None:
+        packed = retry_info(delay).SerializeToString()
+        details.append(ErrorDetail(AnyDetail(type_url=RETRY_INFO_TYPE, value=packed)))
+    return ConnectError(code, cut(message, MAX_MESSAGE_CHARACTERS), details)
 
 
 def snake_case(name: str) -> str:
@@ -169,10 +181,29 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+class HttpWaiting:
+    """The caller of an HTTP call, as the door sees it: its deadline (from the timeout its
+    request sent, which the library keeps too), and whether the library gave up on it (the
+    deadline passed, or the client went away: the library cancels the method then)."""
+
+    __slots__ = ("deadline", "gone")
+
+    def __init__(self, timeout_ms: float | None) -> None:
+        self.deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
+        self.gone = False
+
+    def is_active(self) -> bool:
+        return not self.gone and (self.deadline is None or time.monotonic() < self.deadline)
+
+    def time_remaining(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+
 def _method(
     invoke: Invoke,
     response_type: Any,
     after: After | None,
+    executor: Executor,
 ) -> Callable[..., Any]:
     async def call(request: bytes | JsonRequest, ctx: Any) -> Any:
         record = served.get(None)
@@ -182,14 +213,32 @@ def _method(
         call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
         protocol = content_protocol(headers.get("content-type", ""))
         token = headers.get(SEAT_TOKEN_KEY, "")
+        waiting = HttpWaiting(ctx.timeout_ms)
+        # The servicer runs on the worker's threads, never on the door's event loop, which
+        # goes on serving /healthz and reading other requests meanwhile.
         if isinstance(request, bytes):
-            response, failure, _ = invoke(request, call_id, protocol, after, seat_token=token)
-        else:
-            response, failure, _ = invoke(
-                request.raw, call_id, protocol, after, request.size, request.problem, token
+            called = executor.submit(
+                invoke, request, call_id, protocol, after, seat_token=token, waiting=waiting
             )
-            if type(response) is bytes:
-                response = response_type.FromString(response)
+        else:
+            called = executor.submit(
+                invoke,
+                request.raw,
+                call_id,
+                protocol,
+                after,
+                request.size,
+                request.problem,
+                token,
+                waiting,
+            )
+        try:
+            response, failure, _ = await asyncio.wrap_future(called)
+        except asyncio.CancelledError:
+            waiting.gone = True  # the servicer stops the call's long work at its next check
+            raise
+        if not isinstance(request, bytes) and type(response) is bytes:
+            response = response_type.FromString(response)
         if protocol == "connect":
             ctx.response_headers[REQUEST_ID_KEY] = call_id
         else:
@@ -208,12 +257,14 @@ def connect_service(
     servicer: GameEngineServicer,
     observers: Sequence[Observer],
     log: Any,
+    executor: Executor,
     after: After | None = None,
 ) -> Any:
-    """An object with the servicer's methods as the generated application calls them."""
+    """An object with the servicer's methods as the generated application calls them, each
+    running the servicer on ``executor``'s threads."""
     methods = {}
     for method in SERVICE.methods:
         response_type = message_factory.GetMessageClass(method.output_type)
         invoke = invoker(method.name, getattr(servicer, method.name), observers, log)
-        methods[snake_case(method.name)] = _method(invoke, response_type, after)
+        methods[snake_case(method.name)] = _method(invoke, response_type, after, executor)
     return type("ConnectService", (), {name: staticmethod(f) for name, f in methods.items()})()

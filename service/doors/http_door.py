@@ -36,6 +36,7 @@ import re
 import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -449,14 +450,24 @@ class HttpServer:
             self._grace_over.cancel()
 
 
-def http_door(settings: Any, servicer: Any, observers: Sequence[Observer], log: Any) -> HttpServer:
-    """Build and bind (not start) a worker's HTTP door on the worker's servicer."""
+def http_door(
+    settings: Any,
+    servicer: Any,
+    observers: Sequence[Observer],
+    log: Any,
+    executor: Executor | None = None,
+) -> HttpServer:
+    """Build and bind (not start) a worker's HTTP door on the worker's servicer, which runs on
+    ``executor``'s threads (the worker's thread pool, which its gRPC server shares; a pool of
+    ``settings.threads`` of the door's own by default)."""
     from ordo.v1.engine_service_connect import (  # noqa: PLC0415 - loaded when served
         GameEngineServiceASGIApplication,
     )
     from service.doors.connect import WIRE_FORMATS, connect_service  # noqa: PLC0415
 
-    service = connect_service(servicer, observers, log)
+    if executor is None:
+        executor = ThreadPoolExecutor(settings.threads, thread_name_prefix="http")
+    service = connect_service(servicer, observers, log, executor)
     connect_app = GameEngineServiceASGIApplication(
         service, codecs=WIRE_FORMATS, read_max_bytes=settings.max_request_bytes
     )

@@ -29,6 +29,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from service.calls.call_path import SERVICE, SERVICE_NAME
+from service.calls.costs import US_PER_MS, CostLimits
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings, allowed_cpus
 from service.doors.grpc_door import method_handlers
@@ -73,6 +74,7 @@ def new_servicer(settings: Settings) -> GameEngineServicer:
         fence,
         settings.max_search_iterations,
         settings.plain_wire,
+        CostLimits(settings.max_call_cpu_ms * US_PER_MS, settings.max_heavy_calls),
     )
 
 
@@ -88,14 +90,15 @@ def create_server(
     options = server_options(settings)
     if pool is None:
         pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
+    # gRPC's own maximum_concurrent_rpcs would count health checks with the calls, and refuse
+    # them when calls fill it: the door bounds the service's calls alone.
     server = grpc.server(
         pool,  # type: ignore[arg-type]  # any executor will do; gRPC only calls submit
         options=options,
-        maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
     if servicer is None:
         servicer = new_servicer(settings)
-    handlers = method_handlers(servicer, observers, pool.after)
+    handlers = method_handlers(servicer, observers, pool.after, settings.max_concurrent_rpcs)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
@@ -207,7 +210,7 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     server, port, health_servicer = create_server(settings, observers, pool, servicer)
     door = None
     if settings.http_port:
-        door = http_door(settings, servicer, observers, log)
+        door = http_door(settings, servicer, observers, log, pool)
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,
     # which would otherwise stall a call for tens of milliseconds now and then.
