@@ -17,7 +17,11 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engines.errors import RulesError
-from service.trust.revision_fence import RevisionStoreUnavailableError, StateSupersededError
+from service.trust.revision_fence import (
+    RevisionStoreOutcomeUnknownError,
+    RevisionStoreUnavailableError,
+    StateSupersededError,
+)
 from service.trust.seat_tokens import (
     SeatNotPermittedError,
     SeatTokenInvalidError,
@@ -98,6 +102,7 @@ STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (SeatNotPermittedError, grpc.StatusCode.PERMISSION_DENIED),
     (StateSupersededError, grpc.StatusCode.FAILED_PRECONDITION),
     (RevisionStoreUnavailableError, grpc.StatusCode.UNAVAILABLE),
+    (RevisionStoreOutcomeUnknownError, grpc.StatusCode.UNAVAILABLE),
     (ServerBusyError, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (TooManyCallsError, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (CallDeadlineExceededError, grpc.StatusCode.DEADLINE_EXCEEDED),

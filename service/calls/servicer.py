@@ -353,10 +353,10 @@ class GameEngineServicer:
         return seating(match_id, bots), tokens, issue(match_id, None)
 
     def _fenced(self, move: Move, action: Any) -> None:
-        """Move the game on in the revision store from the state of ``move``, by this request
-        (its state's seal and its move: the ``action`` of its seat, or its bot move with the
-        bot's policy and seed; not its viewer); raises when the store refuses or cannot be
-        reached."""
+        """Move the game on in the revision store from the state of ``move``, by the
+        ``action`` its seat applied (the bot's choice, for a bot move: a search capped by time
+        that chooses otherwise when sent again is another move, never a retry; not its
+        viewer); raises when the store refuses or cannot be reached."""
         assert self.fence is not None
         given = move.given
         if not given.seating.match_id:
@@ -365,14 +365,8 @@ class GameEngineServicer:
                 "was sealed before): start a new game",
                 "MATCH_ID_MISSING",
             )
-        if move.bot is not None:
-            bot = move.bot.asked
-            budget = b"%d %d" % (bot.search_iterations, bot.search_time_limit_ms)
-            policy = move.bot.policy.encode()
-            played = b"bot %d %s %d %s" % (move.seat, policy, move.bot.seed, budget)
-        else:
-            encoded = given.game.codec.encode_action(action).SerializeToString(deterministic=True)
-            played = b"action %d " % move.seat + encoded
+        encoded = given.game.codec.encode_action(action).SerializeToString(deterministic=True)
+        played = b"action %d " % move.seat + encoded
         self.fence.advance(
             given.seating.match_id, given.state.revision, request_digest(given.seal, played)
         )
