@@ -6,7 +6,9 @@ SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application ro
 - ``/ordo.v1.GameEngineService/<Method>``: the generated Connect application
   (``service.doors.connect``), which calls the worker's servicer through the call path the gRPC
   door uses;
-- ``/healthz``, with GET or HEAD: 200 while the worker serves, 503 once it drains;
+- ``/healthz``, with GET or HEAD: 200 while the worker serves, 503 once it drains (liveness);
+- ``/readyz``, with GET or HEAD: 200 while the worker serves and can serve every call (its
+  revision store, when it has one, within reach), else 503 (readiness);
 - anything else, with GET or HEAD: the files of the built web playground, the package data
   ``service/playground`` (built there by ``clients/web/build.mjs``; wheels and the image ship
   it); any other method gets 405.
@@ -66,6 +68,7 @@ from service.doors.http_guard import (
 from service.telemetry.observe import CallRecord, Observer
 
 HEALTH_PATH = "/healthz"
+READY_PATH = "/readyz"
 SERVICE_PREFIX = f"/{SERVICE.full_name}/"
 STATIC_DIR = Path(__file__).resolve().parents[1] / "playground"  # service/playground
 NOT_BUILT = (
@@ -124,9 +127,11 @@ def parse_origins(text: str) -> frozenset[str]:
 
 @dataclass
 class Health:
-    """Whether the worker serves; it stops when the worker drains."""
+    """Whether the worker serves (it stops when the worker drains), and whether it can serve
+    every call (not while its revision store is out of reach)."""
 
     serving: bool = True
+    ready: bool = True
 
 
 @dataclass
@@ -157,8 +162,8 @@ class Door:
             await self._call(scope, receive, _with_headers(send, cors or []))
         elif method not in {"GET", "HEAD"}:
             await _respond(send, 405, [(b"allow", READ_METHODS), *_text(None)], b"")
-        elif path == HEALTH_PATH:
-            serving = self.health.serving
+        elif path in (HEALTH_PATH, READY_PATH):
+            serving = self.health.serving and (path == HEALTH_PATH or self.health.ready)
             body = b"SERVING\n" if serving else b"NOT_SERVING\n"
             await _respond(send, 200 if serving else 503, _text(cors), body)
         else:

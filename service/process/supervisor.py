@@ -24,6 +24,11 @@ from service.config import Settings
 from service.doors.http_door import playground_url
 from service.telemetry import logs
 from service.telemetry.build import build_info
+from service.trust.revision_fence import (
+    RevisionFence,
+    RevisionStoreUnavailableError,
+    store_address,
+)
 
 WORKER_MODULE = "service.process.worker"  # imported by each worker process, never by the parent
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
@@ -63,6 +68,29 @@ def port_taken(host: str, port: int) -> str | None:
             except OSError as error:
                 return f"{address[0]} port {port}: {error.strerror}"
     return None
+
+
+def trust_features(settings: Settings) -> dict[str, object]:
+    """What the server trusts and checks, for its ``started`` line: sealed states (and whether
+    it takes only those), seat tokens, and its revision store with whether it answers now (a
+    server whose store does not answer starts all the same, not ready: its workers check the
+    store again every few seconds)."""
+    features: dict[str, object] = {
+        "sealed_states": bool(settings.state_keys),
+        "require_sealed": settings.require_sealed,
+        "require_seat_tokens": settings.require_seat_tokens,
+        "revision_store": store_address(settings.revision_store) or None,
+    }
+    if settings.revision_store:
+        fence = RevisionFence(settings.revision_store, settings.revision_idle_seconds)
+        try:
+            fence.check()
+            features["revision_store_reached"] = True
+        except RevisionStoreUnavailableError:
+            features["revision_store_reached"] = False
+        finally:
+            fence.close()
+    return features
 
 
 def stop_code(exitcode: int) -> int:
@@ -161,6 +189,7 @@ def serve(settings: Settings) -> int:
         http_port=settings.http_port,
         metrics_port=settings.metrics_port,
         playground=playground_url(settings.host, settings.http_port),
+        **trust_features(settings),
         **build_info(),
     )
     exit_code = workers.supervise(metrics.worker_exited)

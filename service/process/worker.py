@@ -36,6 +36,7 @@ from service.doors.grpc_door import method_handlers
 from service.doors.http_door import http_door
 from service.doors.reflection import enable_reflection
 from service.process.pool import CallThreadPool
+from service.process.readiness import StoreWatch
 from service.telemetry import logs
 from service.telemetry.observe import Observer
 from service.trust.revision_fence import RevisionFence
@@ -56,14 +57,13 @@ MAX_CONCURRENT_STREAMS = 1000
 log = structlog.get_logger("ordo.server")
 
 
-def new_servicer(settings: Settings) -> GameEngineServicer:
+def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> GameEngineServicer:
     """A worker's servicer, which both doors call: its caches, its keys, its seat tokens and
-    its revision fence as ``settings`` say."""
+    its revision fence (``fence``, or a new one) as ``settings`` say."""
     from service.calls.servicer import GameEngineServicer  # noqa: PLC0415
 
     keys = settings.state_keys
-    fence = None
-    if settings.revision_store:
+    if settings.revision_store and fence is None:
         fence = RevisionFence(settings.revision_store, settings.revision_idle_seconds)
     return GameEngineServicer(
         settings.state_cache_bytes,
@@ -211,6 +211,16 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     door = None
     if settings.http_port:
         door = http_door(settings, servicer, observers, log, pool)
+    watch = None
+    if servicer.fence is not None:
+        from service.telemetry.metrics import revision_store_reached  # noqa: PLC0415
+
+        door_health = door.app.health if door is not None else None
+        watch = StoreWatch(
+            servicer.fence, health_servicer, door_health, index, revision_store_reached
+        )
+        watch.check()  # ready or not from the first probe on
+        watch.start()
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,
     # which would otherwise stall a call for tens of milliseconds now and then.
@@ -221,6 +231,8 @@ def run_worker(settings: Settings, index: int = 0) -> None:
         # Health first (load balancers and watchers stop sending), then the GOAWAY: the calls
         # held go on, and only those left past the grace are cancelled.
         health_servicer.enter_graceful_shutdown()
+        if watch is not None:
+            watch.stop()
         if door is not None:
             door.stop()
         server.stop(settings.grace_seconds)

@@ -99,6 +99,15 @@ class RevisionStoreOutcomeUnknownError(RevisionStoreUnavailableError):
         )
 
 
+def store_address(url: str) -> str:
+    """``url`` without its credentials (``redis://:secret@host:6379/0`` is
+    ``redis://host:6379/0``), for logs."""
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        return url
+    return f"{scheme}://{rest.rpartition('@')[2]}"
+
+
 def request_digest(state: bytes, move: bytes) -> str:
     """The digest (hex) that recognises a move again: its state's seal (which binds the whole
     state) and the encoding of the action applied."""
