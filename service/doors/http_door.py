@@ -421,6 +421,7 @@ class HttpServer:
             # drain that outlasts it, and at every drain when it is 0.
             timeout_graceful_shutdown=None,
         )
+        self._config = config
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="http", daemon=True)
         self._grace_over: threading.Timer | None = None
@@ -436,6 +437,7 @@ class HttpServer:
         others once their calls are answered, within the grace period; the calls still in
         progress after it are cancelled."""
         self.app.health.serving = False
+        self._config.draining = True  # a connection made from now on is closed at once
         self._server.should_exit = True
         if self._grace_over is None:
             self._grace_over = threading.Timer(self.grace_seconds, self._end_grace)

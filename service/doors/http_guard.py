@@ -288,11 +288,13 @@ def answer(scope: Scope, refusal: Refusal) -> list[Message]:
 
 
 class DoorConfig(uvicorn.Config):
-    """uvicorn's settings, with the timeout of request heads that its protocols lack."""
+    """uvicorn's settings, with the timeout of request heads that its protocols lack, and
+    whether the door drains."""
 
     def __init__(self, *args: Any, header_timeout: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.header_timeout = header_timeout
+        self.draining = False
 
     def load(self) -> None:
         super().load()
@@ -370,7 +372,17 @@ class GuardedH2(_HeadTimer, ZttpH2Protocol):
 
 
 class GuardedProtocol(AutoZttpProtocol):
-    """uvicorn's protocol that tells HTTP/1.1 from HTTP/2, handing over to the guarded ones."""
+    """uvicorn's protocol that tells HTTP/1.1 from HTTP/2, handing over to the guarded ones.
+
+    A connection made once the door drains is closed at once. uvicorn asks every connection to
+    close as its drain begins, but a connection accepted just before the listener closed is
+    made a moment later, and was never asked: kept alive, an HTTP/1.1 client went on calling
+    it for the whole grace period."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if getattr(self.config, "draining", False):
+            self.shutdown()
 
     def _switch(self, http2: bool, initial_data: bytes = b"") -> None:
         kind: type[GuardedH1 | GuardedH2] = GuardedH2 if http2 else GuardedH1
