@@ -82,8 +82,8 @@ class Settings:
     # when it asks for more (service.calls.costs).
     max_call_cpu_ms: int = DEFAULT_MAX_CALL_CPU_MS
     # Heavy calls (searches, long replays) a worker runs or keeps waiting, past which they are
-    # refused (RESOURCE_EXHAUSTED, with a delay to retry after); one runs at a time. Fewer than
-    # the threads, so that health checks and cheap calls always find one.
+    # refused (RESOURCE_EXHAUSTED, with a delay to retry after); one runs at a time. At most the
+    # threads but one (``heavy_call_limit``), so that health checks and cheap calls find one.
     max_heavy_calls: int = DEFAULT_MAX_HEAVY_CALLS
     state_keys_file: str = ""  # the keys that seal states (service.trust.sealing); none: plain
     require_sealed: bool = False  # refuse plain states (needs state keys)
@@ -101,6 +101,12 @@ class Settings:
     # The keys read from ``state_keys_file`` at start-up, the sealing one first: every worker
     # seals with the same keys. Never shown (repr), never a flag.
     state_keys: tuple[StateKey, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def heavy_call_limit(self) -> int:
+        """The heavy calls a worker holds: ``max_heavy_calls``, leaving a thread free for
+        health checks and cheap calls where there are two or more."""
+        return max(1, min(self.max_heavy_calls, self.threads - 1))
 
     @property
     def worker_count(self) -> int:
@@ -144,7 +150,7 @@ HELP = {
     "more is refused before it starts, one that spends more is stopped (CALL_BUDGET_EXCEEDED)",
     "max_heavy_calls": "heavy calls (searches, long replays) a worker runs or queues, one "
     "running at a time; more are refused with RESOURCE_EXHAUSTED (SERVER_BUSY) and a delay to "
-    "retry after (fewer than --threads)",
+    "retry after (at most --threads minus one)",
     "state_keys_file": "file of state keys, one 'KEY_ID BASE64_KEY' a line: the first seals "
     "the states returned, every one opens sealed states (empty: states are not sealed)",
     "require_sealed": "refuse plain states: only sealed ones (needs --state-keys-file)",
@@ -220,11 +226,8 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         parser.error("the gRPC, metrics and HTTP ports must differ")
     if settings.max_search_iterations < 1 or settings.max_call_cpu_ms < 1:
         parser.error("max search iterations and max call CPU ms must be positive")
-    if not 1 <= settings.max_heavy_calls < settings.threads:
-        parser.error(
-            "max heavy calls must be 1 or more, and fewer than the threads: health checks and "
-            "cheap calls need a thread of their own"
-        )
+    if settings.max_heavy_calls < 1:
+        parser.error("max heavy calls must be 1 or more")
     if settings.workers < 0 or settings.max_concurrent_rpcs < 0:
         parser.error("workers and max concurrent RPCs must be >= 0 (0: one per core, no limit)")
     if (

@@ -74,7 +74,7 @@ def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> Game
         fence,
         settings.max_search_iterations,
         settings.plain_wire,
-        CostLimits(settings.max_call_cpu_ms * US_PER_MS, settings.max_heavy_calls),
+        CostLimits(settings.max_call_cpu_ms * US_PER_MS, settings.heavy_call_limit),
     )
 
 
