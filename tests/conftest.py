@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 import pytest
@@ -16,6 +22,13 @@ from service.config import Settings
 from service.doors.http_door import http_door
 from service.process.worker import create_server, new_servicer
 from tests.state_keys import TEST_KEY
+
+# Every process the tests start inherits this variable (its value names this run), so that the
+# run can find, as it ends, any process of its own still running: a server's worker that
+# outlived its supervisor, a redis-server or a browser a test forgot. None may be left.
+SESSION_VARIABLE = "PYTEST_ORDO_SESSION"
+LEFTOVER_WAIT_SECONDS = 10.0  # processes told to stop just before the end may take this long
+LEFTOVER_POLL_SECONDS = 0.1
 
 # Tests pin behaviour, never timings: on a busy machine one example may take far longer than
 # Hypothesis's default deadline of 200 ms, which would fail a test that is right.
@@ -123,3 +136,44 @@ def seated_stub(seated: Doors) -> Iterator[rpc.GameEngineServiceStub]:
     """A stub of the server that requires seat tokens, for the whole session."""
     with grpc.insecure_channel(seated.grpc_address) as chan:
         yield rpc.GameEngineServiceStub(chan)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Mark the processes this run starts (see ``SESSION_VARIABLE``)."""
+    os.environ[SESSION_VARIABLE] = f"{os.getpid()}-{uuid.uuid4().hex}"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when a process it started still runs, naming each (and then ending it)."""
+    mark = f"{SESSION_VARIABLE}={os.environ[SESSION_VARIABLE]}".encode()
+    deadline = time.monotonic() + LEFTOVER_WAIT_SECONDS
+    while (left := leftovers(mark)) and time.monotonic() < deadline:
+        time.sleep(LEFTOVER_POLL_SECONDS)
+    if not left:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    lines = [f"processes of this test run left running: {len(left)}"]
+    lines += [f"  pid {pid}: {command}" for pid, command in left.items()]
+    if reporter is not None:
+        reporter.write_line("\n".join(lines), red=True)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def leftovers(mark: bytes) -> dict[int, str]:
+    """The running processes (zombies aside) whose environment holds ``mark``, but this one,
+    with their command lines."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if mark in environ.split(b"\0"):
+            found[int(entry.name)] = command.replace(b"\0", b" ").decode(errors="replace")
+    return found

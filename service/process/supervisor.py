@@ -22,6 +22,7 @@ import structlog
 
 from service.config import Settings
 from service.doors.http_door import playground_url
+from service.process.orphan import die_with_parent
 from service.telemetry import logs
 from service.telemetry.build import build_info
 from service.trust.revision_fence import (
@@ -41,8 +42,11 @@ MALLOC_ARENAS = ("MALLOC_ARENA_MAX", "2")
 log = structlog.get_logger("ordo.server")
 
 
-def run_worker(settings: Settings, index: int = 0) -> None:
-    """Serve as worker ``index`` (in this process) until SIGTERM, then drain and return."""
+def run_worker(settings: Settings, index: int = 0, parent: int | None = None) -> None:
+    """Serve as worker ``index`` (in this process) until SIGTERM, then drain and return; a
+    worker started by the supervisor of pid ``parent`` stops when that process dies."""
+    if parent is not None:
+        die_with_parent(parent, settings.grace_seconds)
     importlib.import_module(WORKER_MODULE).run_worker(settings, index)
 
 
@@ -112,7 +116,7 @@ class Workers:
     def start(self, index: int) -> None:
         """Start worker ``index`` (again, when it died)."""
         process = self._context.Process(
-            target=run_worker, args=(self.settings, index), name=f"worker-{index}"
+            target=run_worker, args=(self.settings, index, os.getpid()), name=f"worker-{index}"
         )
         process.start()
         if index < len(self.processes):
