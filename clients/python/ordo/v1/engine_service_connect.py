@@ -53,7 +53,15 @@ class GameEngineService(Protocol):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
     """
     async def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
@@ -73,7 +81,7 @@ class GameEngineService(Protocol):
         """
         Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -99,8 +107,10 @@ class GameEngineService(Protocol):
     async def suggest_action(self, request: SuggestActionRequest, ctx: RequestContext[SuggestActionRequest, SuggestActionResponse], /) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -110,7 +120,9 @@ class GameEngineService(Protocol):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -245,7 +257,15 @@ class GameEngineServiceClient(ConnectClient):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
     """
     def __init__(
         self,
@@ -329,7 +349,7 @@ class GameEngineServiceClient(ConnectClient):
         """
         Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
         return await self.execute_unary(
             request=request,
@@ -423,8 +443,10 @@ class GameEngineServiceClient(ConnectClient):
     ) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may.
         """
         return await self.execute_unary(
             request=request,
@@ -451,7 +473,9 @@ class GameEngineServiceClient(ConnectClient):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
         return await self.execute_unary(
             request=request,
@@ -483,7 +507,15 @@ class GameEngineServiceSync(Protocol):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
     """
     def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
@@ -503,7 +535,7 @@ class GameEngineServiceSync(Protocol):
         """
         Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -529,8 +561,10 @@ class GameEngineServiceSync(Protocol):
     def suggest_action(self, request: SuggestActionRequest, ctx: RequestContext[SuggestActionRequest, SuggestActionResponse], /) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -540,7 +574,9 @@ class GameEngineServiceSync(Protocol):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -673,7 +709,15 @@ class GameEngineServiceClientSync(ConnectClientSync):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
     """
     def __init__(
         self,
@@ -757,7 +801,7 @@ class GameEngineServiceClientSync(ConnectClientSync):
         """
         Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
         return self.execute_unary(
             request=request,
@@ -851,8 +895,10 @@ class GameEngineServiceClientSync(ConnectClientSync):
     ) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may.
         """
         return self.execute_unary(
             request=request,
@@ -879,7 +925,9 @@ class GameEngineServiceClientSync(ConnectClientSync):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
         return self.execute_unary(
             request=request,

@@ -41,7 +41,15 @@ class GameEngineServiceStub:
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
     """
 
     @_typing.overload
@@ -58,7 +66,7 @@ class GameEngineServiceStub:
     ApplyAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyActionRequest, _engine_service_pb2.ApplyActionResponse]
     """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
     INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-    still the current one.
+    still the current one. A bot's search is held to the call's budget as SuggestAction's.
     """
     ValidateAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ValidateActionRequest, _engine_service_pb2.ValidateActionResponse]
     """Checks an action like ApplyAction without applying it: an illegal action is answered in the
@@ -70,15 +78,19 @@ class GameEngineServiceStub:
     """Renders what one seat or a spectator may see of a game."""
     SuggestAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-    NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-    request asks for more search iterations than the server allows.
+    NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+    request asks for more search iterations than the server allows, and with reason
+    CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+    SERVER_BUSY when the worker holds as many searches as it may.
     """
     ReplayGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]
     """Plays a game record through, checking its digests, and returns its last state with one page
     of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
     that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
     match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-    than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+    than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+    CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+    call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
     """
 
 @_typing.type_check_only
@@ -97,7 +109,15 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -111,7 +131,7 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     ApplyAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyActionRequest, _engine_service_pb2.ApplyActionResponse]  # type: ignore[assignment]
     """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
     INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-    still the current one.
+    still the current one. A bot's search is held to the call's budget as SuggestAction's.
     """
     ValidateAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ValidateActionRequest, _engine_service_pb2.ValidateActionResponse]  # type: ignore[assignment]
     """Checks an action like ApplyAction without applying it: an illegal action is answered in the
@@ -123,15 +143,19 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     """Renders what one seat or a spectator may see of a game."""
     SuggestAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]  # type: ignore[assignment]
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-    NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-    request asks for more search iterations than the server allows.
+    NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+    request asks for more search iterations than the server allows, and with reason
+    CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+    SERVER_BUSY when the worker holds as many searches as it may.
     """
     ReplayGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]  # type: ignore[assignment]
     """Plays a game record through, checking its digests, and returns its last state with one page
     of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
     that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
     match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-    than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+    than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+    CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+    call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
     """
 
 class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -149,7 +173,15 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
     """
 
     @_abc_1.abstractmethod
@@ -179,7 +211,7 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.ApplyActionResponse, _abc.Awaitable[_engine_service_pb2.ApplyActionResponse]]:
         """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
 
     @_abc_1.abstractmethod
@@ -215,8 +247,10 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_engine_service_pb2.SuggestActionResponse, _abc.Awaitable[_engine_service_pb2.SuggestActionResponse]]:
         """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows.
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may.
         """
 
     @_abc_1.abstractmethod
@@ -229,7 +263,9 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
 
 def add_GameEngineServiceServicer_to_server(servicer: GameEngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
