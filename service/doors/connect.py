@@ -30,6 +30,7 @@ from protobuf.wkt import Struct
 from engines.errors import RulesError
 from service.calls.call_path import REQUEST_ID_KEY, SERVICE, Invoke, invoker, request_id
 from service.doors.http_guard import content_protocol
+from service.doors.json_wire import JsonWire
 from service.errors import (
     DOMAIN,
     INTERNAL_REASON,
@@ -98,30 +99,35 @@ class BinaryCodec:
 
 
 class JsonCodec:
-    """Protobuf's JSON mapping, field names in lowerCamelCase; unknown fields are refused, as
-    the binary form cannot carry them through either. A request that does not parse is handed
-    on with its problem, so that the call path refuses it with a reason like any bad request."""
+    """Protobuf's JSON mapping, field names in lowerCamelCase, converted by ``JsonWire`` (its
+    fast path, or ``json_format`` alone when ``plain``); unknown fields are refused, as the
+    binary form cannot carry them through either. A request that does not parse is handed on
+    with its problem, so that the call path refuses it with a reason like any bad request."""
+
+    def __init__(self, plain: bool = False) -> None:
+        self.wire = JsonWire(plain)
 
     def name(self) -> str:
         return JSON_CODEC
 
     def encode(self, message: Any) -> bytes:
-        return json_format.MessageToJson(message, indent=None).encode()
+        return self.wire.dump(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> JsonRequest:
-        message = message_class()
         try:
-            json_format.Parse(bytes(data), message)
+            raw = self.wire.parse(data, message_class)
         except (json_format.ParseError, UnicodeDecodeError, RecursionError) as error:
             problem = RequestError(
                 f"the request is not a valid {message_class.DESCRIPTOR.full_name} in JSON: "
                 f"{json_problem(str(error))}"
             )
             return JsonRequest(b"", len(data), problem)
-        return JsonRequest(message.SerializeToString(), len(data))
+        return JsonRequest(raw, len(data))
 
 
-WIRE_FORMATS = (BinaryCodec(), JsonCodec())
+def wire_formats(plain: bool = False) -> tuple[BinaryCodec, JsonCodec]:
+    """The codecs of the HTTP door: binary, and JSON (``json_format`` alone when ``plain``)."""
+    return BinaryCodec(), JsonCodec(plain)
 
 
 def json_problem(text: str) -> str:

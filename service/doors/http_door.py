@@ -470,13 +470,15 @@ def http_door(
     from ordo.v1.engine_service_connect import (  # noqa: PLC0415 - loaded when served
         GameEngineServiceASGIApplication,
     )
-    from service.doors.connect import WIRE_FORMATS, connect_service  # noqa: PLC0415
+    from service.doors.connect import connect_service, wire_formats  # noqa: PLC0415
 
     if executor is None:
         executor = ThreadPoolExecutor(settings.threads, thread_name_prefix="http")
     service = connect_service(servicer, observers, log, executor)
     connect_app = GameEngineServiceASGIApplication(
-        service, codecs=WIRE_FORMATS, read_max_bytes=settings.max_request_bytes
+        service,
+        codecs=wire_formats(settings.plain_wire),
+        read_max_bytes=settings.max_request_bytes,
     )
     door = Door(
         connect_app,
