@@ -47,6 +47,9 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+# Streams one HTTP/2 connection carries before the door asks the client for a new one
+# (GOAWAY): zttp drops a connection past 4,096 streams as a flood.
+STREAMS_PER_CONNECTION = 4_000
 SMALL_BODY_BYTES = 64 << 10  # a body up to this size may use the budget's reserve
 RESERVE_SHARE = 4  # the budget's last 1/4 is kept for small bodies
 ENVELOPE_BYTES = 5  # gRPC's and gRPC-Web's frame head: a flags byte and a 4-byte length
@@ -352,7 +355,22 @@ class GuardedH1(_HeadTimer, ZttpProtocol):
 
 class GuardedH2(_HeadTimer, ZttpH2Protocol):
     """uvicorn's HTTP/2 protocol, with a timeout on request heads: a connection that sends
-    frames but opens no stream for that long is closed with a GOAWAY."""
+    frames but opens no stream for that long is closed with a GOAWAY.
+
+    A connection carries at most ``STREAMS_PER_CONNECTION`` streams: zttp takes a connection
+    that opened 4,096 for a flood and drops it, calls in flight and all. So the stream that
+    reaches the bound is served and answered with a GOAWAY naming it the last: the client opens
+    a new connection for its next calls, and this one closes once its calls are answered."""
+
+    streams = 0
+
+    def handle_request(self, event: Any) -> None:
+        super().handle_request(event)
+        self.streams += 1
+        if self.streams == STREAMS_PER_CONNECTION and not self.shutdown_requested:
+            self.shutdown_requested = True
+            self.conn.close(0, event.stream_id)  # NO_ERROR: a graceful GOAWAY
+            self.flush()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
