@@ -6,7 +6,7 @@ One Ordo server runs in its default shape (``python -m service``, access log on,
 with both doors. The same ``ApplyAction`` request (a mid-game state of the first game chosen)
 goes, in turn, through gRPC (the gRPC port), Connect binary over h2c and Connect JSON over
 HTTP/1.1 (the HTTP port), at 1, 16 and 64 calls in flight (as many connections, one call at a
-time on each), for a bounded time; each point is measured in ``ROUNDS`` rounds, the doors in
+time on each), a fixed number of calls; each point is measured in ``ROUNDS`` rounds, the doors in
 turn within a round, and the table gives each door's median calls/s and the median of its
 per-round ratio to gRPC's, never asserted. Without h2load (``apt-get install nghttp2-client``)
 the table is skipped.
@@ -43,6 +43,9 @@ CONCURRENCIES = (1, 16)  # measure's (bench.versions)
 DOORS = ("grpc", "connect")  # measure's
 CONCURRENCIES_H2LOAD = (1, 16, 64)
 H2LOAD_ROUNDS = 3
+CALLS_PER_SECOND = 2_500  # the calls a run of a point asks for, per second it should take
+CALLS_PER_CONNECTION = 3_500  # below the HTTP door's 4,000 streams per HTTP/2 connection
+MIN_CALLS_PER_CONNECTION = 300  # enough that opening the connection costs little of the run
 # Each door h2load drives, with the protocol it speaks, and the headers of its calls.
 H2LOAD_DOORS = {
     "grpc": "gRPC, h2c",
@@ -55,9 +58,6 @@ H2LOAD_HEADERS_OF = {
     "connect-json": (("content-type", "application/json"),),
 }
 H2LOAD_HEADERS = ("in flight", "door", "protocol", "calls/s", "x/grpc")
-HEADERS = (
-    "in flight", "door", "calls/s", "p50 ms", "p99 ms", "server CPU µs/call", "x/grpc",
-)  # fmt: skip
 START_SECONDS = 60.0
 CONNECT_HEADERS = {"Content-Type": "application/proto"}
 
@@ -160,7 +160,7 @@ def run(settings: Settings, chosen: Sequence[Game]) -> None:
     seconds = max(1, round(settings.seconds / H2LOAD_ROUNDS))
     print(
         f"Server: python -m service ({workers} workers), {game.id}; h2load, {H2LOAD_ROUNDS} "
-        f"rounds of {seconds} s a point, doors in turn; load average {loads}."
+        f"rounds of about {seconds} s a point, doors in turn; load average {loads}."
     )
     with tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)
@@ -215,10 +215,16 @@ def h2load_rate(
     h2load: str, door: str, url: str, body: Path, concurrency: int, seconds: int
 ) -> float:
     """The calls/s h2load reaches through ``door`` with ``concurrency`` connections, one call
-    in flight on each, after a second of warm-up; every call must be answered 2xx."""
+    in flight on each, over about ``seconds``; every call must be answered 2xx. h2load opens
+    each connection once and never again: a run takes at most ``CALLS_PER_CONNECTION`` calls
+    on one, below the count at which the HTTP door asks its HTTP/2 clients for a new one."""
+    per_connection = min(
+        CALLS_PER_CONNECTION,
+        max(MIN_CALLS_PER_CONNECTION, seconds * CALLS_PER_SECOND // concurrency),
+    )
     command = [
-        h2load, "-c", str(concurrency), "-m", "1", "-t", "1", "-D", str(seconds),
-        "--warm-up-time", "1", "-d", str(body), url,
+        h2load, "-c", str(concurrency), "-m", "1", "-t", "1",
+        "-n", str(per_connection * concurrency), "-d", str(body), url,
     ]  # fmt: skip
     for name, value in H2LOAD_HEADERS_OF[door]:
         command += ["-H", f"{name}: {value}"]
@@ -227,7 +233,14 @@ def h2load_rate(
     output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     finished = re.search(r"finished in [^,]+, ([\d.]+) req/s", output)
     codes = re.search(r"status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", output)
-    if finished is None or codes is None or any(int(count) for count in codes.groups()[1:]):
+    done = re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded", output)
+    if (
+        finished is None
+        or codes is None
+        or done is None
+        or int(done[1]) != per_connection * concurrency
+        or any(int(count) for count in codes.groups()[1:])
+    ):
         raise RuntimeError(f"h2load through {door} did not get only 2xx answers:\n{output}")
     return float(finished[1])
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from connectrpc.code import Code
@@ -42,7 +43,7 @@ from service.errors import (
     status_code_of,
 )
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
-from service.telemetry.observe import After, Observer
+from service.telemetry.observe import After, CallRecord, Observer
 from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
 
 if TYPE_CHECKING:
@@ -68,6 +69,30 @@ class Served:
     #: The error a method raised. The library keeps it in a variable of a frame its traceback
     #: holds, a reference cycle: the door drops the traceback once the library has answered.
     error: ConnectError | None = None
+    #: The work the call left (its observers), done once its answer has been sent.
+    left: list[tuple[Callable[[CallRecord], None], CallRecord]] = field(default_factory=list)
+    #: Whether the answer has been sent (or the request abandoned): work left later is done
+    #: at once, by the thread that leaves it.
+    finished: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def after(self, work: Callable[[CallRecord], None], call: CallRecord) -> bool:
+        """Leave ``work(call)`` until the answer has left (``After``): the servicer's thread
+        hands the answer to the event loop without running the observers first. False once the
+        request is over (a call that went on after its caller left): the caller does it."""
+        with self.lock:
+            if self.finished:
+                return False
+            self.left.append((work, call))
+            return True
+
+    def finish(self) -> None:
+        """Do the work the call left."""
+        with self.lock:
+            self.finished = True
+            left, self.left = self.left, []
+        for work, call in left:
+            work(call)
 
 
 #: The ``Served`` of the request being served, one per request.
@@ -220,11 +245,12 @@ def _method(
         protocol = content_protocol(headers.get("content-type", ""))
         token = headers.get(SEAT_TOKEN_KEY, "")
         waiting = HttpWaiting(ctx.timeout_ms)
+        leave = record.after if record is not None else after
         # The servicer runs on the worker's threads, never on the door's event loop, which
         # goes on serving /healthz and reading other requests meanwhile.
         if isinstance(request, bytes):
             called = executor.submit(
-                invoke, request, call_id, protocol, after, seat_token=token, waiting=waiting
+                invoke, request, call_id, protocol, leave, seat_token=token, waiting=waiting
             )
         else:
             called = executor.submit(
@@ -232,7 +258,7 @@ def _method(
                 request.raw,
                 call_id,
                 protocol,
-                after,
+                leave,
                 request.size,
                 request.problem,
                 token,

@@ -226,6 +226,23 @@ class Door:
 
         async def watch(message: Message) -> None:
             nonlocal status, grpc_status, held
+            kind = message["type"]
+            if record.reached:
+                # A unary answer's head waits for its one body, which then goes out with its
+                # length: one write fewer than a chunked body and its end.
+                if kind == "http.response.start" and held is None:
+                    held = message
+                    return
+                if held is not None and kind == "http.response.body":
+                    start, held = held, None
+                    if not message.get("more_body", False):
+                        start = with_length(start, len(message.get("body", b"")))
+                    await send(start)
+                elif held is not None:
+                    await send(held)
+                    held = None
+                await send(message)
+                return
             if not record.reached:
                 # A refusal's status: the HTTP status, or gRPC's in the headers (trailers-only),
                 # the trailers (gRPC), or the trailers frame of the body (gRPC-Web).
@@ -255,7 +272,10 @@ class Door:
         try:
             await self.connect_app(scope, receive, watch)
         finally:
+            if held is not None and record.reached:
+                await send(held)  # a head the library ended without a body message
             served.reset(token)
+            record.finish()
             if record.error is not None:
                 record.error.__traceback__ = None
             if not record.reached and status is not None:
@@ -309,6 +329,14 @@ def playground_url(host: str, port: int, static_dir: Path = STATIC_DIR) -> str |
         return None
     name = "localhost" if host in {"0.0.0.0", "::", "[::]", ""} else host.strip("[]")
     return f"http://{f'[{name}]' if ':' in name else name}:{port}/"
+
+
+def with_length(start: Message, length: int) -> Message:
+    """A response head with its body's length, unless it names a length or a transfer coding."""
+    headers = start.get("headers", ())
+    if any(name in (b"content-length", b"transfer-encoding") for name, _ in headers):
+        return start
+    return {**start, "headers": [*headers, (b"content-length", b"%d" % length)]}
 
 
 def refusal_body(scope: Scope, status: int) -> bytes:
