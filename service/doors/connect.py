@@ -101,12 +101,39 @@ served: ContextVar[Served] = ContextVar("served")
 
 @dataclass(frozen=True, slots=True)
 class JsonRequest:
-    """A JSON request as the JSON codec decoded it: the message in binary (as the gRPC door
-    gets it), the size of the JSON sent, and why it could not be parsed, if it could not."""
+    """A JSON request as the JSON codec took it, unread: the bytes sent, the message they
+    should hold, and the codec's converter, so that the worker's thread reads it, not the
+    door's event loop."""
 
-    raw: bytes
-    size: int
-    problem: RulesError | None = None
+    data: bytes
+    message_class: Any
+    wire: JsonWire
+
+    def call(self, invoke: Invoke, response_type: Any, *args: Any) -> Any:
+        """Read the request, call the method with it (``invoke``, with ``args``: the request
+        id, the protocol, the work left after, the seat token and the caller), and write its
+        answer in JSON: ``invoke``'s outcome, with the answer as JSON bytes. A request that
+        does not parse is handed on with its problem, so that the call path refuses it with a
+        reason like any bad request."""
+        call_id, protocol, after, token, waiting = args
+        try:
+            raw, problem = self.wire.parse(self.data, self.message_class), None
+        except (json_format.ParseError, UnicodeDecodeError, RecursionError) as error:
+            raw, problem = (
+                b"",
+                RequestError(
+                    f"the request is not a valid {self.message_class.DESCRIPTOR.full_name} in "
+                    f"JSON: {json_problem(str(error))}"
+                ),
+            )
+        response, failure, record = invoke(
+            raw, call_id, protocol, after, len(self.data), problem, token, waiting
+        )
+        if response is not None:
+            if type(response) is bytes:
+                response = response_type.FromString(response)
+            response = self.wire.dump(response)
+        return response, failure, record
 
 
 class BinaryCodec:
@@ -126,8 +153,8 @@ class BinaryCodec:
 class JsonCodec:
     """Protobuf's JSON mapping, field names in lowerCamelCase, converted by ``JsonWire`` (its
     fast path, or ``json_format`` alone when ``plain``); unknown fields are refused, as the
-    binary form cannot carry them through either. A request that does not parse is handed on
-    with its problem, so that the call path refuses it with a reason like any bad request."""
+    binary form cannot carry them through either. A request is read, and its answer written,
+    on the worker's thread (``JsonRequest``): an answer reaches ``encode`` as JSON already."""
 
     def __init__(self, plain: bool = False) -> None:
         self.wire = JsonWire(plain)
@@ -136,18 +163,10 @@ class JsonCodec:
         return JSON_CODEC
 
     def encode(self, message: Any) -> bytes:
-        return self.wire.dump(message)
+        return message if type(message) is bytes else self.wire.dump(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> JsonRequest:
-        try:
-            raw = self.wire.parse(data, message_class)
-        except (json_format.ParseError, UnicodeDecodeError, RecursionError) as error:
-            problem = RequestError(
-                f"the request is not a valid {message_class.DESCRIPTOR.full_name} in JSON: "
-                f"{json_problem(str(error))}"
-            )
-            return JsonRequest(b"", len(data), problem)
-        return JsonRequest(raw, len(data))
+        return JsonRequest(bytes(data), message_class, self.wire)
 
 
 def wire_formats(plain: bool = False) -> tuple[BinaryCodec, JsonCodec]:
@@ -254,23 +273,13 @@ def _method(
             )
         else:
             called = executor.submit(
-                invoke,
-                request.raw,
-                call_id,
-                protocol,
-                leave,
-                request.size,
-                request.problem,
-                token,
-                waiting,
+                request.call, invoke, response_type, call_id, protocol, leave, token, waiting
             )
         try:
             response, failure, _ = await asyncio.wrap_future(called)
         except asyncio.CancelledError:
             waiting.gone = True  # the servicer stops the call's long work at its next check
             raise
-        if not isinstance(request, bytes) and type(response) is bytes:
-            response = response_type.FromString(response)
         if protocol == "connect":
             ctx.response_headers[REQUEST_ID_KEY] = call_id
         else:
