@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Collection, Sequence
@@ -44,6 +45,11 @@ from service.trust.sealing import Sealer
 from service.trust.seat_tokens import SeatTokens
 
 MILLISECONDS_PER_SECOND = 1_000
+# How long a thread keeps Python's lock while another waits for it (Python's default: 5 ms). A
+# search holds it between its worlds; a health check or a cheap call waits for it at each of its
+# few steps, so a shorter turn answers them sooner beside a heavy call (docs/performance.md,
+# "Probes beside heavy calls").
+GIL_SWITCH_SECONDS = 0.001
 DRAIN_POLL_SECONDS = 0.05  # how often a draining worker looks whether its calls are done
 LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
 # Calls in flight at once on one connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS). A stream
@@ -203,6 +209,7 @@ def _close_when_idle(server: grpc.Server, pool: CallThreadPool) -> None:
 def run_worker(settings: Settings, index: int = 0) -> None:
     """Serve until SIGTERM or SIGINT, then drain within the grace period and return."""
     logs.configure(settings.log_level, settings.log_format)
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
     cpu = _pin_worker(settings, index)
     observers = worker_observers(settings)
     pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
