@@ -47,8 +47,8 @@ from service.trust.seat_tokens import SeatTokens
 MILLISECONDS_PER_SECOND = 1_000
 # How long a thread keeps Python's lock while another waits for it (Python's default: 5 ms). A
 # search holds it between its worlds; a health check or a cheap call waits for it at each of its
-# few steps, so a shorter turn answers them sooner beside a heavy call (docs/performance.md,
-# "Probes beside heavy calls").
+# few steps, so a shorter turn answers them sooner beside a heavy call (docs/performance.md, "The
+# HTTP door", the probes beside heavy calls).
 GIL_SWITCH_SECONDS = 0.001
 DRAIN_POLL_SECONDS = 0.05  # how often a draining worker looks whether its calls are done
 LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
