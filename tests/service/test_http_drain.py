@@ -19,29 +19,12 @@ import structlog
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings
 from service.doors.http_door import HttpServer, http_door
+from tests.connect_calls import held_call
 
 HOST = "127.0.0.1"
 WAIT_SECONDS = 10.0
 POLL_SECONDS = 0.02
 BODY = json.dumps({"seats": 2, "seed": 7, "options": {"sixNimmt": {}}}).encode()
-
-
-def hold_a_call(port: int) -> socket.socket:
-    """A NewGame whose head is sent and whose body is held back: the call stays in progress
-    (the door answered ``100 Continue``), and the drain waits for it."""
-    sock = socket.create_connection((HOST, port), timeout=WAIT_SECONDS)
-    sock.sendall(
-        b"POST /ordo.v1.GameEngineService/NewGame HTTP/1.1\r\nHost: test\r\n"
-        b"Content-Type: application/json\r\nContent-Length: %d\r\n"
-        b"Expect: 100-continue\r\n\r\n" % len(BODY)
-    )
-    answer = b""
-    while not answer.endswith(b"\r\n\r\n"):
-        chunk = sock.recv(1)
-        assert chunk, "closed before 100 Continue"
-        answer += chunk
-    assert answer.startswith(b"HTTP/1.1 100"), answer
-    return sock
 
 
 def listening(port: int) -> bool:
@@ -78,7 +61,7 @@ class TestDrain:
         settings = Settings(host=HOST, port=0, http_port=0, metrics_port=0, grace_seconds=30.0)
         door = http_door(settings, GameEngineServicer(), (), structlog.get_logger())
         door.start()
-        held = hold_a_call(door.port)
+        held = held_call(f"{HOST}:{door.port}", BODY, "held", WAIT_SECONDS)
         door.stop()
         deadline = time.monotonic() + WAIT_SECONDS
         while listening(door.port):

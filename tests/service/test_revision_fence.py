@@ -4,6 +4,7 @@ recognised, entries that expire, a store that cannot be reached."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -185,8 +186,9 @@ class TestSlowStore:
             proxy.close()
 
 
-def fenced_server(url: str) -> tuple[grpc.Server, rpc.GameEngineServiceStub, grpc.Channel]:
-    """A started server with the test key and the revision store at ``url``, and a stub."""
+@contextmanager
+def fenced_server(url: str) -> Iterator[rpc.GameEngineServiceStub]:
+    """A stub of a started server with the test key and the revision store at ``url``."""
     settings = Settings(
         host="127.0.0.1",
         port=0,
@@ -198,8 +200,11 @@ def fenced_server(url: str) -> tuple[grpc.Server, rpc.GameEngineServiceStub, grp
     )
     server, port, _health = create_server(settings)
     server.start()
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    return server, rpc.GameEngineServiceStub(channel), channel
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            yield rpc.GameEngineServiceStub(channel)
+    finally:
+        server.stop(None)
 
 
 class TestFencedServer:
@@ -212,39 +217,36 @@ class TestFencedServer:
         REVISION_STORE_OUTCOME_UNKNOWN; another move on that state is then STATE_SUPERSEDED,
         and the same request again gets the answer."""
         proxy = SlowProxy(store.port)
-        server, stub, channel = fenced_server(proxy.url)
         try:
-            dealt_options = common.GameOptions(up_or_down={})
-            dealt = stub.NewGame(api.NewGameRequest(seats=2, options=dealt_options))
-            request = api.ApplyActionRequest(state=dealt.state, bot=api.BotMove(seat=0))
-            warm = stub.NewGame(api.NewGameRequest(seats=2, options=dealt_options))  # connected
-            stub.ApplyAction(api.ApplyActionRequest(state=warm.state, bot=api.BotMove(seat=0)))
-            proxy.reply_delay = REPLY_SECONDS + 0.5
-            with pytest.raises(grpc.RpcError) as unknown:
-                stub.ApplyAction(request, timeout=30)
-            assert unknown.value.code() == grpc.StatusCode.UNAVAILABLE
-            assert reason_of(unknown.value) == "REVISION_STORE_OUTCOME_UNKNOWN"
-            proxy.reply_delay = 0
-            other = api.ApplyActionRequest(
-                state=dealt.state, bot=api.BotMove(seat=0, policy="random", seed=5)
-            )
-            with pytest.raises(grpc.RpcError) as superseded:
-                stub.ApplyAction(other, timeout=30)
-            assert reason_of(superseded.value) == "STATE_SUPERSEDED"
-            assert stub.ApplyAction(request, timeout=30).state.revision == 1
+            with fenced_server(proxy.url) as stub:
+                dealt_options = common.GameOptions(up_or_down={})
+                dealt = stub.NewGame(api.NewGameRequest(seats=2, options=dealt_options))
+                request = api.ApplyActionRequest(state=dealt.state, bot=api.BotMove(seat=0))
+                warm = stub.NewGame(api.NewGameRequest(seats=2, options=dealt_options))
+                stub.ApplyAction(api.ApplyActionRequest(state=warm.state, bot=api.BotMove(seat=0)))
+                proxy.reply_delay = REPLY_SECONDS + 0.5  # the fence is connected by now
+                with pytest.raises(grpc.RpcError) as unknown:
+                    stub.ApplyAction(request, timeout=30)
+                assert unknown.value.code() == grpc.StatusCode.UNAVAILABLE
+                assert reason_of(unknown.value) == "REVISION_STORE_OUTCOME_UNKNOWN"
+                proxy.reply_delay = 0
+                other = api.ApplyActionRequest(
+                    state=dealt.state, bot=api.BotMove(seat=0, policy="random", seed=5)
+                )
+                with pytest.raises(grpc.RpcError) as superseded:
+                    stub.ApplyAction(other, timeout=30)
+                assert reason_of(superseded.value) == "STATE_SUPERSEDED"
+                assert stub.ApplyAction(request, timeout=30).state.revision == 1
         finally:
-            channel.close()
-            server.stop(None)
             proxy.close()
 
     def test_a_time_capped_search_sent_again_never_forks_the_game(self, store: RedisServer) -> None:
         """Bot moves searched under a time cap of a few ms (whose choice depends on how many
         worlds the time allowed), each sent again and again: every answer the fence accepts for
         one state holds the same new state, and the others are STATE_SUPERSEDED."""
-        server, stub, channel = fenced_server(store.url)
         bot = api.BotMove(seat=0, policy="search", search_iterations=256, search_time_limit_ms=3)
         options = common.GameOptions(six_nimmt={})
-        try:
+        with fenced_server(store.url) as stub:
             for seed in range(1, 13):
                 dealt = stub.NewGame(api.NewGameRequest(seats=4, seed=seed, options=options))
                 request = api.ApplyActionRequest(state=dealt.state, bot=bot)
@@ -257,41 +259,23 @@ class TestFencedServer:
                         refusals.add(reason_of(refused))
                 assert len(accepted) == 1, f"{len(accepted)} states at one revision (seed {seed})"
                 assert refusals <= {"STATE_SUPERSEDED"}
-        finally:
-            channel.close()
-            server.stop(None)
 
     def test_a_state_without_a_match_id_is_refused(self, store: RedisServer) -> None:
         """A sealed state of a game dealt before match ids (sealed without one) is refused with
         MATCH_ID_MISSING, not applied unfenced."""
         sealer = Sealer([TEST_KEY])
-        settings = Settings(
-            host="127.0.0.1",
-            port=0,
-            workers=1,
-            metrics_port=0,
-            state_keys=(TEST_KEY,),
-            require_sealed=True,
-            revision_store=store.url,
-        )
-        server, port, _health = create_server(settings)
-        server.start()
-        try:
-            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-                stub = rpc.GameEngineServiceStub(channel)
-                old = GameEngineServicer(sealer=sealer).NewGame(
-                    api.NewGameRequest(seats=2, options=common.GameOptions(up_or_down={})),
-                    CallRecord("NewGame"),
-                )
-                assert not old.state.match_id
-                request = api.ApplyActionRequest(state=old.state, bot=api.BotMove(seat=0))
-                with pytest.raises(grpc.RpcError) as refused:
-                    stub.ApplyAction(request, timeout=30)
-                assert reason_of(refused.value) == "MATCH_ID_MISSING"
-                dealt = stub.NewGame(
-                    api.NewGameRequest(seats=2, options=common.GameOptions(up_or_down={}))
-                )
-                moved = api.ApplyActionRequest(state=dealt.state, bot=api.BotMove(seat=0))
-                assert stub.ApplyAction(moved, timeout=30).state.revision == 1
-        finally:
-            server.stop(None)
+        with fenced_server(store.url) as stub:
+            old = GameEngineServicer(sealer=sealer).NewGame(
+                api.NewGameRequest(seats=2, options=common.GameOptions(up_or_down={})),
+                CallRecord("NewGame"),
+            )
+            assert not old.state.match_id
+            request = api.ApplyActionRequest(state=old.state, bot=api.BotMove(seat=0))
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.ApplyAction(request, timeout=30)
+            assert reason_of(refused.value) == "MATCH_ID_MISSING"
+            dealt = stub.NewGame(
+                api.NewGameRequest(seats=2, options=common.GameOptions(up_or_down={}))
+            )
+            moved = api.ApplyActionRequest(state=dealt.state, bot=api.BotMove(seat=0))
+            assert stub.ApplyAction(moved, timeout=30).state.revision == 1
