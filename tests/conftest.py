@@ -29,6 +29,7 @@ from tests.state_keys import TEST_KEY
 SESSION_VARIABLE = "PYTEST_ORDO_SESSION"
 LEFTOVER_WAIT_SECONDS = 10.0  # processes told to stop just before the end may take this long
 LEFTOVER_POLL_SECONDS = 0.1
+RESOURCE_TRACKER = b"multiprocessing.resource_tracker"  # a helper that ends with its process
 
 # Tests pin behaviour, never timings: on a busy machine one example may take far longer than
 # Hypothesis's default deadline of 200 ms, which would fail a test that is right.
@@ -163,17 +164,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def leftovers(mark: bytes) -> dict[int, str]:
-    """The running processes (zombies aside) whose environment holds ``mark``, but this one,
-    with their command lines."""
+    """The running processes (zombies aside) whose environment holds ``mark``, with their
+    command lines; but this one, and multiprocessing's resource tracker of this one, which
+    ends when it does."""
     found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
             environ = (entry / "environ").read_bytes()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:  # gone meanwhile, or not ours to read
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            parent = int((entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):  # gone meanwhile, or not ours to read
+            continue
+        if parent == os.getpid() and RESOURCE_TRACKER in command:
             continue
         if mark in environ.split(b"\0"):
-            found[int(entry.name)] = command.replace(b"\0", b" ").decode(errors="replace")
+            found[int(entry.name)] = command.decode(errors="replace")
     return found
