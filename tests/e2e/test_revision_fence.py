@@ -57,6 +57,7 @@ def fenced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fenced]:
     store = RedisServer(scratch, durable=True)
     store.start()
     with ExitStack() as stack:
+        stack.callback(store.stop)  # also when a server fails to start
         servers = []
         for name in ("a", "b"):
             folder = scratch / name
@@ -85,7 +86,6 @@ def fenced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fenced]:
         )
         for caller in (*callers, json):
             caller.close()
-    store.stop()
 
 
 def new_game(call: Caller) -> tuple[api.NewGameResponse, str]:
