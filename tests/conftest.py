@@ -8,8 +8,10 @@ import signal
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -18,7 +20,7 @@ from hypothesis import settings as hypothesis_settings
 
 from ordo.v1 import engine_service_pb2_grpc as rpc
 from service.calls.servicer import GameEngineServicer
-from service.config import Settings
+from service.config import BOT_POLICIES, Settings
 from service.doors.http_door import http_door
 from service.process.worker import create_server, new_servicer
 from tests.state_keys import TEST_KEY
@@ -107,11 +109,11 @@ class Doors:
     servicer: GameEngineServicer
 
 
-@pytest.fixture(scope="session")
-def seated() -> Iterator[Doors]:
-    """A server that requires seat tokens (with the test state key), both doors, for the
-    whole session."""
-    settings = Settings(
+@contextmanager
+def seated_doors(**settings: Any) -> Iterator[Doors]:
+    """A server that requires seat tokens (with the test state key), both doors, with
+    `settings` beside its defaults."""
+    every = Settings(
         host="127.0.0.1",
         port=0,
         workers=1,
@@ -120,16 +122,39 @@ def seated() -> Iterator[Doors]:
         state_keys=(TEST_KEY,),
         require_sealed=True,
         require_seat_tokens=True,
+        **settings,
     )
-    servicer = new_servicer(settings)
-    server, port, _health = create_server(settings, servicer=servicer)
+    servicer = new_servicer(every)
+    server, port, _health = create_server(every, servicer=servicer)
     server.start()
-    door = http_door(settings, servicer, (), structlog.get_logger("ordo.server"))
+    door = http_door(every, servicer, (), structlog.get_logger("ordo.server"))
     door.start()
-    yield Doors(f"127.0.0.1:{port}", f"127.0.0.1:{door.port}", servicer)
-    door.stop()
-    door.wait()
-    server.stop(None)
+    try:
+        yield Doors(f"127.0.0.1:{port}", f"127.0.0.1:{door.port}", servicer)
+    finally:
+        door.stop()
+        door.wait()
+        server.stop(None)
+
+
+@pytest.fixture(scope="session")
+def seated() -> Iterator[Doors]:
+    """A server that requires seat tokens, set as a deployment gets it by default, both doors,
+    for the whole session."""
+    with seated_doors() as doors:
+        yield doors
+
+
+@pytest.fixture(scope="session")
+def seated_searching_stub() -> Iterator[rpc.GameEngineServiceStub]:
+    """A stub of a server that requires seat tokens and suggests with every policy, search too
+    (``--suggest-policies``), for the whole session: the conformance suite plays every bot
+    through it."""
+    with (
+        seated_doors(suggest_policies=",".join(BOT_POLICIES)) as doors,
+        grpc.insecure_channel(doors.grpc_address) as chan,
+    ):
+        yield rpc.GameEngineServiceStub(chan)
 
 
 @pytest.fixture(scope="session")

@@ -1,10 +1,11 @@
 // Builds the playground into service/playground/, the server's package data that the HTTP door
 // serves at /: index.html, app.js (esbuild bundle), styles.css and favicon.svg. Each
-// game's rules summary is the `## Summary` section of docs/rules/<game>.md, turned into HTML here
-// and bundled, and the whole of each page is rules/<game>.html, which the table links to: the
-// rules are written once, in the player docs.
+// game's rules summary is the `## Summary` section of docs/rules/<game>.md (in another language,
+// of docs/rules/<language>/<game>.md), turned into HTML here and bundled, and the whole of each
+// page is rules/<game>.html, which the table links to: the rules are written once, in the player
+// docs.
 import { build } from "esbuild";
-import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -123,10 +124,34 @@ export function markdownToHtml(markdown, headingShift = 1) {
   return html.join("\n");
 }
 
-export function summarySection(markdown, file) {
-  const match = /^## Summary[ \t]*\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(markdown);
-  if (!match) throw new Error(`${file} has no "## Summary" section`);
+export function summarySection(markdown, file, heading = "Summary") {
+  const match = new RegExp(`^## ${heading}[ \\t]*\\n([\\s\\S]*?)(?=^## |(?![\\s\\S]))`, "m").exec(
+    markdown,
+  );
+  if (!match) throw new Error(`${file} has no "## ${heading}" section`);
   return match[1].trim();
+}
+
+// The summaries in other languages: docs/rules/<language>/<game>.md, each with the summary as its
+// one "## " section (under the language's word for it). A language there must have every game.
+async function translatedSummaries() {
+  const rules = join(root, "docs", "rules");
+  const found = {};
+  for (const entry of await readdir(rules, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    for (const game of GAMES) {
+      const file = join(rules, entry.name, `${game}.md`);
+      const text = await readFile(file, "utf8").catch(() => {
+        throw new Error(`${file} is missing: a language's summaries cover every game`);
+      });
+      const heading = /^## (.+)$/m.exec(text)?.[1]?.trim() ?? "Summary";
+      found[game] = {
+        ...found[game],
+        [entry.name]: markdownToHtml(summarySection(text, file, heading)),
+      };
+    }
+  }
+  return found;
 }
 
 // A rules page of its own: the whole of docs/rules/<game>.md, with the playground's styles.
@@ -175,7 +200,11 @@ async function summaries() {
 }
 
 async function main() {
-  const { found: rules, pages } = await summaries();
+  const { found: english, pages } = await summaries();
+  const translated = await translatedSummaries();
+  const rules = Object.fromEntries(
+    Object.entries(english).map(([game, html]) => [game, { en: html, ...translated[game] }]),
+  );
   await rm(dist, { recursive: true, force: true });
   await mkdir(join(dist, "rules"), { recursive: true });
   for (const [game, page] of Object.entries(pages))

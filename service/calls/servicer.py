@@ -45,7 +45,7 @@ from service.calls.encoding import Encoder, encode_status, game_info
 from service.calls.games import Game, registered_games
 from service.calls.replay import replay_game
 from service.calls.state_cache import StateCache
-from service.config import DEFAULT_MAX_SEARCH_ITERATIONS
+from service.config import DEFAULT_MAX_SEARCH_ITERATIONS, DEFAULT_SUGGEST_POLICIES, policy_names
 from service.errors import RequestError
 from service.telemetry.observe import CallRecord
 from service.trust.access import Access, Asked
@@ -69,7 +69,8 @@ class GameEngineServicer:
     (states, encodings, actions and audiences, see ``service.calls.caches``), which its decoder
     and encoder share. With ``seat_tokens`` (made from the same keys as ``sealer``) it gives
     each new game's seats their tokens, and checks them on every call when
-    ``require_seat_tokens``; with a ``fence``, every move is fenced by revision. ``plain_wire``
+    ``require_seat_tokens`` (its players asking SuggestAction for the ``suggest_policies``
+    only); with a ``fence``, every move is fenced by revision. ``plain_wire``
     builds every answer with protobuf's own serializer and keeps no table (the fast paths' slow
     twin, see ``service.calls.encoding``)."""
 
@@ -84,6 +85,7 @@ class GameEngineServicer:
         max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS,
         plain_wire: bool = False,
         limits: CostLimits = DEFAULT_COST_LIMITS,
+        suggest_policies: frozenset[str] = policy_names(DEFAULT_SUGGEST_POLICIES),
     ) -> None:
         if require_sealed and sealer is None:
             raise ValueError("sealed states can be required only with keys to seal them")
@@ -91,7 +93,9 @@ class GameEngineServicer:
             raise ValueError("seat tokens and the revision fence need keys to make match ids")
         self.sealer = sealer
         self.seat_tokens = seat_tokens
-        self.access = Access(seat_tokens) if require_seat_tokens and seat_tokens else None
+        self.access = (
+            Access(seat_tokens, suggest_policies) if require_seat_tokens and seat_tokens else None
+        )
         self.fence = fence
         self.max_search_iterations = max_search_iterations
         self.costs = CallCosts(limits)
@@ -250,7 +254,11 @@ class GameEngineServicer:
             api.SuggestActionRequest,
             call,
             token,
-            lambda request: Asked("ask for the suggested actions", acts_as=request.seat),
+            lambda request: Asked(
+                "ask for the suggested actions",
+                acts_as=request.seat,
+                suggests=request.policy or DEFAULT_POLICY,
+            ),
         )
         game, seat = given.game, request.seat
         seed = bot_seed(request.seed, seat, given.canonical())

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError, ErrorDetail
-from google.protobuf import json_format, message_factory
+from google.protobuf import descriptor_pool, json_format, message_factory
 from google.rpc import error_details_pb2
 from protobuf.wkt import Any as AnyDetail
 from protobuf.wkt import Struct
@@ -57,6 +57,8 @@ PROTO_CODEC = "proto"
 # the list of a message's fields when a name is unknown.
 PARSING_FIELD = re.compile(r"Failed to parse (\w+) field: ")
 AVAILABLE_FIELDS = re.compile(r'\.?\s*Available Fields\(except extensions\): "\[(.*)\]"', re.DOTALL)
+# An enum value the parser does not know: the name sent, and the enum's full name.
+INVALID_ENUM = re.compile(r"Invalid enum value (\S+) for enum type ([\w.]+)")
 
 
 @dataclass(slots=True)
@@ -185,7 +187,24 @@ def json_problem(text: str) -> str:
         lambda fields: f"; its fields are {fields[1].replace(chr(39), '')}", text
     )
     text = text.strip().rstrip(".")
-    return f"{'.'.join(path)}: {text}" if path and " at " not in text else text
+    text = f"{'.'.join(path)}: {text}" if path and " at " not in text else text
+    unknown = INVALID_ENUM.search(text)
+    return f"{text}; {enum_hint(unknown[1], unknown[2])}" if unknown else text
+
+
+def enum_hint(sent: str, enum_name: str) -> str:
+    """What to send instead of the unknown value ``sent`` of the enum ``enum_name``: its name
+    with the enum's prefix, which the JSON mapping needs (``TAKE_CHEAPEST_ROW`` is sent as
+    ``SIX_NIMMT_TOO_LOW_RULE_TAKE_CHEAPEST_ROW``), or the values the enum has."""
+    try:
+        enum = descriptor_pool.Default().FindEnumTypeByName(enum_name)
+    except KeyError:
+        return "enum values go on the wire with their type's prefix"
+    names = [value.name for value in enum.values if not value.name.endswith("_UNSPECIFIED")]
+    prefixed = [name for name in names if name.endswith(f"_{sent.upper()}")]
+    if prefixed:
+        return f"enum values go on the wire with their type's prefix: send {prefixed[0]}"
+    return f"its values are {', '.join(names)}"
 
 
 class ReadableErrorInfo(ErrorDetail):

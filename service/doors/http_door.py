@@ -11,7 +11,8 @@ SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application ro
   revision store, when it has one, within reach), else 503 (readiness);
 - anything else, with GET or HEAD: the files of the built web playground, the package data
   ``service/playground`` (built there by ``clients/web/build.mjs``; wheels and the image ship
-  it); any other method gets 405.
+  it); any other method gets 405, with a body saying which methods read it and where the
+  service's methods are.
 
 An RPC is held to the worker's limits first (``service.doors.http_guard``): the requests in
 progress,
@@ -20,8 +21,9 @@ is handed it, and a request the library could not read is refused here as the ca
 Requests refused before they reach a method (by the door, or by the library: an unknown method,
 a content type that is not Connect's, gRPC's or gRPC-Web's) are logged and counted like calls,
 under the method they named (``unknown`` when it is none of the service's). The library answers
-an unknown method and a content type it does not speak with an empty body: the door gives them a
-Connect error body that says what went wrong (``refusal_body``). A service path in the wrong case
+an unknown method, an HTTP method other than POST (a GET from a browser's address bar) and a
+content type it does not speak with an empty body: the door gives them a Connect error body that
+says what went wrong (``refusal_body``). A service path in the wrong case
 is an unknown method too.
 
 On SIGTERM the door closes its idle connections at once (HTTP/2 with a GOAWAY) and the others as
@@ -115,7 +117,8 @@ GRPC_CODES = {
 GRPC_WEB_STATUS = re.compile(rb"grpc-status: ?(\d+)")
 METHOD_NAMES = frozenset(method.name for method in SERVICE.methods)
 # The refusals the library sends with an empty body, and the Connect code of the body they get.
-EXPLAINED_STATUSES = {404: "unimplemented", 415: "invalid_argument"}
+EXPLAINED_STATUSES = {404: "unimplemented", 405: "unimplemented", 415: "invalid_argument"}
+READ_ONLY = b"Only GET and HEAD read this path; the service's methods take POST at %s<Method>.\n"
 
 log = structlog.get_logger("ordo.server")
 
@@ -161,7 +164,8 @@ class Door:
         if path.lower().startswith(SERVICE_PREFIX.lower()):
             await self._call(scope, receive, _with_headers(send, cors or []))
         elif method not in {"GET", "HEAD"}:
-            await _respond(send, 405, [(b"allow", READ_METHODS), *_text(None)], b"")
+            body = READ_ONLY % SERVICE_PREFIX.encode()
+            await _respond(send, 405, [(b"allow", READ_METHODS), *_text(None)], body)
         elif path in (HEALTH_PATH, READY_PATH):
             serving = self.health.serving and (path == HEALTH_PATH or self.health.ready)
             body = b"SERVING\n" if serving else b"NOT_SERVING\n"
@@ -341,11 +345,18 @@ def with_length(start: Message, length: int) -> Message:
 
 def refusal_body(scope: Scope, status: int) -> bytes:
     """The Connect error body of a request the library refused before a method with an empty
-    one: an unknown method (naming the service's methods, or the one whose case differs), or a
-    content type none of the protocols speaks."""
+    one: an unknown method (naming the service's methods, or the one whose case differs), an
+    HTTP method other than POST (saying how to call), or a content type none of the protocols
+    speaks."""
     path: str = scope["path"]
     name = path[len(SERVICE_PREFIX) :]
-    if status == 404:
+    if status == 405:
+        message = (
+            f"{scope['method']} does not call a method: POST the request to it, in JSON with "
+            f"Content-Type application/json, e.g. curl -H 'Content-Type: application/json' "
+            f"-d '{{}}' {path}"
+        )
+    elif status == 404:
         methods = sorted(METHOD_NAMES)
         same = [m for m in methods if m.lower() == name.lower()]
         message = (

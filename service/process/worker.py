@@ -32,7 +32,7 @@ from grpc_reflection.v1alpha import reflection
 from service.calls.call_path import SERVICE, SERVICE_NAME
 from service.calls.costs import US_PER_MS, CostLimits
 from service.calls.servicer import GameEngineServicer
-from service.config import Settings, allowed_cpus
+from service.config import Settings, allowed_cpus, policy_names
 from service.doors.grpc_door import method_handlers
 from service.doors.http_door import http_door
 from service.doors.reflection import enable_reflection
@@ -81,6 +81,7 @@ def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> Game
         settings.max_search_iterations,
         settings.plain_wire,
         CostLimits(settings.max_call_cpu_ms * US_PER_MS, settings.heavy_call_limit),
+        policy_names(settings.suggest_policies),
     )
 
 

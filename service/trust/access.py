@@ -13,7 +13,10 @@ seating:
    b. the seat acted for is the token's own (``SEAT_NOT_PERMITTED``), or, for a bot move, a bot
       seat of the game (``NOT_A_BOT_SEAT``) played with the game's policy, seed and budget
       (``BOT_SETTINGS_NOT_PERMITTED``);
-   c. the viewer is the token's seat or a spectator (``SEAT_NOT_PERMITTED``).
+   c. the viewer is the token's seat or a spectator (``SEAT_NOT_PERMITTED``);
+   d. a suggestion asks for a policy the server gives its players (the setting
+      ``suggest_policies``, ``service.config``: ``SUGGEST_POLICY_NOT_PERMITTED``), so that no
+      seat has the strongest bot think for it against other people.
 
 ``NewGame`` carries no state: with tokens required its one rule is that the server picks the
 seed (``SEED_NOT_PERMITTED``). ``RULES`` says what each RPC may do, in words; a test walks the
@@ -44,7 +47,8 @@ RULES: dict[str, str] = {
     "ValidateAction": "the token's own seat's action",
     "ListLegalActions": "the token's own seat's actions",
     "GetView": "the token's own seat's view, or a spectator's",
-    "SuggestAction": "a suggestion for the token's own seat",
+    "SuggestAction": "a suggestion for the token's own seat, by a policy the server's "
+    "suggest_policies list",
     "ReplayGame": "the record of the token's game, watched as its seat or a spectator",
 }
 
@@ -57,6 +61,7 @@ class Asked:
     acts_as: int | None = None  # the seat whose action it validates, applies, lists or suggests
     bot: Any = None  # the ``BotMove`` it asks for, instead of an action
     views_as: int | None = None  # the seat whose view or events it gets; None: a spectator's
+    suggests: str | None = None  # the bot policy a suggestion is asked of
 
 
 def _seat_words(seat: int | None) -> str:
@@ -64,10 +69,12 @@ def _seat_words(seat: int | None) -> str:
 
 
 class Access:
-    """The checks of a server that requires seat tokens (see the module's order)."""
+    """The checks of a server that requires seat tokens (see the module's order); its players
+    may ask ``SuggestAction`` for the ``suggest_policies`` only."""
 
-    def __init__(self, tokens: SeatTokens) -> None:
+    def __init__(self, tokens: SeatTokens, suggest_policies: frozenset[str]) -> None:
         self.tokens = tokens
+        self.suggest_policies = suggest_policies
 
     def admit(self, text: str) -> SeatToken:
         """Step 1: what the seat token ``text`` grants; raises ``SeatTokenMissingError`` or
@@ -88,7 +95,7 @@ class Access:
         return granted.seat
 
     def permit(self, granted: SeatToken, seating: Seating, asked: Asked) -> int | None:
-        """Steps 2a to 2c: refuse what ``asked`` asks unless the token may; returns the seat the
+        """Steps 2a to 2d: refuse what ``asked`` asks unless the token may; returns the seat the
         token holds (None: a spectator)."""
         holder = self.holder(granted, seating)
         if asked.bot is not None:
@@ -101,6 +108,13 @@ class Access:
         if asked.views_as is not None and asked.views_as != holder:
             raise SeatNotPermittedError(
                 f"this seat token is {_seat_words(holder)}: ask for its own view, or a spectator's"
+            )
+        if asked.suggests is not None and asked.suggests not in self.suggest_policies:
+            given = ", ".join(sorted(self.suggest_policies)) or "none"
+            raise SeatNotPermittedError(
+                f"this server suggests moves to its players with these policies only: {given} "
+                f"(not {asked.suggests})",
+                "SUGGEST_POLICY_NOT_PERMITTED",
             )
         return holder
 

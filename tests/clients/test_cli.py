@@ -122,21 +122,21 @@ class TestDemo:
         assert demo.stdout.splitlines()[0] == "6 nimmt!: 4 seats, seed 3, heuristic bots"
 
     def test_a_sequence_numbers_choice_of_five_is_shown(self, server_address: str) -> None:
-        """A seeded Sequence Numbers game whose random bots complete a column of six tells the
+        """A seeded Sequence Numbers game whose random bots complete a diagonal of six tells the
         choice, lists each five in the view, then locks the one chosen."""
         shown = ordo(
-            "--target", server_address, "demo", "sequence_numbers", "--seats", "2", "--seed", "6",
+            "--target", server_address, "demo", "sequence_numbers", "--seats", "2", "--seed", "5",
             "--policy", "random",
         )  # fmt: skip
         assert shown.returncode == 0, shown.stderr
-        assert "seat 2's chip at r7c5 completes fives that exclude one another" in shown.stdout
+        assert "seat 2's chip at r2c9 completes fives that exclude one another" in shown.stdout
         assert (
-            "seat 2 (B) chooses the five its chip at r7c5 locks:\n"
-            "  1. lock r3c5 r4c5 r5c5 r6c5 r7c5 (leaves r8c5 unlocked)\n"
-            "  2. lock r4c5 r5c5 r6c5 r7c5 r8c5 (leaves r3c5 unlocked)\n"
+            "seat 2 (B) chooses the five its chip at r2c9 locks:\n"
+            "  1. lock r1c10 r2c9 r3c8 r4c7 r5c6 (leaves r6c5 unlocked)\n"
+            "  2. lock r2c9 r3c8 r4c7 r5c6 r6c5\n"
             "seat 2 to act"
         ) in shown.stdout
-        assert "team B completes a sequence: r3c5 r4c5 r5c5 r6c5 r7c5" in shown.stdout
+        assert "team B completes a sequence: r2c9 r3c8 r4c7 r5c6 r6c5" in shown.stdout
 
     def test_every_seat_acts_before_a_turn_is_printed(
         self, demo: subprocess.CompletedProcess[str]

@@ -719,15 +719,20 @@ class TestSealedInfo:
     """ordo.sealed_info reads what a sealed state keeps in clear, and nothing of a plain one."""
 
     def test_a_sealed_state(self, sealed_stub: rpc.GameEngineServiceStub) -> None:
-        """A state a server with keys returned gives its game, revision, rules version and the
-        id of the key that sealed it."""
+        """A state a server with keys returned gives its game, revision, rules version, match
+        id and bot seats, and the id of the key that sealed it."""
         options = common.GameOptions(fora_de_ordem={})
-        state = sealed_stub.NewGame(api.NewGameRequest(seats=3, seed=8, options=options)).state
+        bots = [common.BotSeat(seat=2, policy="random")]
+        request = api.NewGameRequest(seats=3, seed=8, options=options, bots=bots)
+        state = sealed_stub.NewGame(request).state
+        assert len(state.match_id) == 16
         assert ordo.sealed_info(state) == ordo.SealedInfo(
             game_id="fora_de_ordem",
             revision=0,
             rules_version=state.rules_version,
             key_id=TEST_KEY[0],
+            match_id=state.match_id,
+            bots=((2, "random"),),
         )
 
     def test_a_plain_state(self, stub: rpc.GameEngineServiceStub) -> None:

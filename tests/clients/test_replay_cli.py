@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ordo import records
 from tests.clients.test_play import GAMES, PROMPT, Terminal, play_to_the_end, terminals
+from tests.conftest import Doors
 
 __all__ = ["terminals"]  # the fixture, shared with the play tests
 
@@ -121,3 +122,86 @@ class TestSaveAndReplay:
         terminal = replay(terminals, server_address, str(path))
         assert "not a game record" in terminal.wait()
         assert terminal.close() == 2
+
+
+class TestWithSeatTokens:
+    """Against a server that requires seat tokens: the demo watches with the spectator's
+    token, a person plays with their seat's, and the saved record carries its keeper's seat and
+    token, so that it replays there as they saw it, and with every card once it is over."""
+
+    def test_demo_watches_with_the_spectators_token(
+        self, terminals: list[Terminal], seated: Doors
+    ) -> None:
+        """``ordo demo`` plays a whole game there: the server's bots play every seat."""
+        terminal = Terminal("--target", seated.grpc_address, "demo", "six_nimmt", "--seats", "3")
+        terminals.append(terminal)
+        screen = terminal.wait()
+        assert terminal.close() == 0, screen[-2000:]
+        assert screen.startswith("6 nimmt!: 3 seats, a seed the server keeps, heuristic bots")
+        assert "winners: " in screen
+
+    def test_play_saves_a_record_that_replays_as_its_keeper_saw_it(
+        self, terminals: list[Terminal], seated: Doors, tmp_path: Path
+    ) -> None:
+        """``ordo play --save`` plays to the end and saves a record kept by seat 1 with its
+        token; ``ordo replay`` shows it as seat 1 by default, and every card with --reveal."""
+        path = tmp_path / f"game{records.SUFFIX}"
+        terminal = Terminal(
+            "--target", seated.grpc_address, "play", GAME, "--save", str(path), *GAMES[GAME]
+        )
+        terminals.append(terminal)
+        screen = play_to_the_end(terminal, seed=4)
+        assert terminal.close() == 0, screen[-2000:]
+        assert f"The game's record is saved in {path}." in screen
+        record = records.load(path)
+        assert record.kept_by.seat == 0
+        assert record.seat_token
+        terminal = replay(terminals, seated.grpc_address, str(path))
+        assert "the deal, as seat 1 sees it" in terminal.wait(PROMPT)
+        terminal.type("q")
+        terminal.wait()
+        assert terminal.close() == 0
+        terminal = replay(terminals, seated.grpc_address, str(path), "--reveal")
+        assert "Seat 2:" in terminal.wait(PROMPT)
+        terminal.type("q")
+        terminal.wait()
+        assert terminal.close() == 0
+
+    def test_a_hot_seat_game_is_kept_by_a_spectator(
+        self, terminals: list[Terminal], seated: Doors, tmp_path: Path
+    ) -> None:
+        """Two people share the terminal, each asking with their own seat's token (and each
+        told what they may see of the other's moves); the record is kept by a spectator, whom
+        nobody's hand is shown to."""
+        path = tmp_path / f"game{records.SUFFIX}"
+        terminal = Terminal(
+            "--target", seated.grpc_address, "play", "up_or_down", "--people", "1,2",
+            "--save", str(path),
+        )  # fmt: skip
+        terminals.append(terminal)
+        screen = play_to_the_end(terminal, seed=6)
+        assert terminal.close() == 0, screen[-2000:]
+        assert "Since your last move:" in screen
+        record = records.load(path)
+        assert record.kept_by.spectator
+        terminal = replay(terminals, seated.grpc_address, str(path))
+        assert "the deal, as a spectator sees it" in terminal.wait(PROMPT)
+        terminal.type("q")
+        terminal.wait()
+        assert terminal.close() == 0
+
+    def test_a_refused_game_saves_nothing(
+        self, terminals: list[Terminal], seated: Doors, tmp_path: Path
+    ) -> None:
+        """A game the server refuses to deal (a seed, where the server picks them) saves no
+        record and says none is saved: the refusal is the last word."""
+        path = tmp_path / f"game{records.SUFFIX}"
+        terminal = Terminal(
+            "--target", seated.grpc_address, "play", GAME, "--seed", "3", "--save", str(path)
+        )
+        terminals.append(terminal)
+        screen = terminal.wait()
+        assert terminal.close() == 1
+        assert "SEED_NOT_PERMITTED" in screen
+        assert "saved" not in screen
+        assert not path.exists()

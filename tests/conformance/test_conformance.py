@@ -57,14 +57,15 @@ def key(message: Any) -> bytes:
 @pytest.fixture(params=["in_process", "grpc", "grpc_sealed", "grpc_tokens"])
 def make_driver(request: pytest.FixtureRequest) -> Any:
     """A factory of drivers of the parametrized kind: over gRPC to a server with state keys,
-    the states are sealed; to one that requires seat tokens, each call carries its seat's."""
+    the states are sealed; to one that requires seat tokens (and suggests with every policy),
+    each call carries its seat's."""
     if request.param == "in_process":
         return InProcess
     if request.param == "grpc":
         stub = request.getfixturevalue("stub")
         return lambda game_id: OverGrpc(game_id, stub)
     if request.param == "grpc_tokens":
-        seated_stub = request.getfixturevalue("seated_stub")
+        seated_stub = request.getfixturevalue("seated_searching_stub")
         tokens = SeatTokens([TEST_KEY])
         return lambda game_id: OverGrpc(game_id, seated_stub, Sealer([TEST_KEY]), tokens)
     sealed_stub = request.getfixturevalue("sealed_stub")

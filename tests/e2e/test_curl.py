@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.server_process import HOST, ROOT, ServerProcess, events, running_server
+from tests.state_keys import TEST_KEY, keys_file_text
 
 DOCUMENTED_ADDRESS = "localhost:8080"
 SCRIPT_SECONDS = 300
@@ -83,6 +84,23 @@ def test_docs_walk_through(server: ServerProcess, tmp_path: Path) -> None:
     error = json.loads(run_script([blocks[0], refused], server, tmp_path).splitlines()[-1])
     documented = (ROOT / "docs" / "http.md").read_text()
     assert json.dumps(error) in documented
+
+
+def test_docs_bots_and_seat_token(tmp_path: Path) -> None:
+    """docs/http.md's game against the server's bots plays to its outcome on a server that
+    requires seat tokens, the JSON of ``bots`` as the docs show it."""
+    keys = tmp_path / "keys"
+    keys.write_text(keys_file_text(TEST_KEY))
+    with running_server(
+        tmp_path, workers=1, state_keys_file=str(keys), require_seat_tokens="true"
+    ) as fair:
+        blocks = shell_blocks(
+            ROOT / "docs" / "http.md", "## Against the server's bots, with a seat token"
+        )
+        output = run_script(blocks, fair, tmp_path).strip().splitlines()
+    documented = (ROOT / "docs" / "http.md").read_text()
+    assert f"`{output[0]}`" in documented
+    assert len(json.loads(output[-1])) == 3  # the scores
 
 
 def test_every_worker_serves_the_http_port(server: ServerProcess) -> None:

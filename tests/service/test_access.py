@@ -12,8 +12,12 @@ import pytest
 from engines import registry
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from service.trust.access import RULES
+from service.config import BOT_POLICIES, DEFAULT_SUGGEST_POLICIES, policy_names
+from service.trust.access import RULES, Access, Asked
+from service.trust.seat_tokens import SeatNotPermittedError, SeatToken, SeatTokens
+from service.trust.seats import seating
 from tests.seat_calls import GAME, SERVICE, STATE_METHODS, Caller, hostile
+from tests.state_keys import TEST_KEY
 
 SEATS = 4
 DENIED = grpc.StatusCode.PERMISSION_DENIED
@@ -84,3 +88,52 @@ class TestNewGame:
     def test_list_games_needs_no_token(self, caller: Caller) -> None:
         """``ListGames`` answers anyone."""
         assert caller.ok("ListGames", api.ListGamesRequest()).games
+
+
+class TestSuggestPolicies:
+    """``SuggestAction`` suggests with the policies the server gives its players only."""
+
+    @pytest.mark.parametrize("policy", ["", "heuristic", "random"])
+    def test_the_weaker_bots_suggest(self, caller: Caller, policy: str) -> None:
+        """By default a seat may ask the heuristic bot (also the empty policy's) or the random
+        one for its own move."""
+        dealt = deal(caller)
+        request = api.SuggestActionRequest(state=dealt.state, seat=0, policy=policy)
+        assert caller.ok("SuggestAction", request, dealt.seat_tokens[0]).action.seat == 0
+
+    def test_search_is_refused_by_default(self, caller: Caller) -> None:
+        """The strongest bot is no seat's to ask: SUGGEST_POLICY_NOT_PERMITTED, naming the
+        policies the server suggests with."""
+        dealt = deal(caller)
+        request = api.SuggestActionRequest(state=dealt.state, seat=0, policy="search")
+        reply = caller("SuggestAction", request, dealt.seat_tokens[0])
+        assert (reply.code, reply.reason) == (DENIED, "SUGGEST_POLICY_NOT_PERMITTED")
+        assert "heuristic, random (not search)" in reply.message
+
+    def test_the_default_is_the_weaker_bots(self) -> None:
+        """The setting's default names heuristic and random, and the policies a setting may
+        name are the games' own."""
+        assert policy_names(DEFAULT_SUGGEST_POLICIES) == {"heuristic", "random"}
+        policies = {name for engine in registry.ENGINES.values() for name in engine.policies}
+        assert policies == set(BOT_POLICIES)
+
+    @pytest.mark.parametrize(
+        ("allowed", "policy", "permitted"),
+        [
+            ({"heuristic", "random", "search"}, "search", True),
+            (set(), "heuristic", False),
+            ({"search"}, "random", False),
+        ],
+    )
+    def test_as_the_setting_says(self, allowed: set[str], policy: str, permitted: bool) -> None:
+        """An operator's list decides: search where they allow it, nothing where it is empty."""
+        access = Access(SeatTokens((TEST_KEY,)), frozenset(allowed))
+        match_id = b"m" * 16
+        asked = Asked("ask for the suggested actions", acts_as=0, suggests=policy)
+        granted = SeatToken(match_id, 0)
+        if permitted:
+            assert access.permit(granted, seating(match_id, ()), asked) == 0
+        else:
+            with pytest.raises(SeatNotPermittedError) as refused:
+                access.permit(granted, seating(match_id, ()), asked)
+            assert refused.value.reason == "SUGGEST_POLICY_NOT_PERMITTED"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import base64
+import re
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from service.config import Settings, available_cpus, env_name, load
+from service.config import DERIVED, Settings, available_cpus, env_name, load
 from tests.state_keys import NEXT_KEY, TEST_KEY, keys_file_text
 
 
@@ -85,6 +87,7 @@ class TestSettings:
             (["--http-port", "50051"], {}),
             (["--metrics-port", "8080"], {}),
             (["--max-search-iterations", "0"], {}),
+            (["--suggest-policies", "heuristic,serach"], {}),
             ([], {"ORDO_MAX_SEARCH_ITERATIONS": "-5"}),
         ],
     )
@@ -104,6 +107,15 @@ class TestSettings:
         allowed."""
         settings = load(["--grace-seconds", "0", "--max-connection-age-seconds", "0"], {})
         assert (settings.grace_seconds, settings.max_connection_age_seconds) == (0.0, 0.0)
+
+    def test_suggest_policies(self) -> None:
+        """The policies a player may ask SuggestAction for: heuristic and random by default,
+        any of the games' policies, or none."""
+        assert load([], {}).suggest_policies == "heuristic,random"
+        assert load(["--suggest-policies", "heuristic,search"], {}).suggest_policies == (
+            "heuristic,search"
+        )
+        assert load([], {"ORDO_SUGGEST_POLICIES": ""}).suggest_policies == ""
 
     def test_environment_names(self) -> None:
         """Every setting's variable is ORDO_ and its upper-case name."""
@@ -294,3 +306,36 @@ class TestSeatTokensAndFence:
             load(argv, {})
         assert stopped.value.code == 2
         assert message in capsys.readouterr().err
+
+
+OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
+ROW = re.compile(r"^\| `(--[a-z-]+)` +\| `(ORDO_[A-Z_]+)` +\| ([^|]+?) +\|", re.MULTILINE)
+
+
+def shown(value: object) -> str:
+    """A default as the tables show it: in backquotes, booleans in lower case, "(none)" for an
+    empty text."""
+    if value == "":
+        return "(none)"
+    return f"`{str(value).lower() if isinstance(value, bool) else value}`"
+
+
+class TestDocumented:
+    """docs/operations.md's tables give every setting: its flag, variable and default."""
+
+    def test_every_setting_has_its_row(self) -> None:
+        """One row per setting, with the flag, the variable and the default the server has."""
+        rows = {
+            flag: (variable, default)
+            for flag, variable, default in ROW.findall(OPERATIONS.read_text(encoding="utf-8"))
+        }
+        defaults = Settings()
+        expected = {
+            "--" + each.name.replace("_", "-"): (
+                env_name(each.name),
+                shown(getattr(defaults, each.name)),
+            )
+            for each in fields(Settings)
+            if each.name not in DERIVED
+        }
+        assert rows == expected

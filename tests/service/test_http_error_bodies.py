@@ -102,6 +102,26 @@ class TestRefusalsBeforeAMethod:
         assert "application/json" in error["message"]
         assert headers.get("Content-Type", "none") in error["message"]
 
+    @pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
+    def test_another_http_method(self, door: HttpDoor, method: str) -> None:
+        """A method called with GET (a browser's address bar) or another HTTP method than POST:
+        405 with a body that says to POST JSON, and how with curl."""
+        status, got, data = door.request(method, SERVICE_PREFIX + "ListGames")
+        assert status == 405
+        assert got["content-type"].startswith("application/json")
+        error = json.loads(data)
+        assert error["code"] == "unimplemented"
+        assert error["message"].startswith(f"{method} does not call a method: POST")
+        assert f"-d '{{}}' {SERVICE_PREFIX}ListGames" in error["message"]
+
+    def test_another_http_method_on_a_page(self, door: HttpDoor) -> None:
+        """A POST where only GET and HEAD read (the playground, health): 405, saying so."""
+        status, got, data = door.request("POST", "/healthz", b"{}", JSON)
+        assert status == 405
+        assert got["allow"] == "GET, HEAD"
+        assert data.decode().startswith("Only GET and HEAD read this path")
+        assert SERVICE_PREFIX in data.decode()
+
 
 class TestParseErrors:
     """JSON that does not parse: the message says where and what, before any cut."""
@@ -124,3 +144,21 @@ class TestParseErrors:
         assert "state.options.hands: " in error["message"]
         assert "'x'" in error["message"]
         assert error["details"][0]["debug"]["reason"] == "MALFORMED_REQUEST"
+
+    def test_enum_value_without_its_prefix(self, door: HttpDoor) -> None:
+        """An enum value sent as ListGames shows it (without its type's prefix): the message
+        names the prefixed value to send."""
+        body = b'{"seats": 4, "options": {"sixNimmt": {"tooLowRule": "TAKE_CHEAPEST_ROW"}}}'
+        status, error = refusal(door, SERVICE_PREFIX + "NewGame", body, JSON)
+        assert status == 400
+        assert "Invalid enum value TAKE_CHEAPEST_ROW" in error["message"]
+        assert error["message"].endswith("send SIX_NIMMT_TOO_LOW_RULE_TAKE_CHEAPEST_ROW")
+
+    def test_unknown_enum_value_lists_the_values(self, door: HttpDoor) -> None:
+        """An enum value the type has not at all: the message lists the values it has."""
+        body = b'{"seats": 4, "options": {"sixNimmt": {"tooLowRule": "LOWEST"}}}'
+        _, error = refusal(door, SERVICE_PREFIX + "NewGame", body, JSON)
+        assert error["message"].endswith(
+            "its values are SIX_NIMMT_TOO_LOW_RULE_CHOOSE_ROW, "
+            "SIX_NIMMT_TOO_LOW_RULE_TAKE_CHEAPEST_ROW"
+        )

@@ -286,7 +286,9 @@ export class ClientCore {
       pageSize: init.pageSize ?? 0,
       fromState: init.fromState,
     };
-    return this.call(methods.replayGame, request, init);
+    // The record's own token (its keeper's) goes when the call names none.
+    const token = init.seatToken ?? (record.seatToken || undefined);
+    return this.call(methods.replayGame, request, { ...init, seatToken: token });
   }
 
   // ------------------------------------------------------------------ calls

@@ -12,7 +12,7 @@
 import { create, fromJsonString, toBinary, toJson } from "@bufbuild/protobuf";
 
 import type { ApplyOptions, ClientCore, NewGameOptions, PlayBotOptions } from "./core.js";
-import { type GameState, GameStateSchema } from "./gen/ordo/v1/common_pb.js";
+import { type GameState, GameStateSchema, ViewerSchema } from "./gen/ordo/v1/common_pb.js";
 import {
   type ApplyActionResponse,
   type GameRecord,
@@ -45,6 +45,22 @@ export class Recorder {
   state: GameState | undefined;
 
   constructor(readonly client: ClientCore) {}
+
+  /**
+   * Go on recording a game recorded before (a page reloaded, say): `record` as it was kept, and
+   * `state`, the latest state it led to, as the server returned it (its digest is checked).
+   */
+  static async resume(client: ClientCore, record: GameRecord, state: GameState): Promise<Recorder> {
+    const digest = await stateDigest(state);
+    const same = record.finalDigest.length === digest.length;
+    if (!same || !record.finalDigest.every((byte, i) => byte === digest[i])) {
+      throw new Error("the state given is not the record's last");
+    }
+    const recorder = new Recorder(client);
+    Object.assign(recorder.record, record);
+    recorder.state = state;
+    return recorder;
+  }
 
   /** Deal the game (`newGame`'s arguments) and start the record with it. */
   async newGame(
@@ -96,6 +112,43 @@ export class Recorder {
     const sent = create(GameRecordSchema, { moves: [{ move: { case: "bot", value: bot } }] });
     await this.moved(sent.moves[0]!, response);
     return response;
+  }
+
+  /**
+   * Name who keeps the record: a seat, or "spectator", and their seat token on a server that
+   * requires them, which a replay of the record then sends. A record holding the token of a game
+   * still in play lets whoever holds it act as that seat.
+   */
+  keptBy(viewer: number | "spectator", seatToken = ""): void {
+    this.record.keptBy = create(ViewerSchema, {
+      viewer:
+        viewer === "spectator"
+          ? { case: "spectator", value: true }
+          : { case: "seat", value: viewer },
+    });
+    this.record.seatToken = seatToken;
+  }
+
+  /**
+   * Take moves back: the record goes back to its first `moves` moves, and `state`, the state
+   * they led to as the server returned it, becomes the latest (a take-back in a practice game).
+   */
+  async rewind(moves: number, state: GameState): Promise<void> {
+    if (this.state === undefined || moves < 0 || moves > this.record.moves.length) {
+      throw new RangeError(`the record has no move ${moves} to go back to`);
+    }
+    const digest = await stateDigest(state);
+    const recorded =
+      moves === 0
+        ? await stateDigest(this.record.initialState!)
+        : this.record.moveDigests.slice((moves - 1) * DIGEST_BYTES, moves * DIGEST_BYTES);
+    if (!recorded.length || !recorded.every((byte, i) => byte === digest[i])) {
+      throw new Error(`the state given is not the one move ${moves} led to`);
+    }
+    this.record.moves.splice(moves);
+    this.record.moveDigests = this.record.moveDigests.slice(0, moves * DIGEST_BYTES);
+    this.record.finalDigest = digest;
+    this.state = state;
   }
 
   private check(state: GameState): void {

@@ -9,7 +9,15 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { Code, OrdoClient, OrdoError } from "../src/index.js";
+import {
+  Code,
+  OrdoClient,
+  OrdoError,
+  Recorder,
+  recordFromJson,
+  recordToJson,
+  replaySteps,
+} from "../src/index.js";
 import { OrdoClient as WebClient } from "../src/web.js";
 
 const GRPC = process.env.ORDO_SEATED_TARGET ?? "";
@@ -74,6 +82,45 @@ for (const [name, make] of CLIENTS) {
       assert.equal(chosen.reason, "BOT_SETTINGS_NOT_PERMITTED");
       const person = await refusal(client.playBot(dealt.state!, 0));
       assert.equal(person.reason, "NOT_A_BOT_SEAT");
+    });
+
+    test("a record kept by a seat replays with its token; a take-back rewinds it", async () => {
+      using dealer = make();
+      const recorder = new Recorder(dealer);
+      const options = { end: 2, hands: 1 }; // one hand
+      const dealt = await recorder.newGame("six_nimmt", 2, { options, bots: { 1: "random" } });
+      const token = dealt.seatTokens[0]!;
+      let { state, status } = dealt;
+      const states = [state!];
+      while (!status!.finished) {
+        for (const seat of status!.seatsToAct) {
+          const played =
+            seat === 0
+              ? await recorder.applyAction(
+                  state!,
+                  (await dealer.listLegalActions(state!, 0, { seatToken: token })).actions[0]!,
+                  { seatToken: token },
+                )
+              : await recorder.playBot(state!, seat, { seatToken: token });
+          ({ state, status } = played);
+          states.push(state!);
+        }
+      }
+      recorder.keptBy(0, token);
+      const record = recordFromJson(recordToJson(recorder.record));
+      assert.equal(record.seatToken, token);
+      const steps = [];
+      for await (const step of replaySteps(dealer, record, { reveal: true })) steps.push(step);
+      assert.equal(steps.length, states.length);
+      const resumed = await Recorder.resume(dealer, record, states.at(-1)!);
+      assert.equal(resumed.record.moves.length, states.length - 1);
+      await assert.rejects(Recorder.resume(dealer, record, states[1]!), /not the record's last/);
+      await recorder.rewind(2, states[2]!);
+      assert.equal(recorder.record.moves.length, 2);
+      assert.equal(recorder.state, states[2]);
+      await assert.rejects(recorder.rewind(1, states[2]!), /not the one move 1 led to/);
+      const back = await dealer.replayGame(recorder.record, { viewer: 0 });
+      assert.equal(back.moveCount, 2);
     });
   });
 }

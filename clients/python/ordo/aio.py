@@ -32,6 +32,7 @@ from ordo.client import (
     _ClientBase,
     apply_request,
     new_game_request,
+    record_token,
     replay_request,
     view_request,
 )
@@ -249,9 +250,8 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
     ) -> api.ReplayGameResponse:
         """Play a game record through, as ``Client.replay_game`` does."""
         request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
-        return await self._call(
-            lambda stub: stub.ReplayGame, request, timeout, request_id, seat_token
-        )
+        token = record_token(record, seat_token)
+        return await self._call(lambda stub: stub.ReplayGame, request, timeout, request_id, token)
 
     # ----------------------------------------------------------------- helpers
     async def _call(

@@ -145,10 +145,16 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", metavar="FILE", help="the record, as `ordo play --save` wrote it")
     who = replay.add_mutually_exclusive_group()
     who.add_argument(
-        "--seat", type=int, metavar="N", help="watch as seat N sees the game, counted from 1"
+        "--seat",
+        type=int,
+        metavar="N",
+        help="watch as seat N sees the game, counted from 1 (the default: the seat of whoever "
+        "saved it, if the record names one)",
     )
     who.add_argument(
-        "--spectator", action="store_true", help="watch as a spectator sees it (the default)"
+        "--spectator",
+        action="store_true",
+        help="watch as a spectator sees it (the default for a record that names no seat)",
     )
     who.add_argument(
         "--reveal", action="store_true", help="show every seat's cards (finished games only)"
@@ -409,17 +415,25 @@ def replay(client: Client, args: argparse.Namespace, inp: TextIO, out: TextIO) -
     if args.seat is not None and args.seat < 1:
         raise UsageError(f"--seat counts seats from 1, not {args.seat}")
     seat = None if args.seat is None else args.seat - 1
+    kept = record.kept_by.WhichOneof("viewer") == "seat"
+    if args.seat is None and not args.spectator and not args.reveal and kept:
+        seat = record.kept_by.seat  # what the record's keeper saw
     return watch(client, record, render, seat, args.reveal, inp, out)
 
 
 def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    """Play a whole game with bots, printing it as a spectator sees it; returns the exit code."""
+    """Play a whole game with bots, printing it as a spectator sees it; returns the exit code.
+    The server plays every seat (``bots``), so that the demo asks only what a spectator may see:
+    on a server that requires seat tokens, with the spectator's token."""
     info, options, render, seats = prepare(client, args, args.policy, args.seats)
 
-    started = client.new_game(options, seats, args.seed)
+    bots = dict.fromkeys(range(seats), args.policy)
+    started = client.new_game(options, seats, args.seed, bots=bots)
     state, status = started.state, started.status
-    print(f"{info.title}: {seats} seats, seed {started.seed}, {args.policy} bots", file=out)
-    print(render.render_view(client.get_view(state).view), file=out)
+    token = started.spectator_token  # empty when the server gives no tokens
+    spectator = common.Viewer(spectator=True)
+    print(f"{info.title}: {seats} seats, {seed_text(started.seed)}, {args.policy} bots", file=out)
+    print(render.render_view(client.get_view(state, seat_token=token).view), file=out)
     turn = 0
     while not status.finished:
         if turn >= args.max_turns:
@@ -436,16 +450,20 @@ def demo(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         for seat in acting:
             if seat not in status.seats_to_act:  # an earlier action this turn changed who acts
                 continue
-            action = client.suggest_action(state, seat, args.policy).action
-            applied = client.apply_action(state, action)
+            applied = client.play_bot(state, seat, viewer=spectator, seat_token=token)
             state, status = applied.state, applied.status
             events.extend(event for event in applied.events if event.public)
         print(f"\nturn {turn}: {seats_text(acting)}", file=out)
         for line in render.render_events(events):
             print(f"  {line}", file=out)
-        print(render.render_view(client.get_view(state).view), file=out)
+        print(render.render_view(client.get_view(state, seat_token=token).view), file=out)
     print_outcome(status.outcome, turn, out)
     return EXIT_OK
+
+
+def seed_text(seed: int) -> str:
+    """``seed 42``, or what a server that keeps its seeds to itself (seat tokens) deals with."""
+    return f"seed {seed}" if seed else "a seed the server keeps"
 
 
 def print_outcome(outcome: common.Outcome, turns: int, out: TextIO) -> None:

@@ -471,9 +471,11 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         """Play a game record through: its last state and status and, for ``viewer`` (a seat or
         a ``Viewer``) or with ``reveal`` (every seat, finished games only), one page of steps
         from ``first_step``; from the previous page's ``next_state`` (``from_state``) a page
-        replays its own moves only (``ordo.records.replay_steps`` walks every page)."""
+        replays its own moves only (``ordo.records.replay_steps`` walks every page). The call
+        sends the record's own ``seat_token`` when it has one and the call names none."""
         request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
-        return self._call(lambda stub: stub.ReplayGame, request, timeout, request_id, seat_token)
+        token = record_token(record, seat_token)
+        return self._call(lambda stub: stub.ReplayGame, request, timeout, request_id, token)
 
     # ----------------------------------------------------------------- helpers
     def _call(
@@ -531,6 +533,14 @@ def apply_request(
     if viewer is not None:
         request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)
     return request
+
+
+def record_token(record: api.GameRecord, seat_token: str | None) -> str | None:
+    """The seat token a replay of ``record`` sends: the call's own, else the record's (the
+    token of whoever kept it), else the client's."""
+    if seat_token is None and record.seat_token:
+        return record.seat_token
+    return seat_token
 
 
 def replay_request(

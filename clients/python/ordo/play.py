@@ -5,10 +5,12 @@ Each person's turn shows what happened since their last one and the table as the
 made of several choices (an Up or Down? turn: card, neighbour, place, pile) is asked one choice
 at a time, each offering only what some legal action still allows; a choice that is the only one
 left is made without asking. The choices come from the game's renderer (``ordo.render``), so a
-move the renderer does not know still appears, as its generic text. Bots play the other seats
-through ``SuggestAction``. A move is final once applied: the new state is the server's answer.
-With ``save_to``, the game is recorded as it is played (``ordo.records.Recorder``) and its record
-saved there when it ends or the people leave.
+move the renderer does not know still appears, as its generic text. The server plays the other
+seats (``NewGame``'s ``bots``, each of their moves ``ApplyAction`` with ``bot``), so that the
+game plays on a server that requires seat tokens too, each person asking with their own seat's
+token. A move is final once applied: the new state is the server's answer. With ``save_to``,
+the game is recorded as it is played (``ordo.records.Recorder``) and its record saved there,
+with its keeper's seat and token, when it ends or the people leave.
 
 Several people share one terminal in turn (hot seat): before each of their turns the screen is
 cleared and the next person is asked to take the keyboard, so no one sees another's hand. Seats
@@ -26,6 +28,7 @@ from ordo.notation import seat_text, seats_text
 from ordo.records import Recorder, save
 from ordo.render import Renderer, Step, termination_text
 from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2 as api
 
 __all__ = ["QuitRequestedError", "Table", "choose", "option_keys", "play_game"]
 
@@ -64,6 +67,8 @@ class Table:
     last_person: int | None = None  # the seat of the person who moved last
     moved: set[int] = field(default_factory=set)  # the people's seats that have moved
     save_to: str | None = None  # the file the game's record is saved to
+    # Each person's seat token, and the spectator's under None; empty without seat tokens.
+    tokens: dict[int | None, str] = field(default_factory=dict)
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -145,26 +150,36 @@ def choose(
 
 
 def play_game(table: Table, options: common.GameOptions, seats: int, seed: int) -> int:
-    """Deal a game and play it to the end (or until a person leaves); returns the exit code."""
+    """Deal a game and play it to the end (or until a person leaves); returns the exit code.
+    With ``table.save_to``, the record is saved once the game ended or the people left, never
+    on a failure (which is reported instead)."""
     recorder = Recorder(table.client) if table.save_to is not None else None
-    try:
-        return _play(table, recorder or table.client, options, seats, seed)
-    finally:
-        if recorder is not None and table.save_to is not None and recorder.state is not None:
-            save(recorder.record, table.save_to)
-            table.say(f"The game's record is saved in {table.save_to}.")
+    code = _play(table, recorder or table.client, options, seats, seed)
+    if recorder is not None and table.save_to is not None and recorder.state is not None:
+        # The record opens again as its keeper saw the game: one person's seat, or a
+        # spectator's when several people share the screen.
+        keeper = table.people[0] if len(table.people) == 1 else None
+        recorder.kept_by(keeper, table.tokens.get(keeper, ""))
+        save(recorder.record, table.save_to)
+        table.say(f"The game's record is saved in {table.save_to}.")
+    return code
 
 
 def _play(
     table: Table, moves: Client | Recorder, options: common.GameOptions, seats: int, seed: int
 ) -> int:
-    """Play the game, dealing it and applying its moves through ``moves``."""
-    client, info = table.client, table.info
-    started = moves.new_game(options, seats, seed)
+    """Play the game, dealing it and applying its moves through ``moves``; the server plays the
+    bots' seats (``bots``), so each person asks only as their own seat."""
+    info = table.info
+    bots = [seat for seat in range(seats) if seat not in table.people]
+    started = moves.new_game(options, seats, seed, bots=dict.fromkeys(bots, table.bots))
     state, status = started.state, started.status
     table.unseen = {seat: [] for seat in table.people}
-    bots = [seat for seat in range(seats) if seat not in table.people]
-    table.say(f"{info.title}: {seats} seats, seed {started.seed}")
+    if started.spectator_token:
+        table.tokens = {seat: started.seat_tokens[seat] for seat in table.people}
+        table.tokens[None] = started.spectator_token
+    seed_text = f"seed {started.seed}" if started.seed else "a seed the server keeps"
+    table.say(f"{info.title}: {seats} seats, {seed_text}")
     table.say(
         f"You play {seats_text(table.people)}"
         + (" in turn (hot seat)" if table.hot_seat else "")
@@ -180,19 +195,63 @@ def _play(
             for seat in acting if info.simultaneous else acting[:1]:
                 if seat not in status.seats_to_act:  # an earlier action changed who acts
                     continue
-                if seat in table.people:
-                    action = person_move(table, state, seat)
-                else:
-                    action = client.suggest_action(state, seat, table.bots).action
-                applied = moves.apply_action(state, action)
-                state, status = applied.state, applied.status
-                for person, unseen in table.unseen.items():
-                    unseen.extend(e for e in applied.events if person in e.visible_to_seats)
+                state, status = apply_move(table, moves, state, seat)
     except QuitRequestedError:
         table.say("You left the game.")
         return 0
     show_end(table, state, status.outcome)
     return 0
+
+
+def apply_move(
+    table: Table, moves: Client | Recorder, state: common.GameState, seat: int
+) -> tuple[common.GameState, common.GameStatus]:
+    """Apply ``seat``'s move (a person's choice, or the server's bot's) through ``moves``, and
+    keep for each person the events they may see. Without seat tokens one answer holds every
+    event with its audience. With them a call sees what its token's seat may: a person's move
+    goes with their token, and the other people are told its public events; a bot's move goes
+    with the first person's token, and is asked again with each other person's for their events
+    (the rules are pure: the same state and move give the same answer, which the revision fence
+    takes as a retry)."""
+    action = person_move(table, state, seat) if seat in table.people else None
+    if not table.tokens:
+        applied = send_move(moves, state, seat, action)
+        keep_events(table, applied.events, table.people)
+        return applied.state, applied.status
+    asker = seat if action is not None else table.people[0]
+    applied = send_move(moves, state, seat, action, asker, table.tokens[asker])
+    keep_events(table, applied.events, [asker])
+    for person in table.people:
+        if person == asker:
+            continue
+        if action is not None:
+            keep_events(table, [e for e in applied.events if e.public], [person])
+        else:
+            again = send_move(table.client, state, seat, None, person, table.tokens[person])
+            keep_events(table, again.events, [person])
+    return applied.state, applied.status
+
+
+def send_move(
+    client: Client | Recorder,
+    state: common.GameState,
+    seat: int,
+    action: common.Action | None,
+    viewer: int | None = None,
+    token: str | None = None,
+) -> api.ApplyActionResponse:
+    """Apply ``action``, or the bot's move for ``seat`` when it is None, answered with the
+    events ``viewer`` may see (every event with its audience when None)."""
+    shown = None if viewer is None else common.Viewer(seat=viewer)
+    if action is not None:
+        return client.apply_action(state, action, viewer=shown, seat_token=token)
+    return client.play_bot(state, seat, viewer=shown, seat_token=token)
+
+
+def keep_events(table: Table, events: Sequence[common.Event], people: Sequence[int]) -> None:
+    """Keep, for each of ``people``, the events they may see, until their next turn."""
+    for person in people:
+        table.unseen[person].extend(e for e in events if e.public or person in e.visible_to_seats)
 
 
 def bots_text(policy: str, seats: Sequence[int]) -> str:
@@ -213,9 +272,10 @@ def person_move(table: Table, state: common.GameState, seat: int) -> common.Acti
     table.last_person = seat
     table.say(RULE)
     show_events(table, seat)
-    view = table.client.get_view(state, seat).view
+    token = table.tokens.get(seat)
+    view = table.client.get_view(state, seat, seat_token=token).view
     table.say(table.render.render_view(view))
-    actions = list(table.client.list_legal_actions(state, seat).actions)
+    actions = list(table.client.list_legal_actions(state, seat, seat_token=token).actions)
     steps = [table.render.action_steps(action, view) for action in actions]
     who = seat_text(seat).capitalize()
     table.say(f"\n{who}, your move.")
@@ -247,7 +307,8 @@ def show_end(table: Table, state: common.GameState, outcome: common.Outcome) -> 
     for line in table.render.render_events(public):
         table.say(f"  {line}")
     table.say()
-    table.say(table.render.render_view(table.client.get_view(state).view))
+    spectator = table.client.get_view(state, seat_token=table.tokens.get(None))
+    table.say(table.render.render_view(spectator.view))
     better = "lower" if outcome.lower_is_better else "higher"
 
     def name(seat: int) -> str:

@@ -96,6 +96,14 @@ class Recorder:
         self._reached(response.state)
         return response
 
+    def kept_by(self, seat: int | None, seat_token: str = "") -> None:
+        """Name who keeps the record: a seat, or a spectator (None), and their seat token on a
+        server that requires them, which a replay of the record then sends. A record holding
+        the token of a game still in play lets whoever holds it act as that seat."""
+        viewer = common.Viewer(spectator=True) if seat is None else common.Viewer(seat=seat)
+        self.record.kept_by.CopyFrom(viewer)
+        self.record.seat_token = seat_token
+
     def _check(self, state: common.GameState) -> None:
         if self.state is None:
             raise ValueError("the record has no game yet: call new_game first")

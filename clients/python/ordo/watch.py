@@ -1,8 +1,9 @@
 """``ordo replay FILE``: watch a saved game again, step by step, in a terminal.
 
 The server plays the record through (``ReplayGame``, checking every digest) and sends what one
-viewer saw after each move: a seat (``--seat N``), a spectator (the default) or, once the game is
-over, every seat at once (``--reveal``). Each step shows the move's events and the table; a key
+viewer saw after each move: a seat (``--seat N``; by default the seat of whoever saved it), a
+spectator (the default for a record that names no seat) or, once the game is over, every seat
+at once (``--reveal``). Each step shows the move's events and the table; a key
 moves forward, back, to the first or the last step, to a step by number, or runs to the end.
 """
 

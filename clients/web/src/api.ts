@@ -131,9 +131,32 @@ export async function getView(
   return view ? (json(toJson(GameViewSchema, view)) as GameView) : {};
 }
 
-/** The record of the game played so far, as a file: its name and text (null before a game). */
-export function savedGame(): { name: string; text: string } | null {
+/** The record of the game played so far, as its file's text ("" before a game). */
+export function recordText(): string {
+  return recorder?.state ? recordToJson(recorder.record) : "";
+}
+
+/** How many moves the record holds. */
+export const recordMoves = (): number => recorder?.record.moves.length ?? 0;
+
+/** Goes on recording a game kept before a reload: its record's text, and its latest state. */
+export async function resumeRecord(text: string, state: GameState): Promise<void> {
+  recorder = text ? await Recorder.resume(client, recordFromJson(text), state) : null;
+}
+
+/** Takes the record back to its first `moves` moves, which led to `state` (a take-back). */
+export async function rewindRecord(moves: number, state: GameState): Promise<void> {
+  await recorder?.rewind(moves, state);
+}
+
+/** The record of the game played so far, as a file kept by `viewer` (a seat, or null for a
+ * spectator) with their seat token ("" without tokens): its name and text (null before a game). */
+export function savedGame(
+  viewer: number | null,
+  token: string,
+): { name: string; text: string } | null {
   if (!recorder?.state) return null;
+  recorder.keptBy(viewer ?? "spectator", token);
   const state = recorder.record.initialState;
   const game = state?.game.case ?? state?.gameId ?? "game";
   const name = `${game.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}-${Date.now()}${RECORD_SUFFIX}`;
@@ -159,10 +182,18 @@ export interface Replayed {
   steps: ReplayStep[];
 }
 
+/** Who kept the record in `text`: a seat, null for a spectator, undefined when it does not say.
+ * Throws a SyntaxError for a text that is no record. */
+export function recordKeeper(text: string): number | null | undefined {
+  const kept = recordFromJson(text).keptBy?.viewer;
+  return kept?.case === "seat" ? kept.value : kept?.case === "spectator" ? null : undefined;
+}
+
 /**
  * Replays the record in `text` for `viewer`: a seat, null for a spectator, or "reveal" for every
- * seat (a finished game only). A text that is no record throws a SyntaxError; a record the server
- * refuses, an OrdoError.
+ * seat (a finished game only), with the seat token the record holds, if any (a server that
+ * requires tokens replays a record for a token of its game). A text that is no record throws a
+ * SyntaxError; a record the server refuses, an OrdoError.
  */
 export async function replay(text: string, viewer: number | null | "reveal"): Promise<Replayed> {
   const record = recordFromJson(text);

@@ -1,631 +1,142 @@
-// The playground: a game is set up from ListGames, people act by pointing at legal moves, the
-// server plays the bot seats (ApplyAction with `bot`), and each person sees only their own
-// GetView. With a server that gives seat tokens, the page holds only its people's (a spectator's
-// when nobody plays), and makes each call with the token of the seat it is made for.
+// The playground: a game is set up from ListGames (src/setup.ts) and played (src/play.ts) on a
+// table that fits the screen (src/board.ts), in the page's language (src/i18n.ts); saved games
+// open beside it (src/replay.ts). This module starts the page and wires its parts together.
 import * as api from "./api.ts";
-import { preferredLanguage } from "./language.ts";
-import { MovePicker, type Candidate } from "./moves.ts";
-import { capital, seatText } from "./notation.ts";
-import * as saved from "./saved.ts";
-import { UIS } from "./games/index.ts";
-import { initReplay } from "./replay.ts";
-import type { DrawContext, GameUi } from "./ui.ts";
+import { drawLog } from "./board.ts";
+import { initialLanguage, LANGUAGES, setLanguage, t, type Messages } from "./i18n.ts";
+import { seen, setTitle, soundWanted, wantSound } from "./notify.ts";
 import {
-  jsonKey,
-  type GameEvent,
-  type GameId,
-  type GameInfo,
-  type GameStatus,
-  type OptionInfo,
-  type GameView,
-  type Json,
-} from "./types.ts";
+  abandonRunningGame,
+  begin,
+  playing,
+  redraw,
+  restored,
+  savedGame,
+  start,
+  takeBack,
+} from "./play.ts";
+import { initReplay, redrawReplay } from "./replay.ts";
+import { fillSetup, initSetup, option, readSettings, selectedGame } from "./setup.ts";
+import type { GameInfo } from "./types.ts";
 
-declare const RULES_SUMMARIES: Record<string, string>;
+declare const RULES_SUMMARIES: Record<string, Record<string, string>>;
 
-const PLAYER_KINDS = ["person", "search", "heuristic", "random"] as const;
-type PlayerKind = (typeof PLAYER_KINDS)[number];
-const SPECTATOR = -1;
-const FIRST_GAME: GameId = "six_nimmt"; // what the page opens on
-const LOG_LINES = 150; // the last lines of a log shown, numbered as in the whole log
-type Picker = MovePicker<api.Move>;
-
+const FIRST_GAME = "six_nimmt"; // what the page opens on
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
-interface Session {
-  info: GameInfo;
-  ui: GameUi;
-  key: string;
-  kinds: PlayerKind[];
-  names: string[];
-  state: api.GameState;
-  status: GameStatus;
-  /** Each person's seat token (the spectator's under SPECTATOR when nobody plays); no bot's. */
-  tokens: Map<number, string>;
-  /** Each person's log (and the spectators', under SPECTATOR): only events they may see. */
-  logs: Map<number, string[]>;
-  /** The game parts of the events each of them saw, for drawings that show what happened. */
-  history: Map<number, Json[]>;
-  /** What the latest events placed or took, per seat that saw them. */
-  fresh: Map<number, Set<string>>;
-  /** The seat whose view is shown, SPECTATOR when nobody plays. */
-  shown: number;
-  /** The last view fetched, kept while the state and the seat stay the same. */
-  view: { state: api.GameState; seat: number; view: GameView } | null;
-  delay: number;
-}
-
 let games: GameInfo[] = [];
-let current: Session | null = null;
-let generation = 0;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function selectedGame(): GameInfo {
-  return games.find((g) => g.id === $<HTMLSelectElement>("game").value) ?? games[0]!;
+/** Writes the page's own texts (the elements marked data-i18n="page.key") in its language. */
+function translate(): void {
+  const messages = t();
+  document.documentElement.lang = messages.code;
+  setTitle(messages.page.title);
+  const text = (path: string): unknown =>
+    path.split(".").reduce<unknown>((at, key) => (at as Record<string, unknown>)?.[key], messages);
+  for (const el of document.querySelectorAll<HTMLElement>("[data-i18n]")) {
+    const found = text(el.dataset.i18n ?? "");
+    if (typeof found === "string") el.textContent = found;
+  }
+  for (const el of document.querySelectorAll<HTMLElement>("[data-i18n-label]")) {
+    const found = text(el.dataset.i18nLabel ?? "");
+    if (typeof found === "string") el.setAttribute("aria-label", found);
+  }
+  showRules();
 }
 
-function option(label: string, value: string, selected = false): HTMLOptionElement {
-  const el = document.createElement("option");
-  el.value = value;
-  el.textContent = label;
-  el.selected = selected;
-  return el;
+/** The rules summary of the game chosen (or played), in the page's language when there is one. */
+function showRules(): void {
+  if (!games.length) return;
+  const game = playing()?.info.id ?? selectedGame().id;
+  const summaries = RULES_SUMMARIES[game] ?? {};
+  const rules = $("rules");
+  rules.innerHTML = summaries[t().code] ?? summaries.en ?? "";
+  rules.scrollTop = 0;
+  moreBelow(rules);
+  $<HTMLAnchorElement>("rules-link").href = `rules/${game}.html`;
 }
 
-function fillSetup(): void {
-  const info = selectedGame();
-  const seats = $<HTMLSelectElement>("seats");
-  const previous = Number(seats.value);
-  const counts = info.seatCounts?.length ? info.seatCounts : [info.minSeats];
-  seats.replaceChildren(
-    ...counts.map((n) =>
-      option(String(n), String(n), n === (counts.includes(previous) ? previous : counts[0])),
-    ),
+/** Marks a box that scrolls while more of it is below (it fades out at its foot). */
+function moreBelow(box: HTMLElement): void {
+  box.dataset.more = String(box.scrollTop + box.clientHeight < box.scrollHeight - 2);
+}
+
+/** The language switch: the page, the form and the table speak the one chosen. */
+function initLanguages(): void {
+  const select = $<HTMLSelectElement>("language");
+  select.replaceChildren(
+    ...LANGUAGES.map((lang: Messages) => option(lang.name, lang.code, lang.code === t().code)),
   );
-  const options = $<HTMLFieldSetElement>("options");
-  options.replaceChildren(options.querySelector("legend")!);
-  for (const opt of info.options ?? []) {
-    if (opt.defaultValue === undefined || opt.defaultValue === "") continue;
-    const label = document.createElement("label");
-    label.title = opt.description ?? "";
-    label.append(`${opt.name.replace(/_/g, " ")} `);
-    let input: HTMLInputElement | HTMLSelectElement;
-    if (opt.allowedValues?.length) {
-      input = document.createElement("select");
-      const chosen = preferredLanguage(opt) ?? opt.defaultValue;
-      input.append(...opt.allowedValues.map((v) => option(valueLabel(opt, v), v, v === chosen)));
-    } else if (opt.defaultValue === "true" || opt.defaultValue === "false") {
-      input = document.createElement("input");
-      input.type = "checkbox";
-      input.checked = opt.defaultValue === "true";
-    } else {
-      input = document.createElement("input");
-      input.type = "number";
-      input.min = "0";
-      input.value = opt.defaultValue;
+  select.onchange = () => {
+    setLanguage(select.value, true);
+    translate();
+    fillSetup();
+    const session = playing();
+    if (session) {
+      drawLog(session);
+      redraw();
     }
-    input.name = opt.name;
-    input.dataset.option = opt.name;
-    label.append(input);
-    options.append(label);
-  }
-  fillPlayers();
-  $("rules").innerHTML = RULES_SUMMARIES[info.id] ?? "";
-  $<HTMLAnchorElement>("rules-link").href = `rules/${info.id}.html`;
+    redrawReplay();
+  };
 }
 
-/** An option's value for people: "take cheapest row"; a 0 the description calls the usual
- * choice ("0 = the usual: ...") reads "usual". */
-function valueLabel(opt: OptionInfo, value: string): string {
-  if (value === "0" && /\b0 = the usual\b/.test(opt.description ?? "")) return "usual";
-  return value.toLowerCase().replace(/_/g, " ");
-}
-
-function fillPlayers(): void {
-  const players = $<HTMLFieldSetElement>("players");
-  const old = [...players.querySelectorAll("select")].map((s) => s.value);
-  players.replaceChildren(players.querySelector("legend")!);
-  const policies = selectedGame().policies ?? ["heuristic"];
-  for (let seat = 0; seat < Number($<HTMLSelectElement>("seats").value); seat++) {
-    const label = document.createElement("label");
-    label.append(`${capital(seatText(seat))} `);
-    const select = document.createElement("select");
-    select.name = `seat-${seat}`;
-    select.dataset.seat = String(seat);
-    const kinds = PLAYER_KINDS.filter((k) => k === "person" || policies.includes(k));
-    const wanted = old[seat] ?? (seat === 0 ? "person" : "heuristic");
-    select.append(
-      ...kinds.map((k) => option(k === "person" ? "person" : `bot: ${k}`, k, k === wanted)),
-    );
-    label.append(select);
-    players.append(label);
-  }
-}
-
-/** The game's options in JSON: enum options by number (their order in allowedValues from 1). */
-function readOptions(info: GameInfo): Json {
-  const out: Json = {};
-  for (const input of $("options").querySelectorAll<HTMLInputElement | HTMLSelectElement>(
-    "[data-option]",
-  )) {
-    const opt = info.options?.find((o) => o.name === input.dataset.option);
-    if (!opt) continue;
-    const name = jsonKey(opt.name as GameId);
-    if (input instanceof HTMLInputElement && input.type === "checkbox") out[name] = input.checked;
-    else if (opt.allowedValues?.length && !/^\d+$/.test(opt.allowedValues[0]!))
-      out[name] = opt.allowedValues.indexOf(input.value) + 1;
-    else out[name] = Number(input.value);
-  }
-  return out;
-}
-
-function seatName(seat: number, kind: PlayerKind, people: number): string {
-  const name = capital(seatText(seat));
-  if (kind !== "person") return `${name} (bot)`;
-  return people === 1 ? `${name} (you)` : name;
-}
-
-async function start(event: SubmitEvent): Promise<void> {
+async function onStart(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   if (!abandonRunningGame()) return;
   $("setup-error").textContent = "";
-  const info = selectedGame();
-  const seats = Number($<HTMLSelectElement>("seats").value);
-  const kinds = [...$("players").querySelectorAll("select")].map((s) => s.value as PlayerKind);
-  const people = kinds.filter((k) => k === "person").length;
-  const seed = BigInt($<HTMLInputElement>("seed").value || "0");
-  const key = jsonKey(info.id);
-  const bots: Record<number, string> = {};
-  kinds.forEach((k, seat) => k !== "person" && (bots[seat] = k));
   try {
-    const dealt = await api.newGame(seats, seed, { [key]: readOptions(info) }, bots);
-
-    const logs = new Map<number, string[]>([[SPECTATOR, []]]);
-    kinds.forEach((k, seat) => k === "person" && logs.set(seat, []));
-    const dealtFrom = dealt.seed === "0" ? "a seed the server keeps" : `seed ${dealt.seed}`;
-    for (const lines of logs.values())
-      lines.push(`${info.title}: a new game for ${seats} seats (${dealtFrom}).`);
-    const shown = kinds.indexOf("person");
-    // Only the people's tokens are kept: a bot's seat has none, and nobody here plays it.
-    const tokens = new Map<number, string>();
-    if (dealt.spectatorToken || dealt.seatTokens.length) {
-      kinds.forEach((k, seat) => k === "person" && tokens.set(seat, dealt.seatTokens[seat] ?? ""));
-      if (people === 0) tokens.set(SPECTATOR, dealt.spectatorToken);
-    }
-    begin({
-      info,
-      ui: UIS[info.id],
-      key,
-      kinds,
-      names: kinds.map((k, seat) => seatName(seat, k, people)),
-      state: dealt.state,
-      status: dealt.status,
-      tokens,
-      logs,
-      history: new Map([...logs.keys()].map((seat) => [seat, []])),
-      fresh: new Map(),
-      shown: shown >= 0 ? shown : SPECTATOR,
-      view: null,
-      delay: Number($<HTMLSelectElement>("speed").value),
-    });
-    // On a narrow screen the table is below the form: bring it into sight.
-    if (window.matchMedia("(max-width: 1000px)").matches) $("table-area").scrollIntoView();
+    await start(selectedGame(), readSettings());
+    showRules();
   } catch (error) {
     $("setup-error").textContent = error instanceof Error ? error.message : String(error);
   }
 }
 
-/** Whether a Start may go on: a game in progress with people in it is abandoned only when they
- * say so. */
-function abandonRunningGame(): boolean {
-  const running = current && !current.status.finished && current.kinds.includes("person");
-  return !running || window.confirm("Abandon the game in progress and start a new one?");
-}
-
-/** Shows a game's table, a fresh one (no cover, no outcome), and plays it from where it is. */
-function begin(session: Session): void {
-  current = session;
-  phase("busy");
-  $("cover").hidden = true;
-  $("table").hidden = false;
-  $("hand").hidden = false;
-  $("table-area").hidden = false;
-  $("replay-area").hidden = true;
-  $("outcome").hidden = true;
-  $("refused").textContent = "";
-  $("table-title").textContent = session.info.title;
-  $("results-toggle").hidden = !session.ui.hidesResults;
-  keep(session);
-  void play(session, ++generation);
-  // Tells tests and assistive tools that another game is on the table.
-  document.body.dataset.game = String(generation);
-}
-
-/** Keeps the game in this tab's session storage, for a reload. */
-function keep(session: Session): void {
-  saved.save({
-    game: session.info.id,
-    kinds: session.kinds,
-    names: session.names,
-    state: session.state,
-    status: session.status,
-    logs: [...session.logs],
-    history: [...session.history],
-    shown: session.shown,
-    delay: session.delay,
-    extra: { tokens: [...session.tokens] },
-  });
-}
-
-/** The game this tab kept before a reload, as a session; null when there is none to go on. */
-function restored(): Session | null {
-  const kept = saved.restore();
-  const info = games.find((g) => g.id === kept?.game);
-  if (!kept || !info) return null;
-  return {
-    info,
-    ui: UIS[info.id],
-    key: jsonKey(info.id),
-    kinds: kept.kinds as PlayerKind[],
-    names: kept.names,
-    state: kept.state,
-    status: kept.status,
-    tokens: new Map((kept.extra?.tokens ?? []) as [number, string][]),
-    logs: new Map(kept.logs),
-    history: new Map(kept.history),
-    fresh: new Map(),
-    shown: kept.shown,
-    view: null,
-    delay: kept.delay,
-  };
-}
-
-/**
- * Adds to the logs of `seats` the events they may see, and what the events placed or took to
- * `fresh`.
- */
-function record(
-  session: Session,
-  events: GameEvent[],
-  seats: number[],
-  fresh: Map<number, Set<string>>,
-): void {
-  for (const event of events) {
-    const part = (event[session.key] ?? {}) as Json;
-    const audience = event.public
-      ? seats
-      : (event.visibleToSeats ?? []).filter((s) => seats.includes(s));
-    for (const seat of audience) {
-      const viewer = seat === SPECTATOR ? null : seat;
-      const line = session.ui.describe(part, session.names, viewer, showsResults());
-      if (line) session.logs.get(seat)!.push(line);
-      session.history.get(seat)?.push(part);
-      const keys = fresh.get(seat) ?? new Set<string>();
-      for (const k of session.ui.fresh(part)) keys.add(k);
-      fresh.set(seat, keys);
-    }
-  }
-}
-
-/** The token of the calls made for `seat` (SPECTATOR: a spectator's); "" without tokens. */
-function token(session: Session, seat: number): string {
-  return session.tokens.get(seat) ?? "";
-}
-
-/**
- * Applies a move. The page asks only for the events its people may see (a spectator's when
- * nobody plays): once per person, as the contract names one viewer; the moves are pure, so every
- * answer holds the same state (and the revision fence takes the same move again as a retry).
- * With seat tokens a person's own move is asked with their token alone: the others get its
- * public events.
- */
-async function apply(session: Session, play: api.Play): Promise<void> {
-  const people = [...session.logs.keys()].filter((seat) => seat !== SPECTATOR);
-  const mover = "action" in play && session.tokens.size ? play.action.seat : null;
-  const viewers = mover !== null ? [mover] : people.length ? people : [SPECTATOR];
-  const answers = await Promise.all(
-    viewers.map((seat, i) =>
-      api.apply(
-        session.state,
-        play,
-        seat === SPECTATOR ? null : seat,
-        token(session, seat),
-        i === 0,
-      ),
-    ),
-  );
-  const fresh = new Map<number, Set<string>>();
-  answers.forEach((done, i) => {
-    const seats =
-      mover !== null
-        ? [SPECTATOR, ...people]
-        : i === 0 && viewers[0] !== SPECTATOR
-          ? [SPECTATOR, viewers[0]!]
-          : [viewers[i]!];
-    record(session, done.events, seats, fresh);
-  });
-  session.state = answers[0]!.state;
-  session.status = answers[0]!.status;
-  session.fresh = fresh;
-  keep(session);
-}
-
-/** Plays until the game ends or another game starts: people first, then bots. */
-async function play(session: Session, run: number): Promise<void> {
-  while (run === generation) {
-    const toAct = session.status.seatsToAct ?? [];
-    const person = toAct.find((s) => session.kinds[s] === "person");
-    const bot = toAct.find((s) => session.kinds[s] !== "person");
-    try {
-      if (session.status.finished) {
-        await show(session, null);
-        showOutcome(session);
-        return;
-      }
-      if (person !== undefined) {
-        const action = await personMove(session, person, run);
-        if (action === null) return;
-        await apply(session, { action });
-      } else if (bot !== undefined) {
-        // At full speed the bots' moves are not drawn one by one, only their result.
-        if (session.delay) {
-          await show(session, null);
-          await sleep(session.delay);
-        }
-        if (run !== generation) return;
-        await apply(session, { bot });
-      } else {
-        return;
-      }
-      $("refused").textContent = "";
-    } catch (error) {
-      $("refused").textContent =
-        `Refused: ${error instanceof Error ? error.message : String(error)}`;
-      if (person === undefined) return;
-    }
-  }
-}
-
-/** Waits for the person at `seat` to build a legal move; null when another game started. */
-async function personMove(
-  session: Session,
-  seat: number,
-  run: number,
-): Promise<api.Move["message"] | null> {
-  const people = session.kinds.filter((k) => k === "person").length;
-  if (session.shown !== seat && people > 1) {
-    await coverFor(session, seat);
-    if (run !== generation) return null;
-  }
-  session.shown = seat;
-  keep(session);
-  const actions = await api.legalActions(session.state, seat, token(session, seat));
-  const view = ((await viewOf(session, seat))[session.key] ?? {}) as Json;
-  return new Promise<api.Move["message"] | null>((resolve) => {
-    const candidates: Candidate<api.Move>[] = actions.map((move) => ({
-      action: move,
-      steps: session.ui.steps((move.json[session.key] ?? {}) as Json, view, showsResults()),
-    }));
-    const picker = new MovePicker(
-      candidates,
-      (move) => {
-        phase("busy");
-        resolve(move.message);
-      },
-      () => void show(session, picker),
+async function onPlayAgain(): Promise<void> {
+  const session = playing();
+  if (!session) return;
+  $("play-again").hidden = true;
+  try {
+    await start(session.info, session.settings);
+  } catch (error) {
+    $("refused").textContent = t().page.refused(
+      error instanceof Error ? error.message : String(error),
     );
-    void show(session, picker);
-  });
-}
-
-/** Hides the table between two people sharing the screen until the next one is ready. */
-function coverFor(session: Session, seat: number): Promise<void> {
-  $("table").hidden = true;
-  $("hand").hidden = true;
-  $("cover").hidden = false;
-  $("cover-text").textContent = `${session.names[seat]} is to act: pass the screen.`;
-  const button = $<HTMLButtonElement>("cover-button");
-  button.textContent = `Show ${session.names[seat]}'s hand`;
-  button.focus();
-  return new Promise((resolve) => {
-    button.onclick = () => {
-      $("cover").hidden = true;
-      $("table").hidden = false;
-      $("hand").hidden = false;
-      resolve();
-    };
-  });
-}
-
-/** What `seat` (or a spectator) may see now; asked once per state and seat. */
-async function viewOf(session: Session, seat: number): Promise<GameView> {
-  const cached = session.view;
-  if (cached && cached.state === session.state && cached.seat === seat) return cached.view;
-  const view = await api.getView(
-    session.state,
-    seat === SPECTATOR ? null : seat,
-    token(session, seat),
-  );
-  session.view = { state: session.state, seat, view };
-  return view;
-}
-
-/** Tells tests and assistive tools whether the page waits for a person: busy, input or over. */
-function phase(value: "busy" | "input" | "over"): void {
-  document.body.dataset.phase = value;
-  $("table-area").setAttribute("aria-busy", String(value === "busy"));
-}
-
-async function show(session: Session, picker: Picker | null): Promise<void> {
-  phase("busy");
-  const seat = session.shown;
-  const view = await viewOf(session, seat);
-  const ctx: DrawContext = {
-    view: (view[session.key] ?? {}) as Json,
-    status: view.status ?? session.status,
-    width: drawingWidth(),
-    results: showsResults(),
-    history: session.history.get(seat) ?? [],
-    seats: session.kinds.length,
-    viewer: seat === SPECTATOR ? null : seat,
-    names: session.names,
-    picker,
-    fresh: session.fresh.get(seat) ?? new Set(),
-    target(el, kind, value, label) {
-      const v = String(value);
-      el.dataset.step = kind;
-      el.dataset.value = v;
-      if (picker?.isChosen(kind, v)) el.classList.add("chosen");
-      if (!picker?.isOffered(kind, v)) return;
-      el.classList.add("target");
-      el.setAttribute("role", "button");
-      el.setAttribute("tabindex", "0");
-      el.setAttribute("aria-label", label);
-      const choose = (): void => picker.choose(kind, v);
-      el.addEventListener("click", choose);
-      el.addEventListener("keydown", (e) => {
-        if (e.key === "Enter" || e.key === " ") {
-          e.preventDefault();
-          choose();
-        }
-      });
-    },
-  };
-  const focused = document.activeElement as HTMLElement | null;
-  const focusKey = focused?.dataset?.step
-    ? `${focused.dataset.step}:${focused.dataset.value}`
-    : null;
-  $("table").replaceChildren(session.ui.table(ctx));
-  const hand = session.ui.hand(ctx);
-  $("hand").replaceChildren(...(hand ? [hand] : []));
-  $("hand-title").hidden = !hand;
-  $("hand-title").textContent = seat === SPECTATOR ? "" : `${session.names[seat]}: hand`;
-  drawChoices(picker);
-  drawTurn(session, picker);
-  drawLog(session);
-  if (focusKey) {
-    const again = document.querySelector<HTMLElement>(
-      `[data-step="${focusKey.split(":")[0]}"][data-value="${focusKey.slice(focusKey.indexOf(":") + 1)}"].target`,
-    );
-    (again ?? document.querySelector<HTMLElement>(".target"))?.focus();
   }
-  if (picker) phase("input");
-}
-
-/** Whether cards print their results (a person may hide them, to work them out). */
-function showsResults(): boolean {
-  return !$<HTMLInputElement>("hide-results").checked;
-}
-
-/** The CSS pixels a drawing has across: drawings are laid out at that width, one unit a pixel,
- * so that their text keeps its size on any screen. */
-function drawingWidth(): number {
-  return Math.max(300, Math.floor($("table").clientWidth || $("hand").clientWidth));
-}
-
-/** The same steps as buttons: for the keyboard, for readers, and for choices with no drawing. */
-function drawChoices(picker: Picker | null): void {
-  const box = $("choices");
-  box.replaceChildren();
-  if (!picker) return;
-  for (const step of picker.offered()) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.textContent = step.label;
-    button.dataset.step = step.kind;
-    button.dataset.value = step.value;
-    button.onclick = () => picker.choose(step.kind, step.value);
-    box.append(button);
-  }
-  if (picker.steps.length) {
-    const back = document.createElement("button");
-    back.type = "button";
-    back.textContent = "Back";
-    back.className = "back";
-    back.onclick = () => picker.back();
-    box.append(back);
-  }
-}
-
-function drawTurn(session: Session, picker: Picker | null): void {
-  const toAct = session.status.seatsToAct ?? [];
-  let line: string;
-  if (session.status.finished) line = "The game is over.";
-  else if (picker) {
-    const chosen = picker.steps.map((s) => s.label).join(", ");
-    line = `${session.names[session.shown]}: your move${chosen ? ` (${chosen})` : ""}. Choose ${picker.offered()[0]?.kind ?? "a move"}.`;
-  } else line = `Waiting for ${toAct.map((s) => session.names[s]).join(", ")}.`;
-  $("turn").textContent = line;
-}
-
-function drawLog(session: Session): void {
-  const lines = session.logs.get(session.shown) ?? [];
-  const first = Math.max(0, lines.length - LOG_LINES);
-  const log = $("log");
-  log.replaceChildren(
-    ...lines.slice(first).map((line, i) => {
-      const li = document.createElement("li");
-      li.value = first + i + 1; // numbered as in the whole log, not from the first line shown
-      li.textContent = line;
-      return li;
-    }),
-  );
-  log.scrollTop = log.scrollHeight;
-}
-
-function showOutcome(session: Session): void {
-  const outcome = session.status.outcome ?? {};
-  const scores = (outcome.scores ?? []).map(Number);
-  const winners = outcome.winners ?? [];
-  const box = $("outcome");
-  box.hidden = false;
-  box.dataset.scores = JSON.stringify(scores);
-  box.dataset.winners = JSON.stringify(winners);
-  const rows = session.names
-    .map(
-      (name, seat) =>
-        `<tr${winners.includes(seat) ? ' class="winner"' : ""}><td>${name}</td><td>${scores[seat] ?? 0}</td><td>${winners.includes(seat) ? "★ winner" : ""}</td></tr>`,
-    )
-    .join("");
-  const who = winners.length ? winners.map((s) => session.names[s]).join(", ") : "nobody (a draw)";
-  box.innerHTML =
-    `<h3>Game over: ${who} ${winners.length === 1 ? "wins" : "win"}</h3>` +
-    `<p>Ended by ${String(outcome.termination ?? "")
-      .toLowerCase()
-      .replace(
-        /_/g,
-        " ",
-      )}; ${session.ui.scoreUnit}${outcome.lowerIsBetter ? " (lower is better)" : ""}.</p>` +
-    `<table><thead><tr><th>Seat</th><th>Score</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
-  $("turn").textContent = "The game is over.";
-  $("choices").replaceChildren();
-  phase("over");
 }
 
 async function init(): Promise<void> {
+  initialLanguage();
+  translate();
+  initLanguages();
   try {
     games = await api.listGames();
   } catch (error) {
-    $("setup-error").textContent =
-      `Cannot reach the server: ${error instanceof Error ? error.message : String(error)}`;
+    $("setup-error").textContent = t().page.unreachable(
+      error instanceof Error ? error.message : String(error),
+    );
     return;
   }
-  const select = $<HTMLSelectElement>("game");
-  const resumed = restored();
+  const resumed = await restored(games);
   const wanted = resumed?.info.id ?? new URLSearchParams(location.search).get("game") ?? FIRST_GAME;
-  select.replaceChildren(...games.map((g) => option(g.title, g.id, g.id === wanted)));
-  select.onchange = fillSetup;
-  $<HTMLInputElement>("hide-results").onchange = () => {
-    // The move being built is asked again, its steps named with or without the results.
-    if (current && document.body.dataset.phase === "input") void play(current, ++generation);
-  };
-  $<HTMLSelectElement>("seats").onchange = fillPlayers;
-  $<HTMLFormElement>("setup").addEventListener("submit", (e) => void start(e));
-  fillSetup();
-  initReplay();
+  initSetup(games, wanted, showRules);
+  showRules();
+  $<HTMLInputElement>("hide-results").onchange = redraw;
+  $<HTMLFormElement>("setup").addEventListener("submit", (e) => void onStart(e));
+  $<HTMLButtonElement>("take-back").onclick = () => void takeBack();
+  $<HTMLButtonElement>("play-again").onclick = () => void onPlayAgain();
+  const sound = $<HTMLInputElement>("sound");
+  sound.checked = soundWanted();
+  sound.onchange = () => wantSound(sound.checked);
+  document.addEventListener("visibilitychange", seen);
+  $("rules").onscroll = () => moreBelow($("rules"));
+  window.addEventListener("resize", () => moreBelow($("rules")));
+  initReplay(savedGame);
   document.body.dataset.ready = "true";
-  if (resumed) begin(resumed);
+  if (resumed) {
+    begin(resumed);
+    showRules();
+  }
 }
 
 void init();

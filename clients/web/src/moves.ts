@@ -1,6 +1,7 @@
 // A move is chosen step by step (a card, then a row or cell, ...). Every legal action of the seat
 // is a list of steps; at each point only the steps that some legal action still allows are
-// offered, so an illegal move cannot be built.
+// offered, so an illegal move cannot be built. Once a person has made a choice, a step with one
+// option left is made for them; going back undoes it with the choice that led to it.
 export interface Step {
   /** What is pointed at: "card", "row", "cell", "side", "take", "place", "draw", ... */
   kind: string;
@@ -24,6 +25,8 @@ export interface StepQuery {
 
 export class MovePicker<A> implements StepQuery {
   private chosen: Step[] = [];
+  /** How many of the chosen steps the person chose, each with the steps filled in after it. */
+  private made: number[] = [];
 
   constructor(
     private readonly candidates: Candidate<A>[],
@@ -75,22 +78,39 @@ export class MovePicker<A> implements StepQuery {
       if (this.isChosen(kind, value)) this.back();
       return;
     }
+    this.made.push(this.chosen.length);
     this.chosen.push(step);
-    const done = this.matching().find((c) => c.steps.length === this.chosen.length);
-    if (done && this.offered().length === 0) {
+    for (let only = this.forced(); only; only = this.forced()) this.chosen.push(only);
+    const done = this.complete();
+    if (done) {
       this.onComplete(done.action);
       return;
     }
     this.onChange();
   }
 
+  /** The action the steps chosen make, once nothing more is offered. */
+  private complete(): Candidate<A> | undefined {
+    if (this.offered().length) return undefined;
+    return this.matching().find((c) => c.steps.length === this.chosen.length);
+  }
+
+  /** The one step offered next, when there is one only and the move is not complete yet. */
+  private forced(): Step | undefined {
+    const offered = this.offered();
+    const ends = this.matching().some((c) => c.steps.length === this.chosen.length);
+    return offered.length === 1 && !ends ? offered[0] : undefined;
+  }
+
+  /** Takes back the last choice the person made, and the steps made for them after it. */
   back(): void {
-    this.chosen.pop();
+    this.chosen.length = this.made.pop() ?? 0;
     this.onChange();
   }
 
   reset(): void {
     this.chosen = [];
+    this.made = [];
     this.onChange();
   }
 }

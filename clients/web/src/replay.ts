@@ -1,10 +1,12 @@
-// Saved games: "Save game" downloads the record of the game being played; "Open game" loads a
-// record, has the server check it and play it through (ReplayGame), and shows it step by step
-// (first, back, forward, last, a slider) as a seat or a spectator sees it, or with every card
-// shown once the game is over.
+// Saved games: "Save game" downloads the record of the game being played; "Open a saved game"
+// loads a record, has the server check it and play it through (ReplayGame), and shows it step by
+// step (first, back, forward, last, a slider) as its saver saw it, a seat or a spectator, or with
+// every card shown once the game is over. The game being played stays where it was, out of sight
+// with its log: leaving the saved game returns to it.
 import * as api from "./api.ts";
 import { UIS } from "./games/index.ts";
-import { capital, seatText } from "./notation.ts";
+import { t } from "./i18n.ts";
+import { seatText } from "./notation.ts";
 import { jsonKey, type GameId, type Json } from "./types.ts";
 import type { DrawContext } from "./ui.ts";
 
@@ -21,12 +23,14 @@ interface Watching {
 
 let watching: Watching | null = null;
 
-/** Wires the buttons: call once the page is set up. */
-export function initReplay(): void {
-  $<HTMLButtonElement>("save-game").onclick = save;
+/** Wires the buttons: call once the page is set up; `save` gives the file of the game played. */
+export function initReplay(save: () => { name: string; text: string } | null): void {
+  $<HTMLButtonElement>("save-game").onclick = () => download(save());
   $<HTMLInputElement>("open-game").onchange = (event) => {
-    const file = (event.target as HTMLInputElement).files?.[0];
-    if (file) void file.text().then((text) => open(text, SPECTATOR));
+    const input = event.target as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = ""; // the same file may be opened again
+    if (file) void file.text().then((text) => open(text, null));
   };
   $<HTMLSelectElement>("replay-viewer").onchange = (event) => {
     if (watching) void open(watching.text, (event.target as HTMLSelectElement).value);
@@ -44,11 +48,11 @@ export function initReplay(): void {
   }
   $<HTMLInputElement>("replay-slider").oninput = (event) =>
     go(Number((event.target as HTMLInputElement).value));
+  $<HTMLButtonElement>("replay-leave").onclick = leave;
 }
 
 /** Downloads the record of the game played so far. */
-function save(): void {
-  const saved = api.savedGame();
+function download(saved: { name: string; text: string } | null): void {
   if (!saved) return;
   const link = document.createElement("a");
   link.href = URL.createObjectURL(new Blob([saved.text], { type: "application/json" }));
@@ -57,35 +61,53 @@ function save(): void {
   URL.revokeObjectURL(link.href);
 }
 
-/** Replays the record in `text` as `viewer` (a seat's number, "spectator" or "reveal") sees it. */
-async function open(text: string, viewer: string): Promise<void> {
+/** Replays the record in `text` as `viewer` (a seat's number, "spectator" or "reveal") sees it;
+ * null for the record's keeper (a spectator when it names none). */
+async function open(text: string, viewer: string | null): Promise<void> {
   const error = $("replay-error");
   error.textContent = "";
   document.body.dataset.replay = "loading";
   try {
-    const who = viewer === REVEAL ? REVEAL : viewer === SPECTATOR ? null : Number(viewer);
+    const keeper = viewer === null ? api.recordKeeper(text) : undefined;
+    const wanted = viewer ?? (keeper == null ? SPECTATOR : String(keeper));
+    const who = wanted === REVEAL ? REVEAL : wanted === SPECTATOR ? null : Number(wanted);
     const replayed = await api.replay(text, who);
     const keep = watching?.text === text ? watching.at : 0;
     watching = { text, replayed, at: Math.min(keep, replayed.steps.length - 1) };
+    document.body.dataset.watching = "true";
     $("replay-area").hidden = false;
-    $("table-area").hidden = true;
-    fillViewers(replayed, viewer);
+    fillViewers(replayed, wanted);
     const slider = $<HTMLInputElement>("replay-slider");
     slider.max = String(replayed.steps.length - 1);
     go(watching.at);
     document.body.dataset.replay = "ready";
   } catch (failure) {
-    error.textContent = `Cannot replay this game: ${failure instanceof Error ? failure.message : String(failure)}`;
+    const why =
+      failure instanceof SyntaxError
+        ? t().page.replay.notAFile
+        : failure instanceof Error
+          ? failure.message
+          : String(failure);
+    error.textContent = t().page.replay.cannot(why);
     document.body.dataset.replay = "failed";
   }
 }
 
+/** Leaves the saved game: the game being played, if any, is on the table again. */
+function leave(): void {
+  watching = null;
+  $("replay-area").hidden = true;
+  delete document.body.dataset.watching;
+  document.body.dataset.replay = "closed";
+}
+
 function fillViewers(replayed: api.Replayed, chosen: string): void {
+  const r = t().page.replay;
   const select = $<HTMLSelectElement>("replay-viewer");
-  const choices: [string, string][] = [[SPECTATOR, "a spectator"]];
+  const choices: [string, string][] = [[SPECTATOR, r.spectator]];
   for (let seat = 0; seat < replayed.seats; seat++)
-    choices.push([String(seat), capital(seatText(seat))]);
-  if (replayed.finished) choices.push([REVEAL, "every card (game over)"]);
+    choices.push([String(seat), t().page.seatName(seatText(seat))]);
+  if (replayed.finished) choices.push([REVEAL, r.everyCard]);
   select.replaceChildren(
     ...choices.map(([value, label]) => {
       const option = document.createElement("option");
@@ -97,16 +119,27 @@ function fillViewers(replayed: api.Replayed, chosen: string): void {
   );
 }
 
+/** Draws the step shown again (the page's language changed). */
+export function redrawReplay(): void {
+  if (watching) {
+    fillViewers(watching.replayed, $<HTMLSelectElement>("replay-viewer").value);
+    go(watching.at);
+  }
+}
+
 /** Shows step `at` (kept within the game). */
 function go(at: number): void {
   if (!watching) return;
+  const r = t().page.replay;
   const { replayed } = watching;
   const last = replayed.steps.length - 1;
   watching.at = Math.max(0, Math.min(last, at));
   const step = replayed.steps[watching.at]!;
   const ui = UIS[replayed.game as GameId];
   const key = jsonKey(replayed.game as GameId);
-  const names = Array.from({ length: replayed.seats }, (_, seat) => capital(seatText(seat)));
+  const names = Array.from({ length: replayed.seats }, (_, seat) =>
+    t().page.seatName(seatText(seat)),
+  );
   const viewer = $<HTMLSelectElement>("replay-viewer").value;
   const seat = viewer === SPECTATOR || viewer === REVEAL ? null : Number(viewer);
   const fresh = new Set(step.events.flatMap((e) => ui.fresh((e[key] ?? {}) as Json)));
@@ -138,7 +171,7 @@ function go(at: number): void {
     if (!drawn) continue;
     const box = document.createElement("figure");
     const caption = document.createElement("figcaption");
-    caption.textContent = `${names[each]}: hand`;
+    caption.textContent = t().page.hand(names[each] ?? "");
     box.append(caption, drawn);
     hands.push(box);
   }
@@ -153,9 +186,9 @@ function go(at: number): void {
       return item;
     }),
   );
-  const who = step.seat === undefined ? "the deal" : `${names[step.seat]} moved`;
-  const over = step.view.status?.finished ? " The game is over." : "";
-  $("replay-step").textContent = `Step ${watching.at} of ${last}: ${who}.${over}`;
+  const who = step.seat === undefined ? r.deal : r.moved(names[step.seat] ?? "");
+  const over = step.view.status?.finished ? ` ${r.over}` : "";
+  $("replay-step").textContent = `${r.at(watching.at, last, who)}${over}`;
   $<HTMLInputElement>("replay-slider").value = String(watching.at);
   $<HTMLButtonElement>("replay-first").disabled = watching.at === 0;
   $<HTMLButtonElement>("replay-back").disabled = watching.at === 0;

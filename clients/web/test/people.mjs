@@ -6,6 +6,18 @@
 // Scenarios: cover, log, reveal, reload, language, phone, results, rules.
 import { chromium } from "playwright-core";
 import { mkdtemp, rm } from "node:fs/promises";
+import {
+  clipping,
+  logLines,
+  move,
+  ONE_HAND,
+  openSetup,
+  playToTheEnd,
+  settle,
+  setUp,
+  start,
+  textSizes,
+} from "./page.mjs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -57,108 +69,6 @@ async function games() {
   return ids;
 }
 
-/** Sets up a game: `kinds` per seat ("person", "heuristic", "random"), options by name. */
-async function setUp(page, game, kinds, options = {}) {
-  await page.selectOption("#game", game);
-  await page.selectOption("#seats", String(kinds.length));
-  await page.fill("#seed", "7");
-  await page.selectOption("#speed", "0");
-  for (const [name, value] of Object.entries(options)) {
-    const input = page.locator(`[data-option="${name}"]`);
-    if (typeof value === "boolean") await input.setChecked(value);
-    else if ((await input.evaluate((el) => el.tagName)) === "SELECT")
-      await input.selectOption(String(value));
-    else await input.fill(String(value));
-  }
-  for (const [seat, kind] of kinds.entries())
-    await page.selectOption(`select[data-seat="${seat}"]`, kind);
-}
-
-/** Starts the game set up, and waits until its table is shown. */
-async function start(page) {
-  const shown = (await page.getAttribute("body", "data-game")) ?? "0";
-  await page.click("#start");
-  await page.waitForFunction((old) => (document.body.dataset.game ?? "0") !== old, shown);
-}
-
-/** Waits until a person is to act (or the game is over, or the cover asks for the next one). */
-async function settle(page) {
-  await page.waitForFunction(
-    () =>
-      ["input", "over"].includes(document.body.dataset.phase ?? "") ||
-      !document.getElementById("cover").hidden,
-    null,
-    { timeout: 60_000 },
-  );
-  return page.evaluate(() =>
-    document.getElementById("cover").hidden ? document.body.dataset.phase : "cover",
-  );
-}
-
-/** Makes the first move offered, step by step, until the move is sent. */
-async function move(page) {
-  for (let step = 0; step < 6; step++) {
-    if ((await page.getAttribute("body", "data-phase")) !== "input") return;
-    const before = await page.locator("#choices button").allInnerTexts();
-    await page.locator("#choices button:not(.back)").first().click();
-    await page.waitForFunction(
-      (old) =>
-        document.body.dataset.phase !== "input" ||
-        [...document.querySelectorAll("#choices button")].map((b) => b.innerText).join("|") !== old,
-      before.join("|"),
-    );
-  }
-}
-
-/** Plays the person's seat with the first move offered until the game is over. */
-async function playToTheEnd(page) {
-  for (let moves = 0; moves < 3000; moves++) {
-    const phase = await settle(page);
-    if (phase === "over") return;
-    if (phase === "cover") await page.click("#cover-button");
-    else await move(page);
-  }
-  throw new Error("the game did not end");
-}
-
-const logLines = (page) => page.locator("#log li").allInnerTexts();
-
-/** Every SVG text of the table and the hand, with its size on screen and what it says. */
-const textSizes = (page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll("#table svg text, #hand svg text")]
-      .filter((t) => t.textContent)
-      .map((t) => ({
-        text: t.textContent,
-        px: (t.getScreenCTM()?.a ?? 1) * parseFloat(t.getAttribute("font-size") ?? "16"),
-      })),
-  );
-
-/** Drawn parts that reach outside their drawing, and how far the page scrolls sideways. */
-const clipping = (page) =>
-  page.evaluate(() => {
-    const outside = [];
-    for (const svg of document.querySelectorAll("#table svg, #hand svg")) {
-      const box = svg.viewBox.baseVal;
-      for (const el of svg.querySelectorAll("rect, text, circle, polygon")) {
-        const b = el.getBBox();
-        const m = el.getCTM();
-        const s = svg.getCTM();
-        if (!m || !s || !b.width) continue;
-        // The part's box in the drawing's units.
-        const x = (m.e - s.e) / s.a + b.x * (m.a / s.a);
-        const y = (m.f - s.f) / s.d + b.y * (m.d / s.d);
-        const w = b.width * (m.a / s.a);
-        const h = b.height * (m.d / s.d);
-        if (x < box.x - 1 || y < box.y - 1 || x + w > box.width + 1 || y + h > box.height + 1)
-          outside.push(
-            `${el.tagName} "${el.textContent ?? ""}" at ${Math.round(x)},${Math.round(y)}`,
-          );
-      }
-    }
-    return { outside, overflow: document.documentElement.scrollWidth - window.innerWidth };
-  });
-
 const scenarios = {
   /** A new game never shows the last game's cover, with people or with bots only. */
   async cover() {
@@ -169,6 +79,7 @@ const scenarios = {
     await move(page);
     check((await settle(page)) === "cover", "the screen is not covered for seat 2");
     check(page.dialogs.length === 0, "a confirmation was asked before any game ran");
+    await openSetup(page);
     await page.selectOption('select[data-seat="1"]', "heuristic");
     await start(page);
     check(page.dialogs.length === 1, "Start abandoned a game in progress without asking");
@@ -176,10 +87,7 @@ const scenarios = {
     check(phase === "input", `the new game does not ask seat 1 to move (${phase})`);
     check(await page.locator("#cover").isHidden(), "the new game shows the old cover");
     check(await page.locator("#table svg").isVisible(), "the new game's table is hidden");
-    await setUp(page, "six_nimmt", ["heuristic", "heuristic", "heuristic"], {
-      end: "FIXED_HANDS",
-      hands: 1,
-    });
+    await setUp(page, "six_nimmt", ["heuristic", "heuristic", "heuristic"], ONE_HAND);
     await start(page);
     check(page.dialogs.length === 2, "Start did not ask before abandoning the second game");
     check((await settle(page)) === "over", "the game of bots did not end");
@@ -253,10 +161,7 @@ const scenarios = {
   /** A reload keeps the game: the same table, log and turn, its state still sealed. */
   async reload() {
     const page = await open();
-    await setUp(page, "six_nimmt", ["person", "heuristic", "heuristic"], {
-      end: "FIXED_HANDS",
-      hands: 1,
-    });
+    await setUp(page, "six_nimmt", ["person", "heuristic", "heuristic"], ONE_HAND);
     await start(page);
     await settle(page);
     await move(page);
@@ -373,7 +278,6 @@ const scenarios = {
     await page.locator("#choices button:not(.back)").first().click();
     const cells = await page.locator("#choices button:not(.back)").allInnerTexts();
     check(!cells.some((c) => /\(\d+\)/.test(c)), `a cell names its number: ${cells}`);
-    await page.selectOption("#game", "up_or_down");
     await setUp(page, "up_or_down", ["person", "heuristic"]);
     await start(page);
     await settle(page);

@@ -110,7 +110,9 @@ class GameEngineService(Protocol):
         NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
         request asks for more search iterations than the server allows, and with reason
         CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
-        SERVER_BUSY when the worker holds as many searches as it may.
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -446,7 +448,9 @@ class GameEngineServiceClient(ConnectClient):
         NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
         request asks for more search iterations than the server allows, and with reason
         CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
-        SERVER_BUSY when the worker holds as many searches as it may.
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         return await self.execute_unary(
             request=request,
@@ -564,7 +568,9 @@ class GameEngineServiceSync(Protocol):
         NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
         request asks for more search iterations than the server allows, and with reason
         CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
-        SERVER_BUSY when the worker holds as many searches as it may.
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -898,7 +904,9 @@ class GameEngineServiceClientSync(ConnectClientSync):
         NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
         request asks for more search iterations than the server allows, and with reason
         CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
-        SERVER_BUSY when the worker holds as many searches as it may.
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         return self.execute_unary(
             request=request,

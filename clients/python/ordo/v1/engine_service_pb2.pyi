@@ -549,6 +549,8 @@ class GameRecord(_message.Message):
     MOVES_FIELD_NUMBER: _builtins.int
     FINAL_DIGEST_FIELD_NUMBER: _builtins.int
     MOVE_DIGESTS_FIELD_NUMBER: _builtins.int
+    KEPT_BY_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
     format_version: _builtins.int
     """The version of the record format: 1. A record of another version is refused with reason
     RECORD_FORMAT_UNSUPPORTED.
@@ -561,6 +563,11 @@ class GameRecord(_message.Message):
     """The first 4 bytes of the SHA-256 of the state after each move, one after the other in the
     order of `moves` (4 bytes per move).
     """
+    seat_token: _builtins.str
+    """The seat token of `kept_by` on a server that requires seat tokens (optional): clients send it
+    (header ordo-seat-token) to replay the record there. Whoever holds a record with the token of
+    a game still in play may act as that seat. ReplayGame never reads it from here.
+    """
     @_builtins.property
     def initial_state(self) -> _common_pb2.GameState:
         """The state NewGame returned (or the state the record starts from), sealed or plain as the
@@ -571,6 +578,12 @@ class GameRecord(_message.Message):
     def moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedMove]:
         """The moves, in the order they were applied."""
 
+    @_builtins.property
+    def kept_by(self) -> _common_pb2.Viewer:
+        """Who kept the record (optional): the seat whose game it was, or a spectator. A replay shows
+        by default what they saw. Not part of the game: ReplayGame never reads it.
+        """
+
     def __init__(
         self,
         *,
@@ -579,10 +592,12 @@ class GameRecord(_message.Message):
         moves: _abc.Iterable[Global___RecordedMove] | None = ...,
         final_digest: _builtins.bytes = ...,
         move_digests: _builtins.bytes = ...,
+        kept_by: _common_pb2.Viewer | None = ...,
+        seat_token: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state", "kept_by", b"kept_by"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["final_digest", b"final_digest", "format_version", b"format_version", "initial_state", b"initial_state", "move_digests", b"move_digests", "moves", b"moves"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["final_digest", b"final_digest", "format_version", b"format_version", "initial_state", b"initial_state", "kept_by", b"kept_by", "move_digests", b"move_digests", "moves", b"moves", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -177,7 +177,9 @@ class GameEngineServiceServicer:
         NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
         request asks for more search iterations than the server allows, and with reason
         CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
-        SERVER_BUSY when the worker holds as many searches as it may.
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

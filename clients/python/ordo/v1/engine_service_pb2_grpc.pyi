@@ -81,7 +81,9 @@ class GameEngineServiceStub:
     NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
     request asks for more search iterations than the server allows, and with reason
     CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
-    SERVER_BUSY when the worker holds as many searches as it may.
+    SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
+    PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+    suggest to its players.
     """
     ReplayGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]
     """Plays a game record through, checking its digests, and returns its last state with one page
@@ -146,7 +148,9 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
     request asks for more search iterations than the server allows, and with reason
     CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
-    SERVER_BUSY when the worker holds as many searches as it may.
+    SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
+    PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+    suggest to its players.
     """
     ReplayGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ReplayGameRequest, _engine_service_pb2.ReplayGameResponse]  # type: ignore[assignment]
     """Plays a game record through, checking its digests, and returns its last state with one page
@@ -250,7 +254,9 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
         request asks for more search iterations than the server allows, and with reason
         CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
-        SERVER_BUSY when the worker holds as many searches as it may.
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
+        PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
+        suggest to its players.
         """
 
     @_abc_1.abstractmethod

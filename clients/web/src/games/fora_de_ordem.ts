@@ -1,6 +1,7 @@
 // Fora de Ordem: a question card orders five items, one per side of the board. Seats play cards
 // naming an item's rank (or judging the card beneath) onto the sides; at the end of the round
 // each side is judged from the top, and the first wrong card takes the stack with its bombs.
+import { t } from "../i18n.ts";
 import {
   capital,
   foraDeOrdemCardText,
@@ -10,18 +11,27 @@ import {
   sideText,
 } from "../notation.ts";
 import { drawing, fit, group, rect, svgEl, text } from "../svg.ts";
-import { count, list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
+import { list, num, nums, type DrawContext, type GameUi } from "../ui.ts";
 import type { Json } from "../types.ts";
 
-// Seat colours with a letter each, so the owner never shows by colour alone.
-const SEAT_COLOURS: Record<string, { name: string; fill: string }> = {
-  FORA_DE_ORDEM_COLOUR_YELLOW: { name: "yellow", fill: "#f6d743" },
-  FORA_DE_ORDEM_COLOUR_PURPLE: { name: "purple", fill: "#c59af0" },
-  FORA_DE_ORDEM_COLOUR_PINK: { name: "pink", fill: "#f7a8cf" },
-  FORA_DE_ORDEM_COLOUR_BLUE: { name: "blue", fill: "#6fa8ff" },
-  FORA_DE_ORDEM_COLOUR_GREEN: { name: "green", fill: "#79cf8a" },
-  FORA_DE_ORDEM_COLOUR_ORANGE: { name: "orange", fill: "#f9a65a" },
+// Seat colours with a number each, so the owner never shows by colour alone.
+const SEAT_COLOURS: Record<string, { key: string; fill: string }> = {
+  FORA_DE_ORDEM_COLOUR_YELLOW: { key: "YELLOW", fill: "#f6d743" },
+  FORA_DE_ORDEM_COLOUR_PURPLE: { key: "PURPLE", fill: "#c59af0" },
+  FORA_DE_ORDEM_COLOUR_PINK: { key: "PINK", fill: "#f7a8cf" },
+  FORA_DE_ORDEM_COLOUR_BLUE: { key: "BLUE", fill: "#6fa8ff" },
+  FORA_DE_ORDEM_COLOUR_GREEN: { key: "GREEN", fill: "#79cf8a" },
+  FORA_DE_ORDEM_COLOUR_ORANGE: { key: "ORANGE", fill: "#f9a65a" },
 };
+const NO_COLOUR = { key: "", fill: "#ddd" };
+const REVEAL_W = 300; // the answer of the last round, right of the board
+const REVEAL_BESIDE = 760; // the narrowest table with the answer right of the board
+const SIDES = 5; // one item a side of the board
+
+const m = () => t().foraDeOrdem;
+const colourOf = (colours: string[], seat: number) =>
+  SEAT_COLOURS[colours[seat] ?? ""] ?? NO_COLOUR;
+const colourName = (key: string): string => m().colours[key] ?? key.toLowerCase();
 const W = 64;
 const H = 76;
 /** Text cut into lines of at most `width` characters, at spaces. */
@@ -37,18 +47,18 @@ function wrap(value: string, width: number): string[] {
 
 /** How a card reads: "2nd/3rd [3b]", "previous is correct [3b]" (with its bombs). */
 export function cardText(card: Json | undefined): string {
-  return card ? foraDeOrdemCardText(card) : "a card";
+  return card ? foraDeOrdemCardText(card) : m().aCard;
 }
 
 /** A side with its item: side 1 (“Harp”). */
 const sideItem = (side: number, item: unknown): string =>
-  `${sideText(side)} (“${String(item ?? "")}”)`;
+  m().sideItem(sideText(side), String(item ?? ""));
 
 /** A card's face, in lines: its ranks ("2/3"), or a judgement of the card beneath ("✓", "prev"). */
 function face(card: Json): string[] {
   const kind = String(card.kind ?? "");
-  if (kind.endsWith("PREVIOUS_CORRECT")) return ["✓", "prev"];
-  if (kind.endsWith("PREVIOUS_WRONG")) return ["✗", "prev"];
+  if (kind.endsWith("PREVIOUS_CORRECT")) return ["✓", m().prev];
+  if (kind.endsWith("PREVIOUS_WRONG")) return ["✗", m().prev];
   return [nums(card.ranks).join("/")];
 }
 
@@ -63,8 +73,13 @@ function drawCard(
   h = H,
 ): SVGGElement {
   const owner = num(card.owner);
-  const colour = SEAT_COLOURS[colours[owner] ?? ""] ?? { name: "", fill: "#ddd" };
-  const g = group(parent, x, y, `${cardText(card)}, ${names[owner] ?? ""}'s ${colour.name} card`);
+  const colour = colourOf(colours, owner);
+  const g = group(
+    parent,
+    x,
+    y,
+    m().cardAria(cardText(card), names[owner] ?? "", colourName(colour.key)),
+  );
   rect(g, w, h, colour.fill);
   const lines = face(card);
   // The face fits the card: its size follows the longest line ("1/2/3") and the card's width.
@@ -112,16 +127,16 @@ function lastReveal(history: Json[], names: string[]): Reveal | null {
     const taken = nums(r.taken).length; // none when every card was right
     const taker = num(r.taker);
     const item = String(r.item ?? "");
+    const who = names[taker] ?? capital(seatText(taker));
     takers.push(
       taken
-        ? `“${item}”: ${names[taker] ?? capital(seatText(taker))} takes ${count(taken, "card")}, ${count(num(r.bombs), "bomb")}`
-        : `“${item}”: every card was right`,
+        ? m().takes(item, who, t().count.cards(taken), t().count.bombs(num(r.bombs)))
+        : m().allRight(item),
     );
   }
   return { round: num(revealed.round), order, takers };
 }
 
-/** The revealed answer of the last round, under the board. */
 /** The lines of the revealed answer at `width`: the items in rank order, then who took what. */
 function revealLines(reveal: Reveal, width: number): { rank: string; line: string }[] {
   const chars = Math.floor((width - 70) / 7.4);
@@ -137,11 +152,11 @@ const revealHeight = (reveal: Reveal, width: number): number =>
   34 + revealLines(reveal, width).length * 21;
 
 /** The revealed answer of the last round, under the board. */
-function drawReveal(svg: SVGSVGElement, reveal: Reveal, y: number, width: number): void {
-  const g = group(svg, 4, y, `the answer of round ${reveal.round}`);
+function drawReveal(svg: SVGSVGElement, reveal: Reveal, x: number, y: number, width: number): void {
+  const g = group(svg, x + 4, y, m().answerLabel(reveal.round));
   g.classList.add("reveal");
   rect(g, width - 8, revealHeight(reveal, width), "#fff6d6", { rx: 8, stroke: "#9a6700" });
-  text(g, 10, 16, `Round ${reveal.round}: the answer`, {
+  text(g, 10, 16, m().answerTitle(reveal.round), {
     "text-anchor": "start",
     "font-size": 14,
     "font-weight": 700,
@@ -162,7 +177,9 @@ function drawReveal(svg: SVGSVGElement, reveal: Reveal, y: number, width: number
 }
 
 export const foraDeOrdem: GameUi = {
-  scoreUnit: "bombs",
+  unit: () => m().unit,
+
+  prompt: (kind) => m().prompts[kind] ?? "",
 
   steps(move, view) {
     const play = (move.play ?? {}) as Json;
@@ -170,39 +187,48 @@ export const foraDeOrdem: GameUi = {
     const side = num(play.side);
     const item = ((view.items ?? []) as string[])[side];
     return [
-      { kind: "card", value: String(num(play.card)), label: `card ${cardText(card)}` },
+      { kind: "card", value: String(num(play.card)), label: m().card(cardText(card)) },
       {
         kind: "side",
         value: String(side),
-        label: `on ${item === undefined ? sideText(side) : sideItem(side, item)}`,
+        label: m().on(item === undefined ? sideText(side) : sideItem(side, item)),
       },
     ];
   },
 
   table(ctx: DrawContext) {
     const v = ctx.view;
-    const width = ctx.width;
+    const total = ctx.width;
+    // The answer of the last round right of the board when both fit across, else under it.
+    const reveal = lastReveal(ctx.history, ctx.names);
+    const beside = reveal !== null && total >= REVEAL_BESIDE;
+    const width = beside ? total - REVEAL_W : total; // the board's
     const items = (v.items ?? []) as string[];
     const sides = list(v.sides).map((s) => list(s.cards));
     const colours = (v.colours ?? []) as string[];
     // Wide: the question in a pentagon and a box per side around it. Narrow: the question, then
     // the sides one under the other. Items are in no order: the answer is the ranks.
     const wide = width >= 860;
+    // A phone: each side one low box, its item and count on a line, its stack under them.
+    const compact = width < 560;
     const boxW = wide ? 220 : width - 8;
-    const boxH = wide ? 124 : 96;
+    const boxH = wide ? 124 : compact ? 56 : 96;
     const columns = width >= 560 ? 2 : 1;
     const seatW = (width - 8 - (columns - 1) * 10) / columns;
-    const questionH = wide ? 0 : 84;
-    const boardH = wide ? 560 : questionH + 5 * (boxH + 6) + 6;
-    const seatsH = Math.ceil(ctx.seats / columns) * 40;
-    const reveal = lastReveal(ctx.history, ctx.names);
-    const revealH = reveal ? revealHeight(reveal, width) + 10 : 0;
-    const svg = drawing(
-      width,
-      boardH + seatsH + revealH + 16,
-      "Fora de Ordem board: the question, its five sides and the stacks",
-    );
-    const round = `Round ${num(v.round)} of ${num((v.options as Json | undefined)?.rounds)}`;
+    const questionH = wide ? 0 : compact ? 68 : 84;
+    const gap = compact ? 4 : 6;
+    const boardH = wide ? 560 : questionH + 5 * (boxH + gap) + gap;
+    const seatH = compact ? 32 : 40;
+    const seatsH = Math.ceil(ctx.seats / columns) * seatH;
+    let revealH = reveal ? revealHeight(reveal, beside ? REVEAL_W : width) + 10 : 0;
+    // Under a board that must stay in sight, the answer gives way: the log tells it too.
+    const room = ctx.height ?? 0;
+    if (!beside && room && boardH + seatsH + revealH + 16 > room) revealH = 0;
+    const height = beside
+      ? Math.max(boardH + seatsH + 16, revealH + 8)
+      : boardH + seatsH + revealH + 16;
+    const svg = drawing(total, height, m().board);
+    const round = m().round(num(v.round), num((v.options as Json | undefined)?.rounds));
     const category = String(v.category ?? "");
     if (wide) {
       const cx = width / 2;
@@ -232,9 +258,9 @@ export const foraDeOrdem: GameUi = {
       rect(g, width - 8, questionH - 8, "#18324f", { rx: 8 });
       text(g, 10, 16, round, { fill: "#fff", "font-size": 12, "text-anchor": "start" });
       wrap(category, Math.floor((width - 28) / 8.6))
-        .slice(0, 3)
+        .slice(0, compact ? 2 : 3)
         .forEach((l, i) =>
-          text(g, 10, 36 + i * 17, l, {
+          text(g, 10, (compact ? 31 : 36) + i * 17, l, {
             fill: "#fff",
             "font-size": 14,
             "font-weight": 600,
@@ -242,63 +268,99 @@ export const foraDeOrdem: GameUi = {
           }),
         );
     }
-    const cardW = wide ? 46 : 40;
-    const cardH = wide ? 56 : 48;
-    for (let side = 0; side < 5; side++) {
-      const a = -Math.PI / 2 + (side * 2 * Math.PI) / 5;
+    const cardW = wide ? 46 : compact ? 32 : 40;
+    const cardH = wide ? 56 : compact ? 38 : 48;
+    // The card being played, while a move is built: in the middle of the board (wide), or at
+    // the right of the question (narrow).
+    const chosen = ctx.picker?.steps[0];
+    const playing = list(v.hand).find((c) => chosen && num(c.id) === Number(chosen.value));
+    if (playing) {
+      const [gx, gy] = wide ? [width / 2 - cardW / 2, 290 + 30] : [width - cardW - 14, 8];
+      drawCard(svg, gx, gy, playing, colours, ctx.names, cardW, cardH).classList.add("ghost");
+    }
+    for (let side = 0; side < SIDES; side++) {
+      const a = -Math.PI / 2 + (side * 2 * Math.PI) / SIDES;
       const bx = wide ? width / 2 + 300 * Math.cos(a) - 110 : 4;
-      const by = wide ? 290 + 205 * Math.sin(a) - 62 : questionH + side * (boxH + 6);
+      const by = wide ? 290 + 205 * Math.sin(a) - 62 : questionH + side * (boxH + gap);
       const stack = sides[side] ?? [];
-      const label = `${capital(sideItem(side, items[side]))}, ${count(stack.length, "card")}${stack.length ? `, top ${cardText(stack[stack.length - 1])}` : ""}`;
+      const topCard = stack.length ? cardText(stack[stack.length - 1]) : "";
+      const label = m().sideLabel(
+        capital(sideItem(side, items[side])),
+        t().count.cards(stack.length),
+        topCard,
+      );
       const g = group(svg, bx, by, label);
       rect(g, boxW, boxH, "#fffdf6", { rx: 8 });
-      wrap(items[side] ?? "", Math.floor(boxW / 7.6))
+      wrap(items[side] ?? "", Math.floor((compact ? boxW - 70 : boxW) / 7.6))
         .slice(0, wide ? 2 : 1)
         .forEach((line, i) =>
-          text(g, boxW / 2, 14 + i * 15, line, { "font-size": 13, "font-weight": 600 }),
+          text(g, compact ? 10 : boxW / 2, 12 + i * 15, line, {
+            "font-size": 13,
+            "font-weight": 600,
+            ...(compact ? { "text-anchor": "start" } : {}),
+          }),
         );
-      const top = wide ? 36 : 26;
+      const top = wide ? 36 : compact ? 21 : 26;
+      // The stack from the bottom, the top card last: apart while they fit, overlapping after.
       const most = Math.max(1, Math.floor((boxW - 20 - cardW) / 22) + 1);
-      stack.slice(-most).forEach((c, i) => {
-        const el = drawCard(g, 10 + i * 22, top, c, colours, ctx.names, cardW, cardH);
+      const shown = stack.slice(-most);
+      const step = Math.min(cardW + 3, (boxW - 20 - cardW) / Math.max(1, shown.length - 1));
+      shown.forEach((c, i) => {
+        const el = drawCard(g, 10 + i * step, top, c, colours, ctx.names, cardW, cardH);
         if (ctx.fresh.has(`card:${num(c.id)}`)) el.classList.add("fresh");
       });
       if (!stack.length)
-        text(g, boxW / 2, top + cardH / 2, "no cards", { "font-size": 12, fill: "#5d6675" });
-      text(g, boxW - 10, boxH - 10, stack.length ? count(stack.length, "card") : "", {
-        "font-size": 12,
-        fill: "#5d6675",
-        "text-anchor": "end",
-      });
-      text(g, 10, boxH - 10, capital(sideText(side)), {
-        "font-size": 12,
-        fill: "#5d6675",
-        "text-anchor": "start",
-      });
-      ctx.target(g, "side", side, `play on ${sideItem(side, items[side])}`);
+        text(g, boxW / 2, top + cardH / 2, m().noCards, { "font-size": 12, fill: "#5d6675" });
+      text(
+        g,
+        boxW - 10,
+        compact ? 12 : boxH - 10,
+        stack.length ? t().count.cards(stack.length) : "",
+        {
+          "font-size": 12,
+          fill: "#5d6675",
+          "text-anchor": "end",
+        },
+      );
+      if (!compact)
+        text(g, 10, boxH - 10, capital(sideText(side)), {
+          "font-size": 12,
+          fill: "#5d6675",
+          "text-anchor": "start",
+        });
+      ctx.target(g, "side", side, m().playOn(sideItem(side, items[side])));
     }
     const bombs = nums(v.bombs);
     const handSizes = nums(v.handSizes);
     const deckSizes = nums(v.deckSizes);
     for (let s = 0; s < ctx.seats; s++) {
       const x = 4 + (s % columns) * (seatW + 10);
-      const y = boardH + Math.floor(s / columns) * 40;
+      const y = boardH + Math.floor(s / columns) * seatH;
       const toAct = (ctx.status.seatsToAct ?? []).includes(s);
-      const colour = SEAT_COLOURS[colours[s] ?? ""] ?? { name: "", fill: "#ddd" };
+      const colour = colourOf(colours, s);
       const g = group(
         svg,
         x,
         y,
-        `${ctx.names[s]} (${colour.name}): ${bombs[s] ?? 0} bombs, ${handSizes[s] ?? 0} in hand, ${deckSizes[s] ?? 0} in deck${toAct ? ", to act" : ""}`,
+        m().seatLabel(
+          ctx.names[s] ?? "",
+          colourName(colour.key),
+          bombs[s] ?? 0,
+          handSizes[s] ?? 0,
+          deckSizes[s] ?? 0,
+        ),
       );
-      rect(g, seatW, 34, toAct ? "#fff6d6" : s === ctx.viewer ? "#e6f0ff" : "#fff", { rx: 5 });
+      rect(g, seatW, seatH - 6, toAct ? "#fff6d6" : s === ctx.viewer ? "#e6f0ff" : "#fff", {
+        rx: 5,
+      });
+      const line = (seatH - 6) / 2;
       svgEl(
         "rect",
-        { x: 8, y: 7, width: 20, height: 20, rx: 4, fill: colour.fill, stroke: "#555" },
+        { x: 8, y: line - 10, width: 20, height: 20, rx: 4, fill: colour.fill, stroke: "#555" },
         g,
       );
-      text(g, 18, 17, numberText(s), { "font-size": 12 });
-      text(g, 36, 17, `${ctx.names[s]}${toAct ? " ◀" : ""}`, {
+      text(g, 18, line, numberText(s), { "font-size": 12 });
+      text(g, 36, line, `${ctx.names[s]}${toAct ? " ◀" : ""}`, {
         "text-anchor": "start",
         "font-size": 13,
         "font-weight": s === ctx.viewer ? 700 : 400,
@@ -306,14 +368,17 @@ export const foraDeOrdem: GameUi = {
       text(
         g,
         seatW - 8,
-        17,
-        seatW < 400
-          ? `${bombs[s] ?? 0} ✹ · ${handSizes[s] ?? 0} hand · ${deckSizes[s] ?? 0} deck`
-          : `${bombs[s] ?? 0} bombs · ${handSizes[s] ?? 0} in hand · ${deckSizes[s] ?? 0} in deck`,
+        line,
+        (seatW < 400 ? m().seatStatsShort : m().seatStats)(
+          bombs[s] ?? 0,
+          handSizes[s] ?? 0,
+          deckSizes[s] ?? 0,
+        ),
         { "text-anchor": "end", "font-size": 12 },
       );
     }
-    if (reveal) drawReveal(svg, reveal, boardH + seatsH + 8, width);
+    if (reveal && beside) drawReveal(svg, reveal, width, 4, REVEAL_W);
+    else if (reveal && revealH) drawReveal(svg, reveal, 0, boardH + seatsH + 8, width);
     return svg;
   },
 
@@ -323,7 +388,7 @@ export const foraDeOrdem: GameUi = {
     const colours = (ctx.view.colours ?? []) as string[];
     const across = fit(ctx.width - 16, W, 12);
     const lines = Math.max(1, Math.ceil(hand.length / across));
-    const svg = drawing(ctx.width, lines * (H + 10) + 12, "your hand");
+    const svg = drawing(ctx.width, lines * (H + 10) + 12, t().page.yourHand);
     hand.forEach((c, i) =>
       ctx.target(
         drawCard(
@@ -336,10 +401,10 @@ export const foraDeOrdem: GameUi = {
         ),
         "card",
         num(c.id),
-        `card ${cardText(c)}`,
+        m().card(cardText(c)),
       ),
     );
-    if (!hand.length) text(svg, ctx.width / 2, 48, "no cards in hand", { fill: "#5d6675" });
+    if (!hand.length) text(svg, ctx.width / 2, 48, m().noCardsInHand, { fill: "#5d6675" });
     return svg;
   },
 
@@ -347,42 +412,59 @@ export const foraDeOrdem: GameUi = {
     const seat = (s: unknown): string => names[num(s)] ?? capital(seatText(num(s)));
     if (e.cardPlayed) {
       const p = e.cardPlayed as Json;
-      return `${seat(p.seat)} plays ${cardText(p.card as Json)} on ${sideItem(num(p.side), p.item)}.`;
+      return m().played(seat(p.seat), cardText(p.card as Json), sideItem(num(p.side), p.item));
     }
     if (e.ranksRevealed) {
       const r = e.ranksRevealed as Json;
       const items = (r.items ?? []) as string[];
-      return `The answer: ${nums(r.ranks)
-        .map((rank, i) => `${ordinalText(rank)} ${items[i] ?? ""}`)
-        .join("; ")}.`;
+      return m().answer(nums(r.ranks).map((rank, i) => `${ordinalText(rank)} ${items[i] ?? ""}`));
     }
     if (e.sideResolved) {
       const r = e.sideResolved as Json;
       const taken = nums(r.taken).length; // none when every card was right
       const where = capital(sideItem(num(r.side), r.item));
+      const cards = t().count.cards(taken);
       return taken
-        ? `${where}: ${seat(r.taker)} takes ${count(taken, "card")} with ${count(num(r.bombs), "bomb")}.`
-        : `${where}: every card was right.`;
+        ? m().resolvedTaken(where, seat(r.taker), cards, t().count.bombs(num(r.bombs)))
+        : m().resolvedRight(where);
     }
-    if (e.handsRefilled)
-      return `Every seat draws ${count(num((e.handsRefilled as Json).count), "card")}.`;
+    if (e.handsRefilled) return m().refilled(num((e.handsRefilled as Json).count));
     if (e.cardsDrawn) {
       const d = e.cardsDrawn as Json;
-      return `${seat(d.seat)} draws ${list(d.cards).map(cardText).join(", ")}.`;
+      return m().drew(seat(d.seat), list(d.cards).map(cardText).join(", "));
     }
     if (e.roundStarted) {
       const r = e.roundStarted as Json;
-      return `Round ${num(r.round)}: ${String(r.category ?? "")}; ${seat(r.startingSeat)} starts.`;
+      return m().roundStarted(num(r.round), String(r.category ?? ""), seat(r.startingSeat));
     }
     if (e.gameEnded)
-      return `The game ends: ${nums((e.gameEnded as Json).bombs)
-        .map((b, s) => `${names[s]} ${count(b, "bomb")}`)
-        .join(", ")}.`;
+      return m().gameEnded(
+        nums((e.gameEnded as Json).bombs).map((b, s) => `${names[s]} ${t().count.bombs(b)}`),
+      );
     return null;
   },
 
   fresh(e) {
     if (e.cardPlayed) return [`card:${num(((e.cardPlayed as Json).card as Json | undefined)?.id)}`];
     return [];
+  },
+
+  outcome({ view, history, seats }) {
+    // The bombs each seat took, round by round, from the sides resolved after each reveal.
+    const taken = Array.from({ length: seats }, () => new Map<number, number>());
+    let round = 0;
+    for (const e of history) {
+      if (e.ranksRevealed) round = num((e.ranksRevealed as Json).round);
+      const r = e.sideResolved as Json | undefined;
+      if (!r || !nums(r.taken).length) continue;
+      const seat = taken[num(r.taker)];
+      seat?.set(round, (seat.get(round) ?? 0) + num(r.bombs));
+    }
+    const details = taken.map((rounds) =>
+      rounds.size
+        ? [...rounds].map(([n, bombs]) => m().perRound(n, bombs)).join(" · ")
+        : m().noBombs,
+    );
+    return { why: m().end(num((view.options as Json | undefined)?.rounds)), details };
   },
 };
