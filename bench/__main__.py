@@ -2,12 +2,13 @@
 
 Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
 ``--seconds N`` for the time of each measured point,
-``--only engine|rpc|http|records|versions|agents|tables`` for one part (``--only sealed``: the
-engine benchmark's table of the handler on sealed and plain states, and the handler with seat
-tokens and the revision fence, ``bench.seats``; ``records``: replay speed and record size;
-``versions``: this tree against the newest release tag, both doors, ``bench.versions``;
-``agents``: the PettingZoo environments' steps/s, in-process and over gRPC; ``tables``: hosted
-tables, ``bench.tables``).
+``--only engine|rpc|http|records|versions|agents|probes|tables`` for one part (``--only
+sealed``: the engine benchmark's table of the handler on sealed and plain states, and the handler
+with seat tokens and the revision fence, ``bench.seats``; ``records``: replay speed and record
+size; ``versions``: this tree against the newest release tag, both doors, ``bench.versions``;
+``agents``: the PettingZoo environments' steps/s, in-process and over gRPC; ``probes``: health
+checks and a cheap call while one worker is sent searches at the largest budget,
+``bench.probes``; ``tables``: hosted tables, ``bench.tables``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench import agents, engine, http, records, rpc, seats, tables, versions
+from bench import agents, engine, http, probes, records, rpc, seats, tables, versions
 from bench.common import Settings, games, header
 
 DEFAULT_SECONDS = 4.0
@@ -37,7 +38,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--only",
-        choices=("engine", "rpc", "http", "sealed", "records", "versions", "agents", "tables"),
+        choices=(
+            "engine",
+            "rpc",
+            "http",
+            "sealed",
+            "records",
+            "versions",
+            "agents",
+            "probes",
+            "tables",
+        ),
         help="run one benchmark (or table) only",
     )
     args = parser.parse_args(argv)
@@ -69,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             versions.run(settings, release)
     if args.only in (None, "agents"):
         agents.run(settings, chosen)
+    if args.only in (None, "probes"):
+        probes.run(settings)
     if args.only in (None, "tables"):
         tables.run(settings)
     print(f"\ndone in {time.perf_counter() - started:.0f} s")

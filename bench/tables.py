@@ -65,7 +65,7 @@ MOVE = Entry(b"\x00" * 4, b"\x0a\x04\x08\x01\x52\x00")  # a move of the size of 
 
 def run(settings: Settings) -> None:
     """Print the three measurements (nothing without a redis-server)."""
-    section("10. Hosted tables (a redis-server on loopback, one worker)")
+    section("11. Hosted tables (a redis-server on loopback, one worker)")
     with redis_server() as url:
         if url is None:
             print("(no redis-server installed: hosted tables are not measured)")

@@ -23,8 +23,8 @@ earlier, at the price of that sameness. All randomness comes from the ``Rng`` th
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -42,10 +42,14 @@ MS_PER_SECOND = 1000
 @dataclass(frozen=True, slots=True)
 class Budget:
     """How much a search may do: ``iterations`` sampled worlds, each trying every candidate;
-    ``time_ms`` > 0 also stops it after that many milliseconds (one world is always finished)."""
+    ``time_ms`` > 0 also stops it after that many milliseconds (one world is always finished).
+    ``each_world``, when given, is called after every world: whatever it raises stops the
+    search and goes up to the caller (which holds the search to a budget of its own that way,
+    or stops it once nobody waits for its answer)."""
 
     iterations: int
     time_ms: int = 0
+    each_world: Callable[[], None] | None = field(default=None, compare=False)
 
 
 class Searcher(Protocol[S_contra, A, W]):
@@ -95,6 +99,8 @@ def search(searcher: Searcher[S, A, W], state: S, seat: int, rng: Rng, budget: B
             rollout_seed = rng.next_u64()
             for index in running:
                 totals[index] += searcher.rollout(world, seat, actions[index], Rng(rollout_seed))
+            if budget.each_world is not None:
+                budget.each_world()
             if deadline is not None and perf_counter() >= deadline:
                 return actions[_best(running, totals)]
         if round_index < rounds - 1:

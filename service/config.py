@@ -13,6 +13,9 @@ from service.telemetry.build import DISTRIBUTION, version
 from service.trust.sealing import KeysFileError, StateKey, load_keys
 
 DEFAULT_MAX_SEARCH_ITERATIONS = 256  # the most a request may ask of the search bot
+# The CPU one call may spend (service.calls.costs): the largest search of every game fits.
+DEFAULT_MAX_CALL_CPU_MS = 3_000
+DEFAULT_MAX_HEAVY_CALLS = 2  # heavy calls a worker runs or queues (one runs at a time)
 # The bot policies of the games (every game's GameInfo.policies; a test checks): the policies a
 # setting may name.
 BOT_POLICIES = ("heuristic", "random", "search")
@@ -83,6 +86,13 @@ class Settings:
     # The most iterations a request may ask of the ``search`` bot (``engines.search``): what
     # one call may cost is bounded, about 3 ms an iteration at most.
     max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS
+    # What one call may cost, in CPU: counted in nominal costs as its work goes, refused before
+    # when it asks for more (service.calls.costs).
+    max_call_cpu_ms: int = DEFAULT_MAX_CALL_CPU_MS
+    # Heavy calls (searches, long replays) a worker runs or keeps waiting, past which they are
+    # refused (RESOURCE_EXHAUSTED, with a delay to retry after); one runs at a time. At most the
+    # threads but one (``heavy_call_limit``), so that health checks and cheap calls find one.
+    max_heavy_calls: int = DEFAULT_MAX_HEAVY_CALLS
     state_keys_file: str = ""  # the keys that seal states (service.trust.sealing); none: plain
     require_sealed: bool = False  # refuse plain states (needs state keys)
     # Every call that carries a state needs a seat token of its game, and sees and does only
@@ -114,6 +124,12 @@ class Settings:
     # The keys read from ``state_keys_file`` at start-up, the sealing one first: every worker
     # seals with the same keys. Never shown (repr), never a flag.
     state_keys: tuple[StateKey, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def heavy_call_limit(self) -> int:
+        """The heavy calls a worker holds: ``max_heavy_calls``, leaving a thread free for
+        health checks and cheap calls where there are two or more."""
+        return max(1, min(self.max_heavy_calls, self.threads - 1))
 
     @property
     def worker_count(self) -> int:
@@ -153,6 +169,11 @@ HELP = {
     "sent back unchanged is not decoded and validated again (0: off)",
     "max_search_iterations": "the most iterations a SuggestAction or bot move may ask of the "
     "search policy; more is refused (SEARCH_BUDGET_TOO_LARGE)",
+    "max_call_cpu_ms": "the CPU one call may spend, in milliseconds: a call that asks for "
+    "more is refused before it starts, one that spends more is stopped (CALL_BUDGET_EXCEEDED)",
+    "max_heavy_calls": "heavy calls (searches, long replays) a worker runs or queues, one "
+    "running at a time; more are refused with RESOURCE_EXHAUSTED (SERVER_BUSY) and a delay to "
+    "retry after (at most --threads minus one)",
     "state_keys_file": "file of state keys, one 'KEY_ID BASE64_KEY' a line: the first seals "
     "the states returned, every one opens sealed states (empty: states are not sealed)",
     "require_sealed": "refuse plain states: only sealed ones (needs --state-keys-file)",
@@ -243,8 +264,10 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     chosen = [port for port in ports if port]
     if len(set(chosen)) < len(chosen):
         parser.error("the gRPC, metrics and HTTP ports must differ")
-    if settings.max_search_iterations < 1:
-        parser.error("max search iterations must be positive")
+    if settings.max_search_iterations < 1 or settings.max_call_cpu_ms < 1:
+        parser.error("max search iterations and max call CPU ms must be positive")
+    if settings.max_heavy_calls < 1:
+        parser.error("max heavy calls must be 1 or more")
     unknown = policy_names(settings.suggest_policies) - set(BOT_POLICIES)
     if unknown:
         parser.error(

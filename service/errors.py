@@ -26,7 +26,11 @@ from service.tables.errors import (
     TableNotFoundError,
     TableStoreUnavailableError,
 )
-from service.trust.revision_fence import RevisionStoreUnavailableError, StateSupersededError
+from service.trust.revision_fence import (
+    RevisionStoreOutcomeUnknownError,
+    RevisionStoreUnavailableError,
+    StateSupersededError,
+)
 from service.trust.seat_tokens import (
     SeatNotPermittedError,
     SeatTokenInvalidError,
@@ -45,13 +49,64 @@ class RequestError(RulesError):
     default_reason = "MALFORMED_REQUEST"
 
 
+class CallBudgetExceededError(RequestError):
+    """A call that would cost, or has cost, more CPU than the server allows one call
+    (``service.calls.costs``): the same request is refused again."""
+
+    default_reason = "CALL_BUDGET_EXCEEDED"
+
+
+class ServerBusyError(RulesError):
+    """The worker runs and queues as many heavy calls as it may: the call was not started, and
+    may be sent again after ``retry_after_ms``."""
+
+    default_reason = "SERVER_BUSY"
+
+    def __init__(self, message: str, *, retry_after_ms: int, **metadata: str) -> None:
+        super().__init__(message, retry_after_ms=str(retry_after_ms), **metadata)
+        self.retry_after_ms = retry_after_ms
+
+
+class TooManyCallsError(RulesError):
+    """The worker serves as many calls of the service at once as it may
+    (``--max-concurrent-rpcs``): the call was not started. Health checks are never counted."""
+
+    default_reason = "OVERLOADED"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"this worker serves {limit} calls at once, its most: send the call again later",
+            max_calls=str(limit),
+        )
+
+
+class CallDeadlineExceededError(RulesError):
+    """The caller's deadline passed while the call worked or waited: its work stopped there."""
+
+    default_reason = "DEADLINE_EXCEEDED"
+
+    def __init__(self) -> None:
+        super().__init__("the call's deadline passed: its work was stopped")
+
+
+class CallCancelledError(RulesError):
+    """The caller went away (cancelled, or its connection closed): the call's work stopped."""
+
+    default_reason = "CANCELLED"
+
+    def __init__(self) -> None:
+        super().__init__("the caller cancelled the call: its work was stopped")
+
+
 # Every rules error is the caller's argument: the state and the action travel in the request,
 # so "illegal here" and "inconsistent" are problems with the argument. Who may ask is another
 # matter: a seat token missing or not the server's, a seat the token does not grant, a state
 # the revision fence has seen superseded, a fence out of reach (the one refusal worth sending
-# again). So are hosted tables' refusals: a table unknown, a server that hosts none or a record
-# asked for too early, a bound reached, a store out of reach, a table too busy or a server that
-# stops (worth sending again). One line per kind keeps the table the single place to change that.
+# again), a worker busy with heavy calls (sent again after the delay it names), a caller that
+# stopped waiting. So are hosted tables' refusals: a table unknown, a server that hosts none or a
+# record asked for too early, a bound reached, a store out of reach, a table too busy or a server
+# that stops (worth sending again). One line per kind keeps the table the single place to change
+# that.
 STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (RulesError, grpc.StatusCode.INVALID_ARGUMENT),
     (SeatTokenMissingError, grpc.StatusCode.UNAUTHENTICATED),
@@ -66,6 +121,11 @@ STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (TableStoreUnavailableError, grpc.StatusCode.UNAVAILABLE),
     (TableBusyError, grpc.StatusCode.UNAVAILABLE),
     (ServerDrainingError, grpc.StatusCode.UNAVAILABLE),
+    (RevisionStoreOutcomeUnknownError, grpc.StatusCode.UNAVAILABLE),
+    (ServerBusyError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (TooManyCallsError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (CallDeadlineExceededError, grpc.StatusCode.DEADLINE_EXCEEDED),
+    (CallCancelledError, grpc.StatusCode.CANCELLED),
 )
 
 
@@ -96,20 +156,40 @@ def status_code_of(error: RulesError) -> grpc.StatusCode:
 
 
 def rich_status(
-    code: grpc.StatusCode, message: str, reason: str, metadata: dict[str, str]
+    code: grpc.StatusCode,
+    message: str,
+    reason: str,
+    metadata: dict[str, str],
+    retry_after_ms: int | None = None,
 ) -> grpc.Status:
-    """Build the status with exactly one ``ErrorInfo``, ready for ``context.abort_with_status``."""
+    """Build the status with exactly one ``ErrorInfo`` (and a ``RetryInfo`` when the call may be
+    sent again after ``retry_after_ms``), ready for ``context.abort_with_status``."""
     info = error_details_pb2.ErrorInfo(
         reason=reason,
         domain=DOMAIN,
         metadata={key: cut(value, MAX_METADATA_CHARACTERS) for key, value in metadata.items()},
     )
-    detail = any_pb2.Any()
-    detail.Pack(info)
+    details = [any_pb2.Any()]
+    details[0].Pack(info)
+    if retry_after_ms is not None:
+        details.append(any_pb2.Any())
+        details[1].Pack(retry_info(retry_after_ms))
     proto = status_pb2.Status(
-        code=code.value[0], message=cut(message, MAX_MESSAGE_CHARACTERS), details=[detail]
+        code=code.value[0], message=cut(message, MAX_MESSAGE_CHARACTERS), details=details
     )
     return rpc_status.to_status(proto)
+
+
+def retry_info(retry_after_ms: int) -> error_details_pb2.RetryInfo:
+    """The ``google.rpc.RetryInfo`` of a call that may be sent again after ``retry_after_ms``."""
+    info = error_details_pb2.RetryInfo()
+    info.retry_delay.FromMilliseconds(retry_after_ms)
+    return info
+
+
+def retry_after_ms(error: RulesError) -> int | None:
+    """The delay after which ``error``'s call may be sent again, when it names one."""
+    return error.retry_after_ms if isinstance(error, ServerBusyError) else None
 
 
 def with_article(noun: str) -> str:
@@ -125,7 +205,9 @@ def cut(text: str, limit: int) -> str:
 
 def status_of(error: RulesError) -> grpc.Status:
     """The rich status of a rules error."""
-    return rich_status(status_code_of(error), error.message, error.reason, error.metadata)
+    return rich_status(
+        status_code_of(error), error.message, error.reason, error.metadata, retry_after_ms(error)
+    )
 
 
 def internal_status() -> grpc.Status:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -20,6 +26,14 @@ from service.process.worker import create_server, new_servicer
 from tests.redis_server import running_redis
 from tests.state_keys import TEST_KEY
 from tests.tables import hosted_server
+
+# Every process the tests start inherits this variable (its value names this run), so that the
+# run can find, as it ends, any process of its own still running: a server's worker that
+# outlived its supervisor, a redis-server or a browser a test forgot. None may be left.
+SESSION_VARIABLE = "PYTEST_ORDO_SESSION"
+LEFTOVER_WAIT_SECONDS = 10.0  # processes told to stop just before the end may take this long
+LEFTOVER_POLL_SECONDS = 0.1
+RESOURCE_TRACKER = b"multiprocessing.resource_tracker"  # a helper that ends with its process
 
 # Tests pin behaviour, never timings: on a busy machine one example may take far longer than
 # Hypothesis's default deadline of 200 ms, which would fail a test that is right.
@@ -161,3 +175,48 @@ def hosting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Doors]:
         hosted_server(store.url) as server,
     ):
         yield Doors(server.grpc_address, server.http_address, server.servicer)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Mark the processes this run starts (see ``SESSION_VARIABLE``)."""
+    os.environ[SESSION_VARIABLE] = f"{os.getpid()}-{uuid.uuid4().hex}"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when a process it started still runs, naming each (and then ending it)."""
+    mark = f"{SESSION_VARIABLE}={os.environ[SESSION_VARIABLE]}".encode()
+    deadline = time.monotonic() + LEFTOVER_WAIT_SECONDS
+    while (left := leftovers(mark)) and time.monotonic() < deadline:
+        time.sleep(LEFTOVER_POLL_SECONDS)
+    if not left:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    lines = [f"processes of this test run left running: {len(left)}"]
+    lines += [f"  pid {pid}: {command}" for pid, command in left.items()]
+    if reporter is not None:
+        reporter.write_line("\n".join(lines), red=True)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def leftovers(mark: bytes) -> dict[int, str]:
+    """The running processes (zombies aside) whose environment holds ``mark``, with their
+    command lines; but this one, and multiprocessing's resource tracker of this one, which
+    ends when it does."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            parent = int((entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):  # gone meanwhile, or not ours to read
+            continue
+        if parent == os.getpid() and RESOURCE_TRACKER in command:
+            continue
+        if mark in environ.split(b"\0"):
+            found[int(entry.name)] = command.decode(errors="replace")
+    return found

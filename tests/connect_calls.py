@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import socket
 import struct
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ GRPC_WEB_TRAILERS = 0x80  # the flag of the frame that carries the status in gRP
 TIMEOUT_SECONDS = 30
 ERROR_INFO = "google.rpc.ErrorInfo"
 # The codes of the service's own answers, each with one ErrorInfo: a rules error, a seat token
-# refused, a seat not granted, a state superseded, a revision store out of reach.
+# refused, a seat not granted, a state superseded, a revision store out of reach, a worker busy.
 ANSWERED_CODES = frozenset(
     {
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -29,6 +30,7 @@ ANSWERED_CODES = frozenset(
         grpc.StatusCode.PERMISSION_DENIED,
         grpc.StatusCode.FAILED_PRECONDITION,
         grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
     }
 )
 # The gRPC status of an HTTP answer without one, as gRPC's clients read it.
@@ -215,3 +217,24 @@ def status_reason(details_bin: str) -> str:
             reasons.append(info.reason)
     assert len(reasons) == 1, f"expected exactly one ErrorInfo, got {status}"
     return reasons[0]
+
+
+def held_call(address: str, body: bytes, request_id: str, timeout: float) -> socket.socket:
+    """A Connect JSON NewGame (``body``) whose head is sent with ``Expect: 100-continue`` and
+    whose body is held back, on a socket of its own: once the door answered ``100 Continue``,
+    the call is in progress (it waits for its body) and stays so until the caller sends it."""
+    host, port = address.rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=timeout)
+    head = (
+        f"POST {SERVICE_PATH}NewGame HTTP/1.1\r\n"
+        f"Host: {host}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        f"X-Request-Id: {request_id}\r\nExpect: 100-continue\r\n\r\n"
+    )
+    sock.sendall(head.encode())
+    answer = b""
+    while not answer.endswith(b"\r\n\r\n"):
+        chunk = sock.recv(1)
+        assert chunk, "the server closed the connection before 100 Continue"
+        answer += chunk
+    assert answer.startswith(b"HTTP/1.1 100"), answer
+    return sock

@@ -19,7 +19,7 @@ from engines.errors import RulesError
 from ordo.v1 import engine_service_pb2 as api
 from service.errors import INTERNAL_REASON, status_code_of
 from service.telemetry import logs
-from service.telemetry.observe import After, CallRecord, Observer
+from service.telemetry.observe import After, CallRecord, Observer, Waiting
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
 SERVICE_NAME = SERVICE.full_name
@@ -81,14 +81,16 @@ def invoker(
 ) -> Invoke:
     """The call path of one servicer method that both doors share: call, observe.
 
-    ``invoke(raw, request_id, protocol, after, size, problem, seat_token)`` returns the response
+    ``invoke(raw, request_id, protocol, after, size, problem, seat_token, waiting)`` returns the
+    response
     (None on failure), the error (a ``RulesError``, or any other exception for an unexpected
     failure, already logged) and the call's record. The request arrives as raw bytes, which the
     servicer's method parses itself, so that unparsable input is a bad argument with a reason
     like any other, not a transport error. ``size`` is the size of the request as sent when that
     was not ``raw`` (JSON); a ``problem`` found before (JSON that does not parse) fails the call
     as the servicer would have; ``seat_token`` is the caller's (see
-    ``service.trust.seat_tokens``), handed to the servicer alone, never to the record. The
+    ``service.trust.seat_tokens``), handed to the servicer alone, never to the record;
+    ``waiting`` is the caller as the door sees it, whose leaving stops a long call. The
     observers hear of the finished call through ``after`` (see ``CallThreadPool``), once the
     response has left, or at once without it.
     """
@@ -108,12 +110,14 @@ def invoker(
         size: int | None = None,
         problem: RulesError | None = None,
         seat_token: str = "",
+        waiting: Waiting | None = None,
     ) -> tuple[Any, Exception | None, CallRecord]:
         call = CallRecord(
             method=name,
             request_bytes=len(raw) if size is None else size,
             request_id=request_id,
             protocol=protocol,
+            waiting=waiting,
         )
         for observer in observers:
             try:
@@ -145,6 +149,7 @@ def invoker(
             call.code, call.reason = "INTERNAL", INTERNAL_REASON
         if failure is not None:
             drop_tracebacks(failure)
+        call.waiting = None  # the door's hold on its caller ends with the call
         call.seconds = time.perf_counter() - call.started
         if after is None or not after(finished, call):
             finished(call)

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
-from engines.base import SPECTATOR, Event, Status
+from engines.base import SPECTATOR, Event, GameEngine, Status, Transition
 from engines.errors import MalformedActionError, RulesError, UnsupportedRulesVersionError
 from engines.prng import Rng
-from engines.search import Budget
+from engines.search import SEARCH_POLICY, Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
+from service.calls.costs import BOT_MOVE_US, REPLAYED_MOVE_US, CallCosts, Meter, bot_cost_us
 from service.calls.decoding import DecodedState, Decoder, bot_seed, viewer_seat
 from service.calls.encoding import Encoder, encode_status
 from service.calls.games import EVERY_EVENT, RESPONSE_EVENTS_KEY, EventViewer, Game
@@ -111,6 +112,7 @@ def replay_game(
     request: api.ReplayGameRequest,
     call: CallRecord,
     budget: BudgetOf,
+    costs: CallCosts,
     token: str = "",
 ) -> bytes:
     """Play ``request.record`` through with a servicer's ``decoder`` and ``encoder``; the answer
@@ -153,8 +155,17 @@ def replay_game(
         first, last = 1, len(moves)
         if watch.first == 0 <= watch.last:
             played.steps.append(_step(game, state, 0, None, (), watch, encoder))
-    for step in range(first, last + 1):
-        _play(decoder, encoder, given, record, step, played, watch, call, budget)
+    meter = costs.meter(call)
+    meter.plan(
+        sum(
+            _cost_us(game, given.seating, moves[step - 1], budget)
+            for step in range(first, last + 1)
+        )
+    )
+    with costs.work(meter):
+        for step in range(first, last + 1):
+            meter.spend(REPLAYED_MOVE_US)
+            _play(decoder, encoder, given, record, step, played, watch, call, budget, meter)
     call.seat = watch.viewer if isinstance(watch.viewer, int) else None
     more = watch.first <= watch.last < len(moves)
     if more and watch.last == 0:
@@ -192,18 +203,24 @@ def _play(
     watch: Watch,
     call: CallRecord,
     budget: BudgetOf,
+    meter: Meter,
 ) -> None:
     """Play move ``step`` of ``record`` from where ``played`` got to, check its digest, and add
-    its step to the page when the page shows it."""
+    its step to the page when the page shows it; its bot's choice is counted by ``meter``."""
     game, seating, state = given.game, given.seating, played.state
     move = record.moves[step - 1]
     try:
         if decoder.access is not None and move.WhichOneof("move") == "bot":
             decoder.access.bot_move(seating, move.bot)
-        seat, action = _decode_move(decoder, game, state, move, played.data, call, budget, seating)
+        seat, action = _decode_move(
+            decoder, game, state, move, played.data, call, budget, seating, meter
+        )
         start = perf_counter()
         try:
-            transition = game.engine.apply(state, seat, action)
+            if decoder.access is None:
+                transition, allowed = game.engine.apply(state, seat, action), True
+            else:
+                transition, allowed = _apply_unseen(game.engine, state, seat, action)
             played.status = game.engine.status(transition.state)
         finally:
             call.engine_seconds += perf_counter() - start
@@ -211,15 +228,13 @@ def _play(
         raise
     except RulesError as error:
         if decoder.access is not None:
-            raise RequestError(
-                f"move {step} of the record is not one this game allows",
-                RECORD_MISMATCH,
-                step=str(step),
-            ) from None
+            raise _mismatch(step) from None
         raise _at_step(error, step) from None
     encoded = encoder.state(game, transition.state, call, state, played.parts, seating)
     digest = record.move_digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
-    if digest != state_digest(encoded.data)[:DIGEST_BYTES]:
+    if digest != state_digest(encoded.data)[:DIGEST_BYTES] or not allowed:
+        if decoder.access is not None:
+            raise _mismatch(step)
         raise RequestError(
             f"the state after move {step} is not the one the record was made with: its digest "
             "differs",
@@ -366,18 +381,24 @@ def _decode_move(
     call: CallRecord,
     budget: BudgetOf,
     seating: Seating,
+    meter: Meter,
 ) -> tuple[int, Any]:
     """The seat and engine action of a recorded move, chosen as ``ApplyAction`` chose it for a
-    bot: from the state as it was sent then (``sent``, its canonical bytes)."""
+    bot: from the state as it was sent then (``sent``, its canonical bytes), its search's
+    worlds (or its other bot's move) counted by ``meter``."""
     which = move.WhichOneof("move")
     if which == "bot":
         bot = move.bot
         call.seat = bot.seat
         seed = bot_seed(bot.seed, bot.seat, sent)
         search = budget(game, bot.search_iterations, bot.search_time_limit_ms)
+        policy = policy_of(seating, bot.seat, bot.policy)
+        if policy == SEARCH_POLICY:
+            search = meter.search(game, search)
+        else:
+            meter.spend(BOT_MOVE_US)
         start = perf_counter()
         try:
-            policy = policy_of(seating, bot.seat, bot.policy)
             action = game.engine.suggest(state, bot.seat, policy, Rng(seed), search)
         finally:
             call.engine_seconds += perf_counter() - start
@@ -385,6 +406,48 @@ def _decode_move(
     if which is None:
         raise MalformedActionError("the move sets neither action nor bot")
     return decoder.action(game, move.action, call)
+
+
+def _apply_unseen(
+    engine: GameEngine[Any, Any, Any, Any], state: Any, seat: int, action: Any
+) -> tuple[Transition[Any], bool]:
+    """The transition of ``seat``'s ``action`` for a caller who may not see that seat's cards,
+    and whether the rules allow it: the same work either way, so that no answer's time tells
+    what the seat holds. The seat's legal actions are listed (the same work whichever action
+    was sent), and an action not among them is replaced by the first of them, whose state is
+    then encoded, sealed and hashed as a legal move's would be before the refusal. Who is to act
+    is public: a seat that is not is refused at once."""
+    legal = engine.legal_actions(state, seat)
+    allowed = action in frozenset(legal)
+    chosen = action if allowed or not legal else legal[0]
+    return engine.apply(state, seat, chosen), allowed
+
+
+def _mismatch(step: int) -> RequestError:
+    """The refusal of move ``step`` of a record, with seat tokens required: one message
+    whether the rules refused the move or its state's digest differs (which tells another
+    seat's cards), so that the caller learns the first only as it learns the second."""
+    return RequestError(
+        f"move {step} of the record is not one this game allows, or its state is not the one "
+        "the record was made with",
+        RECORD_MISMATCH,
+        step=str(step),
+    )
+
+
+def _cost_us(game: Game, seating: Seating, move: api.RecordedMove, budget: BudgetOf) -> int:
+    """The nominal cost of playing ``move`` again, as planned before the replay: the move,
+    and its bot's choice (a search by the iterations it names). A search budget over the
+    server's maximum is refused when its move is reached, as ``ApplyAction`` refuses it."""
+    if move.WhichOneof("move") != "bot":
+        return REPLAYED_MOVE_US
+    bot = move.bot
+    try:
+        search = budget(game, bot.search_iterations, bot.search_time_limit_ms)
+    except RulesError:
+        return REPLAYED_MOVE_US
+    policy = policy_of(seating, bot.seat, bot.policy)
+    return REPLAYED_MOVE_US + bot_cost_us(game, policy, search)
 
 
 def _at_step(error: RulesError, step: int) -> RulesError:

@@ -31,11 +31,12 @@ from typing import Any
 
 from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
 from engines.prng import Rng
-from engines.search import Budget
+from engines.search import SEARCH_POLICY, Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls import caches
 from service.calls.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
+from service.calls.costs import DEFAULT_COST_LIMITS, CallCosts, CostLimits, bot_cost_us
 from service.calls.decoding import (
     DecodedState,
     Decoder,
@@ -94,6 +95,7 @@ class GameEngineServicer:
         fence: RevisionFence | None = None,
         max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS,
         plain_wire: bool = False,
+        limits: CostLimits = DEFAULT_COST_LIMITS,
         suggest_policies: frozenset[str] = policy_names(DEFAULT_SUGGEST_POLICIES),
         table_store: TableStore | None = None,
         watchers: Watchers | None = None,
@@ -111,6 +113,7 @@ class GameEngineServicer:
         )
         self.fence = fence
         self.max_search_iterations = max_search_iterations
+        self.costs = CallCosts(limits)
         self.games = registered_games()
         self.states = StateCache(0 if plain_wire else state_cache_bytes)
         self.encodings = Encodings(0 if plain_wire else caches.ENCODING_BYTES)
@@ -188,13 +191,7 @@ class GameEngineServicer:
         if move.bot is not None:
             asked = move.bot.asked
             budget = self._budget(given.game, asked.search_iterations, asked.search_time_limit_ms)
-            start = perf_counter()
-            try:
-                action = engine.suggest(
-                    given.state, move.seat, move.bot.policy, Rng(move.bot.seed), budget
-                )
-            finally:
-                call.engine_seconds += perf_counter() - start
+            action = self._bot_move(given, move.seat, move.bot.policy, move.bot.seed, budget, call)
         if isinstance(move.viewer, int):
             engine.check_seat(given.state, move.viewer)
         start = perf_counter()
@@ -304,11 +301,7 @@ class GameEngineServicer:
         seed = bot_seed(request.seed, seat, given.canonical())
         budget = self._budget(game, request.search_iterations, request.search_time_limit_ms)
         policy = request.policy or DEFAULT_POLICY
-        start = perf_counter()
-        try:
-            action = game.engine.suggest(given.state, seat, policy, Rng(seed), budget)
-        finally:
-            call.engine_seconds += perf_counter() - start
+        action = self._bot_move(given, seat, policy, seed, budget, call)
         return api.SuggestActionResponse(
             action=common.Action(seat=seat, **{game.id: game.codec.encode_action(action)})
         )
@@ -316,7 +309,9 @@ class GameEngineServicer:
     def ReplayGame(self, request: Request, call: CallRecord, token: str = "") -> bytes:
         """Play a game record through (``service.calls.replay``); the answer is serialized."""
         request = parse(api.ReplayGameRequest, data_of(request))
-        return replay_game(self.decoder, self.encoder, request, call, self._budget, token)
+        return replay_game(
+            self.decoder, self.encoder, request, call, self._budget, self.costs, token
+        )
 
     def WatchGame(self, request: Request, call: CallRecord, token: str = "") -> Watcher:
         """Open a stream of a hosted table: the watcher, counted in, that the door feeds
@@ -377,6 +372,36 @@ class GameEngineServicer:
             return None
         return Budget(iterations or info.searcher.default_iterations, time_ms)
 
+    def _bot_move(
+        self,
+        given: DecodedState,
+        seat: int,
+        policy: str,
+        seed: int,
+        budget: Budget | None,
+        call: CallRecord,
+    ) -> Any:
+        """The action the bot ``policy`` chooses for ``seat``. A search is held to the call's
+        budget (``service.calls.costs``): refused before it starts when it asks for more, made
+        in its turn among the worker's heavy calls, its worlds counted as it goes, stopped once
+        its caller no longer waits."""
+        game = given.game
+        if policy != SEARCH_POLICY:
+            start = perf_counter()
+            try:
+                return game.engine.suggest(given.state, seat, policy, Rng(seed), budget)
+            finally:
+                call.engine_seconds += perf_counter() - start
+        meter = self.costs.meter(call)
+        meter.plan(bot_cost_us(game, policy, budget))
+        with self.costs.work(meter):
+            start = perf_counter()
+            try:
+                searched = meter.search(game, budget)
+                return game.engine.suggest(given.state, seat, policy, Rng(seed), searched)
+            finally:
+                call.engine_seconds += perf_counter() - start
+
     # ----------------------------------------------------------------- seats and the fence
     def _seating(
         self, request: api.NewGameRequest, seed: int, bots: tuple[tuple[int, str], ...]
@@ -398,10 +423,10 @@ class GameEngineServicer:
         return seating(match_id, bots), tokens, issue(match_id, None)
 
     def _fenced(self, move: Move, action: Any) -> None:
-        """Move the game on in the revision store from the state of ``move``, by this request
-        (its state's seal and its move: the ``action`` of its seat, or its bot move with the
-        bot's policy and seed; not its viewer); raises when the store refuses or cannot be
-        reached."""
+        """Move the game on in the revision store from the state of ``move``, by the
+        ``action`` its seat applied (the bot's choice, for a bot move: a search capped by time
+        that chooses otherwise when sent again is another move, never a retry; not its
+        viewer); raises when the store refuses or cannot be reached."""
         assert self.fence is not None
         given = move.given
         if not given.seating.match_id:
@@ -410,14 +435,8 @@ class GameEngineServicer:
                 "was sealed before): start a new game",
                 "MATCH_ID_MISSING",
             )
-        if move.bot is not None:
-            bot = move.bot.asked
-            budget = b"%d %d" % (bot.search_iterations, bot.search_time_limit_ms)
-            policy = move.bot.policy.encode()
-            played = b"bot %d %s %d %s" % (move.seat, policy, move.bot.seed, budget)
-        else:
-            encoded = given.game.codec.encode_action(action).SerializeToString(deterministic=True)
-            played = b"action %d " % move.seat + encoded
+        encoded = given.game.codec.encode_action(action).SerializeToString(deterministic=True)
+        played = b"action %d " % move.seat + encoded
         self.fence.advance(
             given.seating.match_id, given.state.revision, request_digest(given.seal, played)
         )

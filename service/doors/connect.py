@@ -18,14 +18,18 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import Executor
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError, ErrorDetail
 from google.protobuf import descriptor_pool, json_format, message_factory
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from protobuf.wkt import Any as AnyDetail
 from protobuf.wkt import Struct
@@ -33,17 +37,20 @@ from protobuf.wkt import Struct
 from engines.errors import RulesError
 from service.calls.call_path import REQUEST_ID_KEY, SERVICE, Invoke, invoker, request_id
 from service.doors.http_guard import content_protocol
+from service.doors.json_wire import JsonWire
 from service.errors import (
     DOMAIN,
     INTERNAL_REASON,
     MAX_MESSAGE_CHARACTERS,
     RequestError,
     cut,
+    retry_after_ms,
+    retry_info,
     status_code_of,
 )
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
 from service.tables.watchers import End, Item, Watcher
-from service.telemetry.observe import After, Observer
+from service.telemetry.observe import After, CallRecord, Observer
 from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
 
 if TYPE_CHECKING:
@@ -51,6 +58,7 @@ if TYPE_CHECKING:
     from service.calls.table_feed import TableFeed
 
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
+RETRY_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.RetryInfo.DESCRIPTOR.full_name
 JSON_CODEC = "json"
 PROTO_CODEC = "proto"
 # What protobuf's JSON parser says around the part worth reading: the fields it was parsing, and
@@ -71,6 +79,30 @@ class Served:
     #: The error a method raised. The library keeps it in a variable of a frame its traceback
     #: holds, a reference cycle: the door drops the traceback once the library has answered.
     error: ConnectError | None = None
+    #: The work the call left (its observers), done once its answer has been sent.
+    left: list[tuple[Callable[[CallRecord], None], CallRecord]] = field(default_factory=list)
+    #: Whether the answer has been sent (or the request abandoned): work left later is done
+    #: at once, by the thread that leaves it.
+    finished: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def after(self, work: Callable[[CallRecord], None], call: CallRecord) -> bool:
+        """Leave ``work(call)`` until the answer has left (``After``): the servicer's thread
+        hands the answer to the event loop without running the observers first. False once the
+        request is over (a call that went on after its caller left): the caller does it."""
+        with self.lock:
+            if self.finished:
+                return False
+            self.left.append((work, call))
+            return True
+
+    def finish(self) -> None:
+        """Do the work the call left."""
+        with self.lock:
+            self.finished = True
+            left, self.left = self.left, []
+        for work, call in left:
+            work(call)
 
 
 #: The ``Served`` of the request being served, one per request.
@@ -79,12 +111,41 @@ served: ContextVar[Served] = ContextVar("served")
 
 @dataclass(frozen=True, slots=True)
 class JsonRequest:
-    """A JSON request as the JSON codec decoded it: the message in binary (as the gRPC door
-    gets it), the size of the JSON sent, and why it could not be parsed, if it could not."""
+    """A JSON request as the JSON codec took it, unread: the bytes sent, the message they
+    should hold, and the codec's converter, so that the worker's thread reads it, not the
+    door's event loop."""
 
-    raw: bytes
-    size: int
-    problem: RulesError | None = None
+    data: bytes
+    message_class: Any
+    wire: JsonWire
+
+    def call(self, invoke: Invoke, response_type: Any, *args: Any) -> Any:
+        """Read the request, call the method with it (``invoke``, with ``args``: the request
+        id, the protocol, the work left after, the seat token and the caller), and write its
+        answer in JSON: ``invoke``'s outcome, with the answer as JSON bytes. A request that
+        does not parse is handed on with its problem, so that the call path refuses it with a
+        reason like any bad request."""
+        call_id, protocol, after, token, waiting = args
+        try:
+            raw, problem = self.wire.parse(self.data, self.message_class), None
+        except (json_format.ParseError, UnicodeDecodeError, RecursionError) as error:
+            raw, problem = (
+                b"",
+                RequestError(
+                    f"the request is not a valid {self.message_class.DESCRIPTOR.full_name} in "
+                    f"JSON: {json_problem(str(error))}"
+                ),
+            )
+        response, failure, record = invoke(
+            raw, call_id, protocol, after, len(self.data), problem, token, waiting
+        )
+        if type(response) is bytes:
+            response = self.wire.dump(response_type.FromString(response))
+        elif isinstance(response, Message):
+            response = self.wire.dump(response)
+        # Any other answer (a stream's watcher) goes on as it is: its messages are written one
+        # by one.
+        return response, failure, record
 
 
 class BinaryCodec:
@@ -102,30 +163,27 @@ class BinaryCodec:
 
 
 class JsonCodec:
-    """Protobuf's JSON mapping, field names in lowerCamelCase; unknown fields are refused, as
-    the binary form cannot carry them through either. A request that does not parse is handed
-    on with its problem, so that the call path refuses it with a reason like any bad request."""
+    """Protobuf's JSON mapping, field names in lowerCamelCase, converted by ``JsonWire`` (its
+    fast path, or ``json_format`` alone when ``plain``); unknown fields are refused, as the
+    binary form cannot carry them through either. A request is read, and its answer written,
+    on the worker's thread (``JsonRequest``): an answer reaches ``encode`` as JSON already."""
+
+    def __init__(self, plain: bool = False) -> None:
+        self.wire = JsonWire(plain)
 
     def name(self) -> str:
         return JSON_CODEC
 
     def encode(self, message: Any) -> bytes:
-        return json_format.MessageToJson(message, indent=None).encode()
+        return message if type(message) is bytes else self.wire.dump(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> JsonRequest:
-        message = message_class()
-        try:
-            json_format.Parse(bytes(data), message)
-        except (json_format.ParseError, UnicodeDecodeError, RecursionError) as error:
-            problem = RequestError(
-                f"the request is not a valid {message_class.DESCRIPTOR.full_name} in JSON: "
-                f"{json_problem(str(error))}"
-            )
-            return JsonRequest(b"", len(data), problem)
-        return JsonRequest(message.SerializeToString(), len(data))
+        return JsonRequest(bytes(data), message_class, self.wire)
 
 
-WIRE_FORMATS = (BinaryCodec(), JsonCodec())
+def wire_formats(plain: bool = False) -> tuple[BinaryCodec, JsonCodec]:
+    """The codecs of the HTTP door: binary, and JSON (``json_format`` alone when ``plain``)."""
+    return BinaryCodec(), JsonCodec(plain)
 
 
 def json_problem(text: str) -> str:
@@ -179,8 +237,9 @@ class ReadableErrorInfo(ErrorDetail):
 
 def connect_error(failure: Exception) -> ConnectError:
     """The Connect error of a failed call: the code of a rules error (``service.errors``'s
-    table, INVALID_ARGUMENT for most) with its reason, INTERNAL for anything else (whose
-    details were logged, never sent)."""
+    table, INVALID_ARGUMENT for most) with its reason (and a ``RetryInfo`` when it names a
+    delay to retry after), INTERNAL for anything else (whose details were logged, never
+    sent)."""
     if isinstance(failure, RulesError):
         code = Code[status_code_of(failure).name]
         message, reason = failure.message, failure.reason
@@ -188,7 +247,12 @@ def connect_error(failure: Exception) -> ConnectError:
     else:
         code, message, reason, metadata = Code.INTERNAL, "internal error", INTERNAL_REASON, {}
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
-    return ConnectError(code, cut(message, MAX_MESSAGE_CHARACTERS), [ReadableErrorInfo(info)])
+    details: list[ErrorDetail] = [ReadableErrorInfo(info)]
+    delay = retry_after_ms(failure) if isinstance(failure, RulesError) else None
+    if delay is not None:
+        packed = retry_info(delay).SerializeToString()
+        details.append(ErrorDetail(AnyDetail(type_url=RETRY_INFO_TYPE, value=packed)))
+    return ConnectError(code, cut(message, MAX_MESSAGE_CHARACTERS), details)
 
 
 def snake_case(name: str) -> str:
@@ -196,11 +260,34 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _invoked(
-    invoke: Invoke, request: bytes | JsonRequest, ctx: Any, after: After | None
-) -> tuple[Any, str]:
-    """Call a method through the call path from inside the library: its response (raising its
-    failure as a Connect error) and its protocol."""
+class HttpWaiting:
+    """The caller of an HTTP call, as the door sees it: its deadline (from the timeout its
+    request sent, which the library keeps too), and whether the library gave up on it (the
+    deadline passed, or the client went away: the library cancels the method then)."""
+
+    __slots__ = ("deadline", "gone")
+
+    def __init__(self, timeout_ms: float | None) -> None:
+        self.deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
+        self.gone = False
+
+    def is_active(self) -> bool:
+        return not self.gone and (self.deadline is None or time.monotonic() < self.deadline)
+
+    def time_remaining(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+
+async def _invoked(
+    invoke: Invoke,
+    response_type: Any,
+    after: After | None,
+    executor: Executor,
+    request: bytes | JsonRequest,
+    ctx: Any,
+) -> Any:
+    """Call a method through the call path on ``executor``'s threads: its response (raising
+    its failure as a Connect error)."""
     record = served.get(None)
     if record is not None:
         record.reached = True
@@ -208,12 +295,23 @@ def _invoked(
     call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
     protocol = content_protocol(headers.get("content-type", ""))
     token = headers.get(SEAT_TOKEN_KEY, "")
+    waiting = HttpWaiting(ctx.timeout_ms)
+    leave = record.after if record is not None else after
+    # The servicer runs on the worker's threads, never on the door's event loop, which goes on
+    # serving /healthz and reading other requests meanwhile.
     if isinstance(request, bytes):
-        response, failure, _ = invoke(request, call_id, protocol, after, seat_token=token)
-    else:
-        response, failure, _ = invoke(
-            request.raw, call_id, protocol, after, request.size, request.problem, token
+        called = executor.submit(
+            invoke, request, call_id, protocol, leave, seat_token=token, waiting=waiting
         )
+    else:
+        called = executor.submit(
+            request.call, invoke, response_type, call_id, protocol, leave, token, waiting
+        )
+    try:
+        response, failure, _ = await asyncio.wrap_future(called)
+    except asyncio.CancelledError:
+        waiting.gone = True  # the servicer stops the call's long work at its next check
+        raise
     if protocol == "connect":
         ctx.response_headers[REQUEST_ID_KEY] = call_id
     else:
@@ -223,30 +321,29 @@ def _invoked(
         if record is not None:
             record.error = error
         raise error
-    return response, protocol
+    return response
 
 
 def _method(
-    invoke: Invoke,
-    response_type: Any,
-    after: After | None,
+    invoke: Invoke, response_type: Any, after: After | None, executor: Executor
 ) -> Callable[..., Any]:
     async def call(request: bytes | JsonRequest, ctx: Any) -> Any:
-        response, _ = _invoked(invoke, request, ctx, after)
-        if not isinstance(request, bytes) and type(response) is bytes:
-            response = response_type.FromString(response)
-        return response
+        return await _invoked(invoke, response_type, after, executor, request, ctx)
 
     return call
 
 
 def _stream_method(
-    invoke: Invoke, response_type: Any, after: After | None, feed: TableFeed | None
+    invoke: Invoke,
+    response_type: Any,
+    after: After | None,
+    executor: Executor,
+    feed: TableFeed | None,
 ) -> Callable[..., AsyncIterator[Any]]:
     """``WatchGame`` as the library calls it: an async generator of its messages."""
 
     async def call(request: bytes | JsonRequest, ctx: Any) -> AsyncIterator[Any]:
-        watcher: Watcher = _invoked(invoke, request, ctx, after)[0]
+        watcher: Watcher = await _invoked(invoke, response_type, after, executor, request, ctx)
         assert feed is not None  # a watcher was opened: the server hosts tables
         loop = asyncio.get_running_loop()
         items: asyncio.Queue[Item] = asyncio.Queue()
@@ -276,17 +373,20 @@ def connect_service(
     servicer: GameEngineServicer,
     observers: Sequence[Observer],
     log: Any,
+    executor: Executor,
     after: After | None = None,
 ) -> Any:
-    """An object with the servicer's methods as the generated application calls them."""
+    """An object with the servicer's methods as the generated application calls them, each
+    running the servicer on ``executor``'s threads (``WatchGame``'s stream then on the door's
+    event loop)."""
+    feed = None if servicer.hosting is None else servicer.hosting.feed
     methods = {}
-    hosting = servicer.hosting
     for method in SERVICE.methods:
         response_type = message_factory.GetMessageClass(method.output_type)
         invoke = invoker(method.name, getattr(servicer, method.name), observers, log)
+        name = snake_case(method.name)
         if method.server_streaming:
-            feed = None if hosting is None else hosting.feed
-            methods[snake_case(method.name)] = _stream_method(invoke, response_type, after, feed)
+            methods[name] = _stream_method(invoke, response_type, after, executor, feed)
         else:
-            methods[snake_case(method.name)] = _method(invoke, response_type, after)
+            methods[name] = _method(invoke, response_type, after, executor)
     return type("ConnectService", (), {name: staticmethod(f) for name, f in methods.items()})()

@@ -13,6 +13,7 @@ thread, and the calls' small pool is never held by a stream.
 from __future__ import annotations
 
 import queue
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,12 @@ from google.protobuf import message_factory
 
 from engines.errors import RulesError
 from service.calls.call_path import REQUEST_ID_KEY, SERVICE, SERVICE_NAME, invoker, request_id
-from service.errors import internal_status, status_of, with_trailing_metadata
+from service.errors import (
+    TooManyCallsError,
+    internal_status,
+    status_of,
+    with_trailing_metadata,
+)
 from service.tables.watchers import End, Item, Watcher
 from service.telemetry.observe import After, CallRecord, Observer
 from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
@@ -47,21 +53,60 @@ def metadata_of(context: grpc.ServicerContext) -> tuple[str, str]:
     return request_id(sent_id), token
 
 
+class CallSlots:
+    """The calls of the service a worker serves at once, up to ``limit`` (0: no limit). gRPC's
+    own limit (``maximum_concurrent_rpcs``) would count health checks too, and refuse them when
+    calls fill it: this one counts only the service's methods."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._taken = 0
+
+    def take(self) -> bool:
+        """Take a slot for a call; False when every slot is taken."""
+        with self._lock:
+            if self.limit and self._taken >= self.limit:
+                return False
+            self._taken += 1
+            return True
+
+    def give_back(self) -> None:
+        """The call has ended: its slot is free."""
+        with self._lock:
+            self._taken -= 1
+
+
 def _handler(
     name: str,
     method: Callable[[bytes, CallRecord, str], Any],
     observers: Sequence[Observer],
     log: Any,
     after: After | None = None,
+    slots: CallSlots | None = None,
 ) -> Callable[[bytes, grpc.ServicerContext], Any]:
     """Wrap one servicer method for the gRPC door: the shared call path (``invoker``), its
-    errors as rich statuses. The request id goes back in the trailing metadata, which leaves
-    with the status: sending it at the start would cost a message of its own."""
+    errors as rich statuses, the worker's ``slots`` (a call over them is refused, logged and
+    counted like any). The request id goes back in the trailing metadata, which leaves with the
+    status: sending it at the start would cost a message of its own."""
     invoke = invoker(name, method, observers, log)
 
     def handle(raw: bytes, context: grpc.ServicerContext) -> Any:
         sent_id, token = metadata_of(context)
-        response, failure, call = invoke(raw, sent_id, GRPC_PROTOCOL, after, seat_token=token)
+        if slots is None or not slots.limit:
+            response, failure, call = invoke(
+                raw, sent_id, GRPC_PROTOCOL, after, seat_token=token, waiting=context
+            )
+        elif not slots.take():
+            refused = TooManyCallsError(slots.limit)
+            response, failure, call = invoke(raw, sent_id, GRPC_PROTOCOL, after, problem=refused)
+        else:
+            try:
+                response, failure, call = invoke(
+                    raw, sent_id, GRPC_PROTOCOL, after, seat_token=token, waiting=context
+                )
+            finally:
+                slots.give_back()
         request_id = ((REQUEST_ID_KEY, call.request_id),)
         if failure is not None:
             status = status_of(failure) if isinstance(failure, RulesError) else internal_status()
@@ -133,11 +178,16 @@ def serializer(response_type: Any) -> Callable[[Any], bytes]:
 
 
 def method_handlers(
-    servicer: GameEngineServicer, observers: Sequence[Observer] = (), after: After | None = None
+    servicer: GameEngineServicer,
+    observers: Sequence[Observer] = (),
+    after: After | None = None,
+    max_calls: int = 0,
 ) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
     """The handler of every method of the service, by method name, built from its descriptor;
-    ``after`` (a ``CallThreadPool``'s) runs the observers once the response has left."""
+    ``after`` (a ``CallThreadPool``'s) runs the observers once the response has left;
+    ``max_calls`` bounds the calls served at once (0: no bound)."""
     log = structlog.get_logger("ordo.server")  # per server: it keeps the set-up of its first use
+    slots = CallSlots(max_calls)
     handlers = {}
     for method in SERVICE.methods:
         response_type = message_factory.GetMessageClass(method.output_type)
@@ -153,7 +203,7 @@ def method_handlers(
             )
             continue
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-            _handler(method.name, getattr(servicer, method.name), observers, log, after),
+            _handler(method.name, getattr(servicer, method.name), observers, log, after, slots),
             request_deserializer=None,
             response_serializer=serializer(response_type),
         )

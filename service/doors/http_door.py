@@ -6,7 +6,9 @@ SO_REUSEPORT, from an event loop on a thread of its own. One ASGI application ro
 - ``/ordo.v1.GameEngineService/<Method>``: the generated Connect application
   (``service.doors.connect``), which calls the worker's servicer through the call path the gRPC
   door uses;
-- ``/healthz``, with GET or HEAD: 200 while the worker serves, 503 once it drains;
+- ``/healthz``, with GET or HEAD: 200 while the worker serves, 503 once it drains (liveness);
+- ``/readyz``, with GET or HEAD: 200 while the worker serves and can serve every call (its
+  revision store, when it has one, within reach), else 503 (readiness);
 - anything else, with GET or HEAD: the files of the built web playground, the package data
   ``service/playground`` (built there by ``clients/web/build.mjs``; wheels and the image ship
   it); any other method gets 405, with a body saying which methods read it and where the
@@ -38,6 +40,7 @@ import re
 import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +70,7 @@ from service.doors.http_guard import (
 from service.telemetry.observe import CallRecord, Observer
 
 HEALTH_PATH = "/healthz"
+READY_PATH = "/readyz"
 SERVICE_PREFIX = f"/{SERVICE.full_name}/"
 STATIC_DIR = Path(__file__).resolve().parents[1] / "playground"  # service/playground
 NOT_BUILT = (
@@ -129,9 +133,11 @@ def parse_origins(text: str) -> frozenset[str]:
 
 @dataclass
 class Health:
-    """Whether the worker serves; it stops when the worker drains."""
+    """Whether the worker serves (it stops when the worker drains), and whether it can serve
+    every call (not while its revision store is out of reach)."""
 
     serving: bool = True
+    ready: bool = True
 
 
 @dataclass
@@ -163,8 +169,8 @@ class Door:
         elif method not in {"GET", "HEAD"}:
             body = READ_ONLY % SERVICE_PREFIX.encode()
             await _respond(send, 405, [(b"allow", READ_METHODS), *_text(None)], body)
-        elif path == HEALTH_PATH:
-            serving = self.health.serving
+        elif path in (HEALTH_PATH, READY_PATH):
+            serving = self.health.serving and (path == HEALTH_PATH or self.health.ready)
             body = b"SERVING\n" if serving else b"NOT_SERVING\n"
             await _respond(send, 200 if serving else 503, _text(cors), body)
         else:
@@ -232,6 +238,23 @@ class Door:
 
         async def watch(message: Message) -> None:
             nonlocal status, grpc_status, held
+            kind = message["type"]
+            if record.reached:
+                # A unary answer's head waits for its one body, which then goes out with its
+                # length: one write fewer than a chunked body and its end.
+                if kind == "http.response.start" and held is None:
+                    held = message
+                    return
+                if held is not None and kind == "http.response.body":
+                    start, held = held, None
+                    if not message.get("more_body", False):
+                        start = with_length(start, len(message.get("body", b"")))
+                    await send(start)
+                elif held is not None:
+                    await send(held)
+                    held = None
+                await send(message)
+                return
             if not record.reached:
                 # A refusal's status: the HTTP status, or gRPC's in the headers (trailers-only),
                 # the trailers (gRPC), or the trailers frame of the body (gRPC-Web).
@@ -261,7 +284,10 @@ class Door:
         try:
             await self.connect_app(scope, receive, watch)
         finally:
+            if held is not None and record.reached:
+                await send(held)  # a head the library ended without a body message
             served.reset(token)
+            record.finish()
             if record.error is not None:
                 record.error.__traceback__ = None
             if not record.reached and status is not None:
@@ -315,6 +341,14 @@ def playground_url(host: str, port: int, static_dir: Path = STATIC_DIR) -> str |
         return None
     name = "localhost" if host in {"0.0.0.0", "::", "[::]", ""} else host.strip("[]")
     return f"http://{f'[{name}]' if ':' in name else name}:{port}/"
+
+
+def with_length(start: Message, length: int) -> Message:
+    """A response head with its body's length, unless it names a length or a transfer coding."""
+    headers = start.get("headers", ())
+    if any(name in (b"content-length", b"transfer-encoding") for name, _ in headers):
+        return start
+    return {**start, "headers": [*headers, (b"content-length", b"%d" % length)]}
 
 
 def refusal_body(scope: Scope, status: int) -> bytes:
@@ -434,6 +468,7 @@ class HttpServer:
             # drain that outlasts it, and at every drain when it is 0.
             timeout_graceful_shutdown=None,
         )
+        self._config = config
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="http", daemon=True)
         self._grace_over: threading.Timer | None = None
@@ -449,6 +484,7 @@ class HttpServer:
         others once their calls are answered, within the grace period; the calls still in
         progress after it are cancelled."""
         self.app.health.serving = False
+        self._config.draining = True  # a connection made from now on is closed at once
         self._server.should_exit = True
         if self._grace_over is None:
             self._grace_over = threading.Timer(self.grace_seconds, self._end_grace)
@@ -468,16 +504,28 @@ class HttpServer:
             self._grace_over.cancel()
 
 
-def http_door(settings: Any, servicer: Any, observers: Sequence[Observer], log: Any) -> HttpServer:
-    """Build and bind (not start) a worker's HTTP door on the worker's servicer."""
+def http_door(
+    settings: Any,
+    servicer: Any,
+    observers: Sequence[Observer],
+    log: Any,
+    executor: Executor | None = None,
+) -> HttpServer:
+    """Build and bind (not start) a worker's HTTP door on the worker's servicer, which runs on
+    ``executor``'s threads (the worker's thread pool, which its gRPC server shares; a pool of
+    ``settings.threads`` of the door's own by default)."""
     from ordo.v1.engine_service_connect import (  # noqa: PLC0415 - loaded when served
         GameEngineServiceASGIApplication,
     )
-    from service.doors.connect import WIRE_FORMATS, connect_service  # noqa: PLC0415
+    from service.doors.connect import connect_service, wire_formats  # noqa: PLC0415
 
-    service = connect_service(servicer, observers, log)
+    if executor is None:
+        executor = ThreadPoolExecutor(settings.threads, thread_name_prefix="http")
+    service = connect_service(servicer, observers, log, executor)
     connect_app = GameEngineServiceASGIApplication(
-        service, codecs=WIRE_FORMATS, read_max_bytes=settings.max_request_bytes
+        service,
+        codecs=wire_formats(settings.plain_wire),
+        read_max_bytes=settings.max_request_bytes,
     )
     door = Door(
         connect_app,

@@ -47,6 +47,9 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+# Streams one HTTP/2 connection carries before the door asks the client for a new one
+# (GOAWAY): zttp drops a connection past 4,096 streams as a flood.
+STREAMS_PER_CONNECTION = 4_000
 SMALL_BODY_BYTES = 64 << 10  # a body up to this size may use the budget's reserve
 RESERVE_SHARE = 4  # the budget's last 1/4 is kept for small bodies
 ENVELOPE_BYTES = 5  # gRPC's and gRPC-Web's frame head: a flags byte and a 4-byte length
@@ -288,11 +291,13 @@ def answer(scope: Scope, refusal: Refusal) -> list[Message]:
 
 
 class DoorConfig(uvicorn.Config):
-    """uvicorn's settings, with the timeout of request heads that its protocols lack."""
+    """uvicorn's settings, with the timeout of request heads that its protocols lack, and
+    whether the door drains."""
 
     def __init__(self, *args: Any, header_timeout: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.header_timeout = header_timeout
+        self.draining = False
 
     def load(self) -> None:
         super().load()
@@ -350,7 +355,22 @@ class GuardedH1(_HeadTimer, ZttpProtocol):
 
 class GuardedH2(_HeadTimer, ZttpH2Protocol):
     """uvicorn's HTTP/2 protocol, with a timeout on request heads: a connection that sends
-    frames but opens no stream for that long is closed with a GOAWAY."""
+    frames but opens no stream for that long is closed with a GOAWAY.
+
+    A connection carries at most ``STREAMS_PER_CONNECTION`` streams: zttp takes a connection
+    that opened 4,096 for a flood and drops it, calls in flight and all. So the stream that
+    reaches the bound is served and answered with a GOAWAY naming it the last: the client opens
+    a new connection for its next calls, and this one closes once its calls are answered."""
+
+    streams = 0
+
+    def handle_request(self, event: Any) -> None:
+        super().handle_request(event)
+        self.streams += 1
+        if self.streams == STREAMS_PER_CONNECTION and not self.shutdown_requested:
+            self.shutdown_requested = True
+            self.conn.close(0, event.stream_id)  # NO_ERROR: a graceful GOAWAY
+            self.flush()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -370,7 +390,17 @@ class GuardedH2(_HeadTimer, ZttpH2Protocol):
 
 
 class GuardedProtocol(AutoZttpProtocol):
-    """uvicorn's protocol that tells HTTP/1.1 from HTTP/2, handing over to the guarded ones."""
+    """uvicorn's protocol that tells HTTP/1.1 from HTTP/2, handing over to the guarded ones.
+
+    A connection made once the door drains is closed at once. uvicorn asks every connection to
+    close as its drain begins, but a connection accepted just before the listener closed is
+    made a moment later, and was never asked: kept alive, an HTTP/1.1 client went on calling
+    it for the whole grace period."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if getattr(self.config, "draining", False):
+            self.shutdown()
 
     def _switch(self, http2: bool, initial_data: bytes = b"") -> None:
         kind: type[GuardedH1 | GuardedH2] = GuardedH2 if http2 else GuardedH1

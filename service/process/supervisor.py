@@ -22,8 +22,14 @@ import structlog
 
 from service.config import Settings
 from service.doors.http_door import playground_url
+from service.process.orphan import die_with_parent
 from service.telemetry import logs
 from service.telemetry.build import build_info
+from service.trust.revision_fence import (
+    RevisionFence,
+    RevisionStoreUnavailableError,
+    store_address,
+)
 
 WORKER_MODULE = "service.process.worker"  # imported by each worker process, never by the parent
 RESTART_DELAY_SECONDS = 1.0  # a worker that dies is started again after this pause
@@ -36,8 +42,11 @@ MALLOC_ARENAS = ("MALLOC_ARENA_MAX", "2")
 log = structlog.get_logger("ordo.server")
 
 
-def run_worker(settings: Settings, index: int = 0) -> None:
-    """Serve as worker ``index`` (in this process) until SIGTERM, then drain and return."""
+def run_worker(settings: Settings, index: int = 0, parent: int | None = None) -> None:
+    """Serve as worker ``index`` (in this process) until SIGTERM, then drain and return; a
+    worker started by the supervisor of pid ``parent`` stops when that process dies."""
+    if parent is not None:
+        die_with_parent(parent, settings.grace_seconds)
     importlib.import_module(WORKER_MODULE).run_worker(settings, index)
 
 
@@ -65,6 +74,29 @@ def port_taken(host: str, port: int) -> str | None:
     return None
 
 
+def trust_features(settings: Settings) -> dict[str, object]:
+    """What the server trusts and checks, for its ``started`` line: sealed states (and whether
+    it takes only those), seat tokens, and its revision store with whether it answers now (a
+    server whose store does not answer starts all the same, not ready: its workers check the
+    store again every few seconds)."""
+    features: dict[str, object] = {
+        "sealed_states": bool(settings.state_keys),
+        "require_sealed": settings.require_sealed,
+        "require_seat_tokens": settings.require_seat_tokens,
+        "revision_store": store_address(settings.revision_store) or None,
+    }
+    if settings.revision_store:
+        fence = RevisionFence(settings.revision_store, settings.revision_idle_seconds)
+        try:
+            fence.check()
+            features["revision_store_reached"] = True
+        except RevisionStoreUnavailableError:
+            features["revision_store_reached"] = False
+        finally:
+            fence.close()
+    return features
+
+
 def stop_code(exitcode: int) -> int:
     """The exit code a worker's exit gives the server once stopping: a worker that SIGTERM
     ended before it set its handler (while it started) had nothing to drain."""
@@ -84,7 +116,7 @@ class Workers:
     def start(self, index: int) -> None:
         """Start worker ``index`` (again, when it died)."""
         process = self._context.Process(
-            target=run_worker, args=(self.settings, index), name=f"worker-{index}"
+            target=run_worker, args=(self.settings, index, os.getpid()), name=f"worker-{index}"
         )
         process.start()
         if index < len(self.processes):
@@ -161,6 +193,7 @@ def serve(settings: Settings) -> int:
         http_port=settings.http_port,
         metrics_port=settings.metrics_port,
         playground=playground_url(settings.host, settings.http_port),
+        **trust_features(settings),
         **build_info(),
     )
     exit_code = workers.supervise(metrics.worker_exited)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Collection, Sequence
@@ -29,12 +30,14 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from service.calls.call_path import SERVICE, SERVICE_NAME
+from service.calls.costs import US_PER_MS, CostLimits
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings, allowed_cpus, policy_names
 from service.doors.grpc_door import method_handlers
 from service.doors.http_door import http_door
 from service.doors.reflection import enable_reflection
 from service.process.pool import CallThreadPool
+from service.process.readiness import StoreWatch
 from service.tables.store import TableStore
 from service.tables.watchers import Watchers
 from service.telemetry import logs
@@ -44,6 +47,11 @@ from service.trust.sealing import Sealer
 from service.trust.seat_tokens import SeatTokens
 
 MILLISECONDS_PER_SECOND = 1_000
+# How long a thread keeps Python's lock while another waits for it (Python's default: 5 ms). A
+# search holds it between its worlds; a health check or a cheap call waits for it at each of its
+# few steps, so a shorter turn answers them sooner beside a heavy call (docs/performance.md, "The
+# HTTP door", the probes beside heavy calls).
+GIL_SWITCH_SECONDS = 0.001
 DRAIN_POLL_SECONDS = 0.05  # how often a draining worker looks whether its calls are done
 LONGEST_MILLISECONDS = 2**31 - 1  # gRPC's integer channel arguments are 32-bit
 # Calls in flight at once on one connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS). A stream
@@ -57,14 +65,14 @@ MAX_CONCURRENT_STREAMS = 1000
 log = structlog.get_logger("ordo.server")
 
 
-def new_servicer(settings: Settings) -> GameEngineServicer:
+def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> GameEngineServicer:
     """A worker's servicer, which both doors call: its caches, its keys, its seat tokens, its
-    revision fence and its table store as ``settings`` say (its table feed not started yet)."""
+    revision fence (``fence``, or a new one) and its table store as ``settings`` say (its table
+    feed not started yet)."""
     from service.calls.servicer import GameEngineServicer  # noqa: PLC0415
 
     keys = settings.state_keys
-    fence = None
-    if settings.revision_store:
+    if settings.revision_store and fence is None:
         fence = RevisionFence(settings.revision_store, settings.revision_idle_seconds)
     tables = None
     if settings.table_store:
@@ -84,6 +92,7 @@ def new_servicer(settings: Settings) -> GameEngineServicer:
         fence,
         settings.max_search_iterations,
         settings.plain_wire,
+        CostLimits(settings.max_call_cpu_ms * US_PER_MS, settings.heavy_call_limit),
         policy_names(settings.suggest_policies),
         tables,
         Watchers(settings.table_max_watchers, settings.table_max_table_watchers),
@@ -102,14 +111,15 @@ def create_server(
     options = server_options(settings)
     if pool is None:
         pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
+    # gRPC's own maximum_concurrent_rpcs would count health checks with the calls, and refuse
+    # them when calls fill it: the door bounds the service's calls alone.
     server = grpc.server(
         pool,  # type: ignore[arg-type]  # any executor will do; gRPC only calls submit
         options=options,
-        maximum_concurrent_rpcs=settings.max_concurrent_rpcs or None,
     )
     if servicer is None:
         servicer = new_servicer(settings)
-    handlers = method_handlers(servicer, observers, pool.after)
+    handlers = method_handlers(servicer, observers, pool.after, settings.max_concurrent_rpcs)
     # Registered methods are found without asking every generic handler on each call, as the
     # generated add_*Servicer_to_server does; the generic handler serves older call paths.
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
@@ -214,6 +224,7 @@ def _close_when_idle(server: grpc.Server, pool: CallThreadPool) -> None:
 def run_worker(settings: Settings, index: int = 0) -> None:
     """Serve until SIGTERM or SIGINT, then drain within the grace period and return."""
     logs.configure(settings.log_level, settings.log_format)
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
     cpu = _pin_worker(settings, index)
     observers = worker_observers(settings)
     pool = CallThreadPool(max_workers=settings.threads, thread_name_prefix="rpc")
@@ -221,10 +232,20 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     server, port, health_servicer = create_server(settings, observers, pool, servicer)
     door = None
     if settings.http_port:
-        door = http_door(settings, servicer, observers, log)
+        door = http_door(settings, servicer, observers, log, pool)
     feed = None if servicer.hosting is None else servicer.hosting.feed
     if feed is not None:
         feed.start()
+    watch = None
+    if servicer.fence is not None:
+        from service.telemetry.metrics import revision_store_reached  # noqa: PLC0415
+
+        door_health = door.app.health if door is not None else None
+        watch = StoreWatch(
+            servicer.fence, health_servicer, door_health, index, revision_store_reached
+        )
+        watch.check()  # ready or not from the first probe on
+        watch.start()
     # What exists by now (modules, descriptors, the servicer) lives as long as the worker: kept
     # out of the collector's generations, it is not scanned again at every full collection,
     # which would otherwise stall a call for tens of milliseconds now and then.
@@ -237,6 +258,8 @@ def run_worker(settings: Settings, index: int = 0) -> None:
         health_servicer.enter_graceful_shutdown()
         if feed is not None:  # the watchers watch again elsewhere, from where they were
             feed.drain()
+        if watch is not None:
+            watch.stop()
         if door is not None:
             door.stop()
         server.stop(settings.grace_seconds)

@@ -38,6 +38,8 @@ MILLISECONDS_PER_SECOND = 1_000
 LATENCY_DECIMALS = 3  # latency_ms is logged to the microsecond
 NANOSECONDS_PER_SECOND = 1_000_000_000
 NANOSECONDS_PER_MICROSECOND = 1_000
+# The refusals that are the server's failure, not the caller's: its access line is a warning.
+SERVER_FAILURES = frozenset({"REVISION_STORE_UNAVAILABLE", "REVISION_STORE_OUTCOME_UNKNOWN"})
 FRAGMENTS_KEPT = 1024  # access-line fragments kept, one per method and game, code and reason
 
 
@@ -171,13 +173,14 @@ class AccessLog:
         """Nothing: the line is written when the call has finished."""
 
     def call_finished(self, call: CallRecord) -> None:
-        """Log the call at info level, or warning for a server-side failure."""
+        """Log the call at info level, or warning for a server-side failure (an unexpected
+        error, a revision store out of reach)."""
         if not self._resolved:
             sink = _json_sink
             current = sink is not None and structlog.get_config()["processors"] is sink.processors
             self._sink = sink if current else None
             self._resolved = True
-        failed = call.code == "INTERNAL"
+        failed = call.code == "INTERNAL" or call.reason in SERVER_FAILURES
         sink = self._sink
         if sink is None:
             method = self.log.warning if failed else self.log.info

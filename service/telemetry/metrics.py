@@ -45,6 +45,7 @@ if MULTIPROC_ENV not in os.environ:
 from prometheus_client import (  # noqa: E402 - must follow the multiprocess folder's set-up
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     multiprocess,
     values,
@@ -99,6 +100,13 @@ ACTIONS_REJECTED = Counter(
     "ordo_actions_rejected_total",
     "ApplyAction calls refused, by game (empty when the request names none) and reason.",
     ["game", "reason"],
+)
+REVISION_STORE_UP = Gauge(
+    "ordo_revision_store_up",
+    "1 while every worker reaches the revision store (its address, without credentials), 0 "
+    "while one cannot; absent without a store.",
+    ["store"],
+    multiprocess_mode="livemin",
 )
 ENGINE_SECONDS = Histogram(
     "ordo_engine_seconds",
@@ -242,6 +250,11 @@ def start_http_server(port: int, host: str = "0.0.0.0") -> Any:
     registry.register(BuildInfo())
     server, _thread = start_prometheus_server(port, addr=host, registry=registry)
     return server
+
+
+def revision_store_reached(store: str, reached: bool) -> None:
+    """Say whether this worker reaches its revision store (``store``, its address) now."""
+    REVISION_STORE_UP.labels(store).set(1 if reached else 0)
 
 
 def worker_exited(pid: int) -> None:

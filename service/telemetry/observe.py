@@ -16,6 +16,16 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 
+class Waiting(Protocol):
+    """The caller of a call, as its door sees it (gRPC's ``ServicerContext`` is one)."""
+
+    def is_active(self) -> bool:
+        """Whether the caller still waits for the answer."""
+
+    def time_remaining(self) -> float | None:
+        """Seconds until the caller's deadline (None, or a very large number, without one)."""
+
+
 @dataclass(slots=True)
 class CallRecord:
     """One RPC as seen by the server."""
@@ -34,6 +44,8 @@ class CallRecord:
     state_bytes: int | None = None  # the size of the new state, when the call produced one
     game_started: bool = False
     game_finished: bool = False
+    # The caller, as the door sees it: the servicer stops a call's long work once nobody waits.
+    waiting: Waiting | None = field(default=None, repr=False, compare=False)
 
 
 class Observer(Protocol):

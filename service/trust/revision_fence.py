@@ -6,17 +6,23 @@ keeps each game's latest revision there, under its match id, and ``ApplyAction``
 on a state at that revision, moving it on in the same step: one Lua script compares and sets,
 so two replicas that apply two moves to the same state at once cannot both succeed.
 
-The store also keeps the digest of the request that moved the game on (its state and its move,
-not its viewer). The same request sent again, as a client does when the answer was lost on the
-way, is recognised and answered again: answers are pure functions of the request, so the
-server computes the same bytes again. Any other request on an older state is refused with
-``STATE_SUPERSEDED``.
+The store also keeps the digest of the move that moved the game on: its state and the action
+applied (the bot's choice, for a bot move), not its viewer. The same request sent again, as a
+client does when the answer was lost on the way, is recognised and answered again when its
+answer is the same (answers are pure functions of the request, so the server computes the same
+bytes again): a search capped by time may choose otherwise the second time, and is then
+another move, refused with ``STATE_SUPERSEDED`` like any other request on an older state. So
+the fence never takes two states at one revision.
 
 An entry idle for ``idle_seconds`` expires; the next state sent for that game is then taken as
 its latest. So is a game's first state sent after the store lost its data: a store that keeps
 its data (persistence on) keeps the fence closed across its restarts. A store that cannot be
-reached refuses the call with ``UNAVAILABLE``, which clients retry: the server never applies a
-move unfenced.
+reached refuses the call with ``UNAVAILABLE`` (``REVISION_STORE_UNAVAILABLE``: the move was
+not applied), which clients retry: the server never applies a move unfenced. A store that took
+the move but whose reply did not come in time (or whose connection broke after the move was
+sent) leaves its outcome unknown, and the call says so (``UNAVAILABLE``,
+``REVISION_STORE_OUTCOME_UNKNOWN``): sending the same request again settles it, as a retry of
+the move that went through or as the move itself.
 """
 
 from __future__ import annotations
@@ -67,17 +73,44 @@ class StateSupersededError(RulesError):
 
 
 class RevisionStoreUnavailableError(RulesError):
-    """The revision store did not answer: the move was not applied; safe to send again."""
+    """The revision store could not be reached: the move was not applied; safe to send again."""
 
     default_reason = "REVISION_STORE_UNAVAILABLE"
 
     def __init__(self) -> None:
-        super().__init__("the server cannot reach its revision store: try again shortly")
+        super().__init__(
+            "the server cannot reach its revision store: the move was not applied; try again "
+            "shortly"
+        )
+
+
+class RevisionStoreOutcomeUnknownError(RevisionStoreUnavailableError):
+    """The move was sent to the revision store, whose reply never came: whether it moved the
+    game on is unknown; the same request sent again settles it."""
+
+    default_reason = "REVISION_STORE_OUTCOME_UNKNOWN"
+
+    def __init__(self) -> None:
+        RulesError.__init__(
+            self,
+            "the revision store did not answer in time: the move may or may not have been "
+            "applied; send the same request again, which settles it (a different one may be "
+            "refused as STATE_SUPERSEDED)",
+        )
+
+
+def store_address(url: str) -> str:
+    """``url`` without its credentials (``redis://:secret@host:6379/0`` is
+    ``redis://host:6379/0``), for logs."""
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        return url
+    return f"{scheme}://{rest.rpartition('@')[2]}"
 
 
 def request_digest(state: bytes, move: bytes) -> str:
-    """The digest (hex) that recognises a request again: its state's seal (which binds the
-    whole state) and its move's encoding."""
+    """The digest (hex) that recognises a move again: its state's seal (which binds the whole
+    state) and the encoding of the action applied."""
     hasher = hashlib.sha256(len(state).to_bytes(8, "big"))
     hasher.update(state)
     hasher.update(move)
@@ -108,20 +141,34 @@ class RevisionFence:
         self._advance = client.register_script(ADVANCE)
 
     def advance(self, match_id: bytes, revision: int, digest: str) -> bool:
-        """Move the game ``match_id`` on from ``revision`` by the request of ``digest``; True
-        when that request had moved it on already (a retry). Raises ``StateSupersededError`` or
-        ``RevisionStoreUnavailableError``."""
+        """Move the game ``match_id`` on from ``revision`` by the move of ``digest``; True when
+        that move had moved it on already (a retry). Raises ``StateSupersededError``,
+        ``RevisionStoreUnavailableError`` (not applied) or ``RevisionStoreOutcomeUnknownError``
+        (sent, and not answered)."""
+        pool = self._client.connection_pool
+        try:
+            # A connection, connected here: a failure until then sent nothing to the store.
+            pool.release(pool.get_connection())
+        except self._errors:
+            raise RevisionStoreUnavailableError from None
         try:
             result = self._advance(
                 keys=[KEY_PREFIX + match_id], args=[revision, revision + 1, digest, self.idle_ms]
             )
         except self._errors:
-            raise RevisionStoreUnavailableError from None
+            raise RevisionStoreOutcomeUnknownError from None
         if result == MOVED_ON:
             return False
         if result == RETRIED:
             return True
         raise StateSupersededError
+
+    def check(self) -> None:
+        """Raise ``RevisionStoreUnavailableError`` unless the store answers now."""
+        try:
+            self._client.ping()
+        except self._errors:
+            raise RevisionStoreUnavailableError from None
 
     def close(self) -> None:
         """Close the connections to the store."""

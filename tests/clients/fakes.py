@@ -95,10 +95,10 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def details(code: grpc.StatusCode, reason: str) -> status_pb2.Status:
-    """A rich status of ``code`` with one ErrorInfo of ``reason``."""
+def details(code: grpc.StatusCode, reason: str, **metadata: str) -> status_pb2.Status:
+    """A rich status of ``code`` with one ErrorInfo of ``reason`` and ``metadata``."""
     detail = any_pb2.Any()
-    detail.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="ordo"))
+    detail.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="ordo", metadata=metadata))
     return status_pb2.Status(code=code.value[0], message="scripted failure", details=[detail])
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from concurrent import futures
 from typing import Any
@@ -328,6 +329,28 @@ class TestRetries:
         with Client(fake.address, retries=3, backoff=0.001) as ordo:
             ordo.list_games()
         assert len(fake.calls) == 3
+
+    def test_a_move_whose_outcome_is_unknown_is_retried(self, fake: FakeServer) -> None:
+        """UNAVAILABLE with REVISION_STORE_OUTCOME_UNKNOWN is sent again: the same request
+        settles the move."""
+        fake.failures = [grpc.StatusCode.UNAVAILABLE]
+        fake.details = details(grpc.StatusCode.UNAVAILABLE, "REVISION_STORE_OUTCOME_UNKNOWN")
+        with Client(fake.address, retries=3, backoff=0.001) as ordo:
+            ordo.list_games()
+        assert len(fake.calls) == 2
+
+    def test_a_busy_worker_is_retried_no_sooner_than_it_asks(self, fake: FakeServer) -> None:
+        """RESOURCE_EXHAUSTED with SERVER_BUSY is sent again, once the delay its answer names
+        (metadata retry_after_ms) has passed."""
+        fake.failures = [grpc.StatusCode.RESOURCE_EXHAUSTED]
+        fake.details = details(
+            grpc.StatusCode.RESOURCE_EXHAUSTED, "SERVER_BUSY", retry_after_ms="150"
+        )
+        with Client(fake.address, retries=3, backoff=0.001) as ordo:
+            started = time.monotonic()
+            ordo.list_games()
+            assert time.monotonic() - started >= 0.15
+        assert len(fake.calls) == 2
 
     @pytest.mark.parametrize(
         ("code", "reason"),

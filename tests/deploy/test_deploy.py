@@ -46,7 +46,7 @@ HTTP_PORT = 8080
 METRICS_PORT = 9464
 GAME_SERVICE = "ordo.v1.GameEngineService"
 APP_LABEL = ("app.kubernetes.io/name", "ordo")
-ALERTS = {"OrdoHighErrorRate", "OrdoHighLatency", "OrdoNoTargets"}
+ALERTS = {"OrdoHighErrorRate", "OrdoHighLatency", "OrdoNoTargets", "OrdoRevisionStoreErrors"}
 SERVER_ERROR_CODES = {
     "Internal",
     "Unknown",
@@ -365,7 +365,7 @@ class TestPrometheusRules:
         targets = [target for static in job["static_configs"] for target in static["targets"]]
         assert targets == [f"localhost:{METRICS_PORT}"]
 
-    def test_the_three_alerts_exist_with_severity_and_text(self) -> None:
+    def test_the_alerts_exist_with_severity_and_text(self) -> None:
         """Each alert has a hold time, a severity and a summary and description."""
         assert {rule["alert"] for rule in rules() if "alert" in rule} == ALERTS
         for name in ALERTS:

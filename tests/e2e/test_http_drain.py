@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.connect_calls import held_call
 from tests.e2e.server_process import (
     HOST,
     POLL_SECONDS,
@@ -36,20 +37,7 @@ HOLD_SECONDS = 1.0  # the call stays in flight this long into the drain (the gra
 def start_call(server: ServerProcess) -> socket.socket:
     """A Connect JSON NewGame whose head is sent and whose body is held back, on a socket of its
     own: once the server has answered ``100 Continue``, the call is in the service's hands."""
-    sock = socket.create_connection((HOST, server.http_port), timeout=STOP_SECONDS)
-    head = (
-        "POST /ordo.v1.GameEngineService/NewGame HTTP/1.1\r\n"
-        f"Host: {HOST}\r\nContent-Type: application/json\r\nContent-Length: {len(BODY)}\r\n"
-        f"X-Request-Id: {REQUEST_ID}\r\nExpect: 100-continue\r\n\r\n"
-    )
-    sock.sendall(head.encode())
-    answer = b""
-    while not answer.endswith(b"\r\n\r\n"):
-        chunk = sock.recv(1)
-        assert chunk, "the server closed the connection before 100 Continue"
-        answer += chunk
-    assert answer.startswith(b"HTTP/1.1 100"), answer
-    return sock
+    return held_call(f"{HOST}:{server.http_port}", BODY, REQUEST_ID, STOP_SECONDS)
 
 
 def health(server: ServerProcess) -> int | None:

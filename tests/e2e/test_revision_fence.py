@@ -3,23 +3,39 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from ordo import Client, OrdoError
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
-from tests.e2e.server_process import POLL_SECONDS, START_SECONDS, read_log, running_replicas
+from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.calls.call_path import SERVICE_NAME
+from tests.connect_calls import HttpDoor
+from tests.e2e.server_process import (
+    POLL_SECONDS,
+    START_SECONDS,
+    events,
+    read_log,
+    running_replicas,
+    running_server,
+)
 from tests.redis_server import RedisServer
 from tests.seat_calls import Caller
+from tests.state_keys import TEST_KEY, keys_file_text
 
 MOVES = 12  # moves played: enough older states of every kind
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 @dataclass
@@ -39,7 +55,9 @@ def fenced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fenced]:
     scratch = tmp_path_factory.mktemp("fenced")
     store = RedisServer(scratch, durable=True)
     store.start()
-    with running_replicas(scratch, revision_store=store.url) as servers:
+    with ExitStack() as stack:
+        stack.callback(store.stop)  # also when a server fails to start
+        servers = stack.enter_context(running_replicas(scratch, revision_store=store.url))
         callers = tuple(
             Caller("grpc", server.target, f"127.0.0.1:{server.http_port}") for server in servers
         )
@@ -53,7 +71,6 @@ def fenced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fenced]:
         )
         for caller in (*callers, json):
             caller.close()
-    store.stop()
 
 
 def new_game(call: Caller) -> tuple[api.NewGameResponse, str]:
@@ -179,6 +196,61 @@ class TestStoreRestart:
             with pytest.raises(OrdoError) as superseded:
                 ordo.play_bot(request.state, 1)
             assert superseded.value.code == grpc.StatusCode.FAILED_PRECONDITION
+
+
+class TestStoreAtStart:
+    """A server checks its store as it starts: out of reach, it serves but is not ready."""
+
+    def test_a_store_out_of_reach_leaves_the_server_live_but_not_ready(
+        self, tmp_path: Path
+    ) -> None:
+        """The started line says the store is not reached; the overall health and /healthz say
+        SERVING (liveness), the service's health and /readyz NOT_SERVING (readiness), a move is
+        refused with its access line a warning; once the store starts, the worker is ready."""
+        keys = tmp_path / "keys"
+        keys.write_text(keys_file_text(TEST_KEY))
+        store = RedisServer(tmp_path)
+        with running_server(
+            tmp_path, workers=1, state_keys_file=str(keys), revision_store=store.url
+        ) as server:
+            (started,) = events(server.log, "started")
+            assert started["revision_store"] == store.url
+            assert started["revision_store_reached"] is False
+            assert (started["sealed_states"], started["require_sealed"]) == (True, True)
+            assert started["require_seat_tokens"] is False
+            door = HttpDoor(f"127.0.0.1:{server.http_port}")
+            assert door.request("GET", "/healthz")[0] == 200
+            assert door.request("GET", "/readyz")[0] == 503
+            with grpc.insecure_channel(server.target) as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                asked = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
+                assert health.Check(asked, timeout=5).status == NOT_SERVING
+                stub = rpc.GameEngineServiceStub(channel)
+                dealt = stub.NewGame(
+                    api.NewGameRequest(seats=2, options=common.GameOptions(up_or_down={}))
+                )
+                with pytest.raises(grpc.RpcError) as refused:
+                    stub.ApplyAction(
+                        api.ApplyActionRequest(state=dealt.state, bot=api.BotMove(seat=0))
+                    )
+                assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+                line = json.loads(
+                    next(
+                        each
+                        for each in written(server.log, "ApplyAction").splitlines()
+                        if '"ApplyAction"' in each
+                    )
+                )
+                assert (line["reason"], line["level"]) == ("REVISION_STORE_UNAVAILABLE", "warning")
+                store.start()
+                try:
+                    for answer in health.Watch(asked, timeout=START_SECONDS):
+                        if answer.status == SERVING:
+                            break
+                    assert door.request("GET", "/readyz")[0] == 200
+                finally:
+                    store.stop()
+            door.close()
 
 
 def written(log: Path, method: str) -> str:

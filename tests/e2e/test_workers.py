@@ -4,12 +4,20 @@ the server may run on, each pinned to a CPU of its own unless told otherwise."""
 from __future__ import annotations
 
 import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
 
 from ordo.client import Client
-from tests.e2e.server_process import ServerProcess, events, running_server
+from tests.e2e.server_process import (
+    POLL_SECONDS,
+    STOP_SECONDS,
+    ServerProcess,
+    events,
+    running_server,
+)
 
 pytestmark = [
     pytest.mark.e2e,
@@ -61,3 +69,35 @@ class TestPinning:
             assert [line["cpu"] for line in serving] == [None] * len(cpus)
             for line in serving:
                 assert all(allowed == cpus for allowed in thread_cpus(line["pid"]).values())
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead and not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+class TestOrphans:
+    """No worker outlives its supervisor."""
+
+    @pytest.mark.parametrize("sent", [signal.SIGKILL, signal.SIGTERM])
+    def test_the_workers_stop_when_the_supervisor_dies(
+        self, tmp_path: Path, sent: signal.Signals
+    ) -> None:
+        """The supervisor ended by SIGKILL (it cannot stop its workers) or SIGTERM: every
+        worker stops too, on its own."""
+        with running_server(tmp_path, workers=2, grace_seconds="2") as server:
+            workers = [line["pid"] for line in events(server.log, "serving")]
+            os.kill(server.process.pid, sent)
+            server.process.wait(timeout=STOP_SECONDS)
+            try:
+                deadline = time.monotonic() + STOP_SECONDS
+                while any(map(alive, workers)):
+                    assert time.monotonic() < deadline, f"workers left: {workers}"
+                    time.sleep(POLL_SECONDS)
+            finally:
+                for pid in filter(alive, workers):
+                    os.kill(pid, signal.SIGKILL)

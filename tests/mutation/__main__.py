@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -62,8 +63,9 @@ class Tally:
         return self.killed / decided if decided else 1.0
 
 
-def generate() -> None:
-    """Make (or refresh) mutmut's copies of the source with every mutant in them."""
+def generate(fresh: bool) -> None:
+    """Make (or, unless ``fresh``, refresh) mutmut's copies of the source with every mutant in
+    them. A fresh start forgets the last run: copies made from older tests cannot fail this one."""
     from mutmut.__main__ import create_mutants  # noqa: PLC0415 (mutmut is a dev tool)
     from mutmut.utils.file_utils import (  # noqa: PLC0415
         copy_also_copy_files,
@@ -71,6 +73,8 @@ def generate() -> None:
         setup_source_paths,
     )
 
+    if fresh:
+        shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(exist_ok=True)
     with LOG.open("w", encoding="utf-8") as log, contextlib.redirect_stdout(log):
         copy_src_dir()
@@ -187,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="only files whose path starts with this")
     args = parser.parse_args(argv)
 
-    generate()
+    generate(fresh=not args.again)
     equivalents = load_equivalents()
     every = [m for source in mutated_files() for m in mutants_of(source)]
     every = [m for m in every if m.change.file.startswith(args.only)]

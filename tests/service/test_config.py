@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import base64
-import re
 import sys
-from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from service.config import DERIVED, Settings, available_cpus, env_name, load
+from service.config import Settings, available_cpus, env_name, load
 from tests.state_keys import NEXT_KEY, TEST_KEY, keys_file_text
 
 
@@ -306,36 +304,3 @@ class TestSeatTokensAndFence:
             load(argv, {})
         assert stopped.value.code == 2
         assert message in capsys.readouterr().err
-
-
-OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
-ROW = re.compile(r"^\| `(--[a-z-]+)` +\| `(ORDO_[A-Z_]+)` +\| ([^|]+?) +\|", re.MULTILINE)
-
-
-def shown(value: object) -> str:
-    """A default as the tables show it: in backquotes, booleans in lower case, "(none)" for an
-    empty text."""
-    if value == "":
-        return "(none)"
-    return f"`{str(value).lower() if isinstance(value, bool) else value}`"
-
-
-class TestDocumented:
-    """docs/operations.md's tables give every setting: its flag, variable and default."""
-
-    def test_every_setting_has_its_row(self) -> None:
-        """One row per setting, with the flag, the variable and the default the server has."""
-        rows = {
-            flag: (variable, default)
-            for flag, variable, default in ROW.findall(OPERATIONS.read_text(encoding="utf-8"))
-        }
-        defaults = Settings()
-        expected = {
-            "--" + each.name.replace("_", "-"): (
-                env_name(each.name),
-                shown(getattr(defaults, each.name)),
-            )
-            for each in fields(Settings)
-            if each.name not in DERIVED
-        }
-        assert rows == expected

@@ -449,7 +449,7 @@ export class ClientCore {
       if (!waiting && retry >= policy.retries) {
         throw failure;
       }
-      const pause = policy.pause(retry);
+      const pause = policy.pause(retry, failure);
       if (!waiting && Date.now() + pause >= deadline) {
         throw failure;
       }

@@ -4,8 +4,10 @@
  * Every Ordo RPC is a pure function of its request, so a call that failed before the service
  * answered it is always safe to send again. The service answers a refusal with its
  * `google.rpc.ErrorInfo` (domain `ordo`): such a call would fail again, and is never retried,
- * save the one answer of `RETRIED_REASONS` (`UNAVAILABLE` `REVISION_STORE_UNAVAILABLE`: the move
- * was not applied, its revision store out of reach). The refusals of seat tokens
+ * save the answers of `RETRIED_REASONS` (`UNAVAILABLE` `REVISION_STORE_UNAVAILABLE`: the move
+ * was not applied, its revision store out of reach; `UNAVAILABLE`
+ * `REVISION_STORE_OUTCOME_UNKNOWN`: the same request settles the move; `RESOURCE_EXHAUSTED`
+ * `SERVER_BUSY`: a worker busy with heavy calls, retried after the delay it names). The refusals of seat tokens
  * (`UNAUTHENTICATED` `SEAT_TOKEN_MISSING`, `SEAT_TOKEN_INVALID`; `PERMISSION_DENIED`
  * `SEAT_NOT_PERMITTED`, `NOT_A_BOT_SEAT`, `BOT_SETTINGS_NOT_PERMITTED`, `SEED_NOT_PERMITTED`)
  * and of the revision fence (`FAILED_PRECONDITION` `STATE_SUPERSEDED`) are never retried: they
@@ -41,12 +43,22 @@ export const RETRYABLE: readonly Code[] = [
   Code.Unknown,
 ];
 
-/** The reasons of the service's answers that are retried, as failures on the way are. */
+/**
+ * The reasons of the service's answers that are retried, whatever `retryCodes` holds: a revision
+ * store or a table store out of reach, or a table too busy (the move not applied), a move whose
+ * outcome is unknown (the same request settles it), a worker busy with heavy calls (retried no
+ * sooner than its `retry_after_ms`).
+ */
 export const RETRIED_REASONS: readonly string[] = [
   "REVISION_STORE_UNAVAILABLE",
+  "REVISION_STORE_OUTCOME_UNKNOWN",
+  "SERVER_BUSY",
   "TABLE_STORE_UNAVAILABLE",
   "TABLE_BUSY",
 ];
+
+/** The `ErrorInfo` metadata of the delay, in ms, a retry of the answer waits at least. */
+export const RETRY_AFTER_KEY = "retry_after_ms";
 
 /**
  * The reasons of the service's answers that end a table's stream it can take up again: a server
@@ -106,8 +118,10 @@ export class RetryPolicy {
 
   /** Whether `failure` may be tried again at all, retries and deadline aside. */
   retryable(failure: OrdoError): boolean {
-    const unanswered = !failure.answered || RETRIED_REASONS.includes(failure.reason);
-    return unanswered && this.retryCodes.has(failure.code);
+    if (failure.answered) {
+      return RETRIED_REASONS.includes(failure.reason);
+    }
+    return this.retryCodes.has(failure.code);
   }
 
   /** Whether a table's stream cut by `failure` is taken up again. */
@@ -123,9 +137,14 @@ export class RetryPolicy {
     return this.waitForReady && !failure.answered && failure.code === Code.Unavailable;
   }
 
-  /** The pause before retry number `retry` (0 for the first): full jitter, doubling, capped. */
-  pause(retry: number): number {
-    return Math.random() * Math.min(this.maxBackoffMs, this.backoffMs * 2 ** retry);
+  /**
+   * The pause before retry number `retry` (0 for the first) after `failure`: full jitter,
+   * doubling, capped; no shorter than the delay the failure's answer names.
+   */
+  pause(retry: number, failure?: OrdoError): number {
+    const drawn = Math.random() * Math.min(this.maxBackoffMs, this.backoffMs * 2 ** retry);
+    const asked = Number(failure?.metadata[RETRY_AFTER_KEY] ?? "");
+    return Number.isFinite(asked) && asked > 0 ? Math.max(drawn, asked) : drawn;
   }
 }
 

@@ -24,7 +24,10 @@ import { OrdoClient as WebClient } from "../src/web.js";
  * A failure to answer with: a status (Ordo's reason makes it an answer), a reset of the call's
  * HTTP/2 stream, or (HTTP/1.1) its connection dropped.
  */
-type Failure = { code: Code; reason?: string } | { reset: number } | { drop: true };
+type Failure =
+  | { code: Code; reason?: string; metadata?: Record<string, string> }
+  | { reset: number }
+  | { drop: true };
 
 interface Received {
   requestId: string;
@@ -54,9 +57,8 @@ class FakeServer {
           listGames: () => {
             const failure = this.script.shift();
             if (failure !== undefined && "code" in failure) {
-              const info = failure.reason
-                ? [{ desc: ErrorInfoSchema, value: { reason: failure.reason, domain: "ordo" } }]
-                : [];
+              const value = { reason: failure.reason, domain: "ordo", metadata: failure.metadata };
+              const info = failure.reason ? [{ desc: ErrorInfoSchema, value }] : [];
               throw new ConnectError(`scripted ${Code[failure.code]}`, failure.code, {}, info);
             }
             return {};
@@ -274,6 +276,27 @@ for (const variant of VARIANTS) {
       using client = connect({ retries: 3 });
       await client.listGames();
       assert.equal(fake.received.length, 3);
+    });
+
+    test("retries a move whose outcome is unknown, which the same request settles", async () => {
+      fake.script = [{ code: Code.Unavailable, reason: "REVISION_STORE_OUTCOME_UNKNOWN" }];
+      using client = connect({ retries: 3 });
+      await client.listGames();
+      assert.equal(fake.received.length, 2);
+    });
+
+    test("retries a busy worker no sooner than the delay it names", async () => {
+      const busy = {
+        code: Code.ResourceExhausted,
+        reason: "SERVER_BUSY",
+        metadata: { retry_after_ms: "150" },
+      };
+      fake.script = [busy];
+      using client = connect({ retries: 3 });
+      const started = Date.now();
+      await client.listGames();
+      assert.equal(fake.received.length, 2);
+      assert.ok(Date.now() - started >= 150);
     });
 
     test("sends its seat token with every call, and a call's own in its place", async () => {

@@ -73,14 +73,25 @@ __all__ = [
 DEFAULT_TARGET = "localhost:50051"
 REQUEST_ID_KEY = "x-request-id"
 SEAT_TOKEN_KEY = "ordo-seat-token"  # the metadata that carries a seat token
-# The answers of the service that are retried: its revision store or its table store was out of
-# reach, or a table too busy, and the move was not applied (UNAVAILABLE; a retried move on a
-# table is recognised by its table_revision). Its other refusals come again the same and are never
-# retried, those of seat tokens (UNAUTHENTICATED: SEAT_TOKEN_MISSING, SEAT_TOKEN_INVALID;
-# PERMISSION_DENIED: SEAT_NOT_PERMITTED, NOT_A_BOT_SEAT, BOT_SETTINGS_NOT_PERMITTED,
-# SEED_NOT_PERMITTED) and of the revision fence (FAILED_PRECONDITION: STATE_SUPERSEDED) among
-# them: they need another token, or the game's latest state.
-RETRIED_REASONS = frozenset({"REVISION_STORE_UNAVAILABLE", "TABLE_STORE_UNAVAILABLE", "TABLE_BUSY"})
+# The answers of the service that are retried, whatever ``retry_codes`` holds: its revision store
+# or its table store was out of reach, or a table too busy, and the move was not applied (a
+# retried move on a table is recognised by its table_revision), or the move's outcome is unknown,
+# which the same request settles (UNAVAILABLE); a worker busy with heavy calls, retried no sooner
+# than the delay it names (RESOURCE_EXHAUSTED, metadata retry_after_ms). Its other refusals come
+# again the same and are never retried, those of seat tokens (UNAUTHENTICATED:
+# SEAT_TOKEN_MISSING, SEAT_TOKEN_INVALID; PERMISSION_DENIED: SEAT_NOT_PERMITTED, NOT_A_BOT_SEAT,
+# BOT_SETTINGS_NOT_PERMITTED, SEED_NOT_PERMITTED) and of the revision fence (FAILED_PRECONDITION:
+# STATE_SUPERSEDED) among them: they need another token, or the game's latest state.
+RETRIED_REASONS = frozenset(
+    {
+        "REVISION_STORE_UNAVAILABLE",
+        "REVISION_STORE_OUTCOME_UNKNOWN",
+        "SERVER_BUSY",
+        "TABLE_STORE_UNAVAILABLE",
+        "TABLE_BUSY",
+    }
+)
+RETRY_AFTER_KEY = "retry_after_ms"  # the ErrorInfo metadata of the delay a retry waits at least
 # The codes of a call that failed on the way, which no answer of the service carries (its
 # answers carry an ErrorInfo, and are never retried whatever their code): UNAVAILABLE (no
 # connection, a stream refused: REFUSED_STREAM, or sent after the server's GOAWAY), CANCELLED
@@ -99,6 +110,9 @@ RETRYABLE = frozenset(
 # Once the code a caller had to add to retry the calls a stopping worker cancels; retried by
 # default now (it is in RETRYABLE), kept for the code that names it.
 ALSO_RETRYABLE = frozenset({grpc.StatusCode.CANCELLED})
+MS_PER_SECOND = 1000
+GAME_FIELD = "game"  # the oneof of GameOptions whose field names are the game ids
+UNKNOWN_GAME = "UNKNOWN_GAME"  # the server's reason for a game it does not run
 
 ChannelT = TypeVar("ChannelT")
 StubT = TypeVar("StubT")
@@ -206,17 +220,21 @@ class _ClientBase(Generic[ChannelT, StubT]):
     def _pause(self, failure: OrdoError, attempt: int, deadline: float) -> float:
         """The pause before trying a failed call again, drawn below a bound that doubles at each
         retry (full jitter); raises ``failure`` when the call is not to be tried again: an answer
-        of the service (but those of ``RETRIED_REASONS``), a code not to retry, a client closed
-        by its caller (which cancels its calls), no retry left, or a pause that would end past
-        the deadline."""
+        of the service (but those of ``RETRIED_REASONS``, which wait at least the delay their
+        answer names), a code not to retry, a client closed by its caller (which cancels its
+        calls), no retry left, or a pause that would end past the deadline."""
+        retried = failure.answered and failure.reason in RETRIED_REASONS
         if (
-            (failure.answered and failure.reason not in RETRIED_REASONS)
-            or failure.code not in self.retry_codes
+            (failure.answered and not retried)
+            or (failure.code not in self.retry_codes and not retried)
             or self._closed
             or attempt >= self.retries
         ):
             raise failure
         pause = self._random.uniform(0.0, min(self.max_backoff, self.backoff * 2**attempt))
+        asked = failure.metadata.get(RETRY_AFTER_KEY, "")
+        if asked.isdigit():
+            pause = max(pause, int(asked) / MS_PER_SECOND)
         if time.monotonic() + pause >= deadline:
             raise failure
         return pause

@@ -53,7 +53,15 @@ class GameEngineService(Protocol):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
 
     A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
     keeps the game's state on the server, under a table id, and every call that takes a `state`
@@ -81,7 +89,7 @@ class GameEngineService(Protocol):
         """
         Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -107,8 +115,10 @@ class GameEngineService(Protocol):
     async def suggest_action(self, request: SuggestActionRequest, ctx: RequestContext[SuggestActionRequest, SuggestActionResponse], /) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows; with seat tokens required,
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
         PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
         suggest to its players.
         """
@@ -120,7 +130,9 @@ class GameEngineService(Protocol):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -298,7 +310,15 @@ class GameEngineServiceClient(ConnectClient):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
 
     A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
     keeps the game's state on the server, under a table id, and every call that takes a `state`
@@ -390,7 +410,7 @@ class GameEngineServiceClient(ConnectClient):
         """
         Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
         return await self.execute_unary(
             request=request,
@@ -484,8 +504,10 @@ class GameEngineServiceClient(ConnectClient):
     ) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows; with seat tokens required,
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
         PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
         suggest to its players.
         """
@@ -514,7 +536,9 @@ class GameEngineServiceClient(ConnectClient):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
         return await self.execute_unary(
             request=request,
@@ -601,7 +625,15 @@ class GameEngineServiceSync(Protocol):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
 
     A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
     keeps the game's state on the server, under a table id, and every call that takes a `state`
@@ -629,7 +661,7 @@ class GameEngineServiceSync(Protocol):
         """
         Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -655,8 +687,10 @@ class GameEngineServiceSync(Protocol):
     def suggest_action(self, request: SuggestActionRequest, ctx: RequestContext[SuggestActionRequest, SuggestActionResponse], /) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows; with seat tokens required,
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
         PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
         suggest to its players.
         """
@@ -668,7 +702,9 @@ class GameEngineServiceSync(Protocol):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -844,7 +880,15 @@ class GameEngineServiceClientSync(ConnectClientSync):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
 
     A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
     keeps the game's state on the server, under a table id, and every call that takes a `state`
@@ -936,7 +980,7 @@ class GameEngineServiceClientSync(ConnectClientSync):
         """
         Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
         return self.execute_unary(
             request=request,
@@ -1030,8 +1074,10 @@ class GameEngineServiceClientSync(ConnectClientSync):
     ) -> SuggestActionResponse:
         """
         Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows; with seat tokens required,
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
         PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
         suggest to its players.
         """
@@ -1060,7 +1106,9 @@ class GameEngineServiceClientSync(ConnectClientSync):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
         return self.execute_unary(
             request=request,

@@ -41,7 +41,15 @@ class GameEngineServiceStub:
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
 
     A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
     keeps the game's state on the server, under a table id, and every call that takes a `state`
@@ -66,7 +74,7 @@ class GameEngineServiceStub:
     ApplyAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyActionRequest, _engine_service_pb2.ApplyActionResponse]
     """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
     INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-    still the current one.
+    still the current one. A bot's search is held to the call's budget as SuggestAction's.
     """
     ValidateAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ValidateActionRequest, _engine_service_pb2.ValidateActionResponse]
     """Checks an action like ApplyAction without applying it: an illegal action is answered in the
@@ -78,8 +86,10 @@ class GameEngineServiceStub:
     """Renders what one seat or a spectator may see of a game."""
     SuggestAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-    NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-    request asks for more search iterations than the server allows; with seat tokens required,
+    NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+    request asks for more search iterations than the server allows, and with reason
+    CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+    SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
     PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
     suggest to its players.
     """
@@ -88,7 +98,9 @@ class GameEngineServiceStub:
     of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
     that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
     match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-    than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+    than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+    CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+    call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
     """
     WatchGame: _grpc.UnaryStreamMultiCallable[_engine_service_pb2.WatchGameRequest, _engine_service_pb2.WatchGameResponse]
     """Streams what one viewer of a hosted table sees: first its view now (or, with
@@ -122,7 +134,15 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
 
     A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
     keeps the game's state on the server, under a table id, and every call that takes a `state`
@@ -144,7 +164,7 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     ApplyAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyActionRequest, _engine_service_pb2.ApplyActionResponse]  # type: ignore[assignment]
     """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
     INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-    still the current one.
+    still the current one. A bot's search is held to the call's budget as SuggestAction's.
     """
     ValidateAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ValidateActionRequest, _engine_service_pb2.ValidateActionResponse]  # type: ignore[assignment]
     """Checks an action like ApplyAction without applying it: an illegal action is answered in the
@@ -156,8 +176,10 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     """Renders what one seat or a spectator may see of a game."""
     SuggestAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]  # type: ignore[assignment]
     """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-    NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-    request asks for more search iterations than the server allows; with seat tokens required,
+    NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+    request asks for more search iterations than the server allows, and with reason
+    CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+    SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
     PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
     suggest to its players.
     """
@@ -166,7 +188,9 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
     that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
     match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-    than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+    than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+    CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+    call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
     """
     WatchGame: _aio.UnaryStreamMultiCallable[_engine_service_pb2.WatchGameRequest, _engine_service_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Streams what one viewer of a hosted table sees: first its view now (or, with
@@ -199,7 +223,15 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
     seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
     older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
-    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+    cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+    REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+    request sent again settles it).
+
+    Every call may spend at most the server's CPU budget: one that asks for more (search
+    iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+    before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+    many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+    send again after its delay.
 
     A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
     keeps the game's state on the server, under a table id, and every call that takes a `state`
@@ -237,7 +269,7 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.ApplyActionResponse, _abc.Awaitable[_engine_service_pb2.ApplyActionResponse]]:
         """Validates and applies one seat's action, or a bot's move chosen by the server. Returns
         INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-        still the current one.
+        still the current one. A bot's search is held to the call's budget as SuggestAction's.
         """
 
     @_abc_1.abstractmethod
@@ -273,8 +305,10 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_engine_service_pb2.SuggestActionResponse, _abc.Awaitable[_engine_service_pb2.SuggestActionResponse]]:
         """Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-        NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-        request asks for more search iterations than the server allows; with seat tokens required,
+        NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+        request asks for more search iterations than the server allows, and with reason
+        CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+        SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
         PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
         suggest to its players.
         """
@@ -289,7 +323,9 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
         that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
         match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-        than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+        than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+        CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+        call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
         """
 
     @_abc_1.abstractmethod

@@ -1050,7 +1050,15 @@ export const GetRecordResponseSchema: GenMessage<GetRecordResponse> = /*@__PURE_
  * UNAUTHENTICATED with SEAT_TOKEN_INVALID, a token of another game or a question about another
  * seat PERMISSION_DENIED with SEAT_NOT_PERMITTED. With a revision fence, ApplyAction on a state
  * older than the game's latest gives FAILED_PRECONDITION with STATE_SUPERSEDED, and a fence it
- * cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry).
+ * cannot reach UNAVAILABLE with REVISION_STORE_UNAVAILABLE (safe to retry), or with
+ * REVISION_STORE_OUTCOME_UNKNOWN when the store took the move but answered too late (the same
+ * request sent again settles it).
+ *
+ * Every call may spend at most the server's CPU budget: one that asks for more (search
+ * iterations, a record's moves and bot moves) gives INVALID_ARGUMENT with CALL_BUDGET_EXCEEDED
+ * before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
+ * many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
+ * send again after its delay.
  *
  * A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
  * keeps the game's state on the server, under a table id, and every call that takes a `state`
@@ -1088,7 +1096,7 @@ export const GameEngineService: GenService<{
   /**
    * Validates and applies one seat's action, or a bot's move chosen by the server. Returns
    * INVALID_ARGUMENT for an illegal action or an inconsistent state; the caller's state is then
-   * still the current one.
+   * still the current one. A bot's search is held to the call's budget as SuggestAction's.
    *
    * @generated from rpc ordo.v1.GameEngineService.ApplyAction
    */
@@ -1130,8 +1138,10 @@ export const GameEngineService: GenService<{
   },
   /**
    * Suggests an action for a seat, chosen by a bot policy. Returns INVALID_ARGUMENT with reason
-   * NOT_SEATS_TURN when the seat is not to act, and with reason SEARCH_BUDGET_TOO_LARGE when the
-   * request asks for more search iterations than the server allows; with seat tokens required,
+   * NOT_SEATS_TURN when the seat is not to act, with reason SEARCH_BUDGET_TOO_LARGE when the
+   * request asks for more search iterations than the server allows, and with reason
+   * CALL_BUDGET_EXCEEDED when they cost more CPU than it allows a call; RESOURCE_EXHAUSTED with
+   * SERVER_BUSY when the worker holds as many searches as it may; with seat tokens required,
    * PERMISSION_DENIED with reason SUGGEST_POLICY_NOT_PERMITTED for a policy the server does not
    * suggest to its players.
    *
@@ -1147,7 +1157,9 @@ export const GameEngineService: GenService<{
    * of what a viewer saw at each step. Returns INVALID_ARGUMENT with the reason of the first move
    * that is not legal (its step in the metadata), RECORD_MISMATCH for a digest that does not
    * match, RULES_VERSION_MISMATCH for a record of other rules, RECORD_TOO_LONG for more moves
-   * than a whole game could have, and REVEAL_NOT_FINISHED for `reveal` on an unfinished game.
+   * than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
+   * CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
+   * call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
    *
    * @generated from rpc ordo.v1.GameEngineService.ReplayGame
    */
