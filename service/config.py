@@ -219,7 +219,16 @@ def env_name(field_name: str) -> str:
 
 def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
     """Read the settings from the environment and the command line (flags win)."""
-    environ = os.environ if environ is None else environ
+    parser, names = _parser(os.environ if environ is None else environ)
+    args = parser.parse_args(argv)
+    settings = Settings(**{name: getattr(args, name) for name in names})
+    _check(settings, parser)
+    return _with_state_keys(settings, parser)
+
+
+def _parser(environ: Mapping[str, str]) -> tuple[argparse.ArgumentParser, list[str]]:
+    """The command line's parser, each setting's default read from ``environ`` when set there;
+    and the names of the settings it reads."""
     parser = argparse.ArgumentParser(
         prog="ordo-server",
         description="Ordo: a stateless gRPC rules engine for card games about ordering numbers.",
@@ -248,8 +257,11 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             )
         else:
             parser.add_argument(flag, type=kind, default=default, choices=choices, help=help_text)
-    args = parser.parse_args(argv)
-    settings = Settings(**{name: getattr(args, name) for name in names})
+    return parser, names
+
+
+def _check(settings: Settings, parser: argparse.ArgumentParser) -> None:
+    """Refuse, through ``parser`` (which exits saying why), settings out of their range."""
     if (
         settings.log_level not in LOG_LEVELS
         or settings.log_format not in LOG_FORMATS
@@ -302,7 +314,6 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         or min(settings.table_max_watchers, settings.table_max_table_watchers) < 1
     ):
         parser.error("the table store's times and limits must be positive (and finite)")
-    return _with_state_keys(settings, parser)
 
 
 def policy_names(text: str) -> frozenset[str]:
