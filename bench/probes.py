@@ -72,9 +72,11 @@ def run(settings: Settings) -> None:
         ).SerializeToString()
         view = api.GetViewRequest(state=state, viewer=common.Viewer(spectator=True))
         quiet = probe(server.target, http_port, view.SerializeToString(), settings.seconds)
-        stop = multiprocessing.Event()
-        ended: multiprocessing.Queue[Counter[str]] = multiprocessing.Queue()
-        callers = multiprocessing.Process(
+        # Spawned, not forked: gRPC does not work in a child forked from a process using it.
+        spawning = multiprocessing.get_context("spawn")
+        stop = spawning.Event()
+        ended: multiprocessing.Queue[Counter[str]] = spawning.Queue()
+        callers = spawning.Process(
             target=heavy_callers, args=(server.target, http_port, heavy, stop, ended)
         )
         callers.start()
