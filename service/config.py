@@ -9,6 +9,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
+from engines.clock import DEFAULT_TOLERANCE_MS
 from service.telemetry.build import DISTRIBUTION, version
 from service.trust.sealing import KeysFileError, StateKey, load_keys
 
@@ -109,6 +110,10 @@ class Settings:
     # Every answer built by protobuf's own serializer, and no state kept from call to call: the
     # fast paths' slow twin (service.calls.encoding), for checking them; slower.
     plain_wire: bool = False
+    # How long after a seat's time is up a timeout may be claimed: the most the replicas'
+    # clocks may differ, so that no replica calls a timeout early by the clock of the one that
+    # stamped the wait (service.calls.clocks).
+    clock_tolerance_ms: int = DEFAULT_TOLERANCE_MS
     # The keys read from ``state_keys_file`` at start-up, the sealing one first: every worker
     # seals with the same keys. Never shown (repr), never a flag.
     state_keys: tuple[StateKey, ...] = field(default=(), repr=False, compare=False)
@@ -176,6 +181,8 @@ HELP = {
     "--require-sealed; empty: no fence)",
     "revision_idle_seconds": "seconds a game's entry in the revision store lives after its "
     "last move",
+    "clock_tolerance_ms": "milliseconds after a seat's time is up before a timeout may be "
+    "claimed against it: the most the replicas' clocks may differ",
     "plain_wire": "build every answer with protobuf's own serializer and keep no state from "
     "call to call: the same bytes, slower (for checking the fast paths)",
 }

@@ -17,6 +17,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engines.errors import RulesError
+from engines.notation import seat_text
 from service.trust.revision_fence import (
     RevisionStoreOutcomeUnknownError,
     RevisionStoreUnavailableError,
@@ -45,6 +46,21 @@ class CallBudgetExceededError(RequestError):
     (``service.calls.costs``): the same request is refused again."""
 
     default_reason = "CALL_BUDGET_EXCEEDED"
+
+
+class TimeoutNotDueError(RulesError):
+    """A timeout claimed before the seat's time is up: the claim may be made again once
+    ``time_left_ms`` has passed."""
+
+    default_reason = "TIMEOUT_NOT_DUE"
+
+    def __init__(self, seat: int, time_left_ms: int) -> None:
+        super().__init__(
+            f"{seat_text(seat)} still has time: claim again in {time_left_ms} ms",
+            seat=str(seat),
+            time_left_ms=str(time_left_ms),
+        )
+        self.time_left_ms = time_left_ms
 
 
 class ServerBusyError(RulesError):
@@ -101,6 +117,7 @@ STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (SeatTokenInvalidError, grpc.StatusCode.UNAUTHENTICATED),
     (SeatNotPermittedError, grpc.StatusCode.PERMISSION_DENIED),
     (StateSupersededError, grpc.StatusCode.FAILED_PRECONDITION),
+    (TimeoutNotDueError, grpc.StatusCode.FAILED_PRECONDITION),
     (RevisionStoreUnavailableError, grpc.StatusCode.UNAVAILABLE),
     (RevisionStoreOutcomeUnknownError, grpc.StatusCode.UNAVAILABLE),
     (ServerBusyError, grpc.StatusCode.RESOURCE_EXHAUSTED),

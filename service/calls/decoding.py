@@ -23,11 +23,20 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
+from engines import clock as clocks
+from engines.clock import GameClock
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.prng import derive_seed
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls.caches import KEPT_ACTION_BYTES, KEPT_ACTION_COST, KnownAction
+from service.calls.clocks import (
+    DEFAULT_CLOCK_TOLERANCE_MS,
+    SYSTEM_CLOCK,
+    Clock,
+    decode_clock,
+    unsealed_payload,
+)
 from service.calls.games import EVERY_EVENT, REQUEST_STATE_KEY, EventViewer, Game, lookup
 from service.calls.state_cache import KnownState, StateCache
 from service.codecs import wire
@@ -62,6 +71,7 @@ class DecodedState:
     seal: bytes = b""  # its sealed payload (``GameState.sealed``); empty for a plain state
     sent: bytes = b""  # its bytes as they arrived, when the cache knew them (canonical)
     message: common.GameState | None = None  # the state message, when it was parsed
+    clock: GameClock | None = None  # its game's clock, None without a time control
 
     def canonical(self) -> bytes:
         """The state's bytes as protobuf writes them (a bot's seed depends on them): those the
@@ -142,7 +152,9 @@ def _split(
 class Decoder:
     """Decodes the requests of one servicer, with the worker's ``states`` and ``actions``
     tables, opening sealed states with ``sealer`` (and refusing plain ones when
-    ``require_sealed``), and asking ``access`` who may ask when seat tokens are required."""
+    ``require_sealed``), and asking ``access`` who may ask when seat tokens are required. A
+    plain state's clock is checked against the server's ``clock``, within ``clock_tolerance_ms``.
+    """
 
     def __init__(
         self,
@@ -153,6 +165,8 @@ class Decoder:
         sealer: Sealer | None,
         require_sealed: bool,
         access: Access | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        clock_tolerance_ms: int = DEFAULT_CLOCK_TOLERANCE_MS,
     ) -> None:
         self.games = games
         self.states = states
@@ -161,6 +175,8 @@ class Decoder:
         self.sealer = sealer
         self.require_sealed = require_sealed
         self.access = access
+        self.clock = clock
+        self.clock_tolerance_ms = clock_tolerance_ms
 
     def new_game(self, request: api.NewGameRequest, call: CallRecord) -> tuple[Game, Any, int]:
         """The game, engine options and seed of a ``NewGameRequest`` (a random seed when it
@@ -220,19 +236,46 @@ class Decoder:
             game = self.games[known.game_id]
             call.game = game.id
             return DecodedState(
-                game, known.state, seating, holder, known.parts, known.seal, envelope.sent
+                game,
+                known.state,
+                seating,
+                holder,
+                known.parts,
+                known.seal,
+                envelope.sent,
+                clock=known.clock,
             )
         msg = envelope.message
         assert msg is not None
         if msg.sealed or msg.game_id:
-            game, state = self._unseal(msg, call, seating)
-            return DecodedState(game, state, seating, holder, seal=msg.sealed, message=msg)
+            game, state, clock = self._unseal(msg, call, seating)
+            return DecodedState(
+                game, state, seating, holder, seal=msg.sealed, message=msg, clock=clock
+            )
         game_id = msg.WhichOneof("game")
         assert game_id is not None
         game = lookup(self.games, game_id)
         call.game = game.id
         state = self._engine_state(game, getattr(msg, game_id), msg, call, validate=True)
-        return DecodedState(game, state, seating, holder, message=msg)
+        clock = self._plain_clock(game, state, msg) if msg.HasField("clock") else None
+        return DecodedState(game, state, seating, holder, message=msg, clock=clock)
+
+    def _plain_clock(self, game: Game, state: Any, msg: common.GameState) -> GameClock:
+        """The clock of a plain state, checked as far as it can be: one the rules and the
+        server's clock could have made."""
+        clock = decode_clock(msg.clock)
+        engine = game.engine
+        try:
+            clocks.check_clock(
+                clock,
+                engine.seats(state),
+                engine.status(state).seats_to_act,
+                self.clock.now_ms(),
+                self.clock_tolerance_ms,
+            )
+        except ValueError as error:
+            raise InvalidStateError(f"the state's clock is inconsistent: {error}") from None
+        return clock
 
     def state(
         self,
@@ -255,7 +298,7 @@ class Decoder:
             asked = Asked("apply the actions", acts_as=known.seat, views_as=_seat_of(known.viewer))
             given = self.state(found[0], call, asked, granted)
             self._same_game(given.game, known.game)
-            events_for = self._events_for(given, known.viewer)
+            events_for = self.events_for(given, known.viewer)
             return Move(given, known.seat, known.action, None, events_for)
         sent, request = _split(raw, api.ApplyActionRequest, found)
         envelope = self.envelope(sent)
@@ -271,7 +314,7 @@ class Decoder:
             given = self.open(envelope, call, asked, granted)
             seed = bot_seed(bot.seed, seat, given.canonical())
             choice = BotChoice(bot, policy_of(given.seating, seat, bot.policy), seed)
-            return Move(given, seat, None, choice, self._events_for(given, viewer))
+            return Move(given, seat, None, choice, self.events_for(given, viewer))
         if not request.HasField("action"):
             raise MalformedActionError("the request has no move: set action or bot")
         seat = call.seat = request.action.seat
@@ -279,7 +322,7 @@ class Decoder:
         given = self.open(envelope, call, asked, granted)
         rest = found[1] if found is not None and type(sent) is bytes else None
         _, action = self.action(given.game, request.action, call, rest, viewer)
-        return Move(given, seat, action, None, self._events_for(given, viewer))
+        return Move(given, seat, action, None, self.events_for(given, viewer))
 
     def action(
         self,
@@ -315,7 +358,7 @@ class Decoder:
                 "GAME_MISMATCH",
             )
 
-    def _events_for(self, given: DecodedState, viewer: EventViewer) -> EventViewer:
+    def events_for(self, given: DecodedState, viewer: EventViewer) -> EventViewer:
         """Whose events a move answers with: the viewer asked for; without one, every event,
         or, with tokens required, the token's seat's."""
         if viewer is EVERY_EVENT and self.access is not None:
@@ -331,8 +374,8 @@ class Decoder:
 
     def _unseal(
         self, msg: common.GameState, call: CallRecord, seating: Seating
-    ) -> tuple[Game, Any]:
-        """The game and engine state of a sealed state. A state whose seal opens was produced
+    ) -> tuple[Game, Any, GameClock | None]:
+        """The game, engine state and clock of a sealed state. A state whose seal opens was produced
         by this deployment's rules: it is decoded, not validated (its rules version is checked:
         a state sealed before an upgrade of the rules may come back)."""
         if self.sealer is None:
@@ -348,7 +391,8 @@ class Decoder:
         )
         call.game = game.id
         game.engine.check_rules_version(msg.rules_version)
-        return game, self._engine_state(game, game.state_type.FromString(payload), msg, call)
+        inner, clock = unsealed_payload(payload)
+        return game, self._engine_state(game, game.state_type.FromString(inner), msg, call), clock
 
     @staticmethod
     def _engine_state(

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from time import perf_counter
 from typing import Any
 
+from engines import clock as clocks
 from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
 from engines.prng import Rng
 from engines.search import SEARCH_POLICY, Budget
@@ -31,28 +32,34 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls import caches
 from service.calls.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
+from service.calls.clocks import (
+    DEFAULT_CLOCK_TOLERANCE_MS,
+    SYSTEM_CLOCK,
+    Clock,
+    clock_view,
+    decode_control,
+)
 from service.calls.costs import DEFAULT_COST_LIMITS, CallCosts, CostLimits, bot_cost_us
 from service.calls.decoding import (
     DecodedState,
     Decoder,
-    Move,
     bot_seed,
     parse,
     split,
     viewer_seat,
 )
 from service.calls.encoding import Encoder, encode_status, game_info
-from service.calls.games import Game, registered_games
+from service.calls.games import EVERY_EVENT, Game, registered_games
 from service.calls.replay import replay_game
 from service.calls.state_cache import StateCache
 from service.config import DEFAULT_MAX_SEARCH_ITERATIONS, DEFAULT_SUGGEST_POLICIES, policy_names
-from service.errors import RequestError
+from service.errors import RequestError, TimeoutNotDueError
 from service.telemetry.observe import CallRecord
 from service.trust.access import Access, Asked
 from service.trust.revision_fence import RevisionFence, request_digest
 from service.trust.sealing import Sealer
 from service.trust.seat_tokens import SeatTokens
-from service.trust.seats import DEFAULT_POLICY, Seating, bot_seats, seating
+from service.trust.seats import DEFAULT_POLICY, Seating, bot_seats, policy_of, seating
 
 #: A request as a servicer method takes it: its bytes as they arrived, or, for callers in the
 #: same process, the message (serialized first: one way in).
@@ -72,7 +79,9 @@ class GameEngineServicer:
     ``require_seat_tokens`` (its players asking SuggestAction for the ``suggest_policies``
     only); with a ``fence``, every move is fenced by revision. ``plain_wire``
     builds every answer with protobuf's own serializer and keeps no table (the fast paths' slow
-    twin, see ``service.calls.encoding``)."""
+    twin, see ``service.calls.encoding``). Games with a time control read the time from
+    ``clock``; a timeout is due ``clock_tolerance_ms`` after a seat's time is up (the most the
+    replicas' clocks may differ)."""
 
     def __init__(
         self,
@@ -86,6 +95,8 @@ class GameEngineServicer:
         plain_wire: bool = False,
         limits: CostLimits = DEFAULT_COST_LIMITS,
         suggest_policies: frozenset[str] = policy_names(DEFAULT_SUGGEST_POLICIES),
+        clock: Clock = SYSTEM_CLOCK,
+        clock_tolerance_ms: int = DEFAULT_CLOCK_TOLERANCE_MS,
     ) -> None:
         if require_sealed and sealer is None:
             raise ValueError("sealed states can be required only with keys to seal them")
@@ -97,6 +108,8 @@ class GameEngineServicer:
             Access(seat_tokens, suggest_policies) if require_seat_tokens and seat_tokens else None
         )
         self.fence = fence
+        self.clock = clock
+        self.clock_tolerance_ms = clock_tolerance_ms
         self.max_search_iterations = max_search_iterations
         self.costs = CallCosts(limits)
         self.games = registered_games()
@@ -112,6 +125,8 @@ class GameEngineServicer:
             sealer,
             require_sealed,
             self.access,
+            clock,
+            clock_tolerance_ms,
         )
         self.encoder = Encoder(self.states, self.encodings, self.audiences, sealer, plain_wire)
         self._list_games = api.ListGamesResponse(
@@ -127,6 +142,8 @@ class GameEngineServicer:
     def NewGame(self, request: Request, call: CallRecord, token: str = "") -> api.NewGameResponse:
         request = parse(api.NewGameRequest, data_of(request))
         game, options, seed = self.decoder.new_game(request, call)
+        timed = request.options.HasField("time_control")
+        control = decode_control(request.options.time_control) if timed else None
         start = perf_counter()
         try:
             state = game.engine.new_game(request.seats, seed, options)
@@ -142,7 +159,11 @@ class GameEngineServicer:
             seat_tokens=tokens,
             spectator_token=spectator,
         )
-        self.encoder.fill_state(response.state, game, state, call, seated)
+        clock = None
+        if control is not None:
+            now = self.clock.now_ms()
+            clock = clocks.start(control, request.seats, status.seats_to_act, now)
+        self.encoder.fill_state(response.state, game, state, call, seated, clock)
         return response
 
     def ApplyAction(self, request: Request, call: CallRecord, token: str = "") -> bytes:
@@ -164,6 +185,10 @@ class GameEngineServicer:
         finally:
             call.engine_seconds += perf_counter() - start
         call.game_finished = status.finished
+        clock, at_ms = given.clock, 0
+        if clock is not None:
+            at_ms = self.clock.now_ms()
+            clock = clocks.moved(clock, move.seat, status.seats_to_act, at_ms)
         answer = self.encoder.apply_response(
             given.game,
             given.state,
@@ -174,9 +199,11 @@ class GameEngineServicer:
             move.viewer,
             call,
             given.seating,
+            clock,
+            at_ms,
         )
         if self.fence is not None:
-            self._fenced(move, action)
+            self._fenced(given, b"action %d " % move.seat, action)
         return answer
 
     def ValidateAction(
@@ -240,11 +267,14 @@ class GameEngineServicer:
             status = game.engine.status(state)
         finally:
             call.engine_seconds += perf_counter() - start
-        return api.GetViewResponse(
+        response = api.GetViewResponse(
             view=common.GameView(
                 status=encode_status(status), **{game.id: game.codec.encode_view(view)}
             )
         )
+        if given.clock is not None:
+            response.view.clock.CopyFrom(clock_view(given.clock, self.clock.now_ms()))
+        return response
 
     def SuggestAction(
         self, request: Request, call: CallRecord, token: str = ""
@@ -275,6 +305,65 @@ class GameEngineServicer:
         return replay_game(
             self.decoder, self.encoder, request, call, self._budget, self.costs, token
         )
+
+    def ClaimTimeout(
+        self, request: Request, call: CallRecord, token: str = ""
+    ) -> api.ClaimTimeoutResponse:
+        """Play the move of a seat whose time is up, as its game's bot would."""
+        request, given = self._state_of(
+            request,
+            api.ClaimTimeoutRequest,
+            call,
+            token,
+            lambda request: Asked(
+                "claim a timeout",
+                views_as=viewer_seat(request.viewer) if request.HasField("viewer") else None,
+            ),
+        )
+        game, seat, clock = given.game, request.seat, given.clock
+        call.seat = seat
+        if clock is None:
+            raise RequestError(
+                "this game has no time control: no seat can time out", "NO_TIME_CONTROL"
+            )
+        engine = game.engine
+        engine.check_seat(given.state, seat)
+        response = api.ClaimTimeoutResponse()
+        status = engine.status(given.state)
+        if seat not in status.seats_to_act:  # it moved first: the game as it is
+            response.status.CopyFrom(encode_status(status))
+            self.encoder.fill_state(response.state, game, given.state, call, given.seating, clock)
+            return response
+        now = self.clock.now_ms()
+        left = clocks.time_until_due_ms(clock, seat, now, self.clock_tolerance_ms)
+        if left:
+            raise TimeoutNotDueError(seat, left)
+        policy = policy_of(given.seating, seat, "")
+        seed = bot_seed(0, seat, given.canonical())
+        action = self._bot_move(given, seat, policy, seed, None, call)
+        start = perf_counter()
+        try:
+            transition = engine.apply(given.state, seat, action)
+            status = engine.status(transition.state)
+        finally:
+            call.engine_seconds += perf_counter() - start
+        call.game_finished = status.finished
+        clock = clocks.moved(clock, seat, status.seats_to_act, now, timed_out=True)
+        viewer = viewer_seat(request.viewer) if request.HasField("viewer") else EVERY_EVENT
+        seats = engine.seats(given.state)
+        response.status.CopyFrom(encode_status(status))
+        response.events.extend(
+            self.encoder.event_messages(
+                game, seats, transition.events, self.decoder.events_for(given, viewer)
+            )
+        )
+        response.timed_out = True
+        response.absent = clock.seats[seat].absent
+        response.at_ms = now
+        self.encoder.fill_state(response.state, game, transition.state, call, given.seating, clock)
+        if self.fence is not None:
+            self._fenced(given, b"timeout %d " % seat, action)
+        return response
 
     def _state_of(
         self,
@@ -360,13 +449,13 @@ class GameEngineServicer:
         tokens = ["" if seat in robots else issue(match_id, seat) for seat in range(request.seats)]
         return seating(match_id, bots), tokens, issue(match_id, None)
 
-    def _fenced(self, move: Move, action: Any) -> None:
-        """Move the game on in the revision store from the state of ``move``, by the
-        ``action`` its seat applied (the bot's choice, for a bot move: a search capped by time
-        that chooses otherwise when sent again is another move, never a retry; not its
-        viewer); raises when the store refuses or cannot be reached."""
+    def _fenced(self, given: DecodedState, how: bytes, action: Any) -> None:
+        """Move the game on in the revision store from the state ``given``, by the ``action``
+        its seat applied (the bot's choice, for a bot move: a search capped by time that
+        chooses otherwise when sent again is another move, never a retry; not its viewer),
+        ``how`` it moved (an action, or a timeout); raises when the store refuses or cannot be
+        reached."""
         assert self.fence is not None
-        given = move.given
         if not given.seating.match_id:
             raise RequestError(
                 "this server fences every game by its match id, and this state has none (it "
@@ -374,7 +463,7 @@ class GameEngineServicer:
                 "MATCH_ID_MISSING",
             )
         encoded = given.game.codec.encode_action(action).SerializeToString(deterministic=True)
-        played = b"action %d " % move.seat + encoded
+        played = how + encoded
         self.fence.advance(
             given.seating.match_id, given.state.revision, request_digest(given.seal, played)
         )

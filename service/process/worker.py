@@ -30,6 +30,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from service.calls.call_path import SERVICE, SERVICE_NAME
+from service.calls.clocks import SYSTEM_CLOCK, Clock
 from service.calls.costs import US_PER_MS, CostLimits
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings, allowed_cpus, policy_names
@@ -63,9 +64,12 @@ MAX_CONCURRENT_STREAMS = 1000
 log = structlog.get_logger("ordo.server")
 
 
-def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> GameEngineServicer:
-    """A worker's servicer, which both doors call: its caches, its keys, its seat tokens and
-    its revision fence (``fence``, or a new one) as ``settings`` say."""
+def new_servicer(
+    settings: Settings, fence: RevisionFence | None = None, clock: Clock = SYSTEM_CLOCK
+) -> GameEngineServicer:
+    """A worker's servicer, which both doors call: its caches, its keys, its seat tokens, its
+    revision fence (``fence``, or a new one) as ``settings`` say, and the ``clock`` games with
+    a time control read (the system's, or one a test moves)."""
     from service.calls.servicer import GameEngineServicer  # noqa: PLC0415
 
     keys = settings.state_keys
@@ -82,6 +86,8 @@ def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> Game
         settings.plain_wire,
         CostLimits(settings.max_call_cpu_ms * US_PER_MS, settings.heavy_call_limit),
         policy_names(settings.suggest_policies),
+        clock,
+        settings.clock_tolerance_ms,
     )
 
 

@@ -50,6 +50,8 @@ RULES: dict[str, str] = {
     "SuggestAction": "a suggestion for the token's own seat, by a policy the server's "
     "suggest_policies list",
     "ReplayGame": "the record of the token's game, watched as its seat or a spectator",
+    "ClaimTimeout": "a timeout against any seat of the token's game, its events seen as the "
+    "token's seat or a spectator",
 }
 
 

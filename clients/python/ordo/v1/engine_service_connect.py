@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .engine_service_pb2 import ApplyActionRequest, ApplyActionResponse, GetViewRequest, GetViewResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReplayGameRequest, ReplayGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateActionRequest, ValidateActionResponse
+from .engine_service_pb2 import ApplyActionRequest, ApplyActionResponse, ClaimTimeoutRequest, ClaimTimeoutResponse, GetViewRequest, GetViewResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReplayGameRequest, ReplayGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateActionRequest, ValidateActionResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Iterable, Mapping
@@ -128,6 +128,19 @@ class GameEngineService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    async def claim_timeout(self, request: ClaimTimeoutRequest, ctx: RequestContext[ClaimTimeoutRequest, ClaimTimeoutResponse], /) -> ClaimTimeoutResponse:
+        """
+        Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
 
 class GameEngineServiceASGIApplication(ConnectASGIApplication[GameEngineService]):
     def __init__(
@@ -229,6 +242,17 @@ class GameEngineServiceASGIApplication(ConnectASGIApplication[GameEngineService]
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.replay_game,
+                ),
+                "/ordo.v1.GameEngineService/ClaimTimeout": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ClaimTimeout",
+                        service_name="ordo.v1.GameEngineService",
+                        input=ClaimTimeoutRequest,
+                        output=ClaimTimeoutResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.claim_timeout,
                 ),
             },
             interceptors=interceptors,
@@ -494,6 +518,36 @@ class GameEngineServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def claim_timeout(
+        self,
+        request: ClaimTimeoutRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ClaimTimeoutResponse:
+        """
+        Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ClaimTimeout",
+                service_name="ordo.v1.GameEngineService",
+                input=ClaimTimeoutRequest,
+                output=ClaimTimeoutResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class GameEngineServiceSync(Protocol):
     """
@@ -583,6 +637,19 @@ class GameEngineServiceSync(Protocol):
         than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
         CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
         call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def claim_timeout(self, request: ClaimTimeoutRequest, ctx: RequestContext[ClaimTimeoutRequest, ClaimTimeoutResponse], /) -> ClaimTimeoutResponse:
+        """
+        Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -685,6 +752,17 @@ class GameEngineServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.replay_game,
+                ),
+                "/ordo.v1.GameEngineService/ClaimTimeout": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ClaimTimeout",
+                        service_name="ordo.v1.GameEngineService",
+                        input=ClaimTimeoutRequest,
+                        output=ClaimTimeoutResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.claim_timeout,
                 ),
             },
             interceptors=interceptors,
@@ -944,6 +1022,36 @@ class GameEngineServiceClientSync(ConnectClientSync):
                 service_name="ordo.v1.GameEngineService",
                 input=ReplayGameRequest,
                 output=ReplayGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def claim_timeout(
+        self,
+        request: ClaimTimeoutRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ClaimTimeoutResponse:
+        """
+        Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ClaimTimeout",
+                service_name="ordo.v1.GameEngineService",
+                input=ClaimTimeoutRequest,
+                output=ClaimTimeoutResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -256,6 +256,11 @@ class ApplyActionResponse(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    AT_MS_FIELD_NUMBER: _builtins.int
+    at_ms: _builtins.int
+    """When the server applied the move, by its clock (milliseconds since the Unix epoch), for a
+    game with a time control; 0 otherwise. A record keeps it (RecordedMove.at_ms).
+    """
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
         """The new state."""
@@ -274,14 +279,103 @@ class ApplyActionResponse(_message.Message):
         state: _common_pb2.GameState | None = ...,
         status: _common_pb2.GameStatus | None = ...,
         events: _abc.Iterable[_common_pb2.Event] | None = ...,
+        at_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "status", b"status"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "state", b"state", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at_ms", b"at_ms", "events", b"events", "state", b"state", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ApplyActionResponse: _TypeAlias = ApplyActionResponse  # noqa: Y015
+
+@_typing.final
+class ClaimTimeoutRequest(_message.Message):
+    """ClaimTimeoutRequest claims that a seat's time is up."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    VIEWER_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (0-based) whose time is claimed to be up."""
+    @_builtins.property
+    def state(self) -> _common_pb2.GameState:
+        """The current state."""
+
+    @_builtins.property
+    def viewer(self) -> _common_pb2.Viewer:
+        """Who is looking (optional), as in ApplyActionRequest: the response's `events` hold only the
+        events this viewer may see.
+        """
+
+    def __init__(
+        self,
+        *,
+        state: _common_pb2.GameState | None = ...,
+        seat: _builtins.int = ...,
+        viewer: _common_pb2.Viewer | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "viewer", b"viewer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "state", b"state", "viewer", b"viewer"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimTimeoutRequest: _TypeAlias = ClaimTimeoutRequest  # noqa: Y015
+
+@_typing.final
+class ClaimTimeoutResponse(_message.Message):
+    """ClaimTimeoutResponse holds the game after a claim."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
+    ABSENT_FIELD_NUMBER: _builtins.int
+    AT_MS_FIELD_NUMBER: _builtins.int
+    timed_out: _builtins.bool
+    """Whether the seat timed out and a move was played for it; false when it was not to act."""
+    absent: _builtins.bool
+    """Whether the seat is now absent (it timed out `absent_after` times in a row)."""
+    at_ms: _builtins.int
+    """When the server applied the claim, by its clock (milliseconds since the Unix epoch); 0
+    when `timed_out` is false. A record keeps it (RecordedMove.at_ms).
+    """
+    @_builtins.property
+    def state(self) -> _common_pb2.GameState:
+        """The new state, or the state sent when `timed_out` is false."""
+
+    @_builtins.property
+    def status(self) -> _common_pb2.GameStatus:
+        """Who is to act next, or the outcome."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]:
+        """What the move played for the seat made happen, in order, each with its audience; the move
+        itself is not shown.
+        """
+
+    def __init__(
+        self,
+        *,
+        state: _common_pb2.GameState | None = ...,
+        status: _common_pb2.GameStatus | None = ...,
+        events: _abc.Iterable[_common_pb2.Event] | None = ...,
+        timed_out: _builtins.bool = ...,
+        absent: _builtins.bool = ...,
+        at_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["absent", b"absent", "at_ms", b"at_ms", "events", b"events", "state", b"state", "status", b"status", "timed_out", b"timed_out"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimTimeoutResponse: _TypeAlias = ClaimTimeoutResponse  # noqa: Y015
 
 @_typing.final
 class ValidateActionRequest(_message.Message):
@@ -611,6 +705,12 @@ class RecordedMove(_message.Message):
 
     ACTION_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    TIMEOUT_FIELD_NUMBER: _builtins.int
+    AT_MS_FIELD_NUMBER: _builtins.int
+    at_ms: _builtins.int
+    """When the server applied the move (ApplyActionResponse.at_ms, ClaimTimeoutResponse.at_ms),
+    for a game with a time control; 0 otherwise. The replay stamps the clock with it.
+    """
     @_builtins.property
     def action(self) -> _common_pb2.Action:
         """A seat's action."""
@@ -619,21 +719,49 @@ class RecordedMove(_message.Message):
     def bot(self) -> Global___BotMove:
         """A bot's move, chosen by the server from the state, its policy and its seed."""
 
+    @_builtins.property
+    def timeout(self) -> Global___TimeoutClaim:
+        """A timeout claimed against a seat (ClaimTimeout): the game's bot played its move."""
+
     def __init__(
         self,
         *,
         action: _common_pb2.Action | None = ...,
         bot: Global___BotMove | None = ...,
+        timeout: Global___TimeoutClaim | None = ...,
+        at_ms: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move", "timeout", b"timeout"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "at_ms", b"at_ms", "bot", b"bot", "move", b"move", "timeout", b"timeout"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["action", "bot"]  # noqa: Y015
+    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["action", "bot", "timeout"]  # noqa: Y015
     _WhichOneofArgType_move: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_move) -> _WhichOneofReturnType_move | None: ...
 
 Global___RecordedMove: _TypeAlias = RecordedMove  # noqa: Y015
+
+@_typing.final
+class TimeoutClaim(_message.Message):
+    """TimeoutClaim is a timeout claimed against a seat, as a record keeps it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (0-based) that timed out."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeoutClaim: _TypeAlias = TimeoutClaim  # noqa: Y015
 
 @_typing.final
 class ReplayGameRequest(_message.Message):

@@ -94,6 +94,16 @@ class GameEngineServiceStub:
     CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
     call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
     """
+    ClaimTimeout: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ClaimTimeoutRequest, _engine_service_pb2.ClaimTimeoutResponse]
+    """Claims that a seat's time is up, in a game with a time control: the seat's move is then
+    chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+    applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+    (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+    reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+    INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+    that is not to act (it moved first: the claim lost the race) is answered with the game as
+    it is, `timed_out` false.
+    """
 
 @_typing.type_check_only
 class GameEngineServiceAsyncStub(GameEngineServiceStub):
@@ -160,6 +170,16 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
     CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
     call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
+    """
+    ClaimTimeout: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ClaimTimeoutRequest, _engine_service_pb2.ClaimTimeoutResponse]  # type: ignore[assignment]
+    """Claims that a seat's time is up, in a game with a time control: the seat's move is then
+    chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+    applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+    (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+    reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+    INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+    that is not to act (it moved first: the claim lost the race) is answered with the game as
+    it is, `timed_out` false.
     """
 
 class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -272,6 +292,22 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
         CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
         call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
+        """
+
+    @_abc_1.abstractmethod
+    def ClaimTimeout(
+        self,
+        request: _engine_service_pb2.ClaimTimeoutRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.ClaimTimeoutResponse, _abc.Awaitable[_engine_service_pb2.ClaimTimeoutResponse]]:
+        """Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
         """
 
 def add_GameEngineServiceServicer_to_server(servicer: GameEngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

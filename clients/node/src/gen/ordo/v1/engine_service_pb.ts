@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/engine_service.proto.
  */
 export const file_ordo_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvInQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMSHgoEYm90cxgEIAMoCzIQLm9yZG8udjEuQm90U2VhdCKVAQoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQSEwoLc2VhdF90b2tlbnMYBCADKAkSFwoPc3BlY3RhdG9yX3Rva2VuGAUgASgJIpgBChJBcHBseUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbhIfCgZ2aWV3ZXIYAyABKAsyDy5vcmRvLnYxLlZpZXdlchIdCgNib3QYBCABKAsyEC5vcmRvLnYxLkJvdE1vdmUibgoHQm90TW92ZRIMCgRzZWF0GAEgASgNEg4KBnBvbGljeRgCIAEoCRIMCgRzZWVkGAMgASgEEhkKEXNlYXJjaF9pdGVyYXRpb25zGAQgASgNEhwKFHNlYXJjaF90aW1lX2xpbWl0X21zGAUgASgNIn0KE0FwcGx5QWN0aW9uUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudCJbChVWYWxpZGF0ZUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbiJIChZWYWxpZGF0ZUFjdGlvblJlc3BvbnNlEg0KBWxlZ2FsGAEgASgIEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIkoKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDSI8ChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USIAoHYWN0aW9ucxgBIAMoCzIPLm9yZG8udjEuQWN0aW9uIlQKDkdldFZpZXdSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSHwoGdmlld2VyGAIgASgLMg8ub3Jkby52MS5WaWV3ZXIiMgoPR2V0Vmlld1Jlc3BvbnNlEh8KBHZpZXcYASABKAsyES5vcmRvLnYxLkdhbWVWaWV3Ip4BChRTdWdnZXN0QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEgwKBHNlYXQYAiABKA0SDgoGcG9saWN5GAMgASgJEgwKBHNlZWQYBCABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBSABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBiABKA0iOAoVU3VnZ2VzdEFjdGlvblJlc3BvbnNlEh8KBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uItcBCgpHYW1lUmVjb3JkEhYKDmZvcm1hdF92ZXJzaW9uGAEgASgNEikKDWluaXRpYWxfc3RhdGUYAiABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIkCgVtb3ZlcxgDIAMoCzIVLm9yZG8udjEuUmVjb3JkZWRNb3ZlEhQKDGZpbmFsX2RpZ2VzdBgEIAEoDBIUCgxtb3ZlX2RpZ2VzdHMYBSABKAwSIAoHa2VwdF9ieRgGIAEoCzIPLm9yZG8udjEuVmlld2VyEhIKCnNlYXRfdG9rZW4YByABKAkiWgoMUmVjb3JkZWRNb3ZlEiEKBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uSAASHwoDYm90GAIgASgLMhAub3Jkby52MS5Cb3RNb3ZlSABCBgoEbW92ZSK4AQoRUmVwbGF5R2FtZVJlcXVlc3QSIwoGcmVjb3JkGAEgASgLMhMub3Jkby52MS5HYW1lUmVjb3JkEh8KBnZpZXdlchgCIAEoCzIPLm9yZG8udjEuVmlld2VyEg4KBnJldmVhbBgDIAEoCBISCgpmaXJzdF9zdGVwGAQgASgNEhEKCXBhZ2Vfc2l6ZRgFIAEoDRImCgpmcm9tX3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUi2wEKElJlcGxheUdhbWVSZXNwb25zZRInCgtmaW5hbF9zdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEikKDGZpbmFsX3N0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxISCgptb3ZlX2NvdW50GAMgASgNEiIKBXN0ZXBzGAQgAygLMhMub3Jkby52MS5SZXBsYXlTdGVwEhEKCW5leHRfc3RlcBgFIAEoDRImCgpuZXh0X3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUingEKClJlcGxheVN0ZXASDAoEc3RlcBgBIAEoDRIfCgR2aWV3GAIgASgLMhEub3Jkby52MS5HYW1lVmlldxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50EiUKCnNlYXRfdmlld3MYBCADKAsyES5vcmRvLnYxLkdhbWVWaWV3EhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdDLgBAoRR2FtZUVuZ2luZVNlcnZpY2USQgoJTGlzdEdhbWVzEhkub3Jkby52MS5MaXN0R2FtZXNSZXF1ZXN0Ghoub3Jkby52MS5MaXN0R2FtZXNSZXNwb25zZRI8CgdOZXdHYW1lEhcub3Jkby52MS5OZXdHYW1lUmVxdWVzdBoYLm9yZG8udjEuTmV3R2FtZVJlc3BvbnNlEkgKC0FwcGx5QWN0aW9uEhsub3Jkby52MS5BcHBseUFjdGlvblJlcXVlc3QaHC5vcmRvLnYxLkFwcGx5QWN0aW9uUmVzcG9uc2USUQoOVmFsaWRhdGVBY3Rpb24SHi5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVxdWVzdBofLm9yZG8udjEuVmFsaWRhdGVBY3Rpb25SZXNwb25zZRJXChBMaXN0TGVnYWxBY3Rpb25zEiAub3Jkby52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBohLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEjwKB0dldFZpZXcSFy5vcmRvLnYxLkdldFZpZXdSZXF1ZXN0Ghgub3Jkby52MS5HZXRWaWV3UmVzcG9uc2USTgoNU3VnZ2VzdEFjdGlvbhIdLm9yZG8udjEuU3VnZ2VzdEFjdGlvblJlcXVlc3QaHi5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZRJFCgpSZXBsYXlHYW1lEhoub3Jkby52MS5SZXBsYXlHYW1lUmVxdWVzdBobLm9yZG8udjEuUmVwbGF5R2FtZVJlc3BvbnNlYgZwcm90bzM", [file_ordo_v1_common]);
+  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvInQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMSHgoEYm90cxgEIAMoCzIQLm9yZG8udjEuQm90U2VhdCKVAQoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQSEwoLc2VhdF90b2tlbnMYBCADKAkSFwoPc3BlY3RhdG9yX3Rva2VuGAUgASgJIpgBChJBcHBseUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbhIfCgZ2aWV3ZXIYAyABKAsyDy5vcmRvLnYxLlZpZXdlchIdCgNib3QYBCABKAsyEC5vcmRvLnYxLkJvdE1vdmUibgoHQm90TW92ZRIMCgRzZWF0GAEgASgNEg4KBnBvbGljeRgCIAEoCRIMCgRzZWVkGAMgASgEEhkKEXNlYXJjaF9pdGVyYXRpb25zGAQgASgNEhwKFHNlYXJjaF90aW1lX2xpbWl0X21zGAUgASgNIowBChNBcHBseUFjdGlvblJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEh4KBmV2ZW50cxgDIAMoCzIOLm9yZG8udjEuRXZlbnQSDQoFYXRfbXMYBCABKAQiZwoTQ2xhaW1UaW1lb3V0UmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEgwKBHNlYXQYAiABKA0SHwoGdmlld2VyGAMgASgLMg8ub3Jkby52MS5WaWV3ZXIisAEKFENsYWltVGltZW91dFJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEh4KBmV2ZW50cxgDIAMoCzIOLm9yZG8udjEuRXZlbnQSEQoJdGltZWRfb3V0GAQgASgIEg4KBmFic2VudBgFIAEoCBINCgVhdF9tcxgGIAEoBCJbChVWYWxpZGF0ZUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbiJIChZWYWxpZGF0ZUFjdGlvblJlc3BvbnNlEg0KBWxlZ2FsGAEgASgIEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIkoKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDSI8ChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USIAoHYWN0aW9ucxgBIAMoCzIPLm9yZG8udjEuQWN0aW9uIlQKDkdldFZpZXdSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSHwoGdmlld2VyGAIgASgLMg8ub3Jkby52MS5WaWV3ZXIiMgoPR2V0Vmlld1Jlc3BvbnNlEh8KBHZpZXcYASABKAsyES5vcmRvLnYxLkdhbWVWaWV3Ip4BChRTdWdnZXN0QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEgwKBHNlYXQYAiABKA0SDgoGcG9saWN5GAMgASgJEgwKBHNlZWQYBCABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBSABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBiABKA0iOAoVU3VnZ2VzdEFjdGlvblJlc3BvbnNlEh8KBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uItcBCgpHYW1lUmVjb3JkEhYKDmZvcm1hdF92ZXJzaW9uGAEgASgNEikKDWluaXRpYWxfc3RhdGUYAiABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIkCgVtb3ZlcxgDIAMoCzIVLm9yZG8udjEuUmVjb3JkZWRNb3ZlEhQKDGZpbmFsX2RpZ2VzdBgEIAEoDBIUCgxtb3ZlX2RpZ2VzdHMYBSABKAwSIAoHa2VwdF9ieRgGIAEoCzIPLm9yZG8udjEuVmlld2VyEhIKCnNlYXRfdG9rZW4YByABKAkikwEKDFJlY29yZGVkTW92ZRIhCgZhY3Rpb24YASABKAsyDy5vcmRvLnYxLkFjdGlvbkgAEh8KA2JvdBgCIAEoCzIQLm9yZG8udjEuQm90TW92ZUgAEigKB3RpbWVvdXQYAyABKAsyFS5vcmRvLnYxLlRpbWVvdXRDbGFpbUgAEg0KBWF0X21zGAQgASgEQgYKBG1vdmUiHAoMVGltZW91dENsYWltEgwKBHNlYXQYASABKA0iuAEKEVJlcGxheUdhbWVSZXF1ZXN0EiMKBnJlY29yZBgBIAEoCzITLm9yZG8udjEuR2FtZVJlY29yZBIfCgZ2aWV3ZXIYAiABKAsyDy5vcmRvLnYxLlZpZXdlchIOCgZyZXZlYWwYAyABKAgSEgoKZmlyc3Rfc3RlcBgEIAEoDRIRCglwYWdlX3NpemUYBSABKA0SJgoKZnJvbV9zdGF0ZRgGIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlItsBChJSZXBsYXlHYW1lUmVzcG9uc2USJwoLZmluYWxfc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIpCgxmaW5hbF9zdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSEgoKbW92ZV9jb3VudBgDIAEoDRIiCgVzdGVwcxgEIAMoCzITLm9yZG8udjEuUmVwbGF5U3RlcBIRCgluZXh0X3N0ZXAYBSABKA0SJgoKbmV4dF9zdGF0ZRgGIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlIp4BCgpSZXBsYXlTdGVwEgwKBHN0ZXAYASABKA0SHwoEdmlldxgCIAEoCzIRLm9yZG8udjEuR2FtZVZpZXcSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudBIlCgpzZWF0X3ZpZXdzGAQgAygLMhEub3Jkby52MS5HYW1lVmlldxIRCgRzZWF0GAUgASgNSACIAQFCBwoFX3NlYXQyrQUKEUdhbWVFbmdpbmVTZXJ2aWNlEkIKCUxpc3RHYW1lcxIZLm9yZG8udjEuTGlzdEdhbWVzUmVxdWVzdBoaLm9yZG8udjEuTGlzdEdhbWVzUmVzcG9uc2USPAoHTmV3R2FtZRIXLm9yZG8udjEuTmV3R2FtZVJlcXVlc3QaGC5vcmRvLnYxLk5ld0dhbWVSZXNwb25zZRJICgtBcHBseUFjdGlvbhIbLm9yZG8udjEuQXBwbHlBY3Rpb25SZXF1ZXN0Ghwub3Jkby52MS5BcHBseUFjdGlvblJlc3BvbnNlElEKDlZhbGlkYXRlQWN0aW9uEh4ub3Jkby52MS5WYWxpZGF0ZUFjdGlvblJlcXVlc3QaHy5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USVwoQTGlzdExlZ2FsQWN0aW9ucxIgLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIS5vcmRvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRI8CgdHZXRWaWV3Ehcub3Jkby52MS5HZXRWaWV3UmVxdWVzdBoYLm9yZG8udjEuR2V0Vmlld1Jlc3BvbnNlEk4KDVN1Z2dlc3RBY3Rpb24SHS5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXF1ZXN0Gh4ub3Jkby52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2USRQoKUmVwbGF5R2FtZRIaLm9yZG8udjEuUmVwbGF5R2FtZVJlcXVlc3QaGy5vcmRvLnYxLlJlcGxheUdhbWVSZXNwb25zZRJLCgxDbGFpbVRpbWVvdXQSHC5vcmRvLnYxLkNsYWltVGltZW91dFJlcXVlc3QaHS5vcmRvLnYxLkNsYWltVGltZW91dFJlc3BvbnNlYgZwcm90bzM", [file_ordo_v1_common]);
 
 /**
  * ListGamesRequest asks for the games the server runs.
@@ -273,6 +273,14 @@ export type ApplyActionResponse = Message<"ordo.v1.ApplyActionResponse"> & {
    * @generated from field: repeated ordo.v1.Event events = 3;
    */
   events: Event[];
+
+  /**
+   * When the server applied the move, by its clock (milliseconds since the Unix epoch), for a
+   * game with a time control; 0 otherwise. A record keeps it (RecordedMove.at_ms).
+   *
+   * @generated from field: uint64 at_ms = 4;
+   */
+  atMs: bigint;
 };
 
 /**
@@ -281,6 +289,100 @@ export type ApplyActionResponse = Message<"ordo.v1.ApplyActionResponse"> & {
  */
 export const ApplyActionResponseSchema: GenMessage<ApplyActionResponse> = /*@__PURE__*/
   messageDesc(file_ordo_v1_engine_service, 6);
+
+/**
+ * ClaimTimeoutRequest claims that a seat's time is up.
+ *
+ * @generated from message ordo.v1.ClaimTimeoutRequest
+ */
+export type ClaimTimeoutRequest = Message<"ordo.v1.ClaimTimeoutRequest"> & {
+  /**
+   * The current state.
+   *
+   * @generated from field: ordo.v1.GameState state = 1;
+   */
+  state?: GameState | undefined;
+
+  /**
+   * The seat (0-based) whose time is claimed to be up.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * Who is looking (optional), as in ApplyActionRequest: the response's `events` hold only the
+   * events this viewer may see.
+   *
+   * @generated from field: ordo.v1.Viewer viewer = 3;
+   */
+  viewer?: Viewer | undefined;
+};
+
+/**
+ * Describes the message ordo.v1.ClaimTimeoutRequest.
+ * Use `create(ClaimTimeoutRequestSchema)` to create a new message.
+ */
+export const ClaimTimeoutRequestSchema: GenMessage<ClaimTimeoutRequest> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 7);
+
+/**
+ * ClaimTimeoutResponse holds the game after a claim.
+ *
+ * @generated from message ordo.v1.ClaimTimeoutResponse
+ */
+export type ClaimTimeoutResponse = Message<"ordo.v1.ClaimTimeoutResponse"> & {
+  /**
+   * The new state, or the state sent when `timed_out` is false.
+   *
+   * @generated from field: ordo.v1.GameState state = 1;
+   */
+  state?: GameState | undefined;
+
+  /**
+   * Who is to act next, or the outcome.
+   *
+   * @generated from field: ordo.v1.GameStatus status = 2;
+   */
+  status?: GameStatus | undefined;
+
+  /**
+   * What the move played for the seat made happen, in order, each with its audience; the move
+   * itself is not shown.
+   *
+   * @generated from field: repeated ordo.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * Whether the seat timed out and a move was played for it; false when it was not to act.
+   *
+   * @generated from field: bool timed_out = 4;
+   */
+  timedOut: boolean;
+
+  /**
+   * Whether the seat is now absent (it timed out `absent_after` times in a row).
+   *
+   * @generated from field: bool absent = 5;
+   */
+  absent: boolean;
+
+  /**
+   * When the server applied the claim, by its clock (milliseconds since the Unix epoch); 0
+   * when `timed_out` is false. A record keeps it (RecordedMove.at_ms).
+   *
+   * @generated from field: uint64 at_ms = 6;
+   */
+  atMs: bigint;
+};
+
+/**
+ * Describes the message ordo.v1.ClaimTimeoutResponse.
+ * Use `create(ClaimTimeoutResponseSchema)` to create a new message.
+ */
+export const ClaimTimeoutResponseSchema: GenMessage<ClaimTimeoutResponse> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 8);
 
 /**
  * ValidateActionRequest asks whether an action is legal now.
@@ -308,7 +410,7 @@ export type ValidateActionRequest = Message<"ordo.v1.ValidateActionRequest"> & {
  * Use `create(ValidateActionRequestSchema)` to create a new message.
  */
 export const ValidateActionRequestSchema: GenMessage<ValidateActionRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 7);
+  messageDesc(file_ordo_v1_engine_service, 9);
 
 /**
  * ValidateActionResponse says whether an action is legal.
@@ -344,7 +446,7 @@ export type ValidateActionResponse = Message<"ordo.v1.ValidateActionResponse"> &
  * Use `create(ValidateActionResponseSchema)` to create a new message.
  */
 export const ValidateActionResponseSchema: GenMessage<ValidateActionResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 8);
+  messageDesc(file_ordo_v1_engine_service, 10);
 
 /**
  * ListLegalActionsRequest asks for one seat's legal actions.
@@ -372,7 +474,7 @@ export type ListLegalActionsRequest = Message<"ordo.v1.ListLegalActionsRequest">
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 9);
+  messageDesc(file_ordo_v1_engine_service, 11);
 
 /**
  * ListLegalActionsResponse lists one seat's legal actions.
@@ -393,7 +495,7 @@ export type ListLegalActionsResponse = Message<"ordo.v1.ListLegalActionsResponse
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 10);
+  messageDesc(file_ordo_v1_engine_service, 12);
 
 /**
  * GetViewRequest asks what a viewer may see.
@@ -421,7 +523,7 @@ export type GetViewRequest = Message<"ordo.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 11);
+  messageDesc(file_ordo_v1_engine_service, 13);
 
 /**
  * GetViewResponse holds what a viewer may see.
@@ -442,7 +544,7 @@ export type GetViewResponse = Message<"ordo.v1.GetViewResponse"> & {
  * Use `create(GetViewResponseSchema)` to create a new message.
  */
 export const GetViewResponseSchema: GenMessage<GetViewResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 12);
+  messageDesc(file_ordo_v1_engine_service, 14);
 
 /**
  * SuggestActionRequest asks a bot for a seat's move.
@@ -505,7 +607,7 @@ export type SuggestActionRequest = Message<"ordo.v1.SuggestActionRequest"> & {
  * Use `create(SuggestActionRequestSchema)` to create a new message.
  */
 export const SuggestActionRequestSchema: GenMessage<SuggestActionRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 13);
+  messageDesc(file_ordo_v1_engine_service, 15);
 
 /**
  * SuggestActionResponse holds a bot's move.
@@ -526,7 +628,7 @@ export type SuggestActionResponse = Message<"ordo.v1.SuggestActionResponse"> & {
  * Use `create(SuggestActionResponseSchema)` to create a new message.
  */
 export const SuggestActionResponseSchema: GenMessage<SuggestActionResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 14);
+  messageDesc(file_ordo_v1_engine_service, 16);
 
 /**
  * GameRecord is a whole game: the state NewGame returned and every move applied to it, in order.
@@ -604,7 +706,7 @@ export type GameRecord = Message<"ordo.v1.GameRecord"> & {
  * Use `create(GameRecordSchema)` to create a new message.
  */
 export const GameRecordSchema: GenMessage<GameRecord> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 15);
+  messageDesc(file_ordo_v1_engine_service, 17);
 
 /**
  * RecordedMove is one move of a record, exactly as it was sent to ApplyAction.
@@ -633,7 +735,23 @@ export type RecordedMove = Message<"ordo.v1.RecordedMove"> & {
      */
     value: BotMove;
     case: "bot";
+  } | {
+    /**
+     * A timeout claimed against a seat (ClaimTimeout): the game's bot played its move.
+     *
+     * @generated from field: ordo.v1.TimeoutClaim timeout = 3;
+     */
+    value: TimeoutClaim;
+    case: "timeout";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * When the server applied the move (ApplyActionResponse.at_ms, ClaimTimeoutResponse.at_ms),
+   * for a game with a time control; 0 otherwise. The replay stamps the clock with it.
+   *
+   * @generated from field: uint64 at_ms = 4;
+   */
+  atMs: bigint;
 };
 
 /**
@@ -641,7 +759,28 @@ export type RecordedMove = Message<"ordo.v1.RecordedMove"> & {
  * Use `create(RecordedMoveSchema)` to create a new message.
  */
 export const RecordedMoveSchema: GenMessage<RecordedMove> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 16);
+  messageDesc(file_ordo_v1_engine_service, 18);
+
+/**
+ * TimeoutClaim is a timeout claimed against a seat, as a record keeps it.
+ *
+ * @generated from message ordo.v1.TimeoutClaim
+ */
+export type TimeoutClaim = Message<"ordo.v1.TimeoutClaim"> & {
+  /**
+   * The seat (0-based) that timed out.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message ordo.v1.TimeoutClaim.
+ * Use `create(TimeoutClaimSchema)` to create a new message.
+ */
+export const TimeoutClaimSchema: GenMessage<TimeoutClaim> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 19);
 
 /**
  * ReplayGameRequest asks to play a record through. Without `viewer` and `reveal` it verifies the
@@ -702,7 +841,7 @@ export type ReplayGameRequest = Message<"ordo.v1.ReplayGameRequest"> & {
  * Use `create(ReplayGameRequestSchema)` to create a new message.
  */
 export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 17);
+  messageDesc(file_ordo_v1_engine_service, 20);
 
 /**
  * ReplayGameResponse holds the last state of a record and one page of its steps.
@@ -760,7 +899,7 @@ export type ReplayGameResponse = Message<"ordo.v1.ReplayGameResponse"> & {
  * Use `create(ReplayGameResponseSchema)` to create a new message.
  */
 export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 18);
+  messageDesc(file_ordo_v1_engine_service, 21);
 
 /**
  * ReplayStep is what the watcher saw at one step of a replay.
@@ -810,7 +949,7 @@ export type ReplayStep = Message<"ordo.v1.ReplayStep"> & {
  * Use `create(ReplayStepSchema)` to create a new message.
  */
 export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 19);
+  messageDesc(file_ordo_v1_engine_service, 22);
 
 /**
  * GameEngineService runs the rules of Ordo's games. It is stateless: every call carries the whole
@@ -936,6 +1075,23 @@ export const GameEngineService: GenService<{
     methodKind: "unary";
     input: typeof ReplayGameRequestSchema;
     output: typeof ReplayGameResponseSchema;
+  },
+  /**
+   * Claims that a seat's time is up, in a game with a time control: the seat's move is then
+   * chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+   * applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+   * (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+   * reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+   * INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+   * that is not to act (it moved first: the claim lost the race) is answered with the game as
+   * it is, `timed_out` false.
+   *
+   * @generated from rpc ordo.v1.GameEngineService.ClaimTimeout
+   */
+  claimTimeout: {
+    methodKind: "unary";
+    input: typeof ClaimTimeoutRequestSchema;
+    output: typeof ClaimTimeoutResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ordo_v1_engine_service, 0);
