@@ -384,7 +384,8 @@ class Decoder:
                 "SEALING_NOT_CONFIGURED",
             )
         game = self.games.get(msg.game_id)
-        if game is None or msg.WhichOneof("game") is not None:
+        # A sealed state's clock is inside its seal: one beside it is a caller's forgery.
+        if game is None or msg.WhichOneof("game") is not None or msg.HasField("clock"):
             raise SealInvalidError
         payload = self.sealer.unseal(
             msg.sealed, game.id, msg.rules_version, msg.revision, seating.fields()

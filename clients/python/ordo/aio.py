@@ -31,6 +31,7 @@ from ordo.client import (
     Response,
     _ClientBase,
     apply_request,
+    claim_request,
     new_game_request,
     record_token,
     replay_request,
@@ -119,11 +120,12 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         *,
         options: Message | None = None,
         bots: Mapping[int, str] | None = None,
+        time_control: common.TimeControl | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.NewGameResponse:
         """Deal a new game (see ``Client.new_game``)."""
-        request = new_game_request(game, seats, seed, options, bots)
+        request = new_game_request(game, seats, seed, options, bots, time_control)
         return await self._call(lambda stub: stub.NewGame, request, timeout, request_id)
 
     async def apply_action(
@@ -165,6 +167,22 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         request = apply_request(state, viewer, bot=bot)
         return await self._call(
             lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token
+        )
+
+    async def claim_timeout(
+        self,
+        state: common.GameState,
+        seat: int,
+        *,
+        viewer: int | common.Viewer | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+        seat_token: str | None = None,
+    ) -> api.ClaimTimeoutResponse:
+        """Claim that ``seat``'s time is up (see ``Client.claim_timeout``)."""
+        request = claim_request(state, seat, viewer)
+        return await self._call(
+            lambda stub: stub.ClaimTimeout, request, timeout, request_id, seat_token
         )
 
     async def validate_action(

@@ -338,6 +338,7 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         *,
         options: Message | None = None,
         bots: Mapping[int, str] | None = None,
+        time_control: common.TimeControl | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.NewGameResponse:
@@ -345,10 +346,11 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
 
         A game id without options plays that game with its defaults; seed 0 lets the server
         pick one (the response says which, unless the server requires seat tokens). ``bots``
-        maps the seats bots play to their policies (``""``: heuristic). With state keys, the
-        response holds a token for each seat a person plays (``seat_tokens``).
+        maps the seats bots play to their policies (``""``: heuristic); ``time_control`` gives
+        every seat a clock (see ``claim_timeout``). With state keys, the response holds a token
+        for each seat a person plays (``seat_tokens``).
         """
-        request = new_game_request(game, seats, seed, options, bots)
+        request = new_game_request(game, seats, seed, options, bots, time_control)
         return self._call(lambda stub: stub.NewGame, request, timeout, request_id)
 
     def apply_action(
@@ -387,6 +389,23 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         bot = api.BotMove(seat=seat, policy=policy, seed=seed, search_iterations=search_iterations)
         request = apply_request(state, viewer, bot=bot)
         return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token)
+
+    def claim_timeout(
+        self,
+        state: common.GameState,
+        seat: int,
+        *,
+        viewer: int | common.Viewer | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+        seat_token: str | None = None,
+    ) -> api.ClaimTimeoutResponse:
+        """Claim that ``seat``'s time is up, in a game with a time control: the game's bot
+        plays its move (``timed_out``), or, when the seat is no longer to act, the game comes
+        back as it is. Before the seat's time is up the server refuses with reason
+        ``TIMEOUT_NOT_DUE`` and the time left (``error.metadata["time_left_ms"]``)."""
+        request = claim_request(state, seat, viewer)
+        return self._call(lambda stub: stub.ClaimTimeout, request, timeout, request_id, seat_token)
 
     def validate_action(
         self,
@@ -510,14 +529,28 @@ def new_game_request(
     seed: int = 0,
     options: Message | None = None,
     bots: Mapping[int, str] | None = None,
+    time_control: common.TimeControl | None = None,
 ) -> api.NewGameRequest:
     """The ``NewGameRequest`` of ``Client.new_game``'s arguments."""
-    return api.NewGameRequest(
+    request = api.NewGameRequest(
         seats=seats,
         seed=seed,
         options=game_options(game, options),
         bots=[common.BotSeat(seat=seat, policy=policy) for seat, policy in (bots or {}).items()],
     )
+    if time_control is not None:
+        request.options.time_control.CopyFrom(time_control)
+    return request
+
+
+def claim_request(
+    state: common.GameState, seat: int, viewer: int | common.Viewer | None
+) -> api.ClaimTimeoutRequest:
+    """The ``ClaimTimeoutRequest`` of ``Client.claim_timeout``'s arguments."""
+    request = api.ClaimTimeoutRequest(state=state, seat=seat)
+    if viewer is not None:
+        request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)
+    return request
 
 
 def apply_request(
