@@ -54,7 +54,7 @@ class TimeoutNotDueError(RulesError):
 
     default_reason = "TIMEOUT_NOT_DUE"
 
-    def __init__(self, seat: int, time_left_ms: int) -> None:
+    def __init__(self, *, seat: int, time_left_ms: int) -> None:
         super().__init__(
             f"{seat_text(seat)} still has time: claim again in {time_left_ms} ms",
             seat=str(seat),

@@ -337,7 +337,7 @@ class GameEngineServicer:
         now = self.clock.now_ms()
         left = clocks.time_until_due_ms(clock, seat, now, self.clock_tolerance_ms)
         if left:
-            raise TimeoutNotDueError(seat, left)
+            raise TimeoutNotDueError(seat=seat, time_left_ms=left)
         policy = policy_of(given.seating, seat, "")
         seed = bot_seed(0, seat, given.canonical())
         action = self._bot_move(given, seat, policy, seed, None, call)

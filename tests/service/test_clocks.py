@@ -79,7 +79,9 @@ def clock_of(client: Client, state: common.GameState) -> common.ClockView:
     return client.get_view(state).view.clock
 
 
-def play_one(client: Client, state: common.GameState, seat: int, rng: Rng) -> api.ApplyActionResponse:
+def play_one(
+    client: Client, state: common.GameState, seat: int, rng: Rng
+) -> api.ApplyActionResponse:
     """One random legal action of ``seat``."""
     legal = client.list_legal_actions(state, seat).actions
     return client.apply_action(state, rng.choice(list(legal)))
