@@ -41,12 +41,10 @@ class Clocked:
 
 
 @contextmanager
-def clocked_server(**settings: object) -> Iterator[Clocked]:
+def clocked_server() -> Iterator[Clocked]:
     """An in-process server with the test state key (sealed states) and a fake clock."""
     clock = FakeClock()
-    every = Settings(
-        host="127.0.0.1", port=0, workers=1, metrics_port=0, state_keys=(TEST_KEY,), **settings
-    )  # type: ignore[arg-type]
+    every = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0, state_keys=(TEST_KEY,))
     server, port, _health = create_server(every, servicer=new_servicer(every, clock=clock))
     server.start()
     try:
@@ -102,7 +100,8 @@ class TestTimeControls:
         client, clock = clocked.client, clocked.clock
         rng = Rng(seats * 31 + len(game))
         state = client.new_game(game, seats, time_control=control).state
-        assert state.sealed and not state.HasField("clock")
+        assert state.sealed
+        assert not state.HasField("clock")
         for step in range(MAX_STEPS):
             status = client.get_view(state).view.status
             if status.finished:
@@ -122,7 +121,8 @@ class TestTimeControls:
             if step % 2:
                 clock.advance(left or TOLERANCE_MS)
                 claimed = client.claim_timeout(state, seat)
-                assert claimed.timed_out and claimed.at_ms == clock.now_ms()
+                assert claimed.timed_out
+                assert claimed.at_ms == clock.now_ms()
                 assert claimed.state.revision == state.revision + 1
                 state = claimed.state
             else:
@@ -194,7 +194,9 @@ class TestClaims:
         clock.advance(PAST_DUE_MS)
         moved = play_one(client, state, seat, Rng(4))
         late = client.claim_timeout(moved.state, seat)
-        assert not late.timed_out and late.at_ms == 0 and late.events == []
+        assert not late.timed_out
+        assert late.at_ms == 0
+        assert late.events == []
         assert late.state.SerializeToString() == moved.state.SerializeToString()
         assert late.status == moved.status
 
@@ -212,7 +214,8 @@ class TestClaims:
         moved = client.apply_action(state, action)
         assert claimed.state.revision == moved.state.revision == state.revision + 1
         again = client.claim_timeout(moved.state, seat)
-        assert not again.timed_out and again.state == moved.state
+        assert not again.timed_out
+        assert again.state == moved.state
         if seat not in claimed.status.seats_to_act:
             with pytest.raises(OrdoError) as error:
                 client.apply_action(claimed.state, action)
@@ -249,16 +252,19 @@ class TestAbsentSeats:
             clock.advance(PAST_DUE_MS)
             state = play_one(client, state, 1, rng).state  # seat 2 selects in time
             claimed = client.claim_timeout(state, 0)
-            assert claimed.timed_out and claimed.absent == (in_row == 2)
+            assert claimed.timed_out
+            assert claimed.absent == (in_row == 2)
             state = claimed.state
             assert clock_of(client, state).seats[0].timeouts_in_row == in_row
         view = clock_of(client, state)
-        assert view.seats[0].absent and view.seats[0].remaining_ms == 0
+        assert view.seats[0].absent
+        assert view.seats[0].remaining_ms == 0
         assert client.claim_timeout(state, 0).timed_out  # due at once: no time has passed
         state = play_one(client, state, 1, rng).state
         back = play_one(client, state, 0, rng).state
         seat = clock_of(client, back).seats[0]
-        assert not seat.absent and seat.timeouts_in_row == 0
+        assert not seat.absent
+        assert seat.timeouts_in_row == 0
         assert seat.remaining_ms == LIMIT_MS
 
 
@@ -323,6 +329,7 @@ class TestRecords:
         dealt = recorder.new_game("six_nimmt", 2, time_control=BANKED)
         state, to_act = dealt.state, dealt.status.seats_to_act
         rng, seats = Rng(6), []
+        answer: api.ApplyActionResponse | api.ClaimTimeoutResponse
         for step in range(8):
             seat = to_act[0]
             seats.append(seat)
