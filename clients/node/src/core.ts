@@ -16,8 +16,10 @@ import { Code, type Transport } from "@connectrpc/connect";
 
 import { OrdoError } from "./errors.js";
 import { GameEngineService } from "./gen/ordo/v1/engine_service_pb.js";
+import { TimeControlSchema } from "./gen/ordo/v1/common_pb.js";
 import type {
   ApplyActionResponse,
+  ClaimTimeoutResponse,
   GetViewResponse,
   ListGamesResponse,
   ListLegalActionsResponse,
@@ -67,6 +69,12 @@ export interface NewGameOptions extends CallOptions {
    * seats get no seat token; any seat's token may ask for their moves (`playBot`).
    */
   bots?: Readonly<Record<number, string>>;
+  /**
+   * A time control, which gives every seat a clock (see `claimTimeout`): `{ moveLimitMs: 30000 }`
+   * or `{ baseMs: 300000, incrementMs: 5000 }`, with `absentAfter` timeouts in a row marking a
+   * seat absent.
+   */
+  timeControl?: MessageInitShape<typeof TimeControlSchema>;
 }
 
 /** `suggestAction`'s optional arguments. */
@@ -203,6 +211,9 @@ export class ClientCore {
     init: NewGameOptions = {},
   ): Promise<NewGameResponse> {
     const options = gameOptions(game, init.options);
+    if (init.timeControl !== undefined) {
+      options.timeControl = create(TimeControlSchema, init.timeControl);
+    }
     const bots = Object.entries(init.bots ?? {}).map(([seat, policy]) => ({
       seat: Number(seat),
       policy,
@@ -234,6 +245,20 @@ export class ClientCore {
   ): Promise<ApplyActionResponse> {
     const bot = { seat, ...botChoice(init), policy: init.policy ?? "" };
     return this.call(methods.applyAction, { state, bot, viewer: viewerOf(init.viewer) }, init);
+  }
+
+  /**
+   * Claim that `seat`'s time is up, in a game with a time control: the game's bot plays its move
+   * (`timedOut`), or, when the seat is no longer to act, the game comes back as it is. Before
+   * the seat's time is up the server refuses with reason `TIMEOUT_NOT_DUE` and the time left
+   * (`error.metadata.time_left_ms`). The events are those `viewer` may see, as in `applyAction`.
+   */
+  claimTimeout(
+    state: StateInput,
+    seat: number,
+    init: ApplyOptions = {},
+  ): Promise<ClaimTimeoutResponse> {
+    return this.call(methods.claimTimeout, { state, seat, viewer: viewerOf(init.viewer) }, init);
   }
 
   /** Whether `applyAction` would accept the action, and why not. */
