@@ -15,7 +15,7 @@ is to act, until a move of its own brings it back.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engines.errors import InvalidOptionsError
 
@@ -177,7 +177,9 @@ def moved(
         elif not waiting:
             waiting = now_ms
         if waiting != seat_clock.waiting_since_ms:
-            seats[other] = replace(seat_clock, waiting_since_ms=waiting)
+            seats[other] = SeatClock(
+                waiting, seat_clock.bank_ms, seat_clock.timeouts_in_row, seat_clock.absent
+            )
     return GameClock(control, tuple(seats))
 
 

@@ -27,7 +27,7 @@ from engines.search import SEARCH_POLICY
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls.caches import AUDIENCE_BYTES, AUDIENCE_COST, Encodings
-from service.calls.clocks import clock_field, encode_clock, sealed_payload
+from service.calls.clocks import clock_field, clock_message, sealed_payload
 from service.calls.games import (
     EVERY_EVENT,
     RESPONSE_AT_KEY,
@@ -266,7 +266,7 @@ class Encoder:
         if self.sealer is None:
             getattr(message, game.id).CopyFrom(inner)
             if clock is not None:
-                message.clock.MergeFromString(encode_clock(clock))
+                message.clock.CopyFrom(clock_message(clock))
         else:
             bound = common.GameState(match_id=message.match_id, bots=message.bots)
             seal = self.sealer.seal(
