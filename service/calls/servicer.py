@@ -185,26 +185,32 @@ class GameEngineServicer:
         finally:
             call.engine_seconds += perf_counter() - start
         call.game_finished = status.finished
-        clock, at_ms = given.clock, 0
-        if clock is not None:
-            at_ms = self.clock.now_ms()
-            clock = clocks.moved(clock, move.seat, status.seats_to_act, at_ms)
-        answer = self.encoder.apply_response(
-            given.game,
-            given.state,
-            given.parts,
-            transition.state,
-            status,
-            transition.events,
-            move.viewer,
-            call,
-            given.seating,
-            clock,
-            at_ms,
-        )
+        at_ms = 0 if given.clock is None else self.clock.now_ms()
+
+        def answer(at_ms: int) -> bytes:
+            clock = given.clock
+            if clock is not None:
+                clock = clocks.moved(clock, move.seat, status.seats_to_act, at_ms)
+            return self.encoder.apply_response(
+                given.game,
+                given.state,
+                given.parts,
+                transition.state,
+                status,
+                transition.events,
+                move.viewer,
+                call,
+                given.seating,
+                clock,
+                at_ms,
+            )
+
+        answered = answer(at_ms)
         if self.fence is not None:
-            self._fenced(given, b"action %d " % move.seat, action)
-        return answer
+            first_at = self._fenced(given, b"action %d " % move.seat, action, at_ms)
+            if first_at != at_ms:  # a retry, answered as the first time, stamp and all
+                answered = answer(first_at)
+        return answered
 
     def ValidateAction(
         self, request: Request, call: CallRecord, token: str = ""
@@ -348,21 +354,32 @@ class GameEngineServicer:
         finally:
             call.engine_seconds += perf_counter() - start
         call.game_finished = status.finished
-        clock = clocks.moved(clock, seat, status.seats_to_act, now, timed_out=True)
         viewer = viewer_seat(request.viewer) if request.HasField("viewer") else EVERY_EVENT
-        seats = engine.seats(given.state)
         response.status.CopyFrom(encode_status(status))
         response.events.extend(
             self.encoder.event_messages(
-                game, seats, transition.events, self.decoder.events_for(given, viewer)
+                game,
+                engine.seats(given.state),
+                transition.events,
+                self.decoder.events_for(given, viewer),
             )
         )
         response.timed_out = True
-        response.absent = clock.seats[seat].absent
-        response.at_ms = now
-        self.encoder.fill_state(response.state, game, transition.state, call, given.seating, clock)
+
+        def stamp(at_ms: int) -> None:
+            moved = clocks.moved(clock, seat, status.seats_to_act, at_ms, timed_out=True)
+            response.absent = moved.seats[seat].absent
+            response.at_ms = at_ms
+            response.ClearField("state")
+            self.encoder.fill_state(
+                response.state, game, transition.state, call, given.seating, moved
+            )
+
+        stamp(now)
         if self.fence is not None:
-            self._fenced(given, b"timeout %d " % seat, action)
+            first_at = self._fenced(given, b"timeout %d " % seat, action, now)
+            if first_at != now:  # a retry, answered as the first time, stamp and all
+                stamp(first_at)
         return response
 
     def _state_of(
@@ -449,11 +466,13 @@ class GameEngineServicer:
         tokens = ["" if seat in robots else issue(match_id, seat) for seat in range(request.seats)]
         return seating(match_id, bots), tokens, issue(match_id, None)
 
-    def _fenced(self, given: DecodedState, how: bytes, action: Any) -> None:
+    def _fenced(self, given: DecodedState, how: bytes, action: Any, at_ms: int = 0) -> int:
         """Move the game on in the revision store from the state ``given``, by the ``action``
         its seat applied (the bot's choice, for a bot move: a search capped by time that
         chooses otherwise when sent again is another move, never a retry; not its viewer),
-        ``how`` it moved (an action, or a timeout); raises when the store refuses or cannot be
+        ``how`` it moved (an action, or a timeout), stamped ``at_ms`` by the server's clock (0
+        without one); returns the stamp of the move as it was first applied (``at_ms``, unless
+        this is a retry of a move stamped before); raises when the store refuses or cannot be
         reached."""
         assert self.fence is not None
         if not given.seating.match_id:
@@ -464,6 +483,6 @@ class GameEngineServicer:
             )
         encoded = given.game.codec.encode_action(action).SerializeToString(deterministic=True)
         played = how + encoded
-        self.fence.advance(
-            given.seating.match_id, given.state.revision, request_digest(given.seal, played)
+        return self.fence.advance_stamped(
+            given.seating.match_id, given.state.revision, request_digest(given.seal, played), at_ms
         )

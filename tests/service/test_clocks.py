@@ -27,6 +27,7 @@ from service.telemetry.observe import CallRecord
 from service.trust.sealing import Sealer, StateKey
 from tests.conftest import seated_doors
 from tests.fake_clock import START_MS, FakeClock
+from tests.redis_server import running_redis
 from tests.state_keys import TEST_KEY
 
 GAMES = sorted(registry.ENGINES)
@@ -406,3 +407,73 @@ class TestClockEncoding:
 def call() -> CallRecord:
     """A call's record, for a servicer called in this process."""
     return CallRecord(method="test", request_bytes=0, request_id="test", protocol="test")
+
+
+@pytest.fixture(scope="module")
+def fenced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clocked]:
+    """A fenced server with a fake clock, on a redis-server of its own."""
+    clock = FakeClock()
+    with running_redis(tmp_path_factory.mktemp("fenced-clocks")) as store:
+        every = Settings(
+            host="127.0.0.1",
+            port=0,
+            workers=1,
+            metrics_port=0,
+            state_keys=(TEST_KEY,),
+            require_sealed=True,
+            revision_store=store.url,
+        )
+        server, port, _health = create_server(every, servicer=new_servicer(every, clock=clock))
+        server.start()
+        try:
+            with Client(f"127.0.0.1:{port}", retries=0) as client:
+                yield Clocked(clock, client)
+        finally:
+            server.stop(None)
+
+
+class TestFencedClocks:
+    """With the revision fence, a claim and a move race for one revision, and a retry is
+    answered as the first try was, its clock's stamp included."""
+
+    @pytest.mark.parametrize("claim_first", [True, False], ids=["claim_first", "move_first"])
+    def test_a_claim_and_a_move_on_one_state_end_in_one_game(
+        self, fenced: Clocked, claim_first: bool
+    ) -> None:
+        """Whichever of a due claim and the seat's own move reaches the fence first moves the
+        game on; the other is STATE_SUPERSEDED, and a claim on the game as it now is answers
+        it unchanged."""
+        client, clock = fenced.client, fenced.clock
+        state = client.new_game("sequence_numbers", 2, time_control=PER_MOVE).state
+        seat = client.get_view(state).view.status.seats_to_act[0]
+        clock.advance(PAST_DUE_MS)
+        action = client.list_legal_actions(state, seat).actions[0]
+        moves = [
+            lambda: client.claim_timeout(state, seat).state,
+            lambda: client.apply_action(state, action).state,
+        ]
+        if not claim_first:
+            moves.reverse()
+        first = moves[0]()
+        with pytest.raises(OrdoError) as lost:
+            moves[1]()
+        assert lost.value.reason == "STATE_SUPERSEDED"
+        again = client.claim_timeout(first, seat)
+        assert not again.timed_out
+        assert again.state == first
+
+    def test_a_retry_is_answered_with_the_first_stamp(self, fenced: Clocked) -> None:
+        """The same move or claim sent again later (its answer lost) gets the same bytes: the
+        fence keeps the time the server stamped it first."""
+        client, clock = fenced.client, fenced.clock
+        state = client.new_game("six_nimmt", 3, time_control=BANKED).state
+        clock.advance(1_000)
+        action = client.list_legal_actions(state, 0).actions[0]
+        first = client.apply_action(state, action)
+        clock.advance(5_000)
+        again = client.apply_action(state, action)
+        assert again.SerializeToString() == first.SerializeToString()
+        clock.advance(BASE_MS)
+        claimed = client.claim_timeout(first.state, 1)
+        clock.advance(7_000)
+        assert client.claim_timeout(first.state, 1) == claimed
