@@ -24,6 +24,7 @@ from engines.errors import InvalidOptionsError, InvalidStateError
 from ordo.v1 import common_pb2 as common
 from service.codecs import wire
 from service.codecs.base import MAX_LISTS
+from service.errors import RequestError
 
 CLOCK_KEY = wire.key(
     common.GameState.DESCRIPTOR.fields_by_name["clock"].number, wire.LENGTH_DELIMITED
@@ -177,3 +178,8 @@ def clock_view(clock: GameClock, now_ms: int) -> common.ClockView:
             for seat in clocks.seat_times(clock, now_ms)
         ],
     )
+
+
+def no_time_control() -> RequestError:
+    """The refusal of a timeout claimed in a game without a time control."""
+    return RequestError("this game has no time control: no seat can time out", "NO_TIME_CONTROL")
