@@ -85,6 +85,7 @@ export interface NewGameOptions extends CallOptions {
    * and no state, and the bots play their seats by themselves.
    */
   host?: boolean;
+  /**
    * A time control, which gives every seat a clock (see `claimTimeout`): `{ moveLimitMs: 30000 }`
    * or `{ baseMs: 300000, incrementMs: 5000 }`, with `absentAfter` timeouts in a row marking a
    * seat absent.
@@ -293,13 +294,15 @@ export class ClientCore {
    * (`timedOut`), or, when the seat is no longer to act, the game comes back as it is. Before
    * the seat's time is up the server refuses with reason `TIMEOUT_NOT_DUE` and the time left
    * (`error.metadata.time_left_ms`). The events are those `viewer` may see, as in `applyAction`.
+   * `state` may be a hosted table's id, as for every call that takes a state.
    */
   claimTimeout(
-    state: StateInput,
+    state: GameInput,
     seat: number,
     init: ApplyOptions = {},
   ): Promise<ClaimTimeoutResponse> {
-    return this.call(methods.claimTimeout, { state, seat, viewer: viewerOf(init.viewer) }, init);
+    const request = { ...gameField(state), seat, viewer: viewerOf(init.viewer) };
+    return this.call(methods.claimTimeout, request, init);
   }
 
   /** Whether `applyAction` would accept the action, and why not. */
