@@ -3,7 +3,7 @@
 // their time runs short. When a person's time is up the page claims the timeout (play.ts): the
 // game's bot then plays for them, and the log says so.
 import { t } from "./i18n.ts";
-import { names, type Session } from "./session.ts";
+import { names, type AnySession } from "./session.ts";
 import type { GameView, Json } from "./types.ts";
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -48,7 +48,7 @@ const seconds = (ms: number): string => {
 
 /** Draws every seat's clock from `view` and counts the running ones down; hides them for a game
  * without a time control. */
-export function drawClocks(session: Session, view: GameView): void {
+export function drawClocks(session: AnySession, view: GameView): void {
   stopClocks();
   const seats = clocksOf(view);
   const list = $("clocks");
@@ -56,7 +56,7 @@ export function drawClocks(session: Session, view: GameView): void {
   $("clock-note").textContent = "";
   if (!seats.length) return;
   const arrived = performance.now();
-  const named = names(session.kinds);
+  const named = names(session);
   const warn = warnAt(view);
   const draw = (): void => {
     const passed = performance.now() - arrived;

@@ -104,6 +104,7 @@ export function names(session: AnySession): string[] {
 /** The log of `viewer`: the game's first line, then a line per event they saw that tells
  * something. */
 export function logLines(session: AnySession, viewer: number, results: boolean): string[] {
+  const p = t().page;
   const named = names(session);
   const seat = viewer === SPECTATOR ? null : viewer;
   const lines = (session.history.get(viewer) ?? []).map((part) =>
