@@ -184,22 +184,29 @@ def replay_game(
         played.data = encoder.state(
             game, state, call, seating=given.seating, clock=given.clock
         ).data
-    if (
-        record.final_digest != state_digest(played.data)
-        or len(record.move_digests) != len(moves) * DIGEST_BYTES
-    ):
-        raise RequestError(
-            f"the last state (step {len(moves)}) is not the one the record was made with: moves "
-            "are missing or changed",
-            RECORD_MISMATCH,
-            step=str(len(moves)),
-        )
+    _check_final(record, played.data)
     if watch.reveal and not played.status.finished:
         raise RequestError(
             "every card is shown only once the game is over; this record's game goes on",
             REVEAL_NOT_FINISHED,
         )
     return _response(encoder, played, len(moves), next_step, final=True)
+
+
+def _check_final(record: api.GameRecord, data: bytes) -> None:
+    """Refuse a record whose last state (of bytes ``data``) or digests are not the ones its
+    moves led to."""
+    moves = len(record.moves)
+    if (
+        record.final_digest != state_digest(data)
+        or len(record.move_digests) != moves * DIGEST_BYTES
+    ):
+        raise RequestError(
+            f"the last state (step {moves}) is not the one the record was made with: moves "
+            "are missing or changed",
+            RECORD_MISMATCH,
+            step=str(moves),
+        )
 
 
 def _play(
