@@ -23,7 +23,6 @@ MIN_LIMIT_MS = 1_000  # a second: the shortest move limit or bank a person can u
 MAX_LIMIT_MS = 86_400_000  # a day: a correspondence game's move
 MAX_INCREMENT_MS = 3_600_000  # an hour
 MAX_ABSENT_AFTER = 100
-DEFAULT_TOLERANCE_MS = 250  # the most replicas' clocks kept in step by NTP may differ
 
 
 @dataclass(frozen=True, slots=True)

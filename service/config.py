@@ -9,11 +9,11 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
-from engines.clock import DEFAULT_TOLERANCE_MS
 from service.telemetry.build import DISTRIBUTION, version
 from service.trust.sealing import KeysFileError, StateKey, load_keys
 
 DEFAULT_MAX_SEARCH_ITERATIONS = 256  # the most a request may ask of the search bot
+DEFAULT_CLOCK_TOLERANCE_MS = 250  # the most replicas' clocks kept in step by NTP may differ
 # The CPU one call may spend (service.calls.costs): the largest search of every game fits.
 DEFAULT_MAX_CALL_CPU_MS = 3_000
 DEFAULT_MAX_HEAVY_CALLS = 2  # heavy calls a worker runs or queues (one runs at a time)
@@ -125,7 +125,7 @@ class Settings:
     # How long after a seat's time is up a timeout may be claimed: the most the replicas'
     # clocks may differ, so that no replica calls a timeout early by the clock of the one that
     # stamped the wait (service.calls.clocks).
-    clock_tolerance_ms: int = DEFAULT_TOLERANCE_MS
+    clock_tolerance_ms: int = DEFAULT_CLOCK_TOLERANCE_MS
     # The keys read from ``state_keys_file`` at start-up, the sealing one first: every worker
     # seals with the same keys. Never shown (repr), never a flag.
     state_keys: tuple[StateKey, ...] = field(default=(), repr=False, compare=False)

@@ -17,7 +17,6 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engines.errors import RulesError
-from engines.notation import seat_text
 from service.tables.errors import (
     GameNotFinishedError,
     HostingNotConfiguredError,
@@ -63,12 +62,8 @@ class TimeoutNotDueError(RulesError):
 
     default_reason = "TIMEOUT_NOT_DUE"
 
-    def __init__(self, *, seat: int, time_left_ms: int) -> None:
-        super().__init__(
-            f"{seat_text(seat)} still has time: claim again in {time_left_ms} ms",
-            seat=str(seat),
-            time_left_ms=str(time_left_ms),
-        )
+    def __init__(self, message: str, *, seat: int, time_left_ms: int) -> None:
+        super().__init__(message, seat=str(seat), time_left_ms=str(time_left_ms))
         self.time_left_ms = time_left_ms
 
 

@@ -21,10 +21,11 @@ from typing import Protocol
 from engines import clock as clocks
 from engines.clock import GameClock, SeatClock, TimeControl
 from engines.errors import InvalidOptionsError, InvalidStateError
+from engines.notation import seat_text
 from ordo.v1 import common_pb2 as common
 from service.codecs import wire
 from service.codecs.base import MAX_LISTS
-from service.errors import RequestError
+from service.errors import RequestError, TimeoutNotDueError
 
 CLOCK_KEY = wire.key(
     common.GameState.DESCRIPTOR.fields_by_name["clock"].number, wire.LENGTH_DELIMITED
@@ -39,7 +40,6 @@ _TIMEOUTS_KEY = wire.key(_SEAT_FIELDS["timeouts_in_row"].number, wire.VARINT)
 _ABSENT_FIELD = wire.key(_SEAT_FIELDS["absent"].number, wire.VARINT) + wire.varint(1)
 CONTROLS_KEPT = 256  # the time controls in play: a few each deployment offers
 CLOCK_MARK = b"\x00"  # opens a sealed payload that carries a clock
-DEFAULT_CLOCK_TOLERANCE_MS = clocks.DEFAULT_TOLERANCE_MS
 NANOSECONDS_PER_MILLISECOND = 1_000_000
 
 
@@ -183,3 +183,13 @@ def clock_view(clock: GameClock, now_ms: int) -> common.ClockView:
 def no_time_control() -> RequestError:
     """The refusal of a timeout claimed in a game without a time control."""
     return RequestError("this game has no time control: no seat can time out", "NO_TIME_CONTROL")
+
+
+def not_due(seat: int, time_left_ms: int) -> TimeoutNotDueError:
+    """The refusal of a timeout claimed against ``seat`` before it is due, in
+    ``time_left_ms``."""
+    return TimeoutNotDueError(
+        f"{seat_text(seat)} still has time: claim again in {time_left_ms} ms",
+        seat=seat,
+        time_left_ms=time_left_ms,
+    )

@@ -31,7 +31,6 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls.caches import KEPT_ACTION_BYTES, KEPT_ACTION_COST, KnownAction
 from service.calls.clocks import (
-    DEFAULT_CLOCK_TOLERANCE_MS,
     SYSTEM_CLOCK,
     Clock,
     decode_clock,
@@ -40,6 +39,7 @@ from service.calls.clocks import (
 from service.calls.games import EVERY_EVENT, REQUEST_STATE_KEY, EventViewer, Game, lookup
 from service.calls.state_cache import KnownState, StateCache
 from service.codecs import wire
+from service.config import DEFAULT_CLOCK_TOLERANCE_MS
 from service.errors import RequestError, with_article
 from service.telemetry.observe import CallRecord
 from service.trust.access import Access, Asked

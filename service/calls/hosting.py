@@ -38,10 +38,10 @@ from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls.clocks import (
-    DEFAULT_CLOCK_TOLERANCE_MS,
     SYSTEM_CLOCK,
     Clock,
     no_time_control,
+    not_due,
 )
 from service.calls.decoding import (
     DecodedState,
@@ -65,6 +65,7 @@ from service.calls.table_moves import (
     entry,
     replay,
 )
+from service.config import DEFAULT_CLOCK_TOLERANCE_MS
 from service.errors import RequestError, TimeoutNotDueError
 from service.tables.errors import GameNotFinishedError, TableBusyError, TableNotFoundError
 from service.tables.store import Entry, Table, TableStore, is_table_id
@@ -242,7 +243,7 @@ class Hosting:
             now = self.clock.now_ms()
             left = clocks.time_until_due_ms(clock, seat, now, self.tolerance_ms)
             if left:
-                raise TimeoutNotDueError(seat=seat, time_left_ms=left)
+                raise not_due(seat, left)
             rng = Rng(bot_seed(0, seat, table.state))
             policy = policy_of(given.seating, seat, "")
             start = perf_counter()

@@ -38,12 +38,12 @@ from ordo.v1 import engine_service_pb2 as api
 from service.calls import caches
 from service.calls.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
 from service.calls.clocks import (
-    DEFAULT_CLOCK_TOLERANCE_MS,
     SYSTEM_CLOCK,
     Clock,
     clock_view,
     decode_control,
     no_time_control,
+    not_due,
 )
 from service.calls.costs import DEFAULT_COST_LIMITS, CallCosts, CostLimits, bot_cost_us
 from service.calls.decoding import (
@@ -60,8 +60,13 @@ from service.calls.hosting import Hosting
 from service.calls.replay import replay_game
 from service.calls.state_cache import StateCache
 from service.calls.table_feed import TableFeed
-from service.config import DEFAULT_MAX_SEARCH_ITERATIONS, DEFAULT_SUGGEST_POLICIES, policy_names
-from service.errors import RequestError, TimeoutNotDueError
+from service.config import (
+    DEFAULT_CLOCK_TOLERANCE_MS,
+    DEFAULT_MAX_SEARCH_ITERATIONS,
+    DEFAULT_SUGGEST_POLICIES,
+    policy_names,
+)
+from service.errors import RequestError
 from service.tables.errors import HostingNotConfiguredError
 from service.tables.store import TableStore
 from service.tables.watchers import Watcher, Watchers
@@ -393,7 +398,7 @@ class GameEngineServicer:
         now = self.clock.now_ms()
         left = clocks.time_until_due_ms(clock, seat, now, self.clock_tolerance_ms)
         if left:
-            raise TimeoutNotDueError(seat=seat, time_left_ms=left)
+            raise not_due(seat, left)
         policy = policy_of(given.seating, seat, "")
         seed = bot_seed(0, seat, given.canonical())
         action = self._bot_move(given, seat, policy, seed, None, call)

@@ -33,11 +33,12 @@ from typing import Any
 import structlog
 
 from engines import clock as clocks
-from service.calls.clocks import DEFAULT_CLOCK_TOLERANCE_MS, SYSTEM_CLOCK, Clock
+from service.calls.clocks import SYSTEM_CLOCK, Clock
 from service.calls.decoding import Decoder
 from service.calls.encoding import Encoder
 from service.calls.games import Game
 from service.calls.table_moves import Step, open_state, play, replay, watch_message
+from service.config import DEFAULT_CLOCK_TOLERANCE_MS
 from service.tables.errors import (
     ServerDrainingError,
     TableNotFoundError,
