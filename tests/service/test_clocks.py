@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 import pytest
@@ -49,10 +50,20 @@ class Clocked:
 
 
 @contextmanager
-def clocked_server() -> Iterator[Clocked]:
-    """An in-process server with the test state key (sealed states) and a fake clock."""
+def clocked_server(**settings: Any) -> Iterator[Clocked]:
+    """An in-process server with the test state key (sealed states), ``settings`` beside, and
+    a fake clock."""
     clock = FakeClock()
-    every = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0, state_keys=(TEST_KEY,))
+    every = Settings(
+        **{
+            "host": "127.0.0.1",
+            "port": 0,
+            "workers": 1,
+            "metrics_port": 0,
+            "state_keys": (TEST_KEY,),
+            **settings,
+        }
+    )
     server, port, _health = create_server(every, servicer=new_servicer(every, clock=clock))
     server.start()
     try:
@@ -412,24 +423,11 @@ def call() -> CallRecord:
 @pytest.fixture(scope="module")
 def fenced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clocked]:
     """A fenced server with a fake clock, on a redis-server of its own."""
-    clock = FakeClock()
-    with running_redis(tmp_path_factory.mktemp("fenced-clocks")) as store:
-        every = Settings(
-            host="127.0.0.1",
-            port=0,
-            workers=1,
-            metrics_port=0,
-            state_keys=(TEST_KEY,),
-            require_sealed=True,
-            revision_store=store.url,
-        )
-        server, port, _health = create_server(every, servicer=new_servicer(every, clock=clock))
-        server.start()
-        try:
-            with Client(f"127.0.0.1:{port}", retries=0) as client:
-                yield Clocked(clock, client)
-        finally:
-            server.stop(None)
+    with (
+        running_redis(tmp_path_factory.mktemp("fenced-clocks")) as store,
+        clocked_server(require_sealed=True, revision_store=store.url) as server,
+    ):
+        yield server
 
 
 class TestFencedClocks:
