@@ -8,7 +8,8 @@ with seat tokens and the revision fence, ``bench.seats``; ``records``: replay sp
 size; ``versions``: this tree against the newest release tag, both doors, ``bench.versions``;
 ``agents``: the PettingZoo environments' steps/s, in-process and over gRPC; ``probes``: health
 checks and a cheap call while one worker is sent searches at the largest budget,
-``bench.probes``; ``tables``: hosted tables, ``bench.tables``).
+``bench.probes``; ``tables``: hosted tables, ``bench.tables``; ``clocks``: the handler with a
+time control beside the same without, ``bench.clocks``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench import agents, engine, http, probes, records, rpc, seats, tables, versions
+from bench import agents, clocks, engine, http, probes, records, rpc, seats, tables, versions
 from bench.common import Settings, games, header
 
 DEFAULT_SECONDS = 4.0
@@ -43,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "rpc",
             "http",
             "sealed",
+            "clocks",
             "records",
             "versions",
             "agents",
@@ -66,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         engine.sealed_only(settings, chosen)
     if args.only in (None, "engine", "sealed"):
         seats.run(settings, chosen)
+    if args.only in (None, "engine", "clocks"):
+        clocks.run(settings, chosen)
     if args.only in (None, "records"):
         records.run(settings, chosen)
     if args.only in (None, "rpc"):

@@ -13,6 +13,7 @@ from service.telemetry.build import DISTRIBUTION, version
 from service.trust.sealing import KeysFileError, StateKey, load_keys
 
 DEFAULT_MAX_SEARCH_ITERATIONS = 256  # the most a request may ask of the search bot
+DEFAULT_CLOCK_TOLERANCE_MS = 250  # the most replicas' clocks kept in step by NTP may differ
 # The CPU one call may spend (service.calls.costs): the largest search of every game fits.
 DEFAULT_MAX_CALL_CPU_MS = 3_000
 DEFAULT_MAX_HEAVY_CALLS = 2  # heavy calls a worker runs or queues (one runs at a time)
@@ -121,6 +122,10 @@ class Settings:
     # Every answer built by protobuf's own serializer, and no state kept from call to call: the
     # fast paths' slow twin (service.calls.encoding), for checking them; slower.
     plain_wire: bool = False
+    # How long after a seat's time is up a timeout may be claimed: the most the replicas'
+    # clocks may differ, so that no replica calls a timeout early by the clock of the one that
+    # stamped the wait (service.calls.clocks).
+    clock_tolerance_ms: int = DEFAULT_CLOCK_TOLERANCE_MS
     # The keys read from ``state_keys_file`` at start-up, the sealing one first: every worker
     # seals with the same keys. Never shown (repr), never a flag.
     state_keys: tuple[StateKey, ...] = field(default=(), repr=False, compare=False)
@@ -202,6 +207,8 @@ HELP = {
     "(WORKER_WATCHER_LIMIT)",
     "table_max_table_watchers": "WatchGame streams open at once on one table per worker before "
     "RESOURCE_EXHAUSTED (TABLE_WATCHER_LIMIT)",
+    "clock_tolerance_ms": "milliseconds after a seat's time is up before a timeout may be "
+    "claimed against it: the most the replicas' clocks may differ",
     "plain_wire": "build every answer with protobuf's own serializer and keep no state from "
     "call to call: the same bytes, slower (for checking the fast paths)",
 }

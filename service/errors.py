@@ -56,6 +56,17 @@ class CallBudgetExceededError(RequestError):
     default_reason = "CALL_BUDGET_EXCEEDED"
 
 
+class TimeoutNotDueError(RulesError):
+    """A timeout claimed before the seat's time is up: the claim may be made again once
+    ``time_left_ms`` has passed."""
+
+    default_reason = "TIMEOUT_NOT_DUE"
+
+    def __init__(self, message: str, *, seat: int, time_left_ms: int) -> None:
+        super().__init__(message, seat=str(seat), time_left_ms=str(time_left_ms))
+        self.time_left_ms = time_left_ms
+
+
 class ServerBusyError(RulesError):
     """The worker runs and queues as many heavy calls as it may: the call was not started, and
     may be sent again after ``retry_after_ms``."""
@@ -113,6 +124,7 @@ STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (SeatTokenInvalidError, grpc.StatusCode.UNAUTHENTICATED),
     (SeatNotPermittedError, grpc.StatusCode.PERMISSION_DENIED),
     (StateSupersededError, grpc.StatusCode.FAILED_PRECONDITION),
+    (TimeoutNotDueError, grpc.StatusCode.FAILED_PRECONDITION),
     (RevisionStoreUnavailableError, grpc.StatusCode.UNAVAILABLE),
     (HostingNotConfiguredError, grpc.StatusCode.FAILED_PRECONDITION),
     (GameNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION),

@@ -19,6 +19,7 @@ import structlog
 from hypothesis import settings as hypothesis_settings
 
 from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.calls.clocks import SYSTEM_CLOCK, Clock
 from service.calls.servicer import GameEngineServicer
 from service.config import BOT_POLICIES, Settings
 from service.doors.http_door import http_door
@@ -112,9 +113,9 @@ class Doors:
 
 
 @contextmanager
-def seated_doors(**settings: Any) -> Iterator[Doors]:
+def seated_doors(clock: Clock = SYSTEM_CLOCK, **settings: Any) -> Iterator[Doors]:
     """A server that requires seat tokens (with the test state key), both doors, with
-    `settings` beside its defaults."""
+    `settings` beside its defaults, its games' clocks reading ``clock``."""
     every = Settings(
         host="127.0.0.1",
         port=0,
@@ -126,7 +127,7 @@ def seated_doors(**settings: Any) -> Iterator[Doors]:
         require_seat_tokens=True,
         **settings,
     )
-    servicer = new_servicer(every)
+    servicer = new_servicer(every, clock=clock)
     server, port, _health = create_server(every, servicer=servicer)
     server.start()
     door = http_door(every, servicer, (), structlog.get_logger("ordo.server"))

@@ -14,6 +14,7 @@ import structlog
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.calls.clocks import SYSTEM_CLOCK, Clock
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings
 from service.doors.http_door import http_door
@@ -62,10 +63,13 @@ def hosted_settings(store_url: str, **overrides: Any) -> Settings:
 
 
 @contextmanager
-def hosted_server(store_url: str, **overrides: Any) -> Iterator[HostedServer]:
-    """A started hosting server on the store at ``store_url``, listening to its notices."""
+def hosted_server(
+    store_url: str, clock: Clock = SYSTEM_CLOCK, **overrides: Any
+) -> Iterator[HostedServer]:
+    """A started hosting server on the store at ``store_url``, listening to its notices, its
+    games' clocks reading ``clock``."""
     settings = hosted_settings(store_url, **overrides)
-    servicer = new_servicer(settings)
+    servicer = new_servicer(settings, clock=clock)
     assert servicer.hosting is not None
     feed = servicer.hosting.feed
     feed.start()
@@ -133,6 +137,15 @@ class Player:
             request.after_revision = after
         return self.stub.WatchGame(request, metadata=seat_token(self.token))
 
+    def claim(self, seat: int) -> api.ClaimTimeoutResponse:
+        """Claim ``seat``'s timeout on the table."""
+        answer: api.ClaimTimeoutResponse = self.stub.ClaimTimeout(
+            api.ClaimTimeoutRequest(table_id=self.table_id, seat=seat),
+            metadata=seat_token(self.token),
+            timeout=TIMEOUT_SECONDS,
+        )
+        return answer
+
     def record(self) -> api.GetRecordResponse:
         """The table's record."""
         answer: api.GetRecordResponse = self.stub.GetRecord(
@@ -148,14 +161,18 @@ def host(
     seats: int = 4,
     bots: tuple[int, ...] = (1,),
     options: common.GameOptions = ONE_HAND,
+    time_control: common.TimeControl | None = None,
 ) -> api.NewGameResponse:
-    """A new hosted table (6 nimmt!, one hand by default) with bots on ``bots``."""
+    """A new hosted table (6 nimmt!, one hand by default) with bots on ``bots``, and a
+    ``time_control`` when given."""
     request = api.NewGameRequest(
         seats=seats,
         options=options,
         bots=[common.BotSeat(seat=seat) for seat in bots],
         host=True,
     )
+    if time_control is not None:
+        request.options.time_control.CopyFrom(time_control)
     dealt: api.NewGameResponse = stub.NewGame(request, timeout=TIMEOUT_SECONDS)
     return dealt
 

@@ -23,14 +23,23 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
+from engines import clock as clocks
+from engines.clock import GameClock
 from engines.errors import InvalidStateError, MalformedActionError
 from engines.prng import derive_seed
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls.caches import KEPT_ACTION_BYTES, KEPT_ACTION_COST, KnownAction
+from service.calls.clocks import (
+    SYSTEM_CLOCK,
+    Clock,
+    decode_clock,
+    unsealed_payload,
+)
 from service.calls.games import EVERY_EVENT, REQUEST_STATE_KEY, EventViewer, Game, lookup
 from service.calls.state_cache import KnownState, StateCache
 from service.codecs import wire
+from service.config import DEFAULT_CLOCK_TOLERANCE_MS
 from service.errors import RequestError, with_article
 from service.telemetry.observe import CallRecord
 from service.trust.access import Access, Asked
@@ -62,6 +71,7 @@ class DecodedState:
     seal: bytes = b""  # its sealed payload (``GameState.sealed``); empty for a plain state
     sent: bytes = b""  # its bytes as they arrived, when the cache knew them (canonical)
     message: common.GameState | None = None  # the state message, when it was parsed
+    clock: GameClock | None = None  # its game's clock, None without a time control
 
     def canonical(self) -> bytes:
         """The state's bytes as protobuf writes them (a bot's seed depends on them): those the
@@ -149,7 +159,9 @@ def _split(
 class Decoder:
     """Decodes the requests of one servicer, with the worker's ``states`` and ``actions``
     tables, opening sealed states with ``sealer`` (and refusing plain ones when
-    ``require_sealed``), and asking ``access`` who may ask when seat tokens are required."""
+    ``require_sealed``), and asking ``access`` who may ask when seat tokens are required. A
+    plain state's clock is checked against the server's ``clock``, within ``clock_tolerance_ms``.
+    """
 
     def __init__(
         self,
@@ -160,6 +172,8 @@ class Decoder:
         sealer: Sealer | None,
         require_sealed: bool,
         access: Access | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        clock_tolerance_ms: int = DEFAULT_CLOCK_TOLERANCE_MS,
     ) -> None:
         self.games = games
         self.states = states
@@ -168,6 +182,8 @@ class Decoder:
         self.sealer = sealer
         self.require_sealed = require_sealed
         self.access = access
+        self.clock = clock
+        self.clock_tolerance_ms = clock_tolerance_ms
 
     def new_game(self, request: api.NewGameRequest, call: CallRecord) -> tuple[Game, Any, int]:
         """The game, engine options and seed of a ``NewGameRequest`` (a random seed when it
@@ -231,19 +247,46 @@ class Decoder:
             game = self.games[known.game_id]
             call.game = game.id
             return DecodedState(
-                game, known.state, seating, holder, known.parts, known.seal, envelope.sent
+                game,
+                known.state,
+                seating,
+                holder,
+                known.parts,
+                known.seal,
+                envelope.sent,
+                clock=known.clock,
             )
         msg = envelope.message
         assert msg is not None
         if msg.sealed or msg.game_id:
-            game, state = self._unseal(msg, call, seating)
-            return DecodedState(game, state, seating, holder, seal=msg.sealed, message=msg)
+            game, state, clock = self._unseal(msg, call, seating)
+            return DecodedState(
+                game, state, seating, holder, seal=msg.sealed, message=msg, clock=clock
+            )
         game_id = msg.WhichOneof("game")
         assert game_id is not None
         game = lookup(self.games, game_id)
         call.game = game.id
         state = self._engine_state(game, getattr(msg, game_id), msg, call, validate=True)
-        return DecodedState(game, state, seating, holder, message=msg)
+        clock = self._plain_clock(game, state, msg) if msg.HasField("clock") else None
+        return DecodedState(game, state, seating, holder, message=msg, clock=clock)
+
+    def _plain_clock(self, game: Game, state: Any, msg: common.GameState) -> GameClock:
+        """The clock of a plain state, checked as far as it can be: one the rules and the
+        server's clock could have made."""
+        clock = decode_clock(msg.clock)
+        engine = game.engine
+        try:
+            clocks.check_clock(
+                clock,
+                engine.seats(state),
+                engine.status(state).seats_to_act,
+                self.clock.now_ms(),
+                self.clock_tolerance_ms,
+            )
+        except ValueError as error:
+            raise InvalidStateError(f"the state's clock is inconsistent: {error}") from None
+        return clock
 
     def state(
         self,
@@ -344,8 +387,8 @@ class Decoder:
 
     def _unseal(
         self, msg: common.GameState, call: CallRecord, seating: Seating
-    ) -> tuple[Game, Any]:
-        """The game and engine state of a sealed state. A state whose seal opens was produced
+    ) -> tuple[Game, Any, GameClock | None]:
+        """The game, engine state and clock of a sealed state. A state whose seal opens was produced
         by this deployment's rules: it is decoded, not validated (its rules version is checked:
         a state sealed before an upgrade of the rules may come back)."""
         if self.sealer is None:
@@ -354,14 +397,16 @@ class Decoder:
                 "SEALING_NOT_CONFIGURED",
             )
         game = self.games.get(msg.game_id)
-        if game is None or msg.WhichOneof("game") is not None:
+        # A sealed state's clock is inside its seal: one beside it is a caller's forgery.
+        if game is None or msg.WhichOneof("game") is not None or msg.HasField("clock"):
             raise SealInvalidError
         payload = self.sealer.unseal(
             msg.sealed, game.id, msg.rules_version, msg.revision, seating.fields()
         )
         call.game = game.id
         game.engine.check_rules_version(msg.rules_version)
-        return game, self._engine_state(game, game.state_type.FromString(payload), msg, call)
+        inner, clock = unsealed_payload(payload)
+        return game, self._engine_state(game, game.state_type.FromString(inner), msg, call), clock
 
     @staticmethod
     def _engine_state(

@@ -22,12 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.base import Event, Outcome, Status
+from engines.clock import GameClock
 from engines.search import SEARCH_POLICY
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls.caches import AUDIENCE_BYTES, AUDIENCE_COST, Encodings
+from service.calls.clocks import clock_field, clock_message, sealed_payload
 from service.calls.games import (
     EVERY_EVENT,
+    RESPONSE_AT_KEY,
     RESPONSE_EVENTS_KEY,
     RESPONSE_STATE_KEY,
     RESPONSE_STATUS_KEY,
@@ -143,14 +146,17 @@ class Encoder:
         viewer: EventViewer,
         call: CallRecord,
         seating: Seating = NO_SEATING,
+        clock: GameClock | None = None,
+        at_ms: int = 0,
     ) -> bytes:
         """The serialized ``ApplyActionResponse`` of an action of ``game`` that led from
         ``state`` (whose encoded ``parts`` may be known) to ``new_state``: that state, with the
-        game's ``seating``, its ``status`` and the ``events`` that ``viewer`` may see."""
-        data = self.state(game, new_state, call, state, parts, seating).data
+        game's ``seating`` and ``clock``, its ``status``, the ``events`` that ``viewer`` may see
+        and the time the server stamped (``at_ms``, 0 without a clock)."""
+        data = self.state(game, new_state, call, state, parts, seating, clock).data
         seats = game.engine.seats(state)
         if self.plain:
-            response = api.ApplyActionResponse(status=encode_status(status))
+            response = api.ApplyActionResponse(status=encode_status(status), at_ms=at_ms)
             response.state.MergeFromString(data)
             response.events.extend(self.event_messages(game, seats, events, viewer))
             return response.SerializeToString()
@@ -161,6 +167,7 @@ class Encoder:
                 data,
                 self.status_field(status),
                 *self.event_fields(game, seats, events, viewer),
+                wire.uint_field(RESPONSE_AT_KEY, at_ms),
             )
         )
 
@@ -171,10 +178,11 @@ class Encoder:
         state: Any,
         call: CallRecord,
         seating: Seating = NO_SEATING,
+        clock: GameClock | None = None,
     ) -> None:
-        """Encode ``state`` and its ``seating`` into ``target``, the (empty) state field of a
-        response."""
-        target.MergeFromString(self.state(game, state, call, seating=seating).data)
+        """Encode ``state``, its ``seating`` and its ``clock`` into ``target``, the (empty)
+        state field of a response."""
+        target.MergeFromString(self.state(game, state, call, seating=seating, clock=clock).data)
 
     def state(
         self,
@@ -184,23 +192,31 @@ class Encoder:
         previous: Any = None,
         previous_parts: Any = None,
         seating: Seating = NO_SEATING,
+        clock: GameClock | None = None,
     ) -> EncodedState:
-        """The ``GameState`` of ``state`` with its ``seating``, sealed (the seating bound to the
-        seal) when the server has keys, remembered by the state cache. When the codec
-        serializes states in parts and the encoded parts of ``previous`` (the state the action
-        applied to) are known, the parts the action left as they were are reused."""
+        """The ``GameState`` of ``state`` with its ``seating`` and ``clock``, sealed (the
+        seating bound to the seal, the clock inside it) when the server has keys, remembered by
+        the state cache. When the codec serializes states in parts and the encoded parts of
+        ``previous`` (the state the action applied to) are known, the parts the action left as
+        they were are reused."""
         if self.plain:
-            encoded = self._plain_state(game, state, seating)
+            encoded = self._plain_state(game, state, seating, clock)
         else:
-            encoded = self._state(game, state, previous, previous_parts, seating)
+            encoded = self._state(game, state, previous, previous_parts, seating, clock)
         if self.states.max_bytes:
-            known = KnownState(game.id, state, encoded.parts, seating, encoded.seal)
+            known = KnownState(game.id, state, encoded.parts, seating, encoded.seal, clock)
             self.states.put(encoded.data, known)
         call.state_bytes = len(encoded.data)
         return encoded
 
     def _state(
-        self, game: Game, state: Any, previous: Any, previous_parts: Any, seating: Seating
+        self,
+        game: Game,
+        state: Any,
+        previous: Any,
+        previous_parts: Any,
+        seating: Seating,
+        clock: GameClock | None,
     ) -> EncodedState:
         """``state``'s encoding, framed here in field number order."""
         codec = game.codec
@@ -215,9 +231,16 @@ class Encoder:
         seated = seating.fields()  # fields 5 and 6: after the seal's, before the game's
         seal = b""
         if self.sealer is None:
-            fields: tuple[bytes, ...] = (seated, game.state_key, wire.varint(len(payload)), payload)
+            fields: tuple[bytes, ...] = (
+                seated,
+                clock_field(clock),  # field 7
+                game.state_key,
+                wire.varint(len(payload)),
+                payload,
+            )
         else:
-            seal = self.sealer.seal(game.id, state.rules_version, state.revision, payload, seated)
+            sealed = sealed_payload(payload, clock)
+            seal = self.sealer.seal(game.id, state.rules_version, state.revision, sealed, seated)
             fields = (SEALED_KEY, wire.varint(len(seal)), seal, game.id_field, seated)
         data = b"".join(
             (
@@ -228,7 +251,9 @@ class Encoder:
         )
         return EncodedState(data, parts, seal)
 
-    def _plain_state(self, game: Game, state: Any, seating: Seating) -> EncodedState:
+    def _plain_state(
+        self, game: Game, state: Any, seating: Seating, clock: GameClock | None
+    ) -> EncodedState:
         """``state``'s encoding, a message built and serialized by protobuf."""
         inner = game.codec.encode_state(state)
         message = common.GameState(
@@ -240,13 +265,15 @@ class Encoder:
         seal = b""
         if self.sealer is None:
             getattr(message, game.id).CopyFrom(inner)
+            if clock is not None:
+                message.clock.CopyFrom(clock_message(clock))
         else:
             bound = common.GameState(match_id=message.match_id, bots=message.bots)
             seal = self.sealer.seal(
                 game.id,
                 state.rules_version,
                 state.revision,
-                inner.SerializeToString(),
+                sealed_payload(inner.SerializeToString(), clock),
                 bound.SerializeToString(),
             )
             message.sealed = seal

@@ -27,6 +27,7 @@ GAME_ID_KEY = wire.key(_STATE_FIELDS["game_id"].number, wire.LENGTH_DELIMITED)
 RESPONSE_STATE_KEY = wire.key(_RESPONSE_FIELDS["state"].number, wire.LENGTH_DELIMITED)
 RESPONSE_STATUS_KEY = wire.key(_RESPONSE_FIELDS["status"].number, wire.LENGTH_DELIMITED)
 RESPONSE_EVENTS_KEY = wire.key(_RESPONSE_FIELDS["events"].number, wire.LENGTH_DELIMITED)
+RESPONSE_AT_KEY = wire.key(_RESPONSE_FIELDS["at_ms"].number, wire.VARINT)
 REQUEST_STATE_KEY = wire.key(
     api.ApplyActionRequest.DESCRIPTOR.fields_by_name["state"].number, wire.LENGTH_DELIMITED
 )

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
+from engines import clock as clocks
 from engines.base import SPECTATOR, Event, GameEngine, Status, Transition
+from engines.clock import GameClock
 from engines.errors import MalformedActionError, RulesError, UnsupportedRulesVersionError
 from engines.prng import Rng
 from engines.search import SEARCH_POLICY, Budget
@@ -104,6 +106,7 @@ class Played:
     status: Status
     steps: list[bytes]
     page_end: bytes = b""  # the bytes of the page's last state
+    clock: GameClock | None = None  # the game's clock, None without a time control
 
 
 def replay_game(
@@ -147,9 +150,13 @@ def replay_game(
     if isinstance(watch.viewer, int):
         game.engine.check_seat(state, watch.viewer)
     resumed = request.HasField("from_state")
-    played = Played(state, given.canonical(), given.parts, game.engine.status(state), [])
+    played = Played(
+        state, given.canonical(), given.parts, game.engine.status(state), [], clock=given.clock
+    )
     if resumed:
-        played.state, played.data = _from_state(decoder, given, request, watch, call, granted)
+        played.state, played.data, played.clock = _from_state(
+            decoder, given, request, watch, call, granted
+        )
         first, last = watch.first, watch.last
     else:
         first, last = 1, len(moves)
@@ -174,23 +181,32 @@ def replay_game(
     if resumed:
         return _response(encoder, played, len(moves), next_step, final=False)
     if not moves:
-        played.data = encoder.state(game, state, call, seating=given.seating).data
-    if (
-        record.final_digest != state_digest(played.data)
-        or len(record.move_digests) != len(moves) * DIGEST_BYTES
-    ):
-        raise RequestError(
-            f"the last state (step {len(moves)}) is not the one the record was made with: moves "
-            "are missing or changed",
-            RECORD_MISMATCH,
-            step=str(len(moves)),
-        )
+        played.data = encoder.state(
+            game, state, call, seating=given.seating, clock=given.clock
+        ).data
+    _check_final(record, played.data)
     if watch.reveal and not played.status.finished:
         raise RequestError(
             "every card is shown only once the game is over; this record's game goes on",
             REVEAL_NOT_FINISHED,
         )
     return _response(encoder, played, len(moves), next_step, final=True)
+
+
+def _check_final(record: api.GameRecord, data: bytes) -> None:
+    """Refuse a record whose last state (of bytes ``data``) or digests are not the ones its
+    moves led to."""
+    moves = len(record.moves)
+    if (
+        record.final_digest != state_digest(data)
+        or len(record.move_digests) != moves * DIGEST_BYTES
+    ):
+        raise RequestError(
+            f"the last state (step {moves}) is not the one the record was made with: moves "
+            "are missing or changed",
+            RECORD_MISMATCH,
+            step=str(moves),
+        )
 
 
 def _play(
@@ -230,7 +246,11 @@ def _play(
         if decoder.access is not None:
             raise _mismatch(step) from None
         raise _at_step(error, step) from None
-    encoded = encoder.state(game, transition.state, call, state, played.parts, seating)
+    clock = played.clock
+    if clock is not None:
+        timed_out = move.WhichOneof("move") == "timeout"
+        clock = clocks.moved(clock, seat, played.status.seats_to_act, move.at_ms, timed_out)
+    encoded = encoder.state(game, transition.state, call, state, played.parts, seating, clock)
     digest = record.move_digests[(step - 1) * DIGEST_BYTES : step * DIGEST_BYTES]
     if digest != state_digest(encoded.data)[:DIGEST_BYTES] or not allowed:
         if decoder.access is not None:
@@ -242,6 +262,7 @@ def _play(
             step=str(step),
         )
     played.state, played.data, played.parts = transition.state, encoded.data, encoded.parts
+    played.clock = clock
     if watch.first <= step <= watch.last:
         played.steps.append(
             _step(game, played.state, step, seat, transition.events, watch, encoder)
@@ -288,9 +309,9 @@ def _from_state(
     watch: Watch,
     call: CallRecord,
     granted: SeatToken | None,
-) -> tuple[Any, bytes]:
+) -> tuple[Any, bytes, GameClock | None]:
     """The engine state a page starts from (``from_state``, the state at ``first_step`` - 1),
-    once it is known to be the record's state there; and its bytes as sent."""
+    once it is known to be the record's state there; its bytes as sent, and its clock."""
     if watch.reveal or watch.viewer is EVERY_EVENT:
         raise RequestError(
             "from_state goes with a viewer's pages: reveal, and a replay that only checks the "
@@ -317,7 +338,7 @@ def _from_state(
     resumed = decoder.state(request.from_state, call, Asked("watch"), granted)
     if resumed.game is not initial.game or resumed.seating.match_id != initial.seating.match_id:
         raise RequestError("from_state is a state of another game", "GAME_MISMATCH")
-    return resumed.state, sent
+    return resumed.state, sent, resumed.clock
 
 
 def _initial_state(
@@ -385,10 +406,11 @@ def _decode_move(
 ) -> tuple[int, Any]:
     """The seat and engine action of a recorded move, chosen as ``ApplyAction`` chose it for a
     bot: from the state as it was sent then (``sent``, its canonical bytes), its search's
-    worlds (or its other bot's move) counted by ``meter``."""
+    worlds (or its other bot's move) counted by ``meter``. A timeout's move is the bot move
+    ``ClaimTimeout`` played: the game's policy for the seat, its seed from the state."""
     which = move.WhichOneof("move")
-    if which == "bot":
-        bot = move.bot
+    if which in {"bot", "timeout"}:
+        bot = _bot_of(move)
         call.seat = bot.seat
         seed = bot_seed(bot.seed, bot.seat, sent)
         search = budget(game, bot.search_iterations, bot.search_time_limit_ms)
@@ -404,8 +426,15 @@ def _decode_move(
             call.engine_seconds += perf_counter() - start
         return bot.seat, action
     if which is None:
-        raise MalformedActionError("the move sets neither action nor bot")
+        raise MalformedActionError("the move sets none of action, bot and timeout")
     return decoder.action(game, move.action, call)
+
+
+def _bot_of(move: api.RecordedMove) -> api.BotMove:
+    """The bot move of a recorded bot move or timeout (the game's bot, unseeded)."""
+    if move.WhichOneof("move") == "timeout":
+        return api.BotMove(seat=move.timeout.seat)
+    return move.bot
 
 
 def _apply_unseen(
@@ -439,9 +468,9 @@ def _cost_us(game: Game, seating: Seating, move: api.RecordedMove, budget: Budge
     """The nominal cost of playing ``move`` again, as planned before the replay: the move,
     and its bot's choice (a search by the iterations it names). A search budget over the
     server's maximum is refused when its move is reached, as ``ApplyAction`` refuses it."""
-    if move.WhichOneof("move") != "bot":
+    if move.WhichOneof("move") not in {"bot", "timeout"}:
         return REPLAYED_MOVE_US
-    bot = move.bot
+    bot = _bot_of(move)
     try:
         search = budget(game, bot.search_iterations, bot.search_time_limit_ms)
     except RulesError:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from time import perf_counter
 from typing import Any
 
+from engines import clock as clocks
 from engines.errors import IllegalActionError, InvalidSeatError, MalformedActionError
 from engines.prng import Rng
 from engines.search import SEARCH_POLICY, Budget
@@ -36,23 +37,35 @@ from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from service.calls import caches
 from service.calls.caches import DEFAULT_STATE_CACHE_BYTES, Encodings, KnownAction
+from service.calls.clocks import (
+    SYSTEM_CLOCK,
+    Clock,
+    clock_view,
+    decode_control,
+    no_time_control,
+    not_due,
+)
 from service.calls.costs import DEFAULT_COST_LIMITS, CallCosts, CostLimits, bot_cost_us
 from service.calls.decoding import (
     DecodedState,
     Decoder,
-    Move,
     bot_seed,
     parse,
     split,
     viewer_seat,
 )
 from service.calls.encoding import Encoder, encode_status, game_info
-from service.calls.games import REQUEST_STATE_KEY, Game, registered_games
+from service.calls.games import EVERY_EVENT, REQUEST_STATE_KEY, Game, registered_games
 from service.calls.hosting import Hosting
 from service.calls.replay import replay_game
 from service.calls.state_cache import StateCache
 from service.calls.table_feed import TableFeed
-from service.config import DEFAULT_MAX_SEARCH_ITERATIONS, DEFAULT_SUGGEST_POLICIES, policy_names
+from service.config import (
+    DEFAULT_CLOCK_TOLERANCE_MS,
+    DEFAULT_MAX_SEARCH_ITERATIONS,
+    DEFAULT_SUGGEST_POLICIES,
+    policy_names,
+)
 from service.errors import RequestError
 from service.tables.errors import HostingNotConfiguredError
 from service.tables.store import TableStore
@@ -62,7 +75,7 @@ from service.trust.access import Access, Asked
 from service.trust.revision_fence import RevisionFence, request_digest
 from service.trust.sealing import Sealer
 from service.trust.seat_tokens import SeatTokens
-from service.trust.seats import DEFAULT_POLICY, Seating, bot_seats, seating
+from service.trust.seats import DEFAULT_POLICY, Seating, bot_seats, policy_of, seating
 
 #: A request as a servicer method takes it: its bytes as they arrived, or, for callers in the
 #: same process, the message (serialized first: one way in).
@@ -83,7 +96,9 @@ class GameEngineServicer:
     only); with a ``fence``, every move is fenced by revision. ``plain_wire``
     builds every answer with protobuf's own serializer and keeps no table (the fast paths' slow
     twin, see ``service.calls.encoding``). With a ``table_store`` it hosts games, and streams
-    them to at most as many ``watchers`` as the worker allows."""
+    them to at most as many ``watchers`` as the worker allows. Games with a time control read
+    the time from ``clock``; a timeout is due ``clock_tolerance_ms`` after a seat's time is up
+    (the most the replicas' clocks may differ)."""
 
     def __init__(
         self,
@@ -99,6 +114,8 @@ class GameEngineServicer:
         suggest_policies: frozenset[str] = policy_names(DEFAULT_SUGGEST_POLICIES),
         table_store: TableStore | None = None,
         watchers: Watchers | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        clock_tolerance_ms: int = DEFAULT_CLOCK_TOLERANCE_MS,
     ) -> None:
         if require_sealed and sealer is None:
             raise ValueError("sealed states can be required only with keys to seal them")
@@ -112,6 +129,8 @@ class GameEngineServicer:
             Access(seat_tokens, suggest_policies) if require_seat_tokens and seat_tokens else None
         )
         self.fence = fence
+        self.clock = clock
+        self.clock_tolerance_ms = clock_tolerance_ms
         self.max_search_iterations = max_search_iterations
         self.costs = CallCosts(limits)
         self.games = registered_games()
@@ -127,6 +146,8 @@ class GameEngineServicer:
             sealer,
             require_sealed,
             self.access,
+            clock,
+            clock_tolerance_ms,
         )
         self.encoder = Encoder(self.states, self.encodings, self.audiences, sealer, plain_wire)
         self.hosting: Hosting | None = None
@@ -137,8 +158,18 @@ class GameEngineServicer:
                 self.decoder,
                 self.encoder,
                 watchers or Watchers(4096, 64),
+                clock,
+                clock_tolerance_ms,
             )
-            self.hosting = Hosting(table_store, self.decoder, self.encoder, self._budget, feed)
+            self.hosting = Hosting(
+                table_store,
+                self.decoder,
+                self.encoder,
+                self._budget,
+                feed,
+                clock,
+                clock_tolerance_ms,
+            )
         self._list_games = api.ListGamesResponse(
             games=[game_info(game, max_search_iterations) for game in self.games.values()],
             hosting=self.hosting is not None,
@@ -153,6 +184,8 @@ class GameEngineServicer:
     def NewGame(self, request: Request, call: CallRecord, token: str = "") -> api.NewGameResponse:
         request = parse(api.NewGameRequest, data_of(request))
         game, options, seed = self.decoder.new_game(request, call)
+        timed = request.options.HasField("time_control")
+        control = decode_control(request.options.time_control) if timed else None
         start = perf_counter()
         try:
             state = game.engine.new_game(request.seats, seed, options)
@@ -169,11 +202,14 @@ class GameEngineServicer:
             seat_tokens=tokens,
             spectator_token=spectator,
         )
+        clock = None
+        if control is not None:
+            clock = clocks.start(control, request.seats, status.seats_to_act, self.clock.now_ms())
         if request.host and self.hosting is not None:
-            response.table_id, status = self.hosting.host(game, state, seated, call)
+            response.table_id, status = self.hosting.host(game, state, seated, call, clock)
             call.game_finished = status.finished
         else:
-            self.encoder.fill_state(response.state, game, state, call, seated)
+            self.encoder.fill_state(response.state, game, state, call, seated, clock)
         response.status.CopyFrom(encode_status(status))
         return response
 
@@ -201,20 +237,32 @@ class GameEngineServicer:
         finally:
             call.engine_seconds += perf_counter() - start
         call.game_finished = status.finished
-        answer = self.encoder.apply_response(
-            given.game,
-            given.state,
-            given.parts,
-            transition.state,
-            status,
-            transition.events,
-            move.viewer,
-            call,
-            given.seating,
-        )
+        at_ms = 0 if given.clock is None else self.clock.now_ms()
+
+        def answer(at_ms: int) -> bytes:
+            clock = given.clock
+            if clock is not None:
+                clock = clocks.moved(clock, move.seat, status.seats_to_act, at_ms)
+            return self.encoder.apply_response(
+                given.game,
+                given.state,
+                given.parts,
+                transition.state,
+                status,
+                transition.events,
+                move.viewer,
+                call,
+                given.seating,
+                clock,
+                at_ms,
+            )
+
+        answered = answer(at_ms)
         if self.fence is not None:
-            self._fenced(move, action)
-        return answer
+            first_at = self._fenced(given, b"action %d " % move.seat, action, at_ms)
+            if first_at != at_ms:  # a retry, answered as the first time, stamp and all
+                answered = answer(first_at)
+        return answered
 
     def ValidateAction(
         self, request: Request, call: CallRecord, token: str = ""
@@ -277,11 +325,14 @@ class GameEngineServicer:
             status = game.engine.status(state)
         finally:
             call.engine_seconds += perf_counter() - start
-        return api.GetViewResponse(
+        response = api.GetViewResponse(
             view=common.GameView(
                 status=encode_status(status), **{game.id: game.codec.encode_view(view)}
             )
         )
+        if given.clock is not None:
+            response.view.clock.CopyFrom(clock_view(given.clock, self.clock.now_ms()))
+        return response
 
     def SuggestAction(
         self, request: Request, call: CallRecord, token: str = ""
@@ -312,6 +363,79 @@ class GameEngineServicer:
         return replay_game(
             self.decoder, self.encoder, request, call, self._budget, self.costs, token
         )
+
+    def ClaimTimeout(
+        self, request: Request, call: CallRecord, token: str = ""
+    ) -> api.ClaimTimeoutResponse:
+        """Play the move of a seat whose time is up, as its game's bot would."""
+        data = data_of(request)
+        if data[:1] != REQUEST_STATE_KEY:  # a request of a hosted table leads with no state
+            parsed = parse(api.ClaimTimeoutRequest, data)
+            if parsed.table_id:
+                return self._hosting(token).claim(parsed, call, token)
+        request, given = self._state_of(
+            request,
+            api.ClaimTimeoutRequest,
+            call,
+            token,
+            lambda request: Asked(
+                "claim a timeout",
+                views_as=viewer_seat(request.viewer) if request.HasField("viewer") else None,
+            ),
+        )
+        game, seat, clock = given.game, request.seat, given.clock
+        call.seat = seat
+        if clock is None:
+            raise no_time_control()
+        engine = game.engine
+        engine.check_seat(given.state, seat)
+        response = api.ClaimTimeoutResponse()
+        status = engine.status(given.state)
+        if seat not in status.seats_to_act:  # it moved first: the game as it is
+            response.status.CopyFrom(encode_status(status))
+            self.encoder.fill_state(response.state, game, given.state, call, given.seating, clock)
+            return response
+        now = self.clock.now_ms()
+        left = clocks.time_until_due_ms(clock, seat, now, self.clock_tolerance_ms)
+        if left:
+            raise not_due(seat, left)
+        policy = policy_of(given.seating, seat, "")
+        seed = bot_seed(0, seat, given.canonical())
+        action = self._bot_move(given, seat, policy, seed, None, call)
+        start = perf_counter()
+        try:
+            transition = engine.apply(given.state, seat, action)
+            status = engine.status(transition.state)
+        finally:
+            call.engine_seconds += perf_counter() - start
+        call.game_finished = status.finished
+        viewer = viewer_seat(request.viewer) if request.HasField("viewer") else EVERY_EVENT
+        response.status.CopyFrom(encode_status(status))
+        response.events.extend(
+            self.encoder.event_messages(
+                game,
+                engine.seats(given.state),
+                transition.events,
+                self.decoder.events_for(given, viewer),
+            )
+        )
+        response.timed_out = True
+
+        def stamp(at_ms: int) -> None:
+            moved = clocks.moved(clock, seat, status.seats_to_act, at_ms, timed_out=True)
+            response.absent = moved.seats[seat].absent
+            response.at_ms = at_ms
+            response.ClearField("state")
+            self.encoder.fill_state(
+                response.state, game, transition.state, call, given.seating, moved
+            )
+
+        stamp(now)
+        if self.fence is not None:
+            first_at = self._fenced(given, b"timeout %d " % seat, action, now)
+            if first_at != now:  # a retry, answered as the first time, stamp and all
+                stamp(first_at)
+        return response
 
     def WatchGame(self, request: Request, call: CallRecord, token: str = "") -> Watcher:
         """Open a stream of a hosted table: the watcher, counted in, that the door feeds
@@ -422,13 +546,15 @@ class GameEngineServicer:
         tokens = ["" if seat in robots else issue(match_id, seat) for seat in range(request.seats)]
         return seating(match_id, bots), tokens, issue(match_id, None)
 
-    def _fenced(self, move: Move, action: Any) -> None:
-        """Move the game on in the revision store from the state of ``move``, by the
-        ``action`` its seat applied (the bot's choice, for a bot move: a search capped by time
-        that chooses otherwise when sent again is another move, never a retry; not its
-        viewer); raises when the store refuses or cannot be reached."""
+    def _fenced(self, given: DecodedState, how: bytes, action: Any, at_ms: int = 0) -> int:
+        """Move the game on in the revision store from the state ``given``, by the ``action``
+        its seat applied (the bot's choice, for a bot move: a search capped by time that
+        chooses otherwise when sent again is another move, never a retry; not its viewer),
+        ``how`` it moved (an action, or a timeout), stamped ``at_ms`` by the server's clock (0
+        without one); returns the stamp of the move as it was first applied (``at_ms``, unless
+        this is a retry of a move stamped before); raises when the store refuses or cannot be
+        reached."""
         assert self.fence is not None
-        given = move.given
         if not given.seating.match_id:
             raise RequestError(
                 "this server fences every game by its match id, and this state has none (it "
@@ -436,7 +562,7 @@ class GameEngineServicer:
                 "MATCH_ID_MISSING",
             )
         encoded = given.game.codec.encode_action(action).SerializeToString(deterministic=True)
-        played = b"action %d " % move.seat + encoded
-        self.fence.advance(
-            given.seating.match_id, given.state.revision, request_digest(given.seal, played)
+        played = how + encoded
+        return self.fence.advance_stamped(
+            given.seating.match_id, given.state.revision, request_digest(given.seal, played), at_ms
         )

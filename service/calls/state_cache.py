@@ -40,6 +40,7 @@ class KnownState:
     parts: Any = None  # its encoded parts, when its codec serializes states in parts
     seating: Seating = NO_SEATING  # the match id and bot seats beside it
     seal: bytes = b""  # its sealed payload (GameState.sealed); empty for a plain state
+    clock: Any = None  # its game's clock (``engines.clock.GameClock``), None without one
 
 
 def state_cost(key: bytes) -> int:

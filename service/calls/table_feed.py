@@ -9,6 +9,11 @@ its latest step and the last ``RECENT_STEPS`` steps, so that a watcher that come
 few moves is sent them from memory; one further behind is sent them from the table's record,
 played again from the initial state.
 
+A watched table with a time control has a timer: when a seat's time runs out (and the clocks'
+tolerance has passed) the feed claims the timeout itself (``claim``, the hosting's), once the
+table is still where it was. Every replica whose watchers follow the table may claim at about
+the same time; the table's compare-and-set takes one claim, and the others find it made.
+
 A notice that skips revisions (the reader reconnected, pub/sub having dropped what was published
 meanwhile) has the feed read the moves it missed from the store; after a reconnection, or a
 store that failed it, the feed reads every watched table's revision again. A table that is gone
@@ -21,16 +26,19 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 
+from engines import clock as clocks
+from service.calls.clocks import SYSTEM_CLOCK, Clock
 from service.calls.decoding import Decoder
 from service.calls.encoding import Encoder
 from service.calls.games import Game
 from service.calls.table_moves import Step, open_state, play, replay, watch_message
+from service.config import DEFAULT_CLOCK_TOLERANCE_MS
 from service.tables.errors import (
     ServerDrainingError,
     TableNotFoundError,
@@ -45,6 +53,7 @@ from service.telemetry.observe import CallRecord
 # millions of objects more for the collector to walk through at every full collection.
 RECENT_STEPS = 4
 RESYNC_SECONDS = 1.0  # how soon the feed reads the tables again after the store failed it
+MS_PER_SECOND = 1_000
 
 log = structlog.get_logger("ordo.server")
 
@@ -68,13 +77,27 @@ class _Forget:
     table_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Due:
+    """A seat's time on a watched table runs out at the table's ``revision``."""
+
+    table_id: str
+    revision: int
+
+
+#: The hosting's claim of a timeout on a table, by the server itself: (table id, seat, call).
+Claim = Callable[[str, int, CallRecord], None]
+
+
 _RESYNC = "resync"
 _STOP = "stop"
 
 
 class TableFeed:
     """The feed of one worker's watchers (see the module), reading the table store ``store``
-    at ``url``, playing moves with the servicer's ``decoder`` and ``encoder``."""
+    at ``url``, playing moves with the servicer's ``decoder`` and ``encoder``, reading the
+    server's ``clock`` for the clocks of the tables (a timeout due ``tolerance_ms`` after a
+    seat's time is up), which it claims through ``claim`` once set (the hosting's)."""
 
     def __init__(
         self,
@@ -83,7 +106,12 @@ class TableFeed:
         decoder: Decoder,
         encoder: Encoder,
         watchers: Watchers,
+        clock: Clock = SYSTEM_CLOCK,
+        tolerance_ms: int = DEFAULT_CLOCK_TOLERANCE_MS,
     ) -> None:
+        self.clock = clock
+        self.tolerance_ms = tolerance_ms
+        self.claim: Claim | None = None
         self.store = store
         self.decoder = decoder
         self.encoder = encoder
@@ -155,6 +183,8 @@ class TableFeed:
         elif isinstance(item, _Forget):
             if not self.watchers.of(item.table_id):
                 self._cursors.pop(item.table_id, None)
+        elif isinstance(item, _Due):
+            self._due(item, call)
         elif item == _RESYNC:
             self._resync_due.clear()
             self._resync(call)
@@ -177,7 +207,7 @@ class TableFeed:
             cursor = self._cursor(watcher.table_id, call)
             latest = cursor.step
             if after is None:
-                steps = [Step(latest.revision, latest.state, latest.status)]
+                steps = [Step(latest.revision, latest.state, latest.status, clock=latest.clock)]
             elif after < latest.revision:
                 steps = self._since(cursor, watcher.table_id, after, call)
             else:
@@ -185,8 +215,9 @@ class TableFeed:
         except (TableNotFoundError, TableStoreUnavailableError) as error:
             watcher.send(End(error))
             return
+        now = self.clock.now_ms()
         for step in steps:
-            watcher.send(watch_message(self.encoder, cursor.game, step, watcher.viewer))
+            watcher.send(watch_message(self.encoder, cursor.game, step, watcher.viewer, now))
         watcher.revision = latest.revision if after is None else max(after, latest.revision)
         watcher.started = True
         if latest.status.finished and watcher.revision >= latest.revision:
@@ -210,8 +241,10 @@ class TableFeed:
         if cursor is None:
             table = self.store.latest(table_id)
             given = open_state(self.decoder, table.state, call)
-            step = Step(table.revision, given.state, given.game.engine.status(given.state))
+            status = given.game.engine.status(given.state)
+            step = Step(table.revision, given.state, status, clock=given.clock)
             cursor = self._cursors[table_id] = Cursor(given.game, step)
+            self._time(table_id, step)
         return cursor
 
     def _notice(self, notice: Notice, call: CallRecord) -> None:
@@ -234,9 +267,10 @@ class TableFeed:
         """Play ``entries`` from the cursor's step, sending each step to the watchers that saw
         the one before it."""
         watchers = self.watchers.of(table_id)
+        now = self.clock.now_ms()
         for stored in entries:
             before = cursor.step
-            step = play(self.decoder, cursor.game, before.state, before.revision + 1, stored, call)
+            step = play(self.decoder, cursor.game, before, stored, call)
             cursor.step = step
             cursor.recent.append(step)
             messages: dict[int | None, bytes] = {}
@@ -244,7 +278,9 @@ class TableFeed:
                 if watcher.started and watcher.revision == before.revision:
                     message = messages.get(watcher.viewer)
                     if message is None:
-                        message = watch_message(self.encoder, cursor.game, step, watcher.viewer)
+                        message = watch_message(
+                            self.encoder, cursor.game, step, watcher.viewer, now
+                        )
                         messages[watcher.viewer] = message
                     watcher.send(message)
                     watcher.revision = step.revision
@@ -252,6 +288,42 @@ class TableFeed:
             for watcher in watchers:
                 if watcher.started and watcher.revision == cursor.step.revision:
                     watcher.send(End())
+        self._time(table_id, cursor.step)
+
+    # ----------------------------------------------------------------- clocks
+    def _time(self, table_id: str, step: Step) -> None:
+        """Set a timer for the first seat of ``step`` whose time will run out, if any."""
+        clock = step.clock
+        if clock is None or step.status.finished:
+            return
+        now = self.clock.now_ms()
+        waits = [
+            clocks.time_until_due_ms(clock, seat, now, self.tolerance_ms)
+            for seat in step.status.seats_to_act
+        ]
+        if waits:
+            timer = threading.Timer(
+                min(waits) / MS_PER_SECOND, self._inbox.put, (_Due(table_id, step.revision),)
+            )
+            timer.daemon = True
+            timer.start()
+
+    def _due(self, due: _Due, call: CallRecord) -> None:
+        """Claim the timeouts due on a watched table that is still at the revision the timer
+        was set at (once it moved on, a timer of its new revision is set)."""
+        cursor = self._cursors.get(due.table_id)
+        if cursor is None or cursor.step.revision != due.revision or self.claim is None:
+            return
+        step, clock = cursor.step, cursor.step.clock
+        if clock is None:
+            return
+        now = self.clock.now_ms()
+        for seat in step.status.seats_to_act:
+            if not clocks.time_until_due_ms(clock, seat, now, self.tolerance_ms):
+                call.method = "ClaimTimeout"
+                self.claim(due.table_id, seat, call)
+                return  # the claim's notice moves the cursor on, and sets the next timer
+        self._time(due.table_id, step)  # not due yet by this server's clock: wait again
 
     def _resync(self, call: CallRecord) -> None:
         """Read every watched table's revision again, and play the moves the feed missed."""

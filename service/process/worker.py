@@ -30,6 +30,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from service.calls.call_path import SERVICE, SERVICE_NAME
+from service.calls.clocks import SYSTEM_CLOCK, Clock
 from service.calls.costs import US_PER_MS, CostLimits
 from service.calls.servicer import GameEngineServicer
 from service.config import Settings, allowed_cpus, policy_names
@@ -65,10 +66,13 @@ MAX_CONCURRENT_STREAMS = 1000
 log = structlog.get_logger("ordo.server")
 
 
-def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> GameEngineServicer:
+def new_servicer(
+    settings: Settings, fence: RevisionFence | None = None, clock: Clock = SYSTEM_CLOCK
+) -> GameEngineServicer:
     """A worker's servicer, which both doors call: its caches, its keys, its seat tokens, its
     revision fence (``fence``, or a new one) and its table store as ``settings`` say (its table
-    feed not started yet)."""
+    feed not started yet), and the ``clock`` games with a time control read (the system's, or
+    one a test moves)."""
     from service.calls.servicer import GameEngineServicer  # noqa: PLC0415
 
     keys = settings.state_keys
@@ -96,6 +100,8 @@ def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> Game
         policy_names(settings.suggest_policies),
         tables,
         Watchers(settings.table_max_watchers, settings.table_max_table_watchers),
+        clock,
+        settings.clock_tolerance_ms,
     )
 
 

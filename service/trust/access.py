@@ -54,6 +54,8 @@ RULES: dict[str, str] = {
     "ReplayGame": "the record of the token's game, watched as its seat or a spectator",
     "WatchGame": "the token's hosted table, watched as its own seat or a spectator",
     "GetRecord": "the record of the token's hosted table, once its game is over",
+    "ClaimTimeout": "a timeout against any seat of the token's game, its events seen as the "
+    "token's seat or a spectator",
 }
 
 

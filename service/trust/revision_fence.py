@@ -12,7 +12,9 @@ client does when the answer was lost on the way, is recognised and answered agai
 answer is the same (answers are pure functions of the request, so the server computes the same
 bytes again): a search capped by time may choose otherwise the second time, and is then
 another move, refused with ``STATE_SUPERSEDED`` like any other request on an older state. So
-the fence never takes two states at one revision.
+the fence never takes two states at one revision. A move of a game with a clock is stamped with
+the server's time, which the store keeps with its digest: a retry is answered with the first
+try's stamp, the same bytes again.
 
 An entry idle for ``idle_seconds`` expires; the next state sent for that game is then taken as
 its latest. So is a game's first state sent after the store lost its data: a store that keeps
@@ -36,9 +38,11 @@ KEY_PREFIX = b"ordo:revision:"
 CONNECT_SECONDS = 1.0  # how long a call waits for a connection to the store
 REPLY_SECONDS = 1.0  # and for its reply: a store slower than that is as good as unreachable
 # KEYS[1]: the game's entry, "REVISION DIGEST" (the revision of its latest state, and the digest
-# of the request that made it). ARGV: the state's revision, the next revision, the request's
-# digest, the idle time in ms. Returns 1 when the request moves the game on, 2 when it is the
-# request that moved it on last (a retry), 0 when the state is older than the latest.
+# of the request that made it), and " AT" after them for a game with a clock (the time the
+# server stamped that move). ARGV: the state's revision, the next revision, the request's
+# digest, the idle time in ms, the move's stamp (0: no clock). Returns 1 when the request moves
+# the game on, {2, AT} when it is the request that moved it on last (a retry; AT is "0" without
+# a clock), 0 when the state is older than the latest.
 ADVANCE = """
 local entry = redis.call('GET', KEYS[1])
 if entry then
@@ -46,14 +50,18 @@ if entry then
   local latest = tonumber(string.sub(entry, 1, space - 1))
   local revision = tonumber(ARGV[1])
   if revision < latest then
-    if revision + 1 == latest and string.sub(entry, space + 1) == ARGV[3] then
+    local rest = string.sub(entry, space + 1)
+    local gap = string.find(rest, ' ', 1, true)
+    local digest = gap and string.sub(rest, 1, gap - 1) or rest
+    if revision + 1 == latest and digest == ARGV[3] then
       redis.call('PEXPIRE', KEYS[1], ARGV[4])
-      return 2
+      return {2, gap and string.sub(rest, gap + 1) or '0'}
     end
     return 0
   end
 end
-redis.call('SET', KEYS[1], ARGV[2] .. ' ' .. ARGV[3], 'PX', ARGV[4])
+local stamped = ARGV[5] ~= '0' and (' ' .. ARGV[5]) or ''
+redis.call('SET', KEYS[1], ARGV[2] .. ' ' .. ARGV[3] .. stamped, 'PX', ARGV[4])
 return 1
 """
 MOVED_ON = 1
@@ -145,6 +153,18 @@ class RevisionFence:
         that move had moved it on already (a retry). Raises ``StateSupersededError``,
         ``RevisionStoreUnavailableError`` (not applied) or ``RevisionStoreOutcomeUnknownError``
         (sent, and not answered)."""
+        return self._moved_on(match_id, revision, digest, 0) is not None
+
+    def advance_stamped(self, match_id: bytes, revision: int, digest: str, at_ms: int) -> int:
+        """``advance``, for a move the server stamped ``at_ms`` (0: a game without a clock);
+        returns the stamp of the move as it first moved the game on: ``at_ms``, or, for a
+        retry, the first try's, so that the retry's answer is the first's, byte for byte."""
+        first = self._moved_on(match_id, revision, digest, at_ms)
+        return at_ms if first is None else first
+
+    def _moved_on(self, match_id: bytes, revision: int, digest: str, at_ms: int) -> int | None:
+        """The store's script: None when the move moved the game on, the first try's stamp (0
+        without a clock) when it is a retry; raises as ``advance`` says."""
         pool = self._client.connection_pool
         try:
             # A connection, connected here: a failure until then sent nothing to the store.
@@ -153,14 +173,15 @@ class RevisionFence:
             raise RevisionStoreUnavailableError from None
         try:
             result = self._advance(
-                keys=[KEY_PREFIX + match_id], args=[revision, revision + 1, digest, self.idle_ms]
+                keys=[KEY_PREFIX + match_id],
+                args=[revision, revision + 1, digest, self.idle_ms, at_ms],
             )
         except self._errors:
             raise RevisionStoreOutcomeUnknownError from None
         if result == MOVED_ON:
-            return False
-        if result == RETRIED:
-            return True
+            return None
+        if isinstance(result, list) and result[0] == RETRIED:
+            return int(result[1])
         raise StateSupersededError
 
     def check(self) -> None:

@@ -170,6 +170,18 @@ def test_help_unknown_keys_and_leaving(terminals: list[Terminal], server_address
     assert terminal.close() == 0
 
 
+def test_a_time_limit_shows_every_seats_clock(
+    terminals: list[Terminal], server_address: str
+) -> None:
+    """With ``--move-limit``, each turn shows every seat's clock, the person's running."""
+    terminal = play(terminals, server_address, "up_or_down", "--seed", "3", "--move-limit", "90")
+    shown = terminal.wait(PROMPT)
+    assert re.search(r"Clocks: seat 1 1:[23]\d \(running\), seat 2 1:30\n", shown), shown
+    terminal.type("q")
+    assert "You left the game." in terminal.wait()
+    assert terminal.close() == 0
+
+
 def test_a_compound_move_step_by_step(terminals: list[Terminal], server_address: str) -> None:
     """An Up or Down? turn is asked part by part, each list holding what some legal turn still
     allows; ``back`` takes back the last part chosen, and the turn is played once complete."""

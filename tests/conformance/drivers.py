@@ -21,12 +21,14 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from engines import registry
+from engines.clock import GameClock
 from engines.errors import RulesError
 from engines.prng import Rng
 from engines.search import Budget
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.calls.clocks import sealed_payload, unsealed_payload
 from service.calls.encoding import encode_status
 from service.codecs import CODECS
 from service.trust.sealing import Sealer
@@ -70,6 +72,7 @@ class Codecs:
         self.codec = CODECS[game_id]
         self.sealer = sealer
         self.seating: Seating = NO_SEATING  # that of the last state read
+        self.clock: GameClock | None = None  # that of the last state read
         # Whether plain states are refused before they are read (STATE_NOT_SEALED): so they are
         # by a server that requires seat tokens, which takes sealed states only.
         self.refuses_plain = False
@@ -90,8 +93,9 @@ class Codecs:
         payload = self.sealer.unseal(
             state.sealed, state.game_id, state.rules_version, state.revision, self.seating.fields()
         )
+        inner, self.clock = unsealed_payload(payload)
         plain = common.GameState(rules_version=state.rules_version, revision=state.revision)
-        getattr(plain, self.game_id).MergeFromString(payload)
+        getattr(plain, self.game_id).MergeFromString(inner)
         return plain
 
     def to_message(self, state: Any) -> common.GameState:
@@ -107,7 +111,7 @@ class Codecs:
                 self.game_id,
                 plain.rules_version,
                 plain.revision,
-                getattr(plain, self.game_id).SerializeToString(),
+                sealed_payload(getattr(plain, self.game_id).SerializeToString(), self.clock),
                 self.seating.fields(),
             ),
         )
@@ -230,10 +234,12 @@ class OverGrpc(Codecs):
         stub: rpc.GameEngineServiceStub,
         sealer: Sealer | None = None,
         tokens: SeatTokens | None = None,
+        time_control: common.TimeControl | None = None,
     ) -> None:
         super().__init__(game_id, sealer)
         self.stub = stub
         self.tokens = tokens
+        self.time_control = time_control
         self.refuses_plain = tokens is not None
 
     def _call(
@@ -252,7 +258,7 @@ class OverGrpc(Codecs):
             raise RefusedError(reason_of(error), error.code().name) from None
 
     def new_game(self, seats: int, seed: int) -> common.GameState:
-        options = common.GameOptions(**{self.game_id: {}})
+        options = common.GameOptions(time_control=self.time_control, **{self.game_id: {}})
         request = api.NewGameRequest(seats=seats, seed=seed, options=options)
         if self.tokens is None:
             return self._call(self.stub.NewGame, request).state  # type: ignore[no-any-return]

@@ -9,16 +9,21 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+import grpc
 import pytest
 
 from engines import registry
 from engines.errors import InvalidStateError
 from engines.prng import Rng
 from ordo.v1 import common_pb2 as common
+from ordo.v1 import engine_service_pb2_grpc as rpc
+from service.config import Settings
+from service.process.worker import create_server, new_servicer
 from service.trust.sealing import Sealer
 from service.trust.seat_tokens import SeatTokens
 from tests.conformance.corruptions import CORRUPTIONS, STEPS_PER_SEAT
 from tests.conformance.drivers import Driver, InProcess, OverGrpc, RefusedError
+from tests.fake_clock import FakeClock
 from tests.state_keys import TEST_KEY
 
 GAMES = sorted(registry.ENGINES)
@@ -27,6 +32,7 @@ CHECK_EVERY = 7  # the costlier checks (views, illegal actions) run on every 7th
 SENTINEL = 0x5EED_0BAD_F00D_CAFE  # a generator state to search views for
 SEEDS_IN_PROCESS = (1, 2, 3)
 SEEDS_OVER_GRPC = (4,)
+CLOCKED_LIMIT_MS = 60_000  # a minute a move
 SEARCH_ITERATIONS = 2  # a small budget for the search bot where every checkpoint asks it
 SEARCH_SEED = 77  # the search bot's fixed seed in the re-deal test
 #: Per game with one: the move that answers a pending choice (a row to take, a five to lock).
@@ -70,6 +76,19 @@ def make_driver(request: pytest.FixtureRequest) -> Any:
         return lambda game_id: OverGrpc(game_id, seated_stub, Sealer([TEST_KEY]), tokens)
     sealed_stub = request.getfixturevalue("sealed_stub")
     return lambda game_id: OverGrpc(game_id, sealed_stub, Sealer([TEST_KEY]))
+
+
+@pytest.fixture(scope="module")
+def clocked_sealed_stub() -> Iterator[rpc.GameEngineServiceStub]:
+    """A stub of a server with the test state key whose clock stands still: every view of a
+    game with a time control shows the same clocks."""
+    settings = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0, state_keys=(TEST_KEY,))
+    servicer = new_servicer(settings, clock=FakeClock())
+    server, port, _health = create_server(settings, servicer=servicer)
+    server.start()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
+        yield rpc.GameEngineServiceStub(chan)
+    server.stop(None)
 
 
 def playout(
@@ -358,6 +377,24 @@ class TestViews:
                     redealt = driver.redeal(state, seat, redeal_seed + step)
                     assert key(driver.view(redealt, seat)) == own, f"seat {seat}'s view leaks"
                     assert key(driver.view(redealt, None)) == spectator, "spectator view leaks"
+
+    @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
+    def test_views_with_clocks_do_not_change_when_hidden_cards_are_redealt(
+        self, clocked_sealed_stub: rpc.GameEngineServiceStub, game: str, seats: int, seed: int
+    ) -> None:
+        """With a time control, re-dealing what a seat cannot see (the clock sealed beside
+        the cards, as the server stamped it) leaves its view and a spectator's, clocks
+        included, byte-identical."""
+        control = common.TimeControl(move_limit_ms=CLOCKED_LIMIT_MS)
+        driver = OverGrpc(game, clocked_sealed_stub, Sealer([TEST_KEY]), time_control=control)
+        for state, _status, step in checkpoints(driver, seats, seed, finished=True):
+            spectator = driver.view(state, None)
+            assert spectator.HasField("clock")
+            for seat in range(seats):
+                own = key(driver.view(state, seat))
+                redealt = driver.redeal(state, seat, 31 + step)
+                assert key(driver.view(redealt, seat)) == own, f"seat {seat}'s view leaks"
+                assert key(driver.view(redealt, None)) == key(spectator), "spectator view leaks"
 
     @pytest.mark.parametrize(("game", "seats", "seed"), cases(SEEDS_OVER_GRPC))
     def test_search_moves_do_not_change_when_hidden_cards_are_redealt(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import grpc
 import pytest
 
+from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from tests.conformance.drivers import reason_of
 from tests.e2e.server_process import ServerProcess, running_replicas
@@ -152,3 +153,53 @@ class TestStoreRestart:
             api.ReplayGameRequest(record=record), metadata=seat_token(dealt.spectator_token)
         )
         assert replayed.final_status == status
+
+
+class TestClocks:
+    """Servers claim the timeouts of the tables they watch, once each."""
+
+    def test_both_servers_claim_and_each_timeout_lands_once(self, replicas: Replicas) -> None:
+        """At a 6 nimmt! table whose two people never move, a second a move, watched through
+        both servers: as each seat's time runs out both servers claim it by themselves, the
+        table's compare-and-set takes one claim of each, and both watchers see the same
+        timeouts, every revision once (a real wait of a few seconds: the clocks are the
+        servers')."""
+        control = common.TimeControl(move_limit_ms=1_000)
+        dealt = host(replicas.stubs[0], seats=2, bots=(), time_control=control)
+        seen: list[list[tuple[int, int, bool]]] = [[], []]
+        readers = [
+            watch_timeouts(Player(stub, dealt.table_id, dealt.spectator_token), into)
+            for stub, into in zip(replicas.stubs, seen, strict=True)
+        ]
+        for reader in readers:
+            reader.join()
+        assert seen[0] == seen[1]
+        assert [revision for revision, _, _ in seen[0]] == list(range(1, TIMEOUTS_SEEN + 1))
+        assert all(timed_out for _, _, timed_out in seen[0])
+        for turn in range(0, TIMEOUTS_SEEN, 2):  # each turn, both seats select: one timeout each
+            assert {seat for _, seat, _ in seen[0][turn : turn + 2]} == {0, 1}
+
+
+TIMEOUTS_SEEN = 4  # two turns of 6 nimmt! for two: each seat times out twice
+WATCH_SECONDS = 60.0  # a stream that never shows them fails the test instead of hanging it
+
+
+def watch_timeouts(player: Player, into: list[tuple[int, int, bool]]) -> threading.Thread:
+    """Read a watcher's moves (revision, seat, whether it was a timeout) until it has seen
+    ``TIMEOUTS_SEEN`` of them, on a thread of its own."""
+
+    def read() -> None:
+        request = api.WatchGameRequest(table_id=player.table_id)
+        stream = player.stub.WatchGame(
+            request, metadata=seat_token(player.token), timeout=WATCH_SECONDS
+        )
+        for message in stream:
+            if message.HasField("seat"):
+                into.append((message.revision, message.seat, message.timed_out))
+            if len(into) >= TIMEOUTS_SEEN:
+                stream.cancel()
+                return
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    return thread

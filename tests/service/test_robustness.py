@@ -6,7 +6,7 @@ fields are set to random values, for every method and every registered game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -79,6 +79,23 @@ def door(
     client.close()
 
 
+def claim_request(driver: Any, state: common.GameState, seats: int) -> api.ClaimTimeoutRequest:
+    """A claim against a seat that is not to act, in ``state`` of ``seats`` seats (one seat's
+    action later when every seat is to act) given a clock: answered with the game as it is,
+    whatever the server's time."""
+    to_act: Sequence[int] = driver.status(state).seats_to_act
+    if len(to_act) == seats:
+        state = driver.apply(state, driver.legal(state, to_act[0])[0]).state
+        to_act = driver.status(state).seats_to_act
+    clocked = common.GameState()
+    clocked.CopyFrom(state)
+    clocked.clock.control.move_limit_ms = 5_000
+    for seat in range(seats):
+        clocked.clock.seats.add(waiting_since_ms=1 if seat in to_act else 0)
+    idle = next(seat for seat in range(seats) if seat not in to_act)
+    return api.ClaimTimeoutRequest(state=clocked, seat=idle)
+
+
 def sample_requests(game: str) -> dict[str, bytes]:
     """One valid serialized request per method, a few actions into a game."""
     engine = registry.get(game)
@@ -106,6 +123,7 @@ def sample_requests(game: str) -> dict[str, bytes]:
         "GetView": api.GetViewRequest(state=state, viewer=common.Viewer(seat=seat)),
         "SuggestAction": api.SuggestActionRequest(state=state, seat=seat),
         "ReplayGame": api.ReplayGameRequest(record=record, viewer=common.Viewer(seat=seat)),
+        "ClaimTimeout": claim_request(driver, state, engine.info.min_seats),
     }
     return {method: request.SerializeToString() for method, request in requests.items()}
 

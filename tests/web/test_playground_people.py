@@ -71,6 +71,17 @@ class TestGames:
         scenario(url, "reload")
 
 
+class TestClocks:
+    """A person with a time per move who does not move."""
+
+    def test_the_bot_plays_for_a_person_whose_time_is_up(self, url: str) -> None:
+        """At a 6 nimmt! table with 5 s a move, a person who does nothing is warned, the page
+        claims the timeout when the time is up, the game's bot plays for them, the log says who
+        ran out of time, and the game goes on to its end (a real wait of about 5 s)."""
+        report = scenario(url, "clock")
+        assert report["timedOut"] == ["Seat 1 (you) ran out of time: a bot played for them."]
+
+
 class TestWhatHappened:
     """The log and the board tell what happened."""
 

@@ -18,8 +18,10 @@ import { Code, type Transport } from "@connectrpc/connect";
 
 import { OrdoError } from "./errors.js";
 import { GameEngineService } from "./gen/ordo/v1/engine_service_pb.js";
+import { TimeControlSchema } from "./gen/ordo/v1/common_pb.js";
 import type {
   ApplyActionResponse,
+  ClaimTimeoutResponse,
   GetRecordResponse,
   GetViewResponse,
   ListGamesResponse,
@@ -83,6 +85,12 @@ export interface NewGameOptions extends CallOptions {
    * and no state, and the bots play their seats by themselves.
    */
   host?: boolean;
+  /**
+   * A time control, which gives every seat a clock (see `claimTimeout`): `{ moveLimitMs: 30000 }`
+   * or `{ baseMs: 300000, incrementMs: 5000 }`, with `absentAfter` timeouts in a row marking a
+   * seat absent.
+   */
+  timeControl?: MessageInitShape<typeof TimeControlSchema>;
 }
 
 /** `suggestAction`'s optional arguments. */
@@ -238,6 +246,9 @@ export class ClientCore {
     init: NewGameOptions = {},
   ): Promise<NewGameResponse> {
     const options = gameOptions(game, init.options);
+    if (init.timeControl !== undefined) {
+      options.timeControl = create(TimeControlSchema, init.timeControl);
+    }
     const bots = Object.entries(init.bots ?? {}).map(([seat, policy]) => ({
       seat: Number(seat),
       policy,
@@ -276,6 +287,22 @@ export class ClientCore {
   ): Promise<ApplyActionResponse> {
     const bot = { seat, ...botChoice(init), policy: init.policy ?? "" };
     return this.call(methods.applyAction, { state, bot, viewer: viewerOf(init.viewer) }, init);
+  }
+
+  /**
+   * Claim that `seat`'s time is up, in a game with a time control: the game's bot plays its move
+   * (`timedOut`), or, when the seat is no longer to act, the game comes back as it is. Before
+   * the seat's time is up the server refuses with reason `TIMEOUT_NOT_DUE` and the time left
+   * (`error.metadata.time_left_ms`). The events are those `viewer` may see, as in `applyAction`.
+   * `state` may be a hosted table's id, as for every call that takes a state.
+   */
+  claimTimeout(
+    state: GameInput,
+    seat: number,
+    init: ApplyOptions = {},
+  ): Promise<ClaimTimeoutResponse> {
+    const request = { ...gameField(state), seat, viewer: viewerOf(init.viewer) };
+    return this.call(methods.claimTimeout, request, init);
   }
 
   /** Whether `applyAction` would accept the action, and why not. */

@@ -15,6 +15,7 @@ import type { ApplyOptions, ClientCore, NewGameOptions, PlayBotOptions } from ".
 import { type GameState, GameStateSchema, ViewerSchema } from "./gen/ordo/v1/common_pb.js";
 import {
   type ApplyActionResponse,
+  type ClaimTimeoutResponse,
   type GameRecord,
   GameRecordSchema,
   type NewGameResponse,
@@ -36,8 +37,8 @@ export async function stateDigest(state: GameState): Promise<Uint8Array> {
 }
 
 /**
- * Plays one game through `client` and keeps its record: call `newGame` once, then `applyAction`
- * and `playBot` with the latest state, as the client's own methods.
+ * Plays one game through `client` and keeps its record: call `newGame` once, then `applyAction`,
+ * `playBot` and `claimTimeout` with the latest state, as the client's own methods.
  */
 export class Recorder {
   readonly record: GameRecord = create(GameRecordSchema, { formatVersion: FORMAT_VERSION });
@@ -115,6 +116,27 @@ export class Recorder {
   }
 
   /**
+   * Claim that `seat`'s time is up (`claimTimeout`) and record the timeout when a move was played
+   * for it (a claim that found the seat no longer to act leaves the game, and the record, as
+   * they were).
+   */
+  async claimTimeout(
+    state: GameState,
+    seat: number,
+    init: ApplyOptions = {},
+  ): Promise<ClaimTimeoutResponse> {
+    this.check(state);
+    const response = await this.client.claimTimeout(state, seat, init);
+    if (response.timedOut) {
+      const sent = create(GameRecordSchema, {
+        moves: [{ move: { case: "timeout", value: { seat } } }],
+      });
+      await this.moved(sent.moves[0]!, response);
+    }
+    return response;
+  }
+
+  /**
    * Name who keeps the record: a seat, or "spectator", and their seat token on a server that
    * requires them, which a replay of the record then sends. A record holding the token of a game
    * still in play lets whoever holds it act as that seat.
@@ -162,11 +184,13 @@ export class Recorder {
 
   private async moved(
     move: GameRecord["moves"][number],
-    response: ApplyActionResponse,
+    response: ApplyActionResponse | ClaimTimeoutResponse,
   ): Promise<void> {
     if (response.state === undefined) {
       throw new Error("the server returned no state");
     }
+    // The time the server stamped the move with (a game with a clock): the replay stamps it again.
+    move.atMs = response.atMs;
     const digest = await stateDigest(response.state);
     const digests = new Uint8Array(this.record.moveDigests.length + DIGEST_BYTES);
     digests.set(this.record.moveDigests);

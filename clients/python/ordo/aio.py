@@ -29,6 +29,7 @@ from ordo.client import OrdoError, Request, Response, _ClientBase
 from ordo.requests import (
     Game,
     apply_request,
+    claim_request,
     game_field,
     new_game_request,
     record_token,
@@ -120,11 +121,12 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         options: Message | None = None,
         bots: Mapping[int, str] | None = None,
         host: bool = False,
+        time_control: common.TimeControl | None = None,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.NewGameResponse:
         """Deal a new game, or host one (see ``Client.new_game``)."""
-        request = new_game_request(game, seats, seed, options, bots, host)
+        request = new_game_request(game, seats, seed, options, bots, host, time_control)
         return await self._call(lambda stub: stub.NewGame, request, timeout, request_id)
 
     async def apply_action(
@@ -167,6 +169,22 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         request = apply_request(state, viewer, bot=bot)
         return await self._call(
             lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token
+        )
+
+    async def claim_timeout(
+        self,
+        state: Game,
+        seat: int,
+        *,
+        viewer: int | common.Viewer | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+        seat_token: str | None = None,
+    ) -> api.ClaimTimeoutResponse:
+        """Claim that ``seat``'s time is up (see ``Client.claim_timeout``)."""
+        request = claim_request(state, seat, viewer)
+        return await self._call(
+            lambda stub: stub.ClaimTimeout, request, timeout, request_id, seat_token
         )
 
     async def validate_action(

@@ -38,7 +38,7 @@ from ordo import records
 from ordo.client import DEFAULT_TARGET, Client, OrdoError, game_options
 from ordo.join import Seat, host_links, join_table
 from ordo.notation import seat_text, seats_text
-from ordo.play import Table, play_game
+from ordo.play import MS_PER_SECOND, Table, play_game
 from ordo.render import Renderer, renderer, termination_text
 from ordo.tables import parse_link
 from ordo.v1 import common_pb2 as common
@@ -155,6 +155,13 @@ def add_play(commands: Commands) -> argparse.ArgumentParser:
         choices=POLICIES,
         default="heuristic",
         help="the bots' policy (%(default)s; search plays best, in about a tenth of a second)",
+    )
+    play.add_argument(
+        "--move-limit",
+        type=int,
+        default=0,
+        metavar="SECONDS",
+        help="a time limit on every move, shown as each seat's clock (default: none)",
     )
     play.add_argument(
         "--save",
@@ -507,6 +514,8 @@ def play(client: Client, args: argparse.Namespace, inp: TextIO, out: TextIO) -> 
     """Seat people at a game against bots and play it to its end; returns the exit code."""
     info, options, render, seats = prepare(client, args, args.bots, args.seats)
     people = people_seats(args.people, seats)
+    if args.move_limit:
+        options.time_control.move_limit_ms = args.move_limit * MS_PER_SECOND
     table = Table(client, info, render, people, args.bots, inp, out, save_to=args.save)
     return play_game(table, options, seats, args.seed)
 

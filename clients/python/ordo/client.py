@@ -41,6 +41,7 @@ from ordo.errors import OrdoError
 from ordo.requests import (
     Game,
     apply_request,
+    claim_request,
     game_field,
     game_options,
     new_game_request,
@@ -308,6 +309,7 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         *,
         options: Message | None = None,
         bots: Mapping[int, str] | None = None,
+        time_control: common.TimeControl | None = None,
         host: bool = False,
         timeout: float | None = None,
         request_id: str | None = None,
@@ -316,11 +318,12 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
 
         A game id without options plays that game with its defaults; seed 0 lets the server
         pick one (the response says which, unless the server requires seat tokens). ``bots``
-        maps the seats bots play to their policies (``""``: heuristic). With state keys, the
-        response holds a token for each seat a person plays (``seat_tokens``). With ``host``
-        the server keeps the game (``table_id``; no state) and plays its bots.
+        maps the seats bots play to their policies (``""``: heuristic); ``time_control`` gives
+        every seat a clock (see ``claim_timeout``). With state keys, the response holds a token
+        for each seat a person plays (``seat_tokens``). With ``host`` the server keeps the game
+        (``table_id``; no state) and plays its bots.
         """
-        request = new_game_request(game, seats, seed, options, bots, host)
+        request = new_game_request(game, seats, seed, options, bots, host, time_control)
         return self._call(lambda stub: stub.NewGame, request, timeout, request_id)
 
     def apply_action(
@@ -362,6 +365,23 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         bot = api.BotMove(seat=seat, policy=policy, seed=seed, search_iterations=search_iterations)
         request = apply_request(state, viewer, bot=bot)
         return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token)
+
+    def claim_timeout(
+        self,
+        state: Game,
+        seat: int,
+        *,
+        viewer: int | common.Viewer | None = None,
+        timeout: float | None = None,
+        request_id: str | None = None,
+        seat_token: str | None = None,
+    ) -> api.ClaimTimeoutResponse:
+        """Claim that ``seat``'s time is up, in a game with a time control: the game's bot
+        plays its move (``timed_out``), or, when the seat is no longer to act, the game comes
+        back as it is. Before the seat's time is up the server refuses with reason
+        ``TIMEOUT_NOT_DUE`` and the time left (``error.metadata["time_left_ms"]``)."""
+        request = claim_request(state, seat, viewer)
+        return self._call(lambda stub: stub.ClaimTimeout, request, timeout, request_id, seat_token)
 
     def validate_action(
         self,

@@ -8,7 +8,8 @@ left is made without asking. The choices come from the game's renderer (``ordo.r
 move the renderer does not know still appears, as its generic text. The server plays the other
 seats (``NewGame``'s ``bots``, each of their moves ``ApplyAction`` with ``bot``), so that the
 game plays on a server that requires seat tokens too, each person asking with their own seat's
-token. A move is final once applied: the new state is the server's answer. With ``save_to``,
+token. A move is final once applied: the new state is the server's answer. In a game with a
+time limit (``--move-limit``) each turn shows every seat's clock. With ``save_to``,
 the game is recorded as it is played (``ordo.records.Recorder``) and its record saved there,
 with its keeper's seat and token, when it ends or the people leave.
 
@@ -35,6 +36,7 @@ __all__ = [
     "Table",
     "ask",
     "choose",
+    "clocks_text",
     "option_keys",
     "outcome_lines",
     "play_game",
@@ -44,6 +46,7 @@ QUIT_WORDS = ("q", "quit")
 HELP_WORDS = ("?", "help")
 BACK_WORDS = ("b", "back")
 CLEAR_SCREEN = "\x1b[2J\x1b[H"
+MS_PER_SECOND = 1_000
 RULE = "-" * 72  # above each turn of a person
 NO_MORE = Step("end the move here")  # a move that is a prefix of another, longer one
 HELP = """\
@@ -289,6 +292,8 @@ def person_move(table: Table, state: common.GameState, seat: int) -> common.Acti
     token = table.tokens.get(seat)
     view = table.client.get_view(state, seat, seat_token=token).view
     table.say(table.render.render_view(view))
+    if view.HasField("clock"):
+        table.say(clocks_text(view.clock))
     actions = list(table.client.list_legal_actions(state, seat, seat_token=token).actions)
     steps = [table.render.action_steps(action, view) for action in actions]
     who = seat_text(seat).capitalize()
@@ -297,6 +302,19 @@ def person_move(table: Table, state: common.GameState, seat: int) -> common.Acti
     table.say(f"{who}: {table.render.action_text(action, view)}\n")
     table.moved.add(seat)
     return action
+
+
+def clocks_text(clock: common.ClockView) -> str:
+    """Every seat's clock: ``Clocks: seat 1 0:28 (running), seat 2 0:30``; an absent seat is
+    said to be away."""
+
+    def shown(seat: int, entry: common.SeatClockView) -> str:
+        left = -(-entry.remaining_ms // MS_PER_SECOND)  # whole seconds, rounded up
+        state = " (running)" if entry.running else ""
+        away = " (away: a bot plays for it)" if entry.absent else ""
+        return f"{seat_text(seat)} {left // 60}:{left % 60:02d}{state}{away}"
+
+    return "Clocks: " + ", ".join(shown(seat, entry) for seat, entry in enumerate(clock.seats))
 
 
 def show_events(table: Table, seat: int) -> None:

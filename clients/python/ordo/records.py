@@ -51,7 +51,8 @@ def state_digest(state: common.GameState) -> bytes:
 
 class Recorder:
     """Plays one game through ``client`` and keeps its record: call ``new_game`` once, then
-    ``apply_action`` and ``play_bot`` with the latest state, as a client's own methods."""
+    ``apply_action``, ``play_bot`` and ``claim_timeout`` with the latest state, as a client's
+    own methods. Each move keeps the time the server stamped (a game with a clock)."""
 
     def __init__(self, client: Client) -> None:
         self.client = client
@@ -73,7 +74,7 @@ class Recorder:
         """Apply ``action`` (``Client.apply_action``) and record it."""
         self._check(state)
         response = self.client.apply_action(state, action, **kwargs)
-        self.record.moves.add(action=action)
+        self.record.moves.add(action=action, at_ms=response.at_ms)
         self._reached(response.state)
         return response
 
@@ -91,9 +92,23 @@ class Recorder:
         response = self.client.play_bot(state, seat, policy, seed, **kwargs)
         iterations = kwargs.get("search_iterations", 0)
         self.record.moves.add(
-            bot=api.BotMove(seat=seat, policy=policy, seed=seed, search_iterations=iterations)
+            bot=api.BotMove(seat=seat, policy=policy, seed=seed, search_iterations=iterations),
+            at_ms=response.at_ms,
         )
         self._reached(response.state)
+        return response
+
+    def claim_timeout(
+        self, state: common.GameState, seat: int, **kwargs: Any
+    ) -> api.ClaimTimeoutResponse:
+        """Claim that ``seat``'s time is up (``Client.claim_timeout``) and record the timeout
+        when a move was played for it (a claim that found the seat no longer to act leaves
+        the game, and the record, as they were)."""
+        self._check(state)
+        response = self.client.claim_timeout(state, seat, **kwargs)
+        if response.timed_out:
+            self.record.moves.add(timeout=api.TimeoutClaim(seat=seat), at_ms=response.at_ms)
+            self._reached(response.state)
         return response
 
     def kept_by(self, seat: int | None, seat_token: str = "") -> None:

@@ -19,6 +19,7 @@ from ordo.v1 import engine_service_pb2 as api
 __all__ = [
     "Game",
     "apply_request",
+    "claim_request",
     "game_field",
     "game_options",
     "new_game_request",
@@ -40,15 +41,30 @@ def new_game_request(
     options: Message | None = None,
     bots: Mapping[int, str] | None = None,
     host: bool = False,
+    time_control: common.TimeControl | None = None,
 ) -> api.NewGameRequest:
     """The ``NewGameRequest`` of ``Client.new_game``'s arguments."""
-    return api.NewGameRequest(
+    request = api.NewGameRequest(
         seats=seats,
         seed=seed,
         options=game_options(game, options),
         bots=[common.BotSeat(seat=seat, policy=policy) for seat, policy in (bots or {}).items()],
         host=host,
     )
+    if time_control is not None:
+        request.options.time_control.CopyFrom(time_control)
+    return request
+
+
+def claim_request(
+    state: Game, seat: int, viewer: int | common.Viewer | None
+) -> api.ClaimTimeoutRequest:
+    """The ``ClaimTimeoutRequest`` of ``Client.claim_timeout``'s arguments: a timeout claimed
+    against ``seat`` on a game (its state, or a hosted table's id)."""
+    request = api.ClaimTimeoutRequest(seat=seat, **game_field(state))
+    if viewer is not None:
+        request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)
+    return request
 
 
 def apply_request(

@@ -67,16 +67,19 @@ export interface Dealt {
   spectatorToken: string;
 }
 
-/** Deals a game whose `bots` (seat → policy) the server plays. */
+/** Deals a game whose `bots` (seat → policy) the server plays, each move limited to
+ * `moveLimitMs` (0: no limit). */
 export async function newGame(
   seats: number,
   seed: bigint,
   options: Json,
   bots: Record<number, string>,
+  moveLimitMs = 0,
 ): Promise<Dealt> {
   const game = fromJson(GameOptionsSchema, options as JsonValue);
   recorder = new Recorder(client);
-  const dealt = await recorder.newGame(game, seats, { seed, bots });
+  const timeControl = moveLimitMs ? { moveLimitMs } : undefined;
+  const dealt = await recorder.newGame(game, seats, { seed, bots, timeControl });
   return {
     state: dealt.state!,
     status: status(dealt.status),
@@ -126,6 +129,26 @@ export async function apply(
     state: done.state!,
     status: status(done.status),
     events: done.events.map((e) => json(toJson(EventSchema, e)) as GameEvent),
+  };
+}
+
+/** A timeout claimed against `seat`, as `apply` applies a move: `timedOut` when the game's bot
+ * played for the seat, else (it had moved) the game as it is. */
+export async function claimTimeout(
+  state: GameState,
+  seat: number,
+  viewer: number | null,
+  token: string,
+  recorded = true,
+): Promise<Applied & { timedOut: boolean }> {
+  const seen = { viewer: viewer ?? ("spectator" as const), seatToken: token };
+  const claimer = recorded && recorder ? recorder : client;
+  const done = await claimer.claimTimeout(state, seat, seen);
+  return {
+    state: done.state!,
+    status: status(done.status),
+    events: done.events.map((e) => json(toJson(EventSchema, e)) as GameEvent),
+    timedOut: done.timedOut,
   };
 }
 

@@ -4,6 +4,7 @@
 import * as api from "./api.ts";
 import { t } from "./i18n.ts";
 import type { MovePicker } from "./moves.ts";
+import { drawClocks } from "./clock.ts";
 import { logLines, names, SPECTATOR, type AnySession } from "./session.ts";
 import type { GameView, Json } from "./types.ts";
 import type { DrawContext, Stage } from "./ui.ts";
@@ -109,6 +110,7 @@ export async function show(session: AnySession, picker: Picker | null): Promise<
   $("hand-title").textContent = seat === SPECTATOR ? "" : t().page.hand(names(session)[seat] ?? "");
   drawChoices(picker);
   drawTurn(session, picker, view);
+  drawClocks(session, view);
   drawLog(session);
   drawTable(session, ctx);
   if (scrollToTable) {

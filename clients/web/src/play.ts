@@ -1,10 +1,12 @@
 // Playing a game: people act by pointing at legal moves, the server plays the bot seats
-// (ApplyAction with `bot`), and each person sees only their own GetView. With a server that gives
+// (ApplyAction with `bot`) and, with a time limit, the move of a person whose time ran out
+// (ClaimTimeout), and each person sees only their own GetView. With a server that gives
 // seat tokens, the page holds only its people's (a spectator's when nobody plays), and makes each
 // call with the token of the seat it is made for. One person against bots may take their moves
 // back; a reload goes on with the game (src/saved.ts).
 import * as api from "./api.ts";
 import { bringIntoSight, phase, show, viewOf, watch, type Picker } from "./board.ts";
+import { CLAIM_MARGIN_MS, stopClocks, timeLeft } from "./clock.ts";
 import { UIS } from "./games/index.ts";
 import { t } from "./i18n.ts";
 import { MovePicker, type Candidate } from "./moves.ts";
@@ -17,6 +19,7 @@ import {
   practice,
   record,
   SPECTATOR,
+  TIMED_OUT,
   type Checkpoint,
   type Session,
   type Settings,
@@ -28,6 +31,9 @@ const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) 
 const CHECKPOINTS = 20; // the moves a person may take back, latest first
 const STAGE_PAUSE = 2; // a moment to watch lasts this many bot moves
 const SUPERSEDED = "STATE_SUPERSEDED"; // the revision fence's refusal of an older state
+const NOT_DUE = "TIMEOUT_NOT_DUE"; // a timeout claimed before the server's clock says it is due
+/** What a person's move is when their time ran out first. */
+const OUT_OF_TIME = Symbol("out of time");
 
 let current: Session | null = null;
 let generation = 0;
@@ -44,7 +50,13 @@ export async function start(info: GameInfo, settings: Settings): Promise<void> {
   settings.kinds.forEach((k, seat) => k !== "person" && (bots[seat] = k));
   const key = jsonKey(info.id);
   const options = { [key]: optionsJson(info, settings.options) };
-  const dealt = await api.newGame(settings.seats, BigInt(settings.seed), options, bots);
+  const dealt = await api.newGame(
+    settings.seats,
+    BigInt(settings.seed),
+    options,
+    bots,
+    settings.moveLimitMs ?? 0,
+  );
   const shown = settings.kinds.indexOf("person");
   // Only the people's tokens are kept: a bot's seat has none, and nobody here plays it.
   const tokens = new Map<number, string>();
@@ -185,26 +197,65 @@ export function savedGame(): { name: string; text: string } | null {
 /**
  * Applies a move. The page asks only for the events its people may see (a spectator's when
  * nobody plays): once per person, as the contract names one viewer; the moves are pure, so every
- * answer holds the same state (and the revision fence takes the same move again as a retry).
- * With seat tokens a person's own move is asked with their token alone: the others get its
- * public events. Returns the events the seat shown saw.
+ * answer holds the same game (and the revision fence takes the same move again as a retry; only
+ * the first answer is kept, whose clock the server stamped first). With seat tokens a person's
+ * own move is asked with their token alone: the others get its public events. Returns the events
+ * the seat shown saw.
  */
-async function apply(session: Session, play: api.Play): Promise<Json[]> {
-  const watchers = [...session.history.keys()].filter((seat) => seat !== SPECTATOR);
+function apply(session: Session, play: api.Play): Promise<Json[]> {
   const mover = "action" in play && session.tokens.size ? play.action.seat : null;
+  return answered(session, mover, (viewer, token, first) =>
+    api.apply(session.state, play, viewer, token, first),
+  );
+}
+
+/**
+ * Claims that the person at `seat` ran out of time: the game's bot plays for them, and every
+ * log says so before the move's events. A claim the server finds a little early (its clocks'
+ * tolerance) is sent again once the time it names has passed.
+ */
+async function claim(session: Session, seat: number): Promise<Json[]> {
+  for (;;) {
+    try {
+      return await answered(
+        session,
+        null,
+        (viewer, token, first) => api.claimTimeout(session.state, seat, viewer, token, first),
+        seat,
+      );
+    } catch (error) {
+      if (!(error instanceof api.OrdoError) || error.reason !== NOT_DUE) throw error;
+      await sleep(Number(error.metadata.time_left_ms ?? CLAIM_MARGIN_MS));
+    }
+  }
+}
+
+/** The answers of one move asked as `apply` says (by `call`, once per viewer with its token),
+ * taken in: the game moves on, each log gets what its viewer saw, after the line of the seat
+ * that `timedOut`, if any. */
+async function answered(
+  session: Session,
+  mover: number | null,
+  call: (
+    viewer: number | null,
+    token: string,
+    first: boolean,
+  ) => Promise<api.Applied & { timedOut?: boolean }>,
+  timedOut?: number,
+): Promise<Json[]> {
+  const watchers = [...session.history.keys()].filter((seat) => seat !== SPECTATOR);
   const viewers = mover !== null ? [mover] : watchers.length ? watchers : [SPECTATOR];
   const answers = await Promise.all(
     viewers.map((seat, i) =>
-      api.apply(
-        session.state,
-        play,
-        seat === SPECTATOR ? null : seat,
-        session.tokens.get(seat) ?? "",
-        i === 0,
-      ),
+      call(seat === SPECTATOR ? null : seat, session.tokens.get(seat) ?? "", i === 0),
     ),
   );
   const seen = session.history.get(session.shown)?.length ?? 0;
+  if (timedOut !== undefined && answers[0]!.timedOut) {
+    for (const parts of session.history.values()) parts.push({ [TIMED_OUT]: timedOut });
+    // Tells tests how many timeouts the page claimed.
+    document.body.dataset.timeouts = String(Number(document.body.dataset.timeouts ?? "0") + 1);
+  }
   const fresh = new Map<number, Set<string>>();
   answers.forEach((done, i) => {
     const seats =
@@ -239,7 +290,9 @@ async function play(session: Session, run: number): Promise<void> {
       if (person !== undefined) {
         const action = await personMove(session, person, run);
         if (action === null) return;
-        events = await apply(session, { action });
+        stopClocks();
+        events =
+          action === OUT_OF_TIME ? await claim(session, person) : await apply(session, { action });
       } else if (bot !== undefined) {
         // At full speed the bots' moves are not drawn one by one, only their result.
         if (session.delay) {
@@ -281,7 +334,7 @@ async function personMove(
   session: Session,
   seat: number,
   run: number,
-): Promise<api.Move["message"] | null> {
+): Promise<api.Move["message"] | typeof OUT_OF_TIME | null> {
   if (session.shown !== seat && people(session.kinds) > 1) {
     await coverFor(session, seat);
     if (run !== generation) return null;
@@ -291,11 +344,22 @@ async function personMove(
   keep(session);
   const token = session.tokens.get(seat) ?? "";
   const actions = await api.legalActions(session.state, seat, token);
-  const view = ((await viewOf(session, seat))[session.key] ?? {}) as Json;
+  const whole = await viewOf(session, seat);
+  const view = (whole[session.key] ?? {}) as Json;
+  const left = timeLeft(whole, seat);
   $("take-back").hidden =
     !practice(session) || session.noTakeBack || session.checkpoints.length < 2;
   yourTurn();
-  return new Promise<api.Move["message"] | null>((resolve) => {
+  return new Promise<api.Move["message"] | typeof OUT_OF_TIME | null>((resolve) => {
+    // The person's time, counted from when the view arrived: then the page claims it.
+    const timer =
+      left === null
+        ? undefined
+        : setTimeout(() => {
+            if (run !== generation) return resolve(null);
+            phase("busy");
+            resolve(OUT_OF_TIME);
+          }, left + CLAIM_MARGIN_MS);
     const candidates: Candidate<api.Move>[] = actions.map((move) => ({
       action: move,
       steps: session.ui.steps((move.json[session.key] ?? {}) as Json, view, showsResultsNow()),
@@ -303,6 +367,7 @@ async function personMove(
     const picker: Picker = new MovePicker(
       candidates,
       (move) => {
+        clearTimeout(timer);
         phase("busy");
         $("take-back").hidden = true;
         // Tells tests how many moves people made: a move may be made of several steps.

@@ -24,6 +24,8 @@ export interface Settings {
   options: Record<string, string>;
   kinds: PlayerKind[];
   delay: number;
+  /** The time each move may take in ms (0: no limit); missing from games kept before clocks. */
+  moveLimitMs?: number;
 }
 
 /** Where a take-back returns: the state a person was asked to move in, and what had been seen
@@ -67,6 +69,10 @@ export interface Session<S extends api.GameInput = api.GameState> {
   noTakeBack: boolean;
 }
 
+/** The key of a log entry that is no event of the game: the seat that ran out of time, for
+ * which the game's bot then played (its move's events follow). */
+export const TIMED_OUT = "ordoTimedOut";
+
 /** How many people play: the page hides their hands from each other when more than one does. */
 export const people = (kinds: readonly PlayerKind[]): number =>
   kinds.filter((k) => k === "person").length;
@@ -98,10 +104,13 @@ export function names(session: AnySession): string[] {
 /** The log of `viewer`: the game's first line, then a line per event they saw that tells
  * something. */
 export function logLines(session: AnySession, viewer: number, results: boolean): string[] {
+  const p = t().page;
   const named = names(session);
   const seat = viewer === SPECTATOR ? null : viewer;
   const lines = (session.history.get(viewer) ?? []).map((part) =>
-    session.ui.describe(part, named, seat, results),
+    typeof part[TIMED_OUT] === "number"
+      ? p.clock.timedOut(named[part[TIMED_OUT]] ?? "")
+      : session.ui.describe(part, named, seat, results),
   );
   return [firstLine(session), ...lines.filter((line): line is string => Boolean(line))];
 }

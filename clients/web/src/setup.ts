@@ -184,6 +184,7 @@ export function readSettings(): Settings {
     options: Object.fromEntries(Object.entries(chosen).filter(([name]) => !hidden.has(name))),
     kinds: [...$("players").querySelectorAll("select")].map((s) => s.value as PlayerKind),
     delay: Number($<HTMLSelectElement>("speed").value),
+    moveLimitMs: Number($<HTMLSelectElement>("move-limit").value),
   };
 }
 

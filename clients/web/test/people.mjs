@@ -3,7 +3,7 @@
 //
 //   node test/people.mjs --url http://127.0.0.1:8080/ --scenario cover [--shots DIR]
 //
-// Scenarios: cover, log, reveal, reload, language, phone, results, rules.
+// Scenarios: clock, cover, log, reveal, reload, language, phone, results, rules.
 import { chromium } from "playwright-core";
 import { mkdtemp, rm } from "node:fs/promises";
 import {
@@ -70,6 +70,34 @@ async function games() {
 }
 
 const scenarios = {
+  /** A person with a time per move who does nothing: the page warns them, claims the timeout
+   * when their time is up, the bot plays for them, the log says so, and the game goes on. */
+  async clock() {
+    const page = await open();
+    await setUp(page, "six_nimmt", ["person", "heuristic", "heuristic"], ONE_HAND);
+    await page.selectOption("#move-limit", "5000");
+    await start(page);
+    check((await settle(page)) === "input", "seat 1 is not asked to move");
+    report.clocks = await page.locator("#clocks li").allInnerTexts();
+    check(report.clocks.length === 3, "the page does not show each seat's clock");
+    await page.waitForSelector("#clocks li.short", { timeout: 10_000 });
+    report.warning = await page.locator("#clock-note").innerText();
+    check(report.warning.includes("Hurry"), "the person is not warned that time runs short");
+    await page.waitForFunction(() => document.body.dataset.timeouts === "1", null, {
+      timeout: 15_000,
+    });
+    check((await settle(page)) === "input", "the game does not go on after the timeout");
+    const lines = await logLines(page);
+    report.timedOut = lines.filter((line) => line.includes("ran out of time"));
+    check(report.timedOut.length === 1, "the log does not say who ran out of time");
+    check(
+      (await page.evaluate(() => document.body.dataset.moves ?? "0")) === "0",
+      "a move was made for the person by the page, not the server",
+    );
+    await playToTheEnd(page);
+    check((await settle(page)) === "over", "the game did not end");
+  },
+
   /** A new game never shows the last game's cover, with people or with bots only. */
   async cover() {
     const page = await open();

@@ -28,7 +28,7 @@ from ordo.v1 import six_nimmt_pb2 as ordo_dot_v1_dot_six__nimmt__pb2
 from ordo.v1 import up_or_down_pb2 as ordo_dot_v1_dot_up__or__down__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14ordo/v1/common.proto\x12\x07ordo.v1\x1a\x1bordo/v1/fora_de_ordem.proto\x1a\x1eordo/v1/sequence_numbers.proto\x1a\x17ordo/v1/six_nimmt.proto\x1a\x18ordo/v1/up_or_down.proto\"\xd9\x02\n\tGameState\x12\x15\n\rrules_version\x18\x01 \x01(\r\x12\x10\n\x08revision\x18\x02 \x01(\x04\x12\x0e\n\x06sealed\x18\x03 \x01(\x0c\x12\x0f\n\x07game_id\x18\x04 \x01(\t\x12\x10\n\x08match_id\x18\x05 \x01(\x0c\x12\x1e\n\x04\x62ots\x18\x06 \x03(\x0b\x32\x10.ordo.v1.BotSeat\x12+\n\tsix_nimmt\x18\n \x01(\x0b\x32\x16.ordo.v1.SixNimmtStateH\x00\x12\x39\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1d.ordo.v1.SequenceNumbersStateH\x00\x12,\n\nup_or_down\x18\x0c \x01(\x0b\x32\x16.ordo.v1.UpOrDownStateH\x00\x12\x32\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x19.ordo.v1.ForaDeOrdemStateH\x00\x42\x06\n\x04game\"\xec\x01\n\x06\x41\x63tion\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12,\n\tsix_nimmt\x18\n \x01(\x0b\x32\x17.ordo.v1.SixNimmtActionH\x00\x12:\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1e.ordo.v1.SequenceNumbersActionH\x00\x12-\n\nup_or_down\x18\x0c \x01(\x0b\x32\x17.ordo.v1.UpOrDownActionH\x00\x12\x33\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x1a.ordo.v1.ForaDeOrdemActionH\x00\x42\x06\n\x04game\"\xe7\x01\n\x0bGameOptions\x12-\n\tsix_nimmt\x18\n \x01(\x0b\x32\x18.ordo.v1.SixNimmtOptionsH\x00\x12;\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1f.ordo.v1.SequenceNumbersOptionsH\x00\x12.\n\nup_or_down\x18\x0c \x01(\x0b\x32\x18.ordo.v1.UpOrDownOptionsH\x00\x12\x34\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x1b.ordo.v1.ForaDeOrdemOptionsH\x00\x42\x06\n\x04game\"\xfd\x01\n\x08GameView\x12#\n\x06status\x18\x01 \x01(\x0b\x32\x13.ordo.v1.GameStatus\x12*\n\tsix_nimmt\x18\n \x01(\x0b\x32\x15.ordo.v1.SixNimmtViewH\x00\x12\x38\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1c.ordo.v1.SequenceNumbersViewH\x00\x12+\n\nup_or_down\x18\x0c \x01(\x0b\x32\x15.ordo.v1.UpOrDownViewH\x00\x12\x31\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x18.ordo.v1.ForaDeOrdemViewH\x00\x42\x06\n\x04game\"\x83\x02\n\x05\x45vent\x12\x18\n\x10visible_to_seats\x18\x01 \x03(\r\x12\x0e\n\x06public\x18\x02 \x01(\x08\x12+\n\tsix_nimmt\x18\n \x01(\x0b\x32\x16.ordo.v1.SixNimmtEventH\x00\x12\x39\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1d.ordo.v1.SequenceNumbersEventH\x00\x12,\n\nup_or_down\x18\x0c \x01(\x0b\x32\x16.ordo.v1.UpOrDownEventH\x00\x12\x32\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x19.ordo.v1.ForaDeOrdemEventH\x00\x42\x06\n\x04game\"W\n\nGameStatus\x12\x14\n\x0cseats_to_act\x18\x01 \x03(\r\x12\x10\n\x08\x66inished\x18\x02 \x01(\x08\x12!\n\x07outcome\x18\x03 \x01(\x0b\x32\x10.ordo.v1.Outcome\"X\n\x07Outcome\x12\x0e\n\x06scores\x18\x01 \x03(\x12\x12\x0f\n\x07winners\x18\x02 \x03(\r\x12\x17\n\x0flower_is_better\x18\x03 \x01(\x08\x12\x13\n\x0btermination\x18\x04 \x01(\t\"\'\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06policy\x18\x02 \x01(\t\"7\n\x06Viewer\x12\x0e\n\x04seat\x18\x01 \x01(\rH\x00\x12\x13\n\tspectator\x18\x02 \x01(\x08H\x00\x42\x08\n\x06viewer\"\xf2\x01\n\x08GameInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x11\n\tmin_seats\x18\x03 \x01(\r\x12\x11\n\tmax_seats\x18\x04 \x01(\r\x12\x14\n\x0csimultaneous\x18\x05 \x01(\x08\x12\x15\n\rrules_version\x18\x06 \x01(\r\x12$\n\x07options\x18\x07 \x03(\x0b\x32\x13.ordo.v1.OptionInfo\x12\x10\n\x08policies\x18\x08 \x03(\t\x12\x13\n\x0bseat_counts\x18\t \x03(\r\x12+\n\x0epolicy_details\x18\n \x03(\x0b\x32\x13.ordo.v1.PolicyInfo\"q\n\nPolicyInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12!\n\x19\x64\x65\x66\x61ult_search_iterations\x18\x03 \x01(\r\x12\x1d\n\x15max_search_iterations\x18\x04 \x01(\r\"^\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14ordo/v1/common.proto\x12\x07ordo.v1\x1a\x1bordo/v1/fora_de_ordem.proto\x1a\x1eordo/v1/sequence_numbers.proto\x1a\x17ordo/v1/six_nimmt.proto\x1a\x18ordo/v1/up_or_down.proto\"\xf8\x02\n\tGameState\x12\x15\n\rrules_version\x18\x01 \x01(\r\x12\x10\n\x08revision\x18\x02 \x01(\x04\x12\x0e\n\x06sealed\x18\x03 \x01(\x0c\x12\x0f\n\x07game_id\x18\x04 \x01(\t\x12\x10\n\x08match_id\x18\x05 \x01(\x0c\x12\x1e\n\x04\x62ots\x18\x06 \x03(\x0b\x32\x10.ordo.v1.BotSeat\x12\x1d\n\x05\x63lock\x18\x07 \x01(\x0b\x32\x0e.ordo.v1.Clock\x12+\n\tsix_nimmt\x18\n \x01(\x0b\x32\x16.ordo.v1.SixNimmtStateH\x00\x12\x39\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1d.ordo.v1.SequenceNumbersStateH\x00\x12,\n\nup_or_down\x18\x0c \x01(\x0b\x32\x16.ordo.v1.UpOrDownStateH\x00\x12\x32\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x19.ordo.v1.ForaDeOrdemStateH\x00\x42\x06\n\x04game\"\xec\x01\n\x06\x41\x63tion\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12,\n\tsix_nimmt\x18\n \x01(\x0b\x32\x17.ordo.v1.SixNimmtActionH\x00\x12:\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1e.ordo.v1.SequenceNumbersActionH\x00\x12-\n\nup_or_down\x18\x0c \x01(\x0b\x32\x17.ordo.v1.UpOrDownActionH\x00\x12\x33\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x1a.ordo.v1.ForaDeOrdemActionH\x00\x42\x06\n\x04game\"\x93\x02\n\x0bGameOptions\x12*\n\x0ctime_control\x18\x01 \x01(\x0b\x32\x14.ordo.v1.TimeControl\x12-\n\tsix_nimmt\x18\n \x01(\x0b\x32\x18.ordo.v1.SixNimmtOptionsH\x00\x12;\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1f.ordo.v1.SequenceNumbersOptionsH\x00\x12.\n\nup_or_down\x18\x0c \x01(\x0b\x32\x18.ordo.v1.UpOrDownOptionsH\x00\x12\x34\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x1b.ordo.v1.ForaDeOrdemOptionsH\x00\x42\x06\n\x04game\"\xa0\x02\n\x08GameView\x12#\n\x06status\x18\x01 \x01(\x0b\x32\x13.ordo.v1.GameStatus\x12!\n\x05\x63lock\x18\x02 \x01(\x0b\x32\x12.ordo.v1.ClockView\x12*\n\tsix_nimmt\x18\n \x01(\x0b\x32\x15.ordo.v1.SixNimmtViewH\x00\x12\x38\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1c.ordo.v1.SequenceNumbersViewH\x00\x12+\n\nup_or_down\x18\x0c \x01(\x0b\x32\x15.ordo.v1.UpOrDownViewH\x00\x12\x31\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x18.ordo.v1.ForaDeOrdemViewH\x00\x42\x06\n\x04game\"\x83\x02\n\x05\x45vent\x12\x18\n\x10visible_to_seats\x18\x01 \x03(\r\x12\x0e\n\x06public\x18\x02 \x01(\x08\x12+\n\tsix_nimmt\x18\n \x01(\x0b\x32\x16.ordo.v1.SixNimmtEventH\x00\x12\x39\n\x10sequence_numbers\x18\x0b \x01(\x0b\x32\x1d.ordo.v1.SequenceNumbersEventH\x00\x12,\n\nup_or_down\x18\x0c \x01(\x0b\x32\x16.ordo.v1.UpOrDownEventH\x00\x12\x32\n\rfora_de_ordem\x18\r \x01(\x0b\x32\x19.ordo.v1.ForaDeOrdemEventH\x00\x42\x06\n\x04game\"W\n\nGameStatus\x12\x14\n\x0cseats_to_act\x18\x01 \x03(\r\x12\x10\n\x08\x66inished\x18\x02 \x01(\x08\x12!\n\x07outcome\x18\x03 \x01(\x0b\x32\x10.ordo.v1.Outcome\"X\n\x07Outcome\x12\x0e\n\x06scores\x18\x01 \x03(\x12\x12\x0f\n\x07winners\x18\x02 \x03(\r\x12\x17\n\x0flower_is_better\x18\x03 \x01(\x08\x12\x13\n\x0btermination\x18\x04 \x01(\t\"\'\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06policy\x18\x02 \x01(\t\"7\n\x06Viewer\x12\x0e\n\x04seat\x18\x01 \x01(\rH\x00\x12\x13\n\tspectator\x18\x02 \x01(\x08H\x00\x42\x08\n\x06viewer\"\xf2\x01\n\x08GameInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x11\n\tmin_seats\x18\x03 \x01(\r\x12\x11\n\tmax_seats\x18\x04 \x01(\r\x12\x14\n\x0csimultaneous\x18\x05 \x01(\x08\x12\x15\n\rrules_version\x18\x06 \x01(\r\x12$\n\x07options\x18\x07 \x03(\x0b\x32\x13.ordo.v1.OptionInfo\x12\x10\n\x08policies\x18\x08 \x03(\t\x12\x13\n\x0bseat_counts\x18\t \x03(\r\x12+\n\x0epolicy_details\x18\n \x03(\x0b\x32\x13.ordo.v1.PolicyInfo\"q\n\nPolicyInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12!\n\x19\x64\x65\x66\x61ult_search_iterations\x18\x03 \x01(\r\x12\x1d\n\x15max_search_iterations\x18\x04 \x01(\r\"^\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\t\"a\n\x0bTimeControl\x12\x15\n\rmove_limit_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61se_ms\x18\x02 \x01(\r\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\r\x12\x14\n\x0c\x61\x62sent_after\x18\x04 \x01(\r\"Q\n\x05\x43lock\x12%\n\x07\x63ontrol\x18\x01 \x01(\x0b\x32\x14.ordo.v1.TimeControl\x12!\n\x05seats\x18\x02 \x03(\x0b\x32\x12.ordo.v1.SeatClock\"_\n\tSeatClock\x12\x18\n\x10waiting_since_ms\x18\x01 \x01(\x04\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x04\x12\x17\n\x0ftimeouts_in_row\x18\x03 \x01(\r\x12\x0e\n\x06\x61\x62sent\x18\x04 \x01(\x08\"q\n\tClockView\x12%\n\x07\x63ontrol\x18\x01 \x01(\x0b\x32\x14.ordo.v1.TimeControl\x12\x16\n\x0eserver_time_ms\x18\x02 \x01(\x04\x12%\n\x05seats\x18\x03 \x03(\x0b\x32\x16.ordo.v1.SeatClockView\"_\n\rSeatClockView\x12\x14\n\x0cremaining_ms\x18\x01 \x01(\x04\x12\x0f\n\x07running\x18\x02 \x01(\x08\x12\x0e\n\x06\x61\x62sent\x18\x03 \x01(\x08\x12\x17\n\x0ftimeouts_in_row\x18\x04 \x01(\rb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,27 +36,37 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ordo.v1.common_pb2', _globa
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_GAMESTATE']._serialized_start=146
-  _globals['_GAMESTATE']._serialized_end=491
-  _globals['_ACTION']._serialized_start=494
-  _globals['_ACTION']._serialized_end=730
-  _globals['_GAMEOPTIONS']._serialized_start=733
-  _globals['_GAMEOPTIONS']._serialized_end=964
-  _globals['_GAMEVIEW']._serialized_start=967
-  _globals['_GAMEVIEW']._serialized_end=1220
-  _globals['_EVENT']._serialized_start=1223
-  _globals['_EVENT']._serialized_end=1482
-  _globals['_GAMESTATUS']._serialized_start=1484
-  _globals['_GAMESTATUS']._serialized_end=1571
-  _globals['_OUTCOME']._serialized_start=1573
-  _globals['_OUTCOME']._serialized_end=1661
-  _globals['_BOTSEAT']._serialized_start=1663
-  _globals['_BOTSEAT']._serialized_end=1702
-  _globals['_VIEWER']._serialized_start=1704
-  _globals['_VIEWER']._serialized_end=1759
-  _globals['_GAMEINFO']._serialized_start=1762
-  _globals['_GAMEINFO']._serialized_end=2004
-  _globals['_POLICYINFO']._serialized_start=2006
-  _globals['_POLICYINFO']._serialized_end=2119
-  _globals['_OPTIONINFO']._serialized_start=2121
-  _globals['_OPTIONINFO']._serialized_end=2215
+  _globals['_GAMESTATE']._serialized_end=522
+  _globals['_ACTION']._serialized_start=525
+  _globals['_ACTION']._serialized_end=761
+  _globals['_GAMEOPTIONS']._serialized_start=764
+  _globals['_GAMEOPTIONS']._serialized_end=1039
+  _globals['_GAMEVIEW']._serialized_start=1042
+  _globals['_GAMEVIEW']._serialized_end=1330
+  _globals['_EVENT']._serialized_start=1333
+  _globals['_EVENT']._serialized_end=1592
+  _globals['_GAMESTATUS']._serialized_start=1594
+  _globals['_GAMESTATUS']._serialized_end=1681
+  _globals['_OUTCOME']._serialized_start=1683
+  _globals['_OUTCOME']._serialized_end=1771
+  _globals['_BOTSEAT']._serialized_start=1773
+  _globals['_BOTSEAT']._serialized_end=1812
+  _globals['_VIEWER']._serialized_start=1814
+  _globals['_VIEWER']._serialized_end=1869
+  _globals['_GAMEINFO']._serialized_start=1872
+  _globals['_GAMEINFO']._serialized_end=2114
+  _globals['_POLICYINFO']._serialized_start=2116
+  _globals['_POLICYINFO']._serialized_end=2229
+  _globals['_OPTIONINFO']._serialized_start=2231
+  _globals['_OPTIONINFO']._serialized_end=2325
+  _globals['_TIMECONTROL']._serialized_start=2327
+  _globals['_TIMECONTROL']._serialized_end=2424
+  _globals['_CLOCK']._serialized_start=2426
+  _globals['_CLOCK']._serialized_end=2507
+  _globals['_SEATCLOCK']._serialized_start=2509
+  _globals['_SEATCLOCK']._serialized_end=2604
+  _globals['_CLOCKVIEW']._serialized_start=2606
+  _globals['_CLOCKVIEW']._serialized_end=2719
+  _globals['_SEATCLOCKVIEW']._serialized_start=2721
+  _globals['_SEATCLOCKVIEW']._serialized_end=2816
 # @@protoc_insertion_point(module_scope)

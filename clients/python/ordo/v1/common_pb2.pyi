@@ -40,6 +40,7 @@ class GameState(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     MATCH_ID_FIELD_NUMBER: _builtins.int
     BOTS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     SIX_NIMMT_FIELD_NUMBER: _builtins.int
     SEQUENCE_NUMBERS_FIELD_NUMBER: _builtins.int
     UP_OR_DOWN_FIELD_NUMBER: _builtins.int
@@ -70,6 +71,13 @@ class GameState(_message.Message):
         """
 
     @_builtins.property
+    def clock(self) -> Global___Clock:
+        """The game's clock, for a game with a time control (GameOptions.time_control); unset
+        otherwise. A sealed state keeps its clock inside the seal: unset here, neither readable nor
+        changeable by the caller.
+        """
+
+    @_builtins.property
     def six_nimmt(self) -> _six_nimmt_pb2.SixNimmtState:
         """The state of a 6 nimmt! game."""
 
@@ -94,14 +102,15 @@ class GameState(_message.Message):
         game_id: _builtins.str = ...,
         match_id: _builtins.bytes = ...,
         bots: _abc.Iterable[Global___BotSeat] | None = ...,
+        clock: Global___Clock | None = ...,
         six_nimmt: _six_nimmt_pb2.SixNimmtState | None = ...,
         sequence_numbers: _sequence_numbers_pb2.SequenceNumbersState | None = ...,
         up_or_down: _up_or_down_pb2.UpOrDownState | None = ...,
         fora_de_ordem: _fora_de_ordem_pb2.ForaDeOrdemState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "fora_de_ordem", b"fora_de_ordem", "game", b"game", "game_id", b"game_id", "match_id", b"match_id", "revision", b"revision", "rules_version", b"rules_version", "sealed", b"sealed", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "clock", b"clock", "fora_de_ordem", b"fora_de_ordem", "game", b"game", "game_id", b"game_id", "match_id", b"match_id", "revision", b"revision", "rules_version", b"rules_version", "sealed", b"sealed", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
@@ -165,10 +174,17 @@ class GameOptions(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
     SIX_NIMMT_FIELD_NUMBER: _builtins.int
     SEQUENCE_NUMBERS_FIELD_NUMBER: _builtins.int
     UP_OR_DOWN_FIELD_NUMBER: _builtins.int
     FORA_DE_ORDEM_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """A time control, common to every game (optional): without one, the game waits for each
+        seat as long as it takes.
+        """
+
     @_builtins.property
     def six_nimmt(self) -> _six_nimmt_pb2.SixNimmtOptions:
         """Options of 6 nimmt!."""
@@ -188,14 +204,15 @@ class GameOptions(_message.Message):
     def __init__(
         self,
         *,
+        time_control: Global___TimeControl | None = ...,
         six_nimmt: _six_nimmt_pb2.SixNimmtOptions | None = ...,
         sequence_numbers: _sequence_numbers_pb2.SequenceNumbersOptions | None = ...,
         up_or_down: _up_or_down_pb2.UpOrDownOptions | None = ...,
         fora_de_ordem: _fora_de_ordem_pb2.ForaDeOrdemOptions | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "time_control", b"time_control", "up_or_down", b"up_or_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "up_or_down", b"up_or_down"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "time_control", b"time_control", "up_or_down", b"up_or_down"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
@@ -212,6 +229,7 @@ class GameView(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     STATUS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     SIX_NIMMT_FIELD_NUMBER: _builtins.int
     SEQUENCE_NUMBERS_FIELD_NUMBER: _builtins.int
     UP_OR_DOWN_FIELD_NUMBER: _builtins.int
@@ -219,6 +237,12 @@ class GameView(_message.Message):
     @_builtins.property
     def status(self) -> Global___GameStatus:
         """The game's public status."""
+
+    @_builtins.property
+    def clock(self) -> Global___ClockView:
+        """Every seat's clock as the server's clock read when the view was made; unset for a game
+        without a time control. Clocks are public: every viewer sees every seat's.
+        """
 
     @_builtins.property
     def six_nimmt(self) -> _six_nimmt_pb2.SixNimmtView:
@@ -240,14 +264,15 @@ class GameView(_message.Message):
         self,
         *,
         status: Global___GameStatus | None = ...,
+        clock: Global___ClockView | None = ...,
         six_nimmt: _six_nimmt_pb2.SixNimmtView | None = ...,
         sequence_numbers: _sequence_numbers_pb2.SequenceNumbersView | None = ...,
         up_or_down: _up_or_down_pb2.UpOrDownView | None = ...,
         fora_de_ordem: _fora_de_ordem_pb2.ForaDeOrdemView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "status", b"status", "up_or_down", b"up_or_down"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "status", b"status", "up_or_down", b"up_or_down"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "status", b"status", "up_or_down", b"up_or_down"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "fora_de_ordem", b"fora_de_ordem", "game", b"game", "sequence_numbers", b"sequence_numbers", "six_nimmt", b"six_nimmt", "status", b"status", "up_or_down", b"up_or_down"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
@@ -585,3 +610,193 @@ class OptionInfo(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___OptionInfo: _TypeAlias = OptionInfo  # noqa: Y015
+
+@_typing.final
+class TimeControl(_message.Message):
+    """TimeControl limits the time each seat takes for its moves, in one of two shapes: a limit on
+    every move (`move_limit_ms`), or a bank of time per seat for the whole game (`base_ms`) with
+    an increment after each of its moves (`increment_ms`). Set `move_limit_ms` or `base_ms`, not
+    both (else INVALID_ARGUMENT with reason INVALID_OPTIONS). When several seats are to act at
+    once (6 nimmt!'s selections), every seat that still owes a move has its clock running.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MOVE_LIMIT_MS_FIELD_NUMBER: _builtins.int
+    BASE_MS_FIELD_NUMBER: _builtins.int
+    INCREMENT_MS_FIELD_NUMBER: _builtins.int
+    ABSENT_AFTER_FIELD_NUMBER: _builtins.int
+    move_limit_ms: _builtins.int
+    """The time each move may take, in milliseconds (1 000 to 86 400 000); 0 with `base_ms`."""
+    base_ms: _builtins.int
+    """Each seat's time for the whole game, in milliseconds (1 000 to 86 400 000); 0 with
+    `move_limit_ms`.
+    """
+    increment_ms: _builtins.int
+    """The time added to a seat's bank after each of its moves, in milliseconds (at most
+    3 600 000); with `base_ms` only.
+    """
+    absent_after: _builtins.int
+    """The timeouts in a row after which a seat is marked absent (1 to 100): its moves are then
+    due as soon as it is to act, until a move of its own brings it back. 0 never marks a seat
+    absent.
+    """
+    def __init__(
+        self,
+        *,
+        move_limit_ms: _builtins.int = ...,
+        base_ms: _builtins.int = ...,
+        increment_ms: _builtins.int = ...,
+        absent_after: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["absent_after", b"absent_after", "base_ms", b"base_ms", "increment_ms", b"increment_ms", "move_limit_ms", b"move_limit_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
+
+@_typing.final
+class Clock(_message.Message):
+    """Clock is a game's clock, as the state keeps it: the time control and each seat's clock. The
+    times are the server's (milliseconds since the Unix epoch).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONTROL_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def control(self) -> Global___TimeControl:
+        """The game's time control."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatClock]:
+        """One clock per seat, in seat order."""
+
+    def __init__(
+        self,
+        *,
+        control: Global___TimeControl | None = ...,
+        seats: _abc.Iterable[Global___SeatClock] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["control", b"control"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["control", b"control", "seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Clock: _TypeAlias = Clock  # noqa: Y015
+
+@_typing.final
+class SeatClock(_message.Message):
+    """SeatClock is one seat's clock in a state."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WAITING_SINCE_MS_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_IN_ROW_FIELD_NUMBER: _builtins.int
+    ABSENT_FIELD_NUMBER: _builtins.int
+    waiting_since_ms: _builtins.int
+    """When the server began to wait for this seat's move, in milliseconds since the Unix epoch;
+    0 when the seat is not to act.
+    """
+    bank_ms: _builtins.int
+    """The seat's banked time when its wait began, in milliseconds (with `base_ms`; 0 with a
+    per-move limit).
+    """
+    timeouts_in_row: _builtins.int
+    """The timeouts claimed against this seat since its last move of its own."""
+    absent: _builtins.bool
+    """Whether the seat is absent: it timed out `absent_after` times in a row, and its moves are
+    due as soon as it is to act.
+    """
+    def __init__(
+        self,
+        *,
+        waiting_since_ms: _builtins.int = ...,
+        bank_ms: _builtins.int = ...,
+        timeouts_in_row: _builtins.int = ...,
+        absent: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["absent", b"absent", "bank_ms", b"bank_ms", "timeouts_in_row", b"timeouts_in_row", "waiting_since_ms", b"waiting_since_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatClock: _TypeAlias = SeatClock  # noqa: Y015
+
+@_typing.final
+class ClockView(_message.Message):
+    """ClockView is every seat's clock as a viewer sees it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONTROL_FIELD_NUMBER: _builtins.int
+    SERVER_TIME_MS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    server_time_ms: _builtins.int
+    """The server's clock when the view was made, in milliseconds since the Unix epoch: a page
+    counts each running clock down from it.
+    """
+    @_builtins.property
+    def control(self) -> Global___TimeControl:
+        """The game's time control."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatClockView]:
+        """One entry per seat, in seat order."""
+
+    def __init__(
+        self,
+        *,
+        control: Global___TimeControl | None = ...,
+        server_time_ms: _builtins.int = ...,
+        seats: _abc.Iterable[Global___SeatClockView] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["control", b"control"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["control", b"control", "seats", b"seats", "server_time_ms", b"server_time_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClockView: _TypeAlias = ClockView  # noqa: Y015
+
+@_typing.final
+class SeatClockView(_message.Message):
+    """SeatClockView is one seat's clock in a view."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMAINING_MS_FIELD_NUMBER: _builtins.int
+    RUNNING_FIELD_NUMBER: _builtins.int
+    ABSENT_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_IN_ROW_FIELD_NUMBER: _builtins.int
+    remaining_ms: _builtins.int
+    """The time the seat has left for its current move (or, when it is not to act, for its next
+    one), in milliseconds; 0 when its time is up.
+    """
+    running: _builtins.bool
+    """Whether the seat's clock is running: it is to act."""
+    absent: _builtins.bool
+    """Whether the seat is absent (see SeatClock.absent)."""
+    timeouts_in_row: _builtins.int
+    """The timeouts claimed against this seat since its last move of its own."""
+    def __init__(
+        self,
+        *,
+        remaining_ms: _builtins.int = ...,
+        running: _builtins.bool = ...,
+        absent: _builtins.bool = ...,
+        timeouts_in_row: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["absent", b"absent", "remaining_ms", b"remaining_ms", "running", b"running", "timeouts_in_row", b"timeouts_in_row"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatClockView: _TypeAlias = SeatClockView  # noqa: Y015

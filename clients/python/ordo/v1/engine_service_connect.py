@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .engine_service_pb2 import ApplyActionRequest, ApplyActionResponse, GetRecordRequest, GetRecordResponse, GetViewRequest, GetViewResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReplayGameRequest, ReplayGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateActionRequest, ValidateActionResponse, WatchGameRequest, WatchGameResponse
+from .engine_service_pb2 import ApplyActionRequest, ApplyActionResponse, ClaimTimeoutRequest, ClaimTimeoutResponse, GetRecordRequest, GetRecordResponse, GetViewRequest, GetViewResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReplayGameRequest, ReplayGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateActionRequest, ValidateActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -157,6 +157,19 @@ class GameEngineService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    async def claim_timeout(self, request: ClaimTimeoutRequest, ctx: RequestContext[ClaimTimeoutRequest, ClaimTimeoutResponse], /) -> ClaimTimeoutResponse:
+        """
+        Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
 
 class GameEngineServiceASGIApplication(ConnectASGIApplication[GameEngineService]):
     def __init__(
@@ -280,6 +293,17 @@ class GameEngineServiceASGIApplication(ConnectASGIApplication[GameEngineService]
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_record,
+                ),
+                "/ordo.v1.GameEngineService/ClaimTimeout": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ClaimTimeout",
+                        service_name="ordo.v1.GameEngineService",
+                        input=ClaimTimeoutRequest,
+                        output=ClaimTimeoutResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.claim_timeout,
                 ),
             },
             interceptors=interceptors,
@@ -608,6 +632,36 @@ class GameEngineServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def claim_timeout(
+        self,
+        request: ClaimTimeoutRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ClaimTimeoutResponse:
+        """
+        Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ClaimTimeout",
+                service_name="ordo.v1.GameEngineService",
+                input=ClaimTimeoutRequest,
+                output=ClaimTimeoutResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class GameEngineServiceSync(Protocol):
     """
@@ -726,6 +780,19 @@ class GameEngineServiceSync(Protocol):
         Returns the record of a hosted table's game (its initial state and every move), which
         ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
         the game goes on: its moves would show cards some seats have not seen yet.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def claim_timeout(self, request: ClaimTimeoutRequest, ctx: RequestContext[ClaimTimeoutRequest, ClaimTimeoutResponse], /) -> ClaimTimeoutResponse:
+        """
+        Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -850,6 +917,17 @@ class GameEngineServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.get_record,
+                ),
+                "/ordo.v1.GameEngineService/ClaimTimeout": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ClaimTimeout",
+                        service_name="ordo.v1.GameEngineService",
+                        input=ClaimTimeoutRequest,
+                        output=ClaimTimeoutResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.claim_timeout,
                 ),
             },
             interceptors=interceptors,
@@ -1172,6 +1250,36 @@ class GameEngineServiceClientSync(ConnectClientSync):
                 service_name="ordo.v1.GameEngineService",
                 input=GetRecordRequest,
                 output=GetRecordResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def claim_timeout(
+        self,
+        request: ClaimTimeoutRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ClaimTimeoutResponse:
+        """
+        Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ClaimTimeout",
+                service_name="ordo.v1.GameEngineService",
+                input=ClaimTimeoutRequest,
+                output=ClaimTimeoutResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -296,9 +296,14 @@ class ApplyActionResponse(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     TABLE_REVISION_FIELD_NUMBER: _builtins.int
+    AT_MS_FIELD_NUMBER: _builtins.int
     table_revision: _builtins.int
     """With `table_id`: the table's revision after the action and the bots' moves that followed
     it; 0 otherwise.
+    """
+    at_ms: _builtins.int
+    """When the server applied the move, by its clock (milliseconds since the Unix epoch), for a
+    game with a time control; 0 otherwise. A record keeps it (RecordedMove.at_ms).
     """
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
@@ -319,14 +324,116 @@ class ApplyActionResponse(_message.Message):
         status: _common_pb2.GameStatus | None = ...,
         events: _abc.Iterable[_common_pb2.Event] | None = ...,
         table_revision: _builtins.int = ...,
+        at_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "status", b"status"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "state", b"state", "status", b"status", "table_revision", b"table_revision"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at_ms", b"at_ms", "events", b"events", "state", b"state", "status", b"status", "table_revision", b"table_revision"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ApplyActionResponse: _TypeAlias = ApplyActionResponse  # noqa: Y015
+
+@_typing.final
+class ClaimTimeoutRequest(_message.Message):
+    """ClaimTimeoutRequest claims that a seat's time is up."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    VIEWER_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (0-based) whose time is claimed to be up."""
+    table_id: _builtins.str
+    """The hosted table whose latest state to claim on, in place of `state`. A hosted table whose
+    clock ran out is also claimed by the server by itself, once; its bots then play their seats
+    until a person must act, as after ApplyAction.
+    """
+    @_builtins.property
+    def state(self) -> _common_pb2.GameState:
+        """The current state."""
+
+    @_builtins.property
+    def viewer(self) -> _common_pb2.Viewer:
+        """Who is looking (optional), as in ApplyActionRequest: the response's `events` hold only the
+        events this viewer may see.
+        """
+
+    def __init__(
+        self,
+        *,
+        state: _common_pb2.GameState | None = ...,
+        seat: _builtins.int = ...,
+        viewer: _common_pb2.Viewer | None = ...,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "viewer", b"viewer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "state", b"state", "table_id", b"table_id", "viewer", b"viewer"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimTimeoutRequest: _TypeAlias = ClaimTimeoutRequest  # noqa: Y015
+
+@_typing.final
+class ClaimTimeoutResponse(_message.Message):
+    """ClaimTimeoutResponse holds the game after a claim."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
+    ABSENT_FIELD_NUMBER: _builtins.int
+    AT_MS_FIELD_NUMBER: _builtins.int
+    TABLE_REVISION_FIELD_NUMBER: _builtins.int
+    timed_out: _builtins.bool
+    """Whether the seat timed out and a move was played for it; false when it was not to act."""
+    absent: _builtins.bool
+    """Whether the seat is now absent (it timed out `absent_after` times in a row)."""
+    at_ms: _builtins.int
+    """When the server applied the claim, by its clock (milliseconds since the Unix epoch); 0
+    when `timed_out` is false. A record keeps it (RecordedMove.at_ms).
+    """
+    table_revision: _builtins.int
+    """With `table_id`: the table's revision after the claim (and the bots' moves that followed
+    it), or its revision now when the seat had moved; 0 otherwise.
+    """
+    @_builtins.property
+    def state(self) -> _common_pb2.GameState:
+        """The new state, or the state sent when `timed_out` is false."""
+
+    @_builtins.property
+    def status(self) -> _common_pb2.GameStatus:
+        """Who is to act next, or the outcome."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]:
+        """What the move played for the seat made happen, in order, each with its audience; the move
+        itself is not shown.
+        """
+
+    def __init__(
+        self,
+        *,
+        state: _common_pb2.GameState | None = ...,
+        status: _common_pb2.GameStatus | None = ...,
+        events: _abc.Iterable[_common_pb2.Event] | None = ...,
+        timed_out: _builtins.bool = ...,
+        absent: _builtins.bool = ...,
+        at_ms: _builtins.int = ...,
+        table_revision: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["absent", b"absent", "at_ms", b"at_ms", "events", b"events", "state", b"state", "status", b"status", "table_revision", b"table_revision", "timed_out", b"timed_out"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimTimeoutResponse: _TypeAlias = ClaimTimeoutResponse  # noqa: Y015
 
 @_typing.final
 class ValidateActionRequest(_message.Message):
@@ -672,6 +779,12 @@ class RecordedMove(_message.Message):
 
     ACTION_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    TIMEOUT_FIELD_NUMBER: _builtins.int
+    AT_MS_FIELD_NUMBER: _builtins.int
+    at_ms: _builtins.int
+    """When the server applied the move (ApplyActionResponse.at_ms, ClaimTimeoutResponse.at_ms),
+    for a game with a time control; 0 otherwise. The replay stamps the clock with it.
+    """
     @_builtins.property
     def action(self) -> _common_pb2.Action:
         """A seat's action."""
@@ -680,21 +793,57 @@ class RecordedMove(_message.Message):
     def bot(self) -> Global___BotMove:
         """A bot's move, chosen by the server from the state, its policy and its seed."""
 
+    @_builtins.property
+    def timeout(self) -> Global___TimeoutClaim:
+        """A timeout claimed against a seat (ClaimTimeout): the game's bot played its move."""
+
     def __init__(
         self,
         *,
         action: _common_pb2.Action | None = ...,
         bot: Global___BotMove | None = ...,
+        timeout: Global___TimeoutClaim | None = ...,
+        at_ms: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move", "timeout", b"timeout"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "move", b"move"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "at_ms", b"at_ms", "bot", b"bot", "move", b"move", "timeout", b"timeout"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["action", "bot"]  # noqa: Y015
+    _WhichOneofReturnType_move: _TypeAlias = _typing.Literal["action", "bot", "timeout"]  # noqa: Y015
     _WhichOneofArgType_move: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_move) -> _WhichOneofReturnType_move | None: ...
 
 Global___RecordedMove: _TypeAlias = RecordedMove  # noqa: Y015
+
+@_typing.final
+class TimeoutClaim(_message.Message):
+    """TimeoutClaim is a timeout claimed against a seat, as a record keeps it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (0-based) that timed out."""
+    @_builtins.property
+    def action(self) -> _common_pb2.Action:
+        """The action the game's bot chose for the seat, as a hosted table's record keeps it (optional):
+        ReplayGame chooses the move again from the state, and checks it by the record's digests.
+        """
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        action: _common_pb2.Action | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeoutClaim: _TypeAlias = TimeoutClaim  # noqa: Y015
 
 @_typing.final
 class ReplayGameRequest(_message.Message):
@@ -905,12 +1054,17 @@ class WatchGameResponse(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
     revision: _builtins.int
     """The table's revision: 0 for the deal, k after the k-th move."""
     seat: _builtins.int
     """The seat that moved (unset for the view a stream starts with)."""
     seats: _builtins.int
     """The number of seats of the game."""
+    timed_out: _builtins.bool
+    """Whether the move was played for its seat by the game's bot because the seat's time ran out
+    (a timeout claimed by a seat, a spectator or the server).
+    """
     @_builtins.property
     def view(self) -> _common_pb2.GameView:
         """The viewer's view at this revision (as GetView gives it)."""
@@ -934,10 +1088,11 @@ class WatchGameResponse(_message.Message):
         status: _common_pb2.GameStatus | None = ...,
         seat: _builtins.int | None = ...,
         seats: _builtins.int = ...,
+        timed_out: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat", "status", b"status", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "events", b"events", "revision", b"revision", "seat", b"seat", "seats", b"seats", "status", b"status", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "events", b"events", "revision", b"revision", "seat", b"seat", "seats", b"seats", "status", b"status", "timed_out", b"timed_out", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

@@ -115,6 +115,11 @@ class GameEngineServiceStub:
                 request_serializer=ordo_dot_v1_dot_engine__service__pb2.GetRecordRequest.SerializeToString,
                 response_deserializer=ordo_dot_v1_dot_engine__service__pb2.GetRecordResponse.FromString,
                 _registered_method=True)
+        self.ClaimTimeout = channel.unary_unary(
+                '/ordo.v1.GameEngineService/ClaimTimeout',
+                request_serializer=ordo_dot_v1_dot_engine__service__pb2.ClaimTimeoutRequest.SerializeToString,
+                response_deserializer=ordo_dot_v1_dot_engine__service__pb2.ClaimTimeoutResponse.FromString,
+                _registered_method=True)
 
 
 class GameEngineServiceServicer:
@@ -247,6 +252,20 @@ class GameEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ClaimTimeout(self, request, context):
+        """Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameEngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -299,6 +318,11 @@ def add_GameEngineServiceServicer_to_server(servicer, server):
                     servicer.GetRecord,
                     request_deserializer=ordo_dot_v1_dot_engine__service__pb2.GetRecordRequest.FromString,
                     response_serializer=ordo_dot_v1_dot_engine__service__pb2.GetRecordResponse.SerializeToString,
+            ),
+            'ClaimTimeout': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimTimeout,
+                    request_deserializer=ordo_dot_v1_dot_engine__service__pb2.ClaimTimeoutRequest.FromString,
+                    response_serializer=ordo_dot_v1_dot_engine__service__pb2.ClaimTimeoutResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -602,6 +626,33 @@ class GameEngineService:
             '/ordo.v1.GameEngineService/GetRecord',
             ordo_dot_v1_dot_engine__service__pb2.GetRecordRequest.SerializeToString,
             ordo_dot_v1_dot_engine__service__pb2.GetRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClaimTimeout(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ordo.v1.GameEngineService/ClaimTimeout',
+            ordo_dot_v1_dot_engine__service__pb2.ClaimTimeoutRequest.SerializeToString,
+            ordo_dot_v1_dot_engine__service__pb2.ClaimTimeoutResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -117,6 +117,16 @@ class GameEngineServiceStub:
     ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
     the game goes on: its moves would show cards some seats have not seen yet.
     """
+    ClaimTimeout: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ClaimTimeoutRequest, _engine_service_pb2.ClaimTimeoutResponse]
+    """Claims that a seat's time is up, in a game with a time control: the seat's move is then
+    chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+    applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+    (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+    reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+    INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+    that is not to act (it moved first: the claim lost the race) is answered with the game as
+    it is, `timed_out` false.
+    """
 
 @_typing.type_check_only
 class GameEngineServiceAsyncStub(GameEngineServiceStub):
@@ -206,6 +216,16 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     """Returns the record of a hosted table's game (its initial state and every move), which
     ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
     the game goes on: its moves would show cards some seats have not seen yet.
+    """
+    ClaimTimeout: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ClaimTimeoutRequest, _engine_service_pb2.ClaimTimeoutResponse]  # type: ignore[assignment]
+    """Claims that a seat's time is up, in a game with a time control: the seat's move is then
+    chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+    applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+    (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+    reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+    INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+    that is not to act (it moved first: the claim lost the race) is answered with the game as
+    it is, `timed_out` false.
     """
 
 class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -353,6 +373,22 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         """Returns the record of a hosted table's game (its initial state and every move), which
         ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
         the game goes on: its moves would show cards some seats have not seen yet.
+        """
+
+    @_abc_1.abstractmethod
+    def ClaimTimeout(
+        self,
+        request: _engine_service_pb2.ClaimTimeoutRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.ClaimTimeoutResponse, _abc.Awaitable[_engine_service_pb2.ClaimTimeoutResponse]]:
+        """Claims that a seat's time is up, in a game with a time control: the seat's move is then
+        chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+        applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+        (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+        reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+        INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+        that is not to act (it moved first: the claim lost the race) is answered with the game as
+        it is, `timed_out` false.
         """
 
 def add_GameEngineServiceServicer_to_server(servicer: GameEngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/common.proto.
  */
 export const file_ordo_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChRvcmRvL3YxL2NvbW1vbi5wcm90bxIHb3Jkby52MSLZAgoJR2FtZVN0YXRlEhUKDXJ1bGVzX3ZlcnNpb24YASABKA0SEAoIcmV2aXNpb24YAiABKAQSDgoGc2VhbGVkGAMgASgMEg8KB2dhbWVfaWQYBCABKAkSEAoIbWF0Y2hfaWQYBSABKAwSHgoEYm90cxgGIAMoCzIQLm9yZG8udjEuQm90U2VhdBIrCglzaXhfbmltbXQYCiABKAsyFi5vcmRvLnYxLlNpeE5pbW10U3RhdGVIABI5ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh0ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNTdGF0ZUgAEiwKCnVwX29yX2Rvd24YDCABKAsyFi5vcmRvLnYxLlVwT3JEb3duU3RhdGVIABIyCg1mb3JhX2RlX29yZGVtGA0gASgLMhkub3Jkby52MS5Gb3JhRGVPcmRlbVN0YXRlSABCBgoEZ2FtZSLsAQoGQWN0aW9uEgwKBHNlYXQYASABKA0SLAoJc2l4X25pbW10GAogASgLMhcub3Jkby52MS5TaXhOaW1tdEFjdGlvbkgAEjoKEHNlcXVlbmNlX251bWJlcnMYCyABKAsyHi5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc0FjdGlvbkgAEi0KCnVwX29yX2Rvd24YDCABKAsyFy5vcmRvLnYxLlVwT3JEb3duQWN0aW9uSAASMwoNZm9yYV9kZV9vcmRlbRgNIAEoCzIaLm9yZG8udjEuRm9yYURlT3JkZW1BY3Rpb25IAEIGCgRnYW1lIucBCgtHYW1lT3B0aW9ucxItCglzaXhfbmltbXQYCiABKAsyGC5vcmRvLnYxLlNpeE5pbW10T3B0aW9uc0gAEjsKEHNlcXVlbmNlX251bWJlcnMYCyABKAsyHy5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc09wdGlvbnNIABIuCgp1cF9vcl9kb3duGAwgASgLMhgub3Jkby52MS5VcE9yRG93bk9wdGlvbnNIABI0Cg1mb3JhX2RlX29yZGVtGA0gASgLMhsub3Jkby52MS5Gb3JhRGVPcmRlbU9wdGlvbnNIAEIGCgRnYW1lIv0BCghHYW1lVmlldxIjCgZzdGF0dXMYASABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSKgoJc2l4X25pbW10GAogASgLMhUub3Jkby52MS5TaXhOaW1tdFZpZXdIABI4ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMhwub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNWaWV3SAASKwoKdXBfb3JfZG93bhgMIAEoCzIVLm9yZG8udjEuVXBPckRvd25WaWV3SAASMQoNZm9yYV9kZV9vcmRlbRgNIAEoCzIYLm9yZG8udjEuRm9yYURlT3JkZW1WaWV3SABCBgoEZ2FtZSKDAgoFRXZlbnQSGAoQdmlzaWJsZV90b19zZWF0cxgBIAMoDRIOCgZwdWJsaWMYAiABKAgSKwoJc2l4X25pbW10GAogASgLMhYub3Jkby52MS5TaXhOaW1tdEV2ZW50SAASOQoQc2VxdWVuY2VfbnVtYmVycxgLIAEoCzIdLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzRXZlbnRIABIsCgp1cF9vcl9kb3duGAwgASgLMhYub3Jkby52MS5VcE9yRG93bkV2ZW50SAASMgoNZm9yYV9kZV9vcmRlbRgNIAEoCzIZLm9yZG8udjEuRm9yYURlT3JkZW1FdmVudEgAQgYKBGdhbWUiVwoKR2FtZVN0YXR1cxIUCgxzZWF0c190b19hY3QYASADKA0SEAoIZmluaXNoZWQYAiABKAgSIQoHb3V0Y29tZRgDIAEoCzIQLm9yZG8udjEuT3V0Y29tZSJYCgdPdXRjb21lEg4KBnNjb3JlcxgBIAMoEhIPCgd3aW5uZXJzGAIgAygNEhcKD2xvd2VyX2lzX2JldHRlchgDIAEoCBITCgt0ZXJtaW5hdGlvbhgEIAEoCSInCgdCb3RTZWF0EgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJIjcKBlZpZXdlchIOCgRzZWF0GAEgASgNSAASEwoJc3BlY3RhdG9yGAIgASgISABCCAoGdmlld2VyIvIBCghHYW1lSW5mbxIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIRCgltaW5fc2VhdHMYAyABKA0SEQoJbWF4X3NlYXRzGAQgASgNEhQKDHNpbXVsdGFuZW91cxgFIAEoCBIVCg1ydWxlc192ZXJzaW9uGAYgASgNEiQKB29wdGlvbnMYByADKAsyEy5vcmRvLnYxLk9wdGlvbkluZm8SEAoIcG9saWNpZXMYCCADKAkSEwoLc2VhdF9jb3VudHMYCSADKA0SKwoOcG9saWN5X2RldGFpbHMYCiADKAsyEy5vcmRvLnYxLlBvbGljeUluZm8icQoKUG9saWN5SW5mbxIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEiEKGWRlZmF1bHRfc2VhcmNoX2l0ZXJhdGlvbnMYAyABKA0SHQoVbWF4X3NlYXJjaF9pdGVyYXRpb25zGAQgASgNIl4KCk9wdGlvbkluZm8SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhYKDmFsbG93ZWRfdmFsdWVzGAQgAygJYgZwcm90bzM", [file_ordo_v1_fora_de_ordem, file_ordo_v1_sequence_numbers, file_ordo_v1_six_nimmt, file_ordo_v1_up_or_down]);
+  fileDesc("ChRvcmRvL3YxL2NvbW1vbi5wcm90bxIHb3Jkby52MSL4AgoJR2FtZVN0YXRlEhUKDXJ1bGVzX3ZlcnNpb24YASABKA0SEAoIcmV2aXNpb24YAiABKAQSDgoGc2VhbGVkGAMgASgMEg8KB2dhbWVfaWQYBCABKAkSEAoIbWF0Y2hfaWQYBSABKAwSHgoEYm90cxgGIAMoCzIQLm9yZG8udjEuQm90U2VhdBIdCgVjbG9jaxgHIAEoCzIOLm9yZG8udjEuQ2xvY2sSKwoJc2l4X25pbW10GAogASgLMhYub3Jkby52MS5TaXhOaW1tdFN0YXRlSAASOQoQc2VxdWVuY2VfbnVtYmVycxgLIAEoCzIdLm9yZG8udjEuU2VxdWVuY2VOdW1iZXJzU3RhdGVIABIsCgp1cF9vcl9kb3duGAwgASgLMhYub3Jkby52MS5VcE9yRG93blN0YXRlSAASMgoNZm9yYV9kZV9vcmRlbRgNIAEoCzIZLm9yZG8udjEuRm9yYURlT3JkZW1TdGF0ZUgAQgYKBGdhbWUi7AEKBkFjdGlvbhIMCgRzZWF0GAEgASgNEiwKCXNpeF9uaW1tdBgKIAEoCzIXLm9yZG8udjEuU2l4TmltbXRBY3Rpb25IABI6ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh4ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNBY3Rpb25IABItCgp1cF9vcl9kb3duGAwgASgLMhcub3Jkby52MS5VcE9yRG93bkFjdGlvbkgAEjMKDWZvcmFfZGVfb3JkZW0YDSABKAsyGi5vcmRvLnYxLkZvcmFEZU9yZGVtQWN0aW9uSABCBgoEZ2FtZSKTAgoLR2FtZU9wdGlvbnMSKgoMdGltZV9jb250cm9sGAEgASgLMhQub3Jkby52MS5UaW1lQ29udHJvbBItCglzaXhfbmltbXQYCiABKAsyGC5vcmRvLnYxLlNpeE5pbW10T3B0aW9uc0gAEjsKEHNlcXVlbmNlX251bWJlcnMYCyABKAsyHy5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc09wdGlvbnNIABIuCgp1cF9vcl9kb3duGAwgASgLMhgub3Jkby52MS5VcE9yRG93bk9wdGlvbnNIABI0Cg1mb3JhX2RlX29yZGVtGA0gASgLMhsub3Jkby52MS5Gb3JhRGVPcmRlbU9wdGlvbnNIAEIGCgRnYW1lIqACCghHYW1lVmlldxIjCgZzdGF0dXMYASABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSIQoFY2xvY2sYAiABKAsyEi5vcmRvLnYxLkNsb2NrVmlldxIqCglzaXhfbmltbXQYCiABKAsyFS5vcmRvLnYxLlNpeE5pbW10Vmlld0gAEjgKEHNlcXVlbmNlX251bWJlcnMYCyABKAsyHC5vcmRvLnYxLlNlcXVlbmNlTnVtYmVyc1ZpZXdIABIrCgp1cF9vcl9kb3duGAwgASgLMhUub3Jkby52MS5VcE9yRG93blZpZXdIABIxCg1mb3JhX2RlX29yZGVtGA0gASgLMhgub3Jkby52MS5Gb3JhRGVPcmRlbVZpZXdIAEIGCgRnYW1lIoMCCgVFdmVudBIYChB2aXNpYmxlX3RvX3NlYXRzGAEgAygNEg4KBnB1YmxpYxgCIAEoCBIrCglzaXhfbmltbXQYCiABKAsyFi5vcmRvLnYxLlNpeE5pbW10RXZlbnRIABI5ChBzZXF1ZW5jZV9udW1iZXJzGAsgASgLMh0ub3Jkby52MS5TZXF1ZW5jZU51bWJlcnNFdmVudEgAEiwKCnVwX29yX2Rvd24YDCABKAsyFi5vcmRvLnYxLlVwT3JEb3duRXZlbnRIABIyCg1mb3JhX2RlX29yZGVtGA0gASgLMhkub3Jkby52MS5Gb3JhRGVPcmRlbUV2ZW50SABCBgoEZ2FtZSJXCgpHYW1lU3RhdHVzEhQKDHNlYXRzX3RvX2FjdBgBIAMoDRIQCghmaW5pc2hlZBgCIAEoCBIhCgdvdXRjb21lGAMgASgLMhAub3Jkby52MS5PdXRjb21lIlgKB091dGNvbWUSDgoGc2NvcmVzGAEgAygSEg8KB3dpbm5lcnMYAiADKA0SFwoPbG93ZXJfaXNfYmV0dGVyGAMgASgIEhMKC3Rlcm1pbmF0aW9uGAQgASgJIicKB0JvdFNlYXQSDAoEc2VhdBgBIAEoDRIOCgZwb2xpY3kYAiABKAkiNwoGVmlld2VyEg4KBHNlYXQYASABKA1IABITCglzcGVjdGF0b3IYAiABKAhIAEIICgZ2aWV3ZXIi8gEKCEdhbWVJbmZvEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEhEKCW1pbl9zZWF0cxgDIAEoDRIRCgltYXhfc2VhdHMYBCABKA0SFAoMc2ltdWx0YW5lb3VzGAUgASgIEhUKDXJ1bGVzX3ZlcnNpb24YBiABKA0SJAoHb3B0aW9ucxgHIAMoCzITLm9yZG8udjEuT3B0aW9uSW5mbxIQCghwb2xpY2llcxgIIAMoCRITCgtzZWF0X2NvdW50cxgJIAMoDRIrCg5wb2xpY3lfZGV0YWlscxgKIAMoCzITLm9yZG8udjEuUG9saWN5SW5mbyJxCgpQb2xpY3lJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSIQoZZGVmYXVsdF9zZWFyY2hfaXRlcmF0aW9ucxgDIAEoDRIdChVtYXhfc2VhcmNoX2l0ZXJhdGlvbnMYBCABKA0iXgoKT3B0aW9uSW5mbxIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSFgoOYWxsb3dlZF92YWx1ZXMYBCADKAkiYQoLVGltZUNvbnRyb2wSFQoNbW92ZV9saW1pdF9tcxgBIAEoDRIPCgdiYXNlX21zGAIgASgNEhQKDGluY3JlbWVudF9tcxgDIAEoDRIUCgxhYnNlbnRfYWZ0ZXIYBCABKA0iUQoFQ2xvY2sSJQoHY29udHJvbBgBIAEoCzIULm9yZG8udjEuVGltZUNvbnRyb2wSIQoFc2VhdHMYAiADKAsyEi5vcmRvLnYxLlNlYXRDbG9jayJfCglTZWF0Q2xvY2sSGAoQd2FpdGluZ19zaW5jZV9tcxgBIAEoBBIPCgdiYW5rX21zGAIgASgEEhcKD3RpbWVvdXRzX2luX3JvdxgDIAEoDRIOCgZhYnNlbnQYBCABKAgicQoJQ2xvY2tWaWV3EiUKB2NvbnRyb2wYASABKAsyFC5vcmRvLnYxLlRpbWVDb250cm9sEhYKDnNlcnZlcl90aW1lX21zGAIgASgEEiUKBXNlYXRzGAMgAygLMhYub3Jkby52MS5TZWF0Q2xvY2tWaWV3Il8KDVNlYXRDbG9ja1ZpZXcSFAoMcmVtYWluaW5nX21zGAEgASgEEg8KB3J1bm5pbmcYAiABKAgSDgoGYWJzZW50GAMgASgIEhcKD3RpbWVvdXRzX2luX3JvdxgEIAEoDWIGcHJvdG8z", [file_ordo_v1_fora_de_ordem, file_ordo_v1_sequence_numbers, file_ordo_v1_six_nimmt, file_ordo_v1_up_or_down]);
 
 /**
  * GameState is the whole state of one game, hidden parts included. The caller keeps it between
@@ -78,6 +78,15 @@ export type GameState = Message<"ordo.v1.GameState"> & {
    * @generated from field: repeated ordo.v1.BotSeat bots = 6;
    */
   bots: BotSeat[];
+
+  /**
+   * The game's clock, for a game with a time control (GameOptions.time_control); unset
+   * otherwise. A sealed state keeps its clock inside the seal: unset here, neither readable nor
+   * changeable by the caller.
+   *
+   * @generated from field: ordo.v1.Clock clock = 7;
+   */
+  clock?: Clock | undefined;
 
   /**
    * The game-specific state of a plain state; the field name is the game id. Unset on a sealed
@@ -195,6 +204,14 @@ export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
  */
 export type GameOptions = Message<"ordo.v1.GameOptions"> & {
   /**
+   * A time control, common to every game (optional): without one, the game waits for each
+   * seat as long as it takes.
+   *
+   * @generated from field: ordo.v1.TimeControl time_control = 1;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
    * The game to play, with its options; the field name is the game id.
    *
    * @generated from oneof ordo.v1.GameOptions.game
@@ -254,6 +271,14 @@ export type GameView = Message<"ordo.v1.GameView"> & {
    * @generated from field: ordo.v1.GameStatus status = 1;
    */
   status?: GameStatus | undefined;
+
+  /**
+   * Every seat's clock as the server's clock read when the view was made; unset for a game
+   * without a time control. Clocks are public: every viewer sees every seat's.
+   *
+   * @generated from field: ordo.v1.ClockView clock = 2;
+   */
+  clock?: ClockView | undefined;
 
   /**
    * The game-specific view; the field name is the game id.
@@ -686,4 +711,207 @@ export type OptionInfo = Message<"ordo.v1.OptionInfo"> & {
  */
 export const OptionInfoSchema: GenMessage<OptionInfo> = /*@__PURE__*/
   messageDesc(file_ordo_v1_common, 11);
+
+/**
+ * TimeControl limits the time each seat takes for its moves, in one of two shapes: a limit on
+ * every move (`move_limit_ms`), or a bank of time per seat for the whole game (`base_ms`) with
+ * an increment after each of its moves (`increment_ms`). Set `move_limit_ms` or `base_ms`, not
+ * both (else INVALID_ARGUMENT with reason INVALID_OPTIONS). When several seats are to act at
+ * once (6 nimmt!'s selections), every seat that still owes a move has its clock running.
+ *
+ * @generated from message ordo.v1.TimeControl
+ */
+export type TimeControl = Message<"ordo.v1.TimeControl"> & {
+  /**
+   * The time each move may take, in milliseconds (1 000 to 86 400 000); 0 with `base_ms`.
+   *
+   * @generated from field: uint32 move_limit_ms = 1;
+   */
+  moveLimitMs: number;
+
+  /**
+   * Each seat's time for the whole game, in milliseconds (1 000 to 86 400 000); 0 with
+   * `move_limit_ms`.
+   *
+   * @generated from field: uint32 base_ms = 2;
+   */
+  baseMs: number;
+
+  /**
+   * The time added to a seat's bank after each of its moves, in milliseconds (at most
+   * 3 600 000); with `base_ms` only.
+   *
+   * @generated from field: uint32 increment_ms = 3;
+   */
+  incrementMs: number;
+
+  /**
+   * The timeouts in a row after which a seat is marked absent (1 to 100): its moves are then
+   * due as soon as it is to act, until a move of its own brings it back. 0 never marks a seat
+   * absent.
+   *
+   * @generated from field: uint32 absent_after = 4;
+   */
+  absentAfter: number;
+};
+
+/**
+ * Describes the message ordo.v1.TimeControl.
+ * Use `create(TimeControlSchema)` to create a new message.
+ */
+export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_common, 12);
+
+/**
+ * Clock is a game's clock, as the state keeps it: the time control and each seat's clock. The
+ * times are the server's (milliseconds since the Unix epoch).
+ *
+ * @generated from message ordo.v1.Clock
+ */
+export type Clock = Message<"ordo.v1.Clock"> & {
+  /**
+   * The game's time control.
+   *
+   * @generated from field: ordo.v1.TimeControl control = 1;
+   */
+  control?: TimeControl | undefined;
+
+  /**
+   * One clock per seat, in seat order.
+   *
+   * @generated from field: repeated ordo.v1.SeatClock seats = 2;
+   */
+  seats: SeatClock[];
+};
+
+/**
+ * Describes the message ordo.v1.Clock.
+ * Use `create(ClockSchema)` to create a new message.
+ */
+export const ClockSchema: GenMessage<Clock> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_common, 13);
+
+/**
+ * SeatClock is one seat's clock in a state.
+ *
+ * @generated from message ordo.v1.SeatClock
+ */
+export type SeatClock = Message<"ordo.v1.SeatClock"> & {
+  /**
+   * When the server began to wait for this seat's move, in milliseconds since the Unix epoch;
+   * 0 when the seat is not to act.
+   *
+   * @generated from field: uint64 waiting_since_ms = 1;
+   */
+  waitingSinceMs: bigint;
+
+  /**
+   * The seat's banked time when its wait began, in milliseconds (with `base_ms`; 0 with a
+   * per-move limit).
+   *
+   * @generated from field: uint64 bank_ms = 2;
+   */
+  bankMs: bigint;
+
+  /**
+   * The timeouts claimed against this seat since its last move of its own.
+   *
+   * @generated from field: uint32 timeouts_in_row = 3;
+   */
+  timeoutsInRow: number;
+
+  /**
+   * Whether the seat is absent: it timed out `absent_after` times in a row, and its moves are
+   * due as soon as it is to act.
+   *
+   * @generated from field: bool absent = 4;
+   */
+  absent: boolean;
+};
+
+/**
+ * Describes the message ordo.v1.SeatClock.
+ * Use `create(SeatClockSchema)` to create a new message.
+ */
+export const SeatClockSchema: GenMessage<SeatClock> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_common, 14);
+
+/**
+ * ClockView is every seat's clock as a viewer sees it.
+ *
+ * @generated from message ordo.v1.ClockView
+ */
+export type ClockView = Message<"ordo.v1.ClockView"> & {
+  /**
+   * The game's time control.
+   *
+   * @generated from field: ordo.v1.TimeControl control = 1;
+   */
+  control?: TimeControl | undefined;
+
+  /**
+   * The server's clock when the view was made, in milliseconds since the Unix epoch: a page
+   * counts each running clock down from it.
+   *
+   * @generated from field: uint64 server_time_ms = 2;
+   */
+  serverTimeMs: bigint;
+
+  /**
+   * One entry per seat, in seat order.
+   *
+   * @generated from field: repeated ordo.v1.SeatClockView seats = 3;
+   */
+  seats: SeatClockView[];
+};
+
+/**
+ * Describes the message ordo.v1.ClockView.
+ * Use `create(ClockViewSchema)` to create a new message.
+ */
+export const ClockViewSchema: GenMessage<ClockView> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_common, 15);
+
+/**
+ * SeatClockView is one seat's clock in a view.
+ *
+ * @generated from message ordo.v1.SeatClockView
+ */
+export type SeatClockView = Message<"ordo.v1.SeatClockView"> & {
+  /**
+   * The time the seat has left for its current move (or, when it is not to act, for its next
+   * one), in milliseconds; 0 when its time is up.
+   *
+   * @generated from field: uint64 remaining_ms = 1;
+   */
+  remainingMs: bigint;
+
+  /**
+   * Whether the seat's clock is running: it is to act.
+   *
+   * @generated from field: bool running = 2;
+   */
+  running: boolean;
+
+  /**
+   * Whether the seat is absent (see SeatClock.absent).
+   *
+   * @generated from field: bool absent = 3;
+   */
+  absent: boolean;
+
+  /**
+   * The timeouts claimed against this seat since its last move of its own.
+   *
+   * @generated from field: uint32 timeouts_in_row = 4;
+   */
+  timeoutsInRow: number;
+};
+
+/**
+ * Describes the message ordo.v1.SeatClockView.
+ * Use `create(SeatClockViewSchema)` to create a new message.
+ */
+export const SeatClockViewSchema: GenMessage<SeatClockView> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_common, 16);
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/engine_service.proto.
  */
 export const file_ordo_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiRgoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvEg8KB2hvc3RpbmcYAiABKAgiggEKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMSHgoEYm90cxgEIAMoCzIQLm9yZG8udjEuQm90U2VhdBIMCgRob3N0GAUgASgIIqcBCg9OZXdHYW1lUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSDAoEc2VlZBgDIAEoBBITCgtzZWF0X3Rva2VucxgEIAMoCRIXCg9zcGVjdGF0b3JfdG9rZW4YBSABKAkSEAoIdGFibGVfaWQYBiABKAkiwgEKEkFwcGx5QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uEh8KBnZpZXdlchgDIAEoCzIPLm9yZG8udjEuVmlld2VyEh0KA2JvdBgEIAEoCzIQLm9yZG8udjEuQm90TW92ZRIQCgh0YWJsZV9pZBgFIAEoCRIWCg50YWJsZV9yZXZpc2lvbhgGIAEoBCJuCgdCb3RNb3ZlEgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJEgwKBHNlZWQYAyABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBCABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBSABKA0ilQEKE0FwcGx5QWN0aW9uUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudBIWCg50YWJsZV9yZXZpc2lvbhgEIAEoBCJtChVWYWxpZGF0ZUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbhIQCgh0YWJsZV9pZBgDIAEoCSJIChZWYWxpZGF0ZUFjdGlvblJlc3BvbnNlEg0KBWxlZ2FsGAEgASgIEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIlwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDRIQCgh0YWJsZV9pZBgDIAEoCSI8ChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USIAoHYWN0aW9ucxgBIAMoCzIPLm9yZG8udjEuQWN0aW9uImYKDkdldFZpZXdSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSHwoGdmlld2VyGAIgASgLMg8ub3Jkby52MS5WaWV3ZXISEAoIdGFibGVfaWQYAyABKAkiMgoPR2V0Vmlld1Jlc3BvbnNlEh8KBHZpZXcYASABKAsyES5vcmRvLnYxLkdhbWVWaWV3IrABChRTdWdnZXN0QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEgwKBHNlYXQYAiABKA0SDgoGcG9saWN5GAMgASgJEgwKBHNlZWQYBCABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBSABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBiABKA0SEAoIdGFibGVfaWQYByABKAkiOAoVU3VnZ2VzdEFjdGlvblJlc3BvbnNlEh8KBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uItcBCgpHYW1lUmVjb3JkEhYKDmZvcm1hdF92ZXJzaW9uGAEgASgNEikKDWluaXRpYWxfc3RhdGUYAiABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIkCgVtb3ZlcxgDIAMoCzIVLm9yZG8udjEuUmVjb3JkZWRNb3ZlEhQKDGZpbmFsX2RpZ2VzdBgEIAEoDBIUCgxtb3ZlX2RpZ2VzdHMYBSABKAwSIAoHa2VwdF9ieRgGIAEoCzIPLm9yZG8udjEuVmlld2VyEhIKCnNlYXRfdG9rZW4YByABKAkiWgoMUmVjb3JkZWRNb3ZlEiEKBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uSAASHwoDYm90GAIgASgLMhAub3Jkby52MS5Cb3RNb3ZlSABCBgoEbW92ZSK4AQoRUmVwbGF5R2FtZVJlcXVlc3QSIwoGcmVjb3JkGAEgASgLMhMub3Jkby52MS5HYW1lUmVjb3JkEh8KBnZpZXdlchgCIAEoCzIPLm9yZG8udjEuVmlld2VyEg4KBnJldmVhbBgDIAEoCBISCgpmaXJzdF9zdGVwGAQgASgNEhEKCXBhZ2Vfc2l6ZRgFIAEoDRImCgpmcm9tX3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUi2wEKElJlcGxheUdhbWVSZXNwb25zZRInCgtmaW5hbF9zdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEikKDGZpbmFsX3N0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxISCgptb3ZlX2NvdW50GAMgASgNEiIKBXN0ZXBzGAQgAygLMhMub3Jkby52MS5SZXBsYXlTdGVwEhEKCW5leHRfc3RlcBgFIAEoDRImCgpuZXh0X3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUingEKClJlcGxheVN0ZXASDAoEc3RlcBgBIAEoDRIfCgR2aWV3GAIgASgLMhEub3Jkby52MS5HYW1lVmlldxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50EiUKCnNlYXRfdmlld3MYBCADKAsyES5vcmRvLnYxLkdhbWVWaWV3EhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdCJ1ChBXYXRjaEdhbWVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEhsKDmFmdGVyX3JldmlzaW9uGAIgASgESACIAQESHwoGdmlld2VyGAMgASgLMg8ub3Jkby52MS5WaWV3ZXJCEQoPX2FmdGVyX3JldmlzaW9uIrYBChFXYXRjaEdhbWVSZXNwb25zZRIQCghyZXZpc2lvbhgBIAEoBBIfCgR2aWV3GAIgASgLMhEub3Jkby52MS5HYW1lVmlldxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50EiMKBnN0YXR1cxgEIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxIRCgRzZWF0GAUgASgNSACIAQESDQoFc2VhdHMYBiABKA1CBwoFX3NlYXQiJAoQR2V0UmVjb3JkUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSI4ChFHZXRSZWNvcmRSZXNwb25zZRIjCgZyZWNvcmQYASABKAsyEy5vcmRvLnYxLkdhbWVSZWNvcmQy6gUKEUdhbWVFbmdpbmVTZXJ2aWNlEkIKCUxpc3RHYW1lcxIZLm9yZG8udjEuTGlzdEdhbWVzUmVxdWVzdBoaLm9yZG8udjEuTGlzdEdhbWVzUmVzcG9uc2USPAoHTmV3R2FtZRIXLm9yZG8udjEuTmV3R2FtZVJlcXVlc3QaGC5vcmRvLnYxLk5ld0dhbWVSZXNwb25zZRJICgtBcHBseUFjdGlvbhIbLm9yZG8udjEuQXBwbHlBY3Rpb25SZXF1ZXN0Ghwub3Jkby52MS5BcHBseUFjdGlvblJlc3BvbnNlElEKDlZhbGlkYXRlQWN0aW9uEh4ub3Jkby52MS5WYWxpZGF0ZUFjdGlvblJlcXVlc3QaHy5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USVwoQTGlzdExlZ2FsQWN0aW9ucxIgLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIS5vcmRvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRI8CgdHZXRWaWV3Ehcub3Jkby52MS5HZXRWaWV3UmVxdWVzdBoYLm9yZG8udjEuR2V0Vmlld1Jlc3BvbnNlEk4KDVN1Z2dlc3RBY3Rpb24SHS5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXF1ZXN0Gh4ub3Jkby52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2USRQoKUmVwbGF5R2FtZRIaLm9yZG8udjEuUmVwbGF5R2FtZVJlcXVlc3QaGy5vcmRvLnYxLlJlcGxheUdhbWVSZXNwb25zZRJECglXYXRjaEdhbWUSGS5vcmRvLnYxLldhdGNoR2FtZVJlcXVlc3QaGi5vcmRvLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESQgoJR2V0UmVjb3JkEhkub3Jkby52MS5HZXRSZWNvcmRSZXF1ZXN0Ghoub3Jkby52MS5HZXRSZWNvcmRSZXNwb25zZWIGcHJvdG8z", [file_ordo_v1_common]);
+  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiRgoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvEg8KB2hvc3RpbmcYAiABKAgiggEKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMSHgoEYm90cxgEIAMoCzIQLm9yZG8udjEuQm90U2VhdBIMCgRob3N0GAUgASgIIqcBCg9OZXdHYW1lUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSDAoEc2VlZBgDIAEoBBITCgtzZWF0X3Rva2VucxgEIAMoCRIXCg9zcGVjdGF0b3JfdG9rZW4YBSABKAkSEAoIdGFibGVfaWQYBiABKAkiwgEKEkFwcGx5QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uEh8KBnZpZXdlchgDIAEoCzIPLm9yZG8udjEuVmlld2VyEh0KA2JvdBgEIAEoCzIQLm9yZG8udjEuQm90TW92ZRIQCgh0YWJsZV9pZBgFIAEoCRIWCg50YWJsZV9yZXZpc2lvbhgGIAEoBCJuCgdCb3RNb3ZlEgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJEgwKBHNlZWQYAyABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBCABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBSABKA0ipAEKE0FwcGx5QWN0aW9uUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudBIWCg50YWJsZV9yZXZpc2lvbhgEIAEoBBINCgVhdF9tcxgFIAEoBCJ5ChNDbGFpbVRpbWVvdXRSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDRIfCgZ2aWV3ZXIYAyABKAsyDy5vcmRvLnYxLlZpZXdlchIQCgh0YWJsZV9pZBgEIAEoCSLIAQoUQ2xhaW1UaW1lb3V0UmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudBIRCgl0aW1lZF9vdXQYBCABKAgSDgoGYWJzZW50GAUgASgIEg0KBWF0X21zGAYgASgEEhYKDnRhYmxlX3JldmlzaW9uGAcgASgEIm0KFVZhbGlkYXRlQWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uEhAKCHRhYmxlX2lkGAMgASgJIkgKFlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USDQoFbGVnYWwYASABKAgSDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiXAoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIMCgRzZWF0GAIgASgNEhAKCHRhYmxlX2lkGAMgASgJIjwKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIgCgdhY3Rpb25zGAEgAygLMg8ub3Jkby52MS5BY3Rpb24iZgoOR2V0Vmlld1JlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZ2aWV3ZXIYAiABKAsyDy5vcmRvLnYxLlZpZXdlchIQCgh0YWJsZV9pZBgDIAEoCSIyCg9HZXRWaWV3UmVzcG9uc2USHwoEdmlldxgBIAEoCzIRLm9yZG8udjEuR2FtZVZpZXcisAEKFFN1Z2dlc3RBY3Rpb25SZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDRIOCgZwb2xpY3kYAyABKAkSDAoEc2VlZBgEIAEoBBIZChFzZWFyY2hfaXRlcmF0aW9ucxgFIAEoDRIcChRzZWFyY2hfdGltZV9saW1pdF9tcxgGIAEoDRIQCgh0YWJsZV9pZBgHIAEoCSI4ChVTdWdnZXN0QWN0aW9uUmVzcG9uc2USHwoGYWN0aW9uGAEgASgLMg8ub3Jkby52MS5BY3Rpb24i1wEKCkdhbWVSZWNvcmQSFgoOZm9ybWF0X3ZlcnNpb24YASABKA0SKQoNaW5pdGlhbF9zdGF0ZRgCIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEiQKBW1vdmVzGAMgAygLMhUub3Jkby52MS5SZWNvcmRlZE1vdmUSFAoMZmluYWxfZGlnZXN0GAQgASgMEhQKDG1vdmVfZGlnZXN0cxgFIAEoDBIgCgdrZXB0X2J5GAYgASgLMg8ub3Jkby52MS5WaWV3ZXISEgoKc2VhdF90b2tlbhgHIAEoCSKTAQoMUmVjb3JkZWRNb3ZlEiEKBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uSAASHwoDYm90GAIgASgLMhAub3Jkby52MS5Cb3RNb3ZlSAASKAoHdGltZW91dBgDIAEoCzIVLm9yZG8udjEuVGltZW91dENsYWltSAASDQoFYXRfbXMYBCABKARCBgoEbW92ZSI9CgxUaW1lb3V0Q2xhaW0SDAoEc2VhdBgBIAEoDRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbiK4AQoRUmVwbGF5R2FtZVJlcXVlc3QSIwoGcmVjb3JkGAEgASgLMhMub3Jkby52MS5HYW1lUmVjb3JkEh8KBnZpZXdlchgCIAEoCzIPLm9yZG8udjEuVmlld2VyEg4KBnJldmVhbBgDIAEoCBISCgpmaXJzdF9zdGVwGAQgASgNEhEKCXBhZ2Vfc2l6ZRgFIAEoDRImCgpmcm9tX3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUi2wEKElJlcGxheUdhbWVSZXNwb25zZRInCgtmaW5hbF9zdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEikKDGZpbmFsX3N0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxISCgptb3ZlX2NvdW50GAMgASgNEiIKBXN0ZXBzGAQgAygLMhMub3Jkby52MS5SZXBsYXlTdGVwEhEKCW5leHRfc3RlcBgFIAEoDRImCgpuZXh0X3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUingEKClJlcGxheVN0ZXASDAoEc3RlcBgBIAEoDRIfCgR2aWV3GAIgASgLMhEub3Jkby52MS5HYW1lVmlldxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50EiUKCnNlYXRfdmlld3MYBCADKAsyES5vcmRvLnYxLkdhbWVWaWV3EhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdCJ1ChBXYXRjaEdhbWVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEhsKDmFmdGVyX3JldmlzaW9uGAIgASgESACIAQESHwoGdmlld2VyGAMgASgLMg8ub3Jkby52MS5WaWV3ZXJCEQoPX2FmdGVyX3JldmlzaW9uIskBChFXYXRjaEdhbWVSZXNwb25zZRIQCghyZXZpc2lvbhgBIAEoBBIfCgR2aWV3GAIgASgLMhEub3Jkby52MS5HYW1lVmlldxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50EiMKBnN0YXR1cxgEIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxIRCgRzZWF0GAUgASgNSACIAQESDQoFc2VhdHMYBiABKA0SEQoJdGltZWRfb3V0GAcgASgIQgcKBV9zZWF0IiQKEEdldFJlY29yZFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiOAoRR2V0UmVjb3JkUmVzcG9uc2USIwoGcmVjb3JkGAEgASgLMhMub3Jkby52MS5HYW1lUmVjb3JkMrcGChFHYW1lRW5naW5lU2VydmljZRJCCglMaXN0R2FtZXMSGS5vcmRvLnYxLkxpc3RHYW1lc1JlcXVlc3QaGi5vcmRvLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEjwKB05ld0dhbWUSFy5vcmRvLnYxLk5ld0dhbWVSZXF1ZXN0Ghgub3Jkby52MS5OZXdHYW1lUmVzcG9uc2USSAoLQXBwbHlBY3Rpb24SGy5vcmRvLnYxLkFwcGx5QWN0aW9uUmVxdWVzdBocLm9yZG8udjEuQXBwbHlBY3Rpb25SZXNwb25zZRJRCg5WYWxpZGF0ZUFjdGlvbhIeLm9yZG8udjEuVmFsaWRhdGVBY3Rpb25SZXF1ZXN0Gh8ub3Jkby52MS5WYWxpZGF0ZUFjdGlvblJlc3BvbnNlElcKEExpc3RMZWdhbEFjdGlvbnMSIC5vcmRvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiEub3Jkby52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USPAoHR2V0VmlldxIXLm9yZG8udjEuR2V0Vmlld1JlcXVlc3QaGC5vcmRvLnYxLkdldFZpZXdSZXNwb25zZRJOCg1TdWdnZXN0QWN0aW9uEh0ub3Jkby52MS5TdWdnZXN0QWN0aW9uUmVxdWVzdBoeLm9yZG8udjEuU3VnZ2VzdEFjdGlvblJlc3BvbnNlEkUKClJlcGxheUdhbWUSGi5vcmRvLnYxLlJlcGxheUdhbWVSZXF1ZXN0Ghsub3Jkby52MS5SZXBsYXlHYW1lUmVzcG9uc2USRAoJV2F0Y2hHYW1lEhkub3Jkby52MS5XYXRjaEdhbWVSZXF1ZXN0Ghoub3Jkby52MS5XYXRjaEdhbWVSZXNwb25zZTABEkIKCUdldFJlY29yZBIZLm9yZG8udjEuR2V0UmVjb3JkUmVxdWVzdBoaLm9yZG8udjEuR2V0UmVjb3JkUmVzcG9uc2USSwoMQ2xhaW1UaW1lb3V0Ehwub3Jkby52MS5DbGFpbVRpbWVvdXRSZXF1ZXN0Gh0ub3Jkby52MS5DbGFpbVRpbWVvdXRSZXNwb25zZWIGcHJvdG8z", [file_ordo_v1_common]);
 
 /**
  * ListGamesRequest asks for the games the server runs.
@@ -330,6 +330,14 @@ export type ApplyActionResponse = Message<"ordo.v1.ApplyActionResponse"> & {
    * @generated from field: uint64 table_revision = 4;
    */
   tableRevision: bigint;
+
+  /**
+   * When the server applied the move, by its clock (milliseconds since the Unix epoch), for a
+   * game with a time control; 0 otherwise. A record keeps it (RecordedMove.at_ms).
+   *
+   * @generated from field: uint64 at_ms = 5;
+   */
+  atMs: bigint;
 };
 
 /**
@@ -338,6 +346,117 @@ export type ApplyActionResponse = Message<"ordo.v1.ApplyActionResponse"> & {
  */
 export const ApplyActionResponseSchema: GenMessage<ApplyActionResponse> = /*@__PURE__*/
   messageDesc(file_ordo_v1_engine_service, 6);
+
+/**
+ * ClaimTimeoutRequest claims that a seat's time is up.
+ *
+ * @generated from message ordo.v1.ClaimTimeoutRequest
+ */
+export type ClaimTimeoutRequest = Message<"ordo.v1.ClaimTimeoutRequest"> & {
+  /**
+   * The current state.
+   *
+   * @generated from field: ordo.v1.GameState state = 1;
+   */
+  state?: GameState | undefined;
+
+  /**
+   * The seat (0-based) whose time is claimed to be up.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * Who is looking (optional), as in ApplyActionRequest: the response's `events` hold only the
+   * events this viewer may see.
+   *
+   * @generated from field: ordo.v1.Viewer viewer = 3;
+   */
+  viewer?: Viewer | undefined;
+
+  /**
+   * The hosted table whose latest state to claim on, in place of `state`. A hosted table whose
+   * clock ran out is also claimed by the server by itself, once; its bots then play their seats
+   * until a person must act, as after ApplyAction.
+   *
+   * @generated from field: string table_id = 4;
+   */
+  tableId: string;
+};
+
+/**
+ * Describes the message ordo.v1.ClaimTimeoutRequest.
+ * Use `create(ClaimTimeoutRequestSchema)` to create a new message.
+ */
+export const ClaimTimeoutRequestSchema: GenMessage<ClaimTimeoutRequest> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 7);
+
+/**
+ * ClaimTimeoutResponse holds the game after a claim.
+ *
+ * @generated from message ordo.v1.ClaimTimeoutResponse
+ */
+export type ClaimTimeoutResponse = Message<"ordo.v1.ClaimTimeoutResponse"> & {
+  /**
+   * The new state, or the state sent when `timed_out` is false.
+   *
+   * @generated from field: ordo.v1.GameState state = 1;
+   */
+  state?: GameState | undefined;
+
+  /**
+   * Who is to act next, or the outcome.
+   *
+   * @generated from field: ordo.v1.GameStatus status = 2;
+   */
+  status?: GameStatus | undefined;
+
+  /**
+   * What the move played for the seat made happen, in order, each with its audience; the move
+   * itself is not shown.
+   *
+   * @generated from field: repeated ordo.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * Whether the seat timed out and a move was played for it; false when it was not to act.
+   *
+   * @generated from field: bool timed_out = 4;
+   */
+  timedOut: boolean;
+
+  /**
+   * Whether the seat is now absent (it timed out `absent_after` times in a row).
+   *
+   * @generated from field: bool absent = 5;
+   */
+  absent: boolean;
+
+  /**
+   * When the server applied the claim, by its clock (milliseconds since the Unix epoch); 0
+   * when `timed_out` is false. A record keeps it (RecordedMove.at_ms).
+   *
+   * @generated from field: uint64 at_ms = 6;
+   */
+  atMs: bigint;
+
+  /**
+   * With `table_id`: the table's revision after the claim (and the bots' moves that followed
+   * it), or its revision now when the seat had moved; 0 otherwise.
+   *
+   * @generated from field: uint64 table_revision = 7;
+   */
+  tableRevision: bigint;
+};
+
+/**
+ * Describes the message ordo.v1.ClaimTimeoutResponse.
+ * Use `create(ClaimTimeoutResponseSchema)` to create a new message.
+ */
+export const ClaimTimeoutResponseSchema: GenMessage<ClaimTimeoutResponse> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 8);
 
 /**
  * ValidateActionRequest asks whether an action is legal now.
@@ -372,7 +491,7 @@ export type ValidateActionRequest = Message<"ordo.v1.ValidateActionRequest"> & {
  * Use `create(ValidateActionRequestSchema)` to create a new message.
  */
 export const ValidateActionRequestSchema: GenMessage<ValidateActionRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 7);
+  messageDesc(file_ordo_v1_engine_service, 9);
 
 /**
  * ValidateActionResponse says whether an action is legal.
@@ -408,7 +527,7 @@ export type ValidateActionResponse = Message<"ordo.v1.ValidateActionResponse"> &
  * Use `create(ValidateActionResponseSchema)` to create a new message.
  */
 export const ValidateActionResponseSchema: GenMessage<ValidateActionResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 8);
+  messageDesc(file_ordo_v1_engine_service, 10);
 
 /**
  * ListLegalActionsRequest asks for one seat's legal actions.
@@ -443,7 +562,7 @@ export type ListLegalActionsRequest = Message<"ordo.v1.ListLegalActionsRequest">
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 9);
+  messageDesc(file_ordo_v1_engine_service, 11);
 
 /**
  * ListLegalActionsResponse lists one seat's legal actions.
@@ -464,7 +583,7 @@ export type ListLegalActionsResponse = Message<"ordo.v1.ListLegalActionsResponse
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 10);
+  messageDesc(file_ordo_v1_engine_service, 12);
 
 /**
  * GetViewRequest asks what a viewer may see.
@@ -499,7 +618,7 @@ export type GetViewRequest = Message<"ordo.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 11);
+  messageDesc(file_ordo_v1_engine_service, 13);
 
 /**
  * GetViewResponse holds what a viewer may see.
@@ -520,7 +639,7 @@ export type GetViewResponse = Message<"ordo.v1.GetViewResponse"> & {
  * Use `create(GetViewResponseSchema)` to create a new message.
  */
 export const GetViewResponseSchema: GenMessage<GetViewResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 12);
+  messageDesc(file_ordo_v1_engine_service, 14);
 
 /**
  * SuggestActionRequest asks a bot for a seat's move.
@@ -590,7 +709,7 @@ export type SuggestActionRequest = Message<"ordo.v1.SuggestActionRequest"> & {
  * Use `create(SuggestActionRequestSchema)` to create a new message.
  */
 export const SuggestActionRequestSchema: GenMessage<SuggestActionRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 13);
+  messageDesc(file_ordo_v1_engine_service, 15);
 
 /**
  * SuggestActionResponse holds a bot's move.
@@ -611,7 +730,7 @@ export type SuggestActionResponse = Message<"ordo.v1.SuggestActionResponse"> & {
  * Use `create(SuggestActionResponseSchema)` to create a new message.
  */
 export const SuggestActionResponseSchema: GenMessage<SuggestActionResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 14);
+  messageDesc(file_ordo_v1_engine_service, 16);
 
 /**
  * GameRecord is a whole game: the state NewGame returned and every move applied to it, in order.
@@ -689,7 +808,7 @@ export type GameRecord = Message<"ordo.v1.GameRecord"> & {
  * Use `create(GameRecordSchema)` to create a new message.
  */
 export const GameRecordSchema: GenMessage<GameRecord> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 15);
+  messageDesc(file_ordo_v1_engine_service, 17);
 
 /**
  * RecordedMove is one move of a record, exactly as it was sent to ApplyAction.
@@ -718,7 +837,23 @@ export type RecordedMove = Message<"ordo.v1.RecordedMove"> & {
      */
     value: BotMove;
     case: "bot";
+  } | {
+    /**
+     * A timeout claimed against a seat (ClaimTimeout): the game's bot played its move.
+     *
+     * @generated from field: ordo.v1.TimeoutClaim timeout = 3;
+     */
+    value: TimeoutClaim;
+    case: "timeout";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * When the server applied the move (ApplyActionResponse.at_ms, ClaimTimeoutResponse.at_ms),
+   * for a game with a time control; 0 otherwise. The replay stamps the clock with it.
+   *
+   * @generated from field: uint64 at_ms = 4;
+   */
+  atMs: bigint;
 };
 
 /**
@@ -726,7 +861,36 @@ export type RecordedMove = Message<"ordo.v1.RecordedMove"> & {
  * Use `create(RecordedMoveSchema)` to create a new message.
  */
 export const RecordedMoveSchema: GenMessage<RecordedMove> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 16);
+  messageDesc(file_ordo_v1_engine_service, 18);
+
+/**
+ * TimeoutClaim is a timeout claimed against a seat, as a record keeps it.
+ *
+ * @generated from message ordo.v1.TimeoutClaim
+ */
+export type TimeoutClaim = Message<"ordo.v1.TimeoutClaim"> & {
+  /**
+   * The seat (0-based) that timed out.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The action the game's bot chose for the seat, as a hosted table's record keeps it (optional):
+   * ReplayGame chooses the move again from the state, and checks it by the record's digests.
+   *
+   * @generated from field: ordo.v1.Action action = 2;
+   */
+  action?: Action | undefined;
+};
+
+/**
+ * Describes the message ordo.v1.TimeoutClaim.
+ * Use `create(TimeoutClaimSchema)` to create a new message.
+ */
+export const TimeoutClaimSchema: GenMessage<TimeoutClaim> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 19);
 
 /**
  * ReplayGameRequest asks to play a record through. Without `viewer` and `reveal` it verifies the
@@ -787,7 +951,7 @@ export type ReplayGameRequest = Message<"ordo.v1.ReplayGameRequest"> & {
  * Use `create(ReplayGameRequestSchema)` to create a new message.
  */
 export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 17);
+  messageDesc(file_ordo_v1_engine_service, 20);
 
 /**
  * ReplayGameResponse holds the last state of a record and one page of its steps.
@@ -845,7 +1009,7 @@ export type ReplayGameResponse = Message<"ordo.v1.ReplayGameResponse"> & {
  * Use `create(ReplayGameResponseSchema)` to create a new message.
  */
 export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 18);
+  messageDesc(file_ordo_v1_engine_service, 21);
 
 /**
  * ReplayStep is what the watcher saw at one step of a replay.
@@ -895,7 +1059,7 @@ export type ReplayStep = Message<"ordo.v1.ReplayStep"> & {
  * Use `create(ReplayStepSchema)` to create a new message.
  */
 export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 19);
+  messageDesc(file_ordo_v1_engine_service, 22);
 
 /**
  * WatchGameRequest asks to follow a hosted table.
@@ -933,7 +1097,7 @@ export type WatchGameRequest = Message<"ordo.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 20);
+  messageDesc(file_ordo_v1_engine_service, 23);
 
 /**
  * WatchGameResponse is one revision of a hosted table, as one viewer sees it.
@@ -983,6 +1147,14 @@ export type WatchGameResponse = Message<"ordo.v1.WatchGameResponse"> & {
    * @generated from field: uint32 seats = 6;
    */
   seats: number;
+
+  /**
+   * Whether the move was played for its seat by the game's bot because the seat's time ran out
+   * (a timeout claimed by a seat, a spectator or the server).
+   *
+   * @generated from field: bool timed_out = 7;
+   */
+  timedOut: boolean;
 };
 
 /**
@@ -990,7 +1162,7 @@ export type WatchGameResponse = Message<"ordo.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 21);
+  messageDesc(file_ordo_v1_engine_service, 24);
 
 /**
  * GetRecordRequest asks for the record of a hosted table's game.
@@ -1011,7 +1183,7 @@ export type GetRecordRequest = Message<"ordo.v1.GetRecordRequest"> & {
  * Use `create(GetRecordRequestSchema)` to create a new message.
  */
 export const GetRecordRequestSchema: GenMessage<GetRecordRequest> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 22);
+  messageDesc(file_ordo_v1_engine_service, 25);
 
 /**
  * GetRecordResponse holds the record of a hosted table's game.
@@ -1033,7 +1205,7 @@ export type GetRecordResponse = Message<"ordo.v1.GetRecordResponse"> & {
  * Use `create(GetRecordResponseSchema)` to create a new message.
  */
 export const GetRecordResponseSchema: GenMessage<GetRecordResponse> = /*@__PURE__*/
-  messageDesc(file_ordo_v1_engine_service, 23);
+  messageDesc(file_ordo_v1_engine_service, 26);
 
 /**
  * GameEngineService runs the rules of Ordo's games. It is stateless: every call carries the whole
@@ -1196,6 +1368,23 @@ export const GameEngineService: GenService<{
     methodKind: "unary";
     input: typeof GetRecordRequestSchema;
     output: typeof GetRecordResponseSchema;
+  },
+  /**
+   * Claims that a seat's time is up, in a game with a time control: the seat's move is then
+   * chosen by the game's bot policy for that seat (the heuristic unless the game names one) and
+   * applied, as ApplyAction with `bot` would. Any seat of the game or a spectator may claim
+   * (with seat tokens required, any token of the game). Returns FAILED_PRECONDITION with
+   * reason TIMEOUT_NOT_DUE while the seat still has time (its `time_left_ms` in the metadata),
+   * INVALID_ARGUMENT with reason NO_TIME_CONTROL for a game without one. A claim for a seat
+   * that is not to act (it moved first: the claim lost the race) is answered with the game as
+   * it is, `timed_out` false.
+   *
+   * @generated from rpc ordo.v1.GameEngineService.ClaimTimeout
+   */
+  claimTimeout: {
+    methodKind: "unary";
+    input: typeof ClaimTimeoutRequestSchema;
+    output: typeof ClaimTimeoutResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ordo_v1_engine_service, 0);
