@@ -1,0 +1,225 @@
+// The rehearsal's TypeScript-client driver: the same callers as bench/rehearsal/driver.py, with
+// the Node.js client (clients/node, built by `make node`) over Connect and HTTP/1.1 to the
+// balancer's HTTP port. It takes the same orders on standard input (phase, probe, epoch, end)
+// and prints the same figures as one JSON line, `report {...}`; its games' last revisions go to
+// the file named by `--games` for the audit.
+//
+// node bench/rehearsal/driver.mjs --target http://HOST:8080 --callers 4 --games FILE
+
+import { writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+
+import { OrdoClient, OrdoError, RetryPolicy } from "../../clients/node/dist/src/index.js";
+
+const MAX_MOVES = 40;
+const PROBE_EVERY = 7;
+const ATTEMPT_MS = 10_000;
+const GIVE_UP_MS = 90_000;
+const SUPERSEDED = "STATE_SUPERSEDED";
+const GAMES = ["six_nimmt", "sequence_numbers", "up_or_down", "fora_de_ordem"];
+const SEATS = 2;
+const CODE_NAMES = {
+  1: "CANCELLED",
+  2: "UNKNOWN",
+  3: "INVALID_ARGUMENT",
+  4: "DEADLINE_EXCEEDED",
+  5: "NOT_FOUND",
+  6: "ALREADY_EXISTS",
+  7: "PERMISSION_DENIED",
+  8: "RESOURCE_EXHAUSTED",
+  9: "FAILED_PRECONDITION",
+  10: "ABORTED",
+  11: "OUT_OF_RANGE",
+  12: "UNIMPLEMENTED",
+  13: "INTERNAL",
+  14: "UNAVAILABLE",
+  15: "DATA_LOSS",
+  16: "UNAUTHENTICATED",
+};
+
+const { values: options } = parseArgs({
+  options: {
+    target: { type: "string", default: "http://localhost:8080" },
+    callers: { type: "string", default: "4" },
+    games: { type: "string", default: "games-node.jsonl" },
+  },
+});
+
+const policy = new RetryPolicy();
+const state = { phase: "start", stopping: false, probeRound: 0, epoch: 0 };
+const figures = new Map();
+const playing = new Map();
+const finishedGames = [];
+
+function now() {
+  return figures.get(state.phase) ?? newFigures(state.phase);
+}
+
+function newFigures(phase) {
+  const made = {
+    calls: 0,
+    failures: {},
+    refused: {},
+    retried: 0,
+    gave_up: 0,
+    moves: 0,
+    games: 0,
+    probes: 0,
+    stale_accepted: 0,
+    revision_skips: 0,
+    latencies_ms: [],
+  };
+  figures.set(phase, made);
+  return made;
+}
+
+function reasonOf(error) {
+  return error.reason || CODE_NAMES[error.code] || String(error.code);
+}
+
+function bump(table, name) {
+  table[name] = (table[name] ?? 0) + 1;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Send a call until it goes through or fails for good; a stale probe's refusal is returned. */
+async function call(send, stale = false) {
+  const started = performance.now();
+  for (let attempt = 0; ; attempt++) {
+    let failure;
+    try {
+      const result = await send();
+      count(started, attempt, undefined, stale);
+      return result;
+    } catch (error) {
+      failure = OrdoError.from(error);
+    }
+    if (stale && failure.reason === SUPERSEDED) {
+      count(started, attempt, failure, stale);
+      return failure;
+    }
+    bump(now().failures, reasonOf(failure));
+    if (!policy.retryable(failure) || performance.now() - started > GIVE_UP_MS) {
+      count(started, attempt, failure, stale);
+      return failure;
+    }
+    await sleep(policy.pause(attempt, failure));
+  }
+}
+
+function count(started, attempt, failure, stale) {
+  const phase = now();
+  phase.calls += 1;
+  phase.retried += attempt > 0 ? 1 : 0;
+  if (failure === undefined) {
+    phase.latencies_ms.push(Math.round((performance.now() - started) * 100) / 100);
+    phase.stale_accepted += stale ? 1 : 0;
+  } else if (!(stale && failure.reason === SUPERSEDED)) {
+    bump(phase.refused, reasonOf(failure));
+    phase.gave_up += attempt > 0 && policy.retryable(failure) ? 1 : 0;
+  }
+}
+
+async function probe(client, tokens, previous) {
+  const [sent, seat, actions, choice] = previous;
+  const others = actions.filter((_, index) => index !== choice);
+  if (others.length === 0) {
+    return;
+  }
+  now().probes += 1;
+  await call(() => client.applyAction(sent, others[0], { seatToken: tokens[seat] }), true);
+}
+
+async function play(client, game) {
+  const dealt = await call(() => client.newGame(game, SEATS));
+  if (dealt instanceof OrdoError) {
+    return;
+  }
+  const tokens = dealt.seatTokens;
+  let current = dealt.state;
+  let status = dealt.status;
+  let previous;
+  let probed = state.probeRound;
+  let moves = 0;
+  while (!status.finished && moves < MAX_MOVES && !state.stopping) {
+    if (previous !== undefined && (moves % PROBE_EVERY === 0 || probed !== state.probeRound)) {
+      probed = state.probeRound;
+      await probe(client, tokens, previous);
+    }
+    const seat = status.seatsToAct[0];
+    const sent = current;
+    const listed = await call(() =>
+      client.listLegalActions(sent, seat, { seatToken: tokens[seat] }),
+    );
+    if (listed instanceof OrdoError) {
+      break;
+    }
+    const actions = listed.actions;
+    const choice = Math.floor(Math.random() * actions.length);
+    const applied = await call(() =>
+      client.applyAction(sent, actions[choice], { seatToken: tokens[seat] }),
+    );
+    if (applied instanceof OrdoError) {
+      break;
+    }
+    moves += 1;
+    now().moves += 1;
+    now().revision_skips += applied.state.revision !== sent.revision + 1n ? 1 : 0;
+    previous = [sent, seat, actions, choice];
+    current = applied.state;
+    status = applied.status;
+  }
+  now().games += 1;
+  finishedGames.push({
+    phase: state.phase,
+    match_id: Buffer.from(current.matchId).toString("hex"),
+    revision: Number(current.revision),
+  });
+}
+
+async function caller(number) {
+  const client = new OrdoClient(options.target, {
+    protocol: "connect",
+    retries: 0,
+    timeoutMs: ATTEMPT_MS,
+  });
+  try {
+    while (!state.stopping) {
+      playing.set(number, state.epoch);
+      await play(client, GAMES[Math.floor(Math.random() * GAMES.length)]);
+      playing.delete(number);
+    }
+  } finally {
+    client.close();
+  }
+}
+
+async function drained(epoch) {
+  while ([...playing.values()].some((played) => played < epoch)) {
+    await sleep(50);
+  }
+  process.stdout.write(`drained ${epoch}\n`);
+}
+
+const callers = Array.from({ length: Number(options.callers) }, (_, number) => caller(number));
+process.stdout.write("started\n");
+for await (const line of createInterface({ input: process.stdin })) {
+  const [word, argument] = line.trim().split(" ");
+  if (word === "phase") {
+    state.phase = argument;
+  } else if (word === "probe") {
+    state.probeRound += 1;
+  } else if (word === "epoch") {
+    state.epoch = Number(argument);
+    await drained(state.epoch);
+  } else if (word === "end") {
+    break;
+  }
+}
+state.stopping = true;
+await Promise.all(callers);
+writeFileSync(options.games, finishedGames.map((game) => JSON.stringify(game) + "\n").join(""));
+process.stdout.write(`report ${JSON.stringify(Object.fromEntries(figures))}\n`);
+process.exit(0);
