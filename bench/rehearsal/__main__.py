@@ -102,7 +102,11 @@ def phases(stage: Stage) -> list[tuple[str, str, Callable[[], None]]]:
     return [
         ("1-steady", "steady load", steady),
         ("2-kill", f"kill -9 of {REPLICAS[0]}, started again", kill),
-        ("3-rolling-restart", "each replica out of HAProxy, SIGTERM, started, back", rolling_restart),
+        (
+            "3-rolling-restart",
+            "each replica out of HAProxy, SIGTERM, started, back",
+            rolling_restart,
+        ),
         (
             "4-partition",
             f"{REPLICAS[1]}'s link down for {timing.partition:g} s, then up",
@@ -129,6 +133,7 @@ def rehearse(arguments: argparse.Namespace) -> int:
     atexit.register(stage.close)
     signal.signal(signal.SIGTERM, stop_on_signal)
     done: list[tuple[str, str, float]] = []
+    print(f"hosts: namespaces {stage.network.tag}-*", flush=True)
     try:
         stage.open()
         chosen = phases(stage)

@@ -221,5 +221,7 @@ for await (const line of createInterface({ input: process.stdin })) {
 state.stopping = true;
 await Promise.all(callers);
 writeFileSync(options.games, finishedGames.map((game) => JSON.stringify(game) + "\n").join(""));
-process.stdout.write(`report ${JSON.stringify(Object.fromEntries(figures))}\n`);
-process.exit(0);
+// A pipe is written asynchronously: exit once the report has left.
+process.stdout.write(`report ${JSON.stringify(Object.fromEntries(figures))}\n`, () =>
+  process.exit(0),
+);

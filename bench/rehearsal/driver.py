@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -147,7 +148,9 @@ class Driver:
             time.sleep(pause)
             attempt += 1
 
-    def count(self, started: float, attempt: int, failure: OrdoError | None, *, stale: bool) -> None:
+    def count(
+        self, started: float, attempt: int, failure: OrdoError | None, *, stale: bool
+    ) -> None:
         """Count one call as it ends: its latency when it went through."""
         with self.lock:
             figures = self.figures_now()
@@ -191,7 +194,7 @@ class Driver:
                 self.probe(client, tokens, previous)
             seat = status.seats_to_act[0]
             listed = self.call(
-                lambda: client.list_legal_actions(state, seat, seat_token=tokens[seat])
+                partial(client.list_legal_actions, state, seat, seat_token=tokens[seat])
             )
             if isinstance(listed, OrdoError):
                 break
@@ -199,7 +202,7 @@ class Driver:
             choice = rng.randrange(len(actions))
             sent = state
             applied = self.call(
-                lambda: client.apply_action(sent, actions[choice], seat_token=tokens[seat])
+                partial(client.apply_action, sent, actions[choice], seat_token=tokens[seat])
             )
             if isinstance(applied, OrdoError):
                 break

@@ -6,6 +6,7 @@ every namespace, whatever happened before."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -83,7 +84,14 @@ class Host:
 
     def link(self, *, up: bool) -> None:
         """Take this host's link to the bridge down (a partition) or up again."""
-        ip("-n", self.network.bridge_namespace, "link", "set", self.bridge_end, "up" if up else "down")
+        ip(
+            "-n",
+            self.network.bridge_namespace,
+            "link",
+            "set",
+            self.bridge_end,
+            "up" if up else "down",
+        )
 
 
 @dataclass
@@ -141,10 +149,8 @@ class Network:
                 process.wait()
         for namespace in self.namespaces:
             for pid in namespace_pids(namespace):
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
         for namespace in reversed(self.namespaces):
             subprocess.run(["ip", "netns", "del", namespace], capture_output=True, check=False)
         self.namespaces.clear()

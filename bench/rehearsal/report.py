@@ -105,7 +105,9 @@ def build(
     reports = []
     for name, what, seconds in phases:
         counted = merged(list(drivers.values()), name)
-        by_client = {client: report.get(name, {}).get("calls", 0) for client, report in drivers.items()}
+        by_client = {
+            client: report.get(name, {}).get("calls", 0) for client, report in drivers.items()
+        }
         figures = phase_figures(counted, audit.get(name, {}), by_client)
         reports.append(PhaseReport(name, what, round(seconds, 1), figures))
     return reports

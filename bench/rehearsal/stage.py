@@ -135,9 +135,7 @@ class Stage:
         addresses = {}
         for number, name in enumerate(REPLICAS, start=11):
             host = self.network.add(name, number)
-            replica = Replica(
-                host, self.folder / name, self.store.url, fence=name != self.unfenced
-            )
+            replica = Replica(host, self.folder / name, self.store.url, fence=name != self.unfenced)
             replica.start(self.current, self.keys_now)
             self.replicas[name] = replica
             addresses[name] = host.address
