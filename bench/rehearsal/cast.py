@@ -94,6 +94,7 @@ class Replica:
         self.process: subprocess.Popen[bytes] | None = None
         self.release: Release | None = None
         self.starts = 0
+        self.log = folder / "server.log"
 
     def start(self, release: Release, keys_file: Path) -> None:
         """Start the server of ``release`` with the keys in ``keys_file`` (read at start-up)."""
@@ -109,9 +110,18 @@ class Replica:
         if self.fence:
             command += ["--revision-store", self.store_url]
         env = {"PYTHONPATH": release.python_path} if release.python_path else {}
-        log = self.folder / f"server-{self.starts}-{release.name}.log"
-        self.process = self.host.start(command, log=log, cwd=release.root, env=env)
+        self.log = self.folder / f"server-{self.starts}-{release.name}.log"
+        self.process = self.host.start(command, log=self.log, cwd=release.root, env=env)
         self.release = release
+
+    def wait_serving(self) -> None:
+        """Wait until the worker says it serves (its ``serving`` line)."""
+        process = self.process
+        assert process is not None
+        wait_for(
+            lambda: process.poll() is None and b'"event": "serving"' in self.log.read_bytes(),
+            f"{self.host.name} serving",
+        )
 
     def stop(self, *, kill: bool = False) -> int:
         """SIGTERM (a drain) or SIGKILL the server; returns its exit code."""

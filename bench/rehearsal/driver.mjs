@@ -60,6 +60,7 @@ function newFigures(phase) {
   const made = {
     calls: 0,
     failures: {},
+    samples: {},
     refused: {},
     retried: 0,
     gave_up: 0,
@@ -101,6 +102,7 @@ async function call(send, stale = false) {
       return failure;
     }
     bump(now().failures, reasonOf(failure));
+    now().samples[reasonOf(failure)] ??= failure.details.slice(0, 200);
     if (!policy.retryable(failure) || performance.now() - started > GIVE_UP_MS) {
       count(started, attempt, failure, stale);
       return failure;

@@ -58,6 +58,7 @@ class PhaseFigures:
 
     calls: int = 0
     failures: dict[str, int] = field(default_factory=dict)  # every failed attempt, by reason
+    samples: dict[str, str] = field(default_factory=dict)  # the first message of each reason
     refused: dict[str, int] = field(default_factory=dict)  # failures not retried, by reason
     retried: int = 0  # calls that needed more than one attempt
     gave_up: int = 0  # retried calls that never went through
@@ -73,6 +74,7 @@ class PhaseFigures:
         return {
             "calls": self.calls,
             "failures": self.failures,
+            "samples": self.samples,
             "refused": self.refused,
             "retried": self.retried,
             "gave_up": self.gave_up,
@@ -138,6 +140,7 @@ class Driver:
                 figures = self.figures_now()
                 name = reason_of(failure)
                 figures.failures[name] = figures.failures.get(name, 0) + 1
+                figures.samples.setdefault(name, failure.message[:200])
             if not retryable(failure) or time.monotonic() - started > GIVE_UP_SECONDS:
                 self.count(started, attempt, failure, stale=stale)
                 return failure

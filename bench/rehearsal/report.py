@@ -31,6 +31,7 @@ class PhaseReport:
     what: str
     seconds: float
     figures: tuple[Figure, ...]
+    samples: tuple[tuple[str, str], ...] = ()  # each failure's first message, by reason
 
     @property
     def missed(self) -> list[Figure]:
@@ -49,11 +50,13 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 def merged(drivers: Sequence[Mapping[str, Any]], phase: str) -> dict[str, Any]:
     """One phase's counts summed over the drivers, their latencies together."""
-    total: dict[str, Any] = {"failures": {}, "refused": {}, "latencies_ms": []}
+    total: dict[str, Any] = {"failures": {}, "refused": {}, "samples": {}, "latencies_ms": []}
     for report in drivers:
         figures = report.get(phase, {})
         for key, value in figures.items():
-            if isinstance(value, dict):
+            if key == "samples":
+                total[key].update(value)
+            elif isinstance(value, dict):
                 for name, count in value.items():
                     total[key][name] = total[key].get(name, 0) + count
             elif isinstance(value, list):
@@ -109,7 +112,8 @@ def build(
             client: report.get(name, {}).get("calls", 0) for client, report in drivers.items()
         }
         figures = phase_figures(counted, audit.get(name, {}), by_client)
-        reports.append(PhaseReport(name, what, round(seconds, 1), figures))
+        samples = tuple(sorted(counted["samples"].items()))
+        reports.append(PhaseReport(name, what, round(seconds, 1), figures, samples))
     return reports
 
 
@@ -135,6 +139,7 @@ def write(reports: Sequence[PhaseReport], folder: Path, setting: Mapping[str, An
                 "seconds": report.seconds,
                 "figures": {figure.name: figure.value for figure in report.figures},
                 "missed": [figure.name for figure in report.missed],
+                "failure samples": dict(report.samples),
             }
             for report in reports
         ],

@@ -192,6 +192,8 @@ class Stage:
         time.sleep(self.timing.pre_stop)
         replica.stop()
         replica.start(release or self.current_release(replica), keys or self.keys_now)
+        # Back in the endpoints once it serves, as a pod once its readiness probe passes.
+        replica.wait_serving()
         self.balancer.drain(name, draining=False)
         self.balancer.wait_until(name, up=True)
 
