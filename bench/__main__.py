@@ -2,13 +2,13 @@
 
 Options: ``--quick`` for a short run, ``--games a,b`` to benchmark some games only,
 ``--seconds N`` for the time of each measured point,
-``--only engine|rpc|http|records|versions|agents|probes`` for one part (``--only sealed``: the
-engine benchmark's table of the handler on sealed and plain states, and the handler with seat
-tokens and the revision fence, ``bench.seats``; ``records``: replay speed and record size;
-``versions``: this tree against the newest release tag, both doors, ``bench.versions``;
+``--only engine|rpc|http|records|versions|agents|probes|tables`` for one part (``--only
+sealed``: the engine benchmark's table of the handler on sealed and plain states, and the handler
+with seat tokens and the revision fence, ``bench.seats``; ``records``: replay speed and record
+size; ``versions``: this tree against the newest release tag, both doors, ``bench.versions``;
 ``agents``: the PettingZoo environments' steps/s, in-process and over gRPC; ``probes``: health
 checks and a cheap call while one worker is sent searches at the largest budget,
-``bench.probes``).
+``bench.probes``; ``tables``: hosted tables, ``bench.tables``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench import agents, engine, http, probes, records, rpc, seats, versions
+from bench import agents, engine, http, probes, records, rpc, seats, tables, versions
 from bench.common import Settings, games, header
 
 DEFAULT_SECONDS = 4.0
@@ -38,7 +38,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--only",
-        choices=("engine", "rpc", "http", "sealed", "records", "versions", "agents", "probes"),
+        choices=(
+            "engine",
+            "rpc",
+            "http",
+            "sealed",
+            "records",
+            "versions",
+            "agents",
+            "probes",
+            "tables",
+        ),
         help="run one benchmark (or table) only",
     )
     args = parser.parse_args(argv)
@@ -72,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         agents.run(settings, chosen)
     if args.only in (None, "probes"):
         probes.run(settings)
+    if args.only in (None, "tables"):
+        tables.run(settings)
     print(f"\ndone in {time.perf_counter() - started:.0f} s")
 
 

@@ -7,21 +7,25 @@ at ``--max-search-iterations`` through one door or the other (gRPC, Connect bina
 again once it is answered, or after the delay its refusal names (as the clients do); meanwhile
 one prober sends, in turn, a gRPC health check, ``GET /healthz`` and ``GetView`` through each
 door, on connections of its own, and times each, first with no other load, then under the heavy
-calls. The table gives each probe's median, 99th
-percentile and largest time, and how the heavy calls ended (answered, refused as busy). Never
-asserted: ``tests/service/test_call_costs.py`` holds the probes to a deadline.
+calls. The callers run in a process of their own: in the prober's, their threads would hold its
+interpreter lock and the probes' times would be the bench's own waits. The table gives each
+probe's median, 99th percentile and largest time, and how the heavy calls ended (answered,
+refused as busy). Never asserted: ``tests/service/test_call_costs.py`` holds the probes to a
+deadline.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import multiprocessing
 import statistics
 import tempfile
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from multiprocessing.synchronize import Event
 from pathlib import Path
 from typing import Any
 
@@ -68,22 +72,16 @@ def run(settings: Settings) -> None:
         ).SerializeToString()
         view = api.GetViewRequest(state=state, viewer=common.Viewer(spectator=True))
         quiet = probe(server.target, http_port, view.SerializeToString(), settings.seconds)
-        outcomes: Counter[str] = Counter()
-        stop = threading.Event()
-        callers = [
-            threading.Thread(
-                target=load,
-                args=(index, server.target, http_port, heavy, stop, outcomes),
-                daemon=True,
-            )
-            for index in range(HEAVY_CALLERS)
-        ]
-        for caller in callers:
-            caller.start()
+        stop = multiprocessing.Event()
+        ended: multiprocessing.Queue[Counter[str]] = multiprocessing.Queue()
+        callers = multiprocessing.Process(
+            target=heavy_callers, args=(server.target, http_port, heavy, stop, ended)
+        )
+        callers.start()
         times = probe(server.target, http_port, view.SerializeToString(), settings.seconds * 5)
         stop.set()
-        for caller in callers:
-            caller.join()
+        outcomes = ended.get(timeout=TIMEOUT_SECONDS * 2)
+        callers.join()
     rows = [
         [
             name,
@@ -113,12 +111,33 @@ def deal(target: str) -> common.GameState:
     return api.NewGameResponse.FromString(raw).state
 
 
+def heavy_callers(
+    target: str,
+    http_port: int,
+    heavy: bytes,
+    stop: Event,
+    ended: multiprocessing.Queue[Counter[str]],
+) -> None:
+    """``HEAVY_CALLERS`` callers sending the heavy call until ``stop`` (run in a process of
+    their own); how the calls ended goes to ``ended``."""
+    outcomes: Counter[str] = Counter()
+    callers = [
+        threading.Thread(target=load, args=(index, target, http_port, heavy, stop, outcomes))
+        for index in range(HEAVY_CALLERS)
+    ]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join()
+    ended.put(outcomes)
+
+
 def load(
     index: int,
     target: str,
     http_port: int,
     heavy: bytes,
-    stop: threading.Event,
+    stop: Event,
     outcomes: Counter[str],
 ) -> None:
     """Send the heavy call again and again through one door until ``stop``; a refused one

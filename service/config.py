@@ -106,6 +106,18 @@ class Settings:
     revision_store: str = ""
     # A game's entry lives this long after its last move.
     revision_idle_seconds: float = 7 * 24 * 3600.0
+    # The Redis or Valkey that keeps hosted tables (service.tables): redis://HOST:PORT/DB, which
+    # may be the revision store's; empty: no hosting. Needs state keys and seat tokens required.
+    table_store: str = ""
+    # A table lives this long after its last move; a finished one this long after its end.
+    table_idle_seconds: float = 7 * 24 * 3600.0
+    table_finished_seconds: float = 24 * 3600.0
+    # The store's bound on tables and on the bytes of one table (its states and moves), and a
+    # worker's on the watchers it streams to, in all and on one table.
+    table_max_tables: int = 100_000
+    table_max_bytes: int = 1 << 20
+    table_max_watchers: int = 4096
+    table_max_table_watchers: int = 64
     # Every answer built by protobuf's own serializer, and no state kept from call to call: the
     # fast paths' slow twin (service.calls.encoding), for checking them; slower.
     plain_wire: bool = False
@@ -176,6 +188,20 @@ HELP = {
     "--require-sealed; empty: no fence)",
     "revision_idle_seconds": "seconds a game's entry in the revision store lives after its "
     "last move",
+    "table_store": "redis://HOST:PORT/DB of a Redis or Valkey that hosts tables: NewGame with "
+    "host keeps the game there, and its seats act and watch by its table id (may be the "
+    "revision store; needs --state-keys-file and --require-seat-tokens; empty: no hosting)",
+    "table_idle_seconds": "seconds a hosted table lives after its last move",
+    "table_finished_seconds": "seconds a hosted table lives after its game is over (its record "
+    "can be asked for until then)",
+    "table_max_tables": "the most hosted tables the table store keeps at once; NewGame with host "
+    "is refused past it (STORE_TABLE_LIMIT)",
+    "table_max_bytes": "the most bytes one hosted table takes in the store (its states and "
+    "moves); a move past it is refused (TABLE_BYTE_LIMIT)",
+    "table_max_watchers": "WatchGame streams open at once per worker before RESOURCE_EXHAUSTED "
+    "(WORKER_WATCHER_LIMIT)",
+    "table_max_table_watchers": "WatchGame streams open at once on one table per worker before "
+    "RESOURCE_EXHAUSTED (TABLE_WATCHER_LIMIT)",
     "plain_wire": "build every answer with protobuf's own serializer and keep no state from "
     "call to call: the same bytes, slower (for checking the fast paths)",
 }
@@ -193,7 +219,16 @@ def env_name(field_name: str) -> str:
 
 def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
     """Read the settings from the environment and the command line (flags win)."""
-    environ = os.environ if environ is None else environ
+    parser, names = _parser(os.environ if environ is None else environ)
+    args = parser.parse_args(argv)
+    settings = Settings(**{name: getattr(args, name) for name in names})
+    _check(settings, parser)
+    return _with_state_keys(settings, parser)
+
+
+def _parser(environ: Mapping[str, str]) -> tuple[argparse.ArgumentParser, list[str]]:
+    """The command line's parser, each setting's default read from ``environ`` when set there;
+    and the names of the settings it reads."""
     parser = argparse.ArgumentParser(
         prog="ordo-server",
         description="Ordo: a stateless gRPC rules engine for card games about ordering numbers.",
@@ -222,8 +257,11 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             )
         else:
             parser.add_argument(flag, type=kind, default=default, choices=choices, help=help_text)
-    args = parser.parse_args(argv)
-    settings = Settings(**{name: getattr(args, name) for name in names})
+    return parser, names
+
+
+def _check(settings: Settings, parser: argparse.ArgumentParser) -> None:
+    """Refuse, through ``parser`` (which exits saying why), settings out of their range."""
     if (
         settings.log_level not in LOG_LEVELS
         or settings.log_format not in LOG_FORMATS
@@ -269,7 +307,13 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             "the grace period, the connection age, the state cache's bytes and the access log's "
             "flush delay >= 0 (and finite)"
         )
-    return _with_state_keys(settings, parser)
+    if (
+        not 0 < settings.table_idle_seconds < math.inf
+        or not 0 < settings.table_finished_seconds < math.inf
+        or min(settings.table_max_tables, settings.table_max_bytes) < 1
+        or min(settings.table_max_watchers, settings.table_max_table_watchers) < 1
+    ):
+        parser.error("the table store's times and limits must be positive (and finite)")
 
 
 def policy_names(text: str) -> frozenset[str]:
@@ -290,21 +334,31 @@ def _boolean(raw: str) -> bool:
 def _with_state_keys(settings: Settings, parser: argparse.ArgumentParser) -> Settings:
     """``settings`` with the keys of its keys file, read once here: a file that cannot be used
     stops the server before it starts (exit 2), never leaves it half working."""
-    if settings.revision_store and not settings.revision_store.startswith(REVISION_STORE_SCHEMES):
+    for name in ("revision_store", "table_store"):
+        url: str = getattr(settings, name)
+        flag = f"--{name.replace('_', '-')}"
+        if url and not url.startswith(REVISION_STORE_SCHEMES):
+            parser.error(
+                f"{flag} is a URL starting with {', '.join(REVISION_STORE_SCHEMES)}, "
+                "e.g. redis://127.0.0.1:6379/0"
+            )
+        if url and importlib.util.find_spec("redis") is None:
+            parser.error(
+                f"{flag} needs the redis package, which this installation lacks: "
+                "pip install 'ordo-server[redis]'"
+            )
+    if settings.table_store and not settings.require_seat_tokens:
         parser.error(
-            f"--revision-store is a URL starting with {', '.join(REVISION_STORE_SCHEMES)}, "
-            "e.g. redis://127.0.0.1:6379/0"
-        )
-    if settings.revision_store and importlib.util.find_spec("redis") is None:
-        parser.error(
-            "--revision-store needs the redis package, which this installation lacks: "
-            "pip install 'ordo-server[redis]'"
+            "--table-store needs --require-seat-tokens: a hosted game's seats act and watch "
+            "from their own devices, each with its own seat token, and see only what that seat "
+            "may see"
         )
     if not settings.state_keys_file:
         for name, needs in (
             ("require_sealed", "no key could seal a state"),
             ("require_seat_tokens", "no key could make a seat token"),
             ("revision_store", "no game would have a match id to fence"),
+            ("table_store", "no key could seal a hosted game's state or make its seat tokens"),
         ):
             if getattr(settings, name):
                 parser.error(f"--{name.replace('_', '-')} needs --state-keys-file: {needs}")

@@ -17,6 +17,15 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engines.errors import RulesError
+from service.tables.errors import (
+    GameNotFinishedError,
+    HostingNotConfiguredError,
+    ServerDrainingError,
+    TableBusyError,
+    TableLimitError,
+    TableNotFoundError,
+    TableStoreUnavailableError,
+)
 from service.trust.revision_fence import (
     RevisionStoreOutcomeUnknownError,
     RevisionStoreUnavailableError,
@@ -94,7 +103,10 @@ class CallCancelledError(RulesError):
 # matter: a seat token missing or not the server's, a seat the token does not grant, a state
 # the revision fence has seen superseded, a fence out of reach (the one refusal worth sending
 # again), a worker busy with heavy calls (sent again after the delay it names), a caller that
-# stopped waiting. One line per kind keeps the table the single place to change that.
+# stopped waiting. So are hosted tables' refusals: a table unknown, a server that hosts none or a
+# record asked for too early, a bound reached, a store out of reach, a table too busy or a server
+# that stops (worth sending again). One line per kind keeps the table the single place to change
+# that.
 STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (RulesError, grpc.StatusCode.INVALID_ARGUMENT),
     (SeatTokenMissingError, grpc.StatusCode.UNAUTHENTICATED),
@@ -102,6 +114,13 @@ STATUS_CODES: tuple[tuple[type[RulesError], grpc.StatusCode], ...] = (
     (SeatNotPermittedError, grpc.StatusCode.PERMISSION_DENIED),
     (StateSupersededError, grpc.StatusCode.FAILED_PRECONDITION),
     (RevisionStoreUnavailableError, grpc.StatusCode.UNAVAILABLE),
+    (HostingNotConfiguredError, grpc.StatusCode.FAILED_PRECONDITION),
+    (GameNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION),
+    (TableNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (TableLimitError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (TableStoreUnavailableError, grpc.StatusCode.UNAVAILABLE),
+    (TableBusyError, grpc.StatusCode.UNAVAILABLE),
+    (ServerDrainingError, grpc.StatusCode.UNAVAILABLE),
     (RevisionStoreOutcomeUnknownError, grpc.StatusCode.UNAVAILABLE),
     (ServerBusyError, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (TooManyCallsError, grpc.StatusCode.RESOURCE_EXHAUSTED),

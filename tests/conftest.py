@@ -23,7 +23,9 @@ from service.calls.servicer import GameEngineServicer
 from service.config import BOT_POLICIES, Settings
 from service.doors.http_door import http_door
 from service.process.worker import create_server, new_servicer
+from tests.redis_server import running_redis
 from tests.state_keys import TEST_KEY
+from tests.tables import hosted_server
 
 # Every process the tests start inherits this variable (its value names this run), so that the
 # run can find, as it ends, any process of its own still running: a server's worker that
@@ -162,6 +164,17 @@ def seated_stub(seated: Doors) -> Iterator[rpc.GameEngineServiceStub]:
     """A stub of the server that requires seat tokens, for the whole session."""
     with grpc.insecure_channel(seated.grpc_address) as chan:
         yield rpc.GameEngineServiceStub(chan)
+
+
+@pytest.fixture(scope="session")
+def hosting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Doors]:
+    """A server that requires seat tokens and hosts tables on a redis-server of its own, both
+    doors, for the whole session."""
+    with (
+        running_redis(tmp_path_factory.mktemp("hosting")) as store,
+        hosted_server(store.url) as server,
+    ):
+        yield Doors(server.grpc_address, server.http_address, server.servicer)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,6 +1,6 @@
 """Calls as a player makes them, with a seat token, through either door: the gRPC port, or the
 HTTP port with Connect JSON (as the playground does); each answer as its code, reason and
-response message."""
+response message (a stream's first message)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ from ordo.v1 import engine_service_pb2 as api
 from service.trust.seat_tokens import HEADER
 from tests.conformance.drivers import reason_of
 from tests.connect_calls import SERVICE_PATH, HttpDoor
+from tests.stream_calls import StreamEnd, http_stream
 
 SERVICE = api.DESCRIPTOR.services_by_name["GameEngineService"]
+HOSTED_METHODS = ("WatchGame", "GetRecord")  # the methods of hosted tables alone
 DOORS = ("grpc", "connect-json")
 TIMEOUT_SECONDS = 30
 GAME = "six_nimmt"  # the game of the hostile requests: who may ask is the same in every game
@@ -47,6 +49,7 @@ class Caller:
 
     def __init__(self, door: str, grpc_address: str, http_address: str) -> None:
         self.door = door
+        self.http_address = http_address
         self._channel = grpc.insecure_channel(grpc_address) if door == "grpc" else None
         self._http = HttpDoor(http_address) if door != "grpc" else None
 
@@ -58,8 +61,11 @@ class Caller:
             self._http.close()
 
     def __call__(self, method: str, request: Any, token: str | None = None) -> Reply:
-        """Call ``method`` with ``request``, sending ``token`` when given."""
+        """Call ``method`` with ``request``, sending ``token`` when given (a stream: its first
+        message, or its end)."""
         headers = {HEADER: token} if token is not None else {}
+        if SERVICE.methods_by_name[method].server_streaming:
+            return self._stream(method, request, headers)
         if self._channel is not None:
             call = self._channel.unary_unary(SERVICE_PATH + method)
             try:
@@ -83,6 +89,32 @@ class Caller:
         response = json_format.Parse(answer.body, response_type(method)())
         return Reply(answer.code, response=response, raw=response.SerializeToString())
 
+    def _stream(self, method: str, request: Any, headers: dict[str, str]) -> Reply:
+        """The first message of a stream, or how it ended before one."""
+        if self._channel is not None:
+            call = self._channel.unary_stream(SERVICE_PATH + method)
+            stream = call(
+                request.SerializeToString(),
+                timeout=TIMEOUT_SECONDS,
+                metadata=tuple(headers.items()),
+            )
+            try:
+                raw = next(stream)
+            except grpc.RpcError as error:
+                return Reply(error.code(), reason_of(error), error.details() or "")
+            finally:
+                stream.cancel()
+        else:
+            messages = http_stream(
+                self.http_address, "connect-json", method, request.SerializeToString(), headers
+            )
+            first = next(messages)
+            messages.close()
+            if isinstance(first, StreamEnd):
+                return Reply(first.code, first.reason)
+            raw = first
+        return Reply(grpc.StatusCode.OK, response=response_type(method).FromString(raw), raw=raw)
+
     def ok(self, method: str, request: Any, token: str | None = None) -> Any:
         """The response of a call that must succeed."""
         reply = self(method, request, token)
@@ -103,21 +135,25 @@ def carries_state(message: Descriptor, seen: frozenset[str] = frozenset()) -> bo
 
 
 STATE_METHODS = [method.name for method in SERVICE.methods if carries_state(method.input_type)]
+#: The methods whose request may name a hosted table.
+TABLE_METHODS = [m.name for m in SERVICE.methods if "table_id" in m.input_type.fields_by_name]
+#: A request's game: a state it carries, or the id of a hosted table it names.
+Target = common.GameState | str
 
 
 #: The messages a request names a move with, one or the other (an action, or a bot's move).
 MOVES = (common.Action.DESCRIPTOR, api.BotMove.DESCRIPTOR)
 
 
-def hostile(message: Descriptor, state: common.GameState) -> Iterator[Any]:
-    """Requests of type ``message`` that carry ``state`` and name ``OTHER_SEAT`` wherever a
-    field names a seat; one request for each member of a oneof that holds a seat, and for each
-    way of naming the move."""
+def hostile(message: Descriptor, target: Target) -> Iterator[Any]:
+    """Requests of type ``message`` that carry the state ``target`` (or name the hosted table
+    ``target``) and name ``OTHER_SEAT`` wherever a field names a seat; one request for each
+    member of a oneof that holds a seat, and for each way of naming the move."""
     message_class = message_factory.GetMessageClass(message)
     base = message_class()
     choices: list[tuple[str, Any]] = []
     for field in message.fields:
-        filled = fill(field, state)
+        filled = fill(field, target)
         if filled is None:
             continue
         alternative = field.containing_oneof is not None or field.message_type in MOVES
@@ -136,10 +172,19 @@ def hostile(message: Descriptor, state: common.GameState) -> Iterator[Any]:
         yield request
 
 
-def fill(field: FieldDescriptor, state: common.GameState) -> Any:
-    """The value a hostile request gives ``field``: the state, another seat, or None."""
+def names_a_seat(message: Descriptor) -> bool:
+    """Whether a request of type ``message`` has a field that names a seat."""
+    return any(fill(field, "") is not None and field.name != "table_id" for field in message.fields)
+
+
+def fill(field: FieldDescriptor, target: Target) -> Any:
+    """The value a hostile request gives ``field``: the state or the table id of ``target``,
+    another seat, or None."""
     if field.is_repeated:
         return None
+    state = target if isinstance(target, common.GameState) else None
+    if field.name == "table_id" and field.type == FieldDescriptor.TYPE_STRING:
+        return None if state is not None else target
     if field.message_type is common.GameState.DESCRIPTOR:
         return state
     if field.name == "seat" and field.type == FieldDescriptor.TYPE_UINT32:
@@ -150,6 +195,6 @@ def fill(field: FieldDescriptor, state: common.GameState) -> Any:
         return common.Action(seat=OTHER_SEAT, **{GAME: {}})  # malformed, and not the caller's
     if field.message_type is api.BotMove.DESCRIPTOR:
         return api.BotMove(seat=OTHER_SEAT)
-    if field.message_type is api.GameRecord.DESCRIPTOR:
+    if field.message_type is api.GameRecord.DESCRIPTOR and state is not None:
         return api.GameRecord(format_version=1, initial_state=state)
     return None

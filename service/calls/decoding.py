@@ -103,6 +103,13 @@ def parse(message_type: Any, data: bytes) -> Any:
         ) from None
 
 
+def state_and_table() -> RequestError:
+    """The refusal of a request that carries a state and names a hosted table."""
+    return RequestError(
+        "the request sets both state and table_id: send one of them", "STATE_AND_TABLE_ID_SET"
+    )
+
+
 def viewer_seat(viewer: common.Viewer) -> int | None:
     """The seat of ``viewer``, or None for a spectator; a viewer that is neither is a bad
     request."""
@@ -199,7 +206,11 @@ class Decoder:
                     "STATE_NOT_SEALED",
                 )
             if msg.WhichOneof("game") is None:
-                raise RequestError("the request carries no game state", "STATE_NOT_SET")
+                raise RequestError(
+                    "the request carries no game state: set state, or the table_id of a hosted "
+                    "table",
+                    "STATE_NOT_SET",
+                )
         return Envelope(seating_of(msg), message=msg)
 
     def open(
@@ -252,12 +263,14 @@ class Decoder:
         known = None if found is None else self.actions.get(found[1])
         if found is not None and known is not None:  # the common case: an action sent before
             call.seat = known.seat
-            asked = Asked("apply the actions", acts_as=known.seat, views_as=_seat_of(known.viewer))
+            asked = Asked("apply the actions", acts_as=known.seat, views_as=seat_of(known.viewer))
             given = self.state(found[0], call, asked, granted)
             self._same_game(given.game, known.game)
-            events_for = self._events_for(given, known.viewer)
+            events_for = self.events_for(given, known.viewer)
             return Move(given, known.seat, known.action, None, events_for)
         sent, request = _split(raw, api.ApplyActionRequest, found)
+        if request.table_id:
+            raise state_and_table()
         envelope = self.envelope(sent)
         viewer: EventViewer = (
             viewer_seat(request.viewer) if request.HasField("viewer") else EVERY_EVENT
@@ -267,19 +280,19 @@ class Decoder:
                 raise MalformedActionError("set either action or bot, not both")
             bot = request.bot
             seat = call.seat = bot.seat
-            asked = Asked("apply the actions", bot=bot, views_as=_seat_of(viewer))
+            asked = Asked("apply the actions", bot=bot, views_as=seat_of(viewer))
             given = self.open(envelope, call, asked, granted)
             seed = bot_seed(bot.seed, seat, given.canonical())
             choice = BotChoice(bot, policy_of(given.seating, seat, bot.policy), seed)
-            return Move(given, seat, None, choice, self._events_for(given, viewer))
+            return Move(given, seat, None, choice, self.events_for(given, viewer))
         if not request.HasField("action"):
             raise MalformedActionError("the request has no move: set action or bot")
         seat = call.seat = request.action.seat
-        asked = Asked("apply the actions", acts_as=seat, views_as=_seat_of(viewer))
+        asked = Asked("apply the actions", acts_as=seat, views_as=seat_of(viewer))
         given = self.open(envelope, call, asked, granted)
         rest = found[1] if found is not None and type(sent) is bytes else None
         _, action = self.action(given.game, request.action, call, rest, viewer)
-        return Move(given, seat, action, None, self._events_for(given, viewer))
+        return Move(given, seat, action, None, self.events_for(given, viewer))
 
     def action(
         self,
@@ -315,7 +328,7 @@ class Decoder:
                 "GAME_MISMATCH",
             )
 
-    def _events_for(self, given: DecodedState, viewer: EventViewer) -> EventViewer:
+    def events_for(self, given: DecodedState, viewer: EventViewer) -> EventViewer:
         """Whose events a move answers with: the viewer asked for; without one, every event,
         or, with tokens required, the token's seat's."""
         if viewer is EVERY_EVENT and self.access is not None:
@@ -371,6 +384,6 @@ class Decoder:
         return state
 
 
-def _seat_of(viewer: EventViewer) -> int | None:
+def seat_of(viewer: EventViewer) -> int | None:
     """The seat whose view a viewer asks for (None: a spectator's, or no viewer at all)."""
     return viewer if isinstance(viewer, int) else None

@@ -16,6 +16,11 @@ may ask what it asks, before the state is opened and the engine called: a refusa
 engine work and tells nothing of the state. With a revision fence, ``ApplyAction`` moves the
 game on in the revision store once its answer is ready, and answers only when the store took
 the move (``service.trust.revision_fence``).
+
+With a table store, the servicer also hosts games (``service.calls.hosting``): ``NewGame`` with
+``host`` keeps one, every call that takes a state takes a table id instead, ``WatchGame`` opens
+a stream of a table (its messages come from the worker's ``TableFeed``) and ``GetRecord``
+gives a finished table's record.
 """
 
 from __future__ import annotations
@@ -42,11 +47,16 @@ from service.calls.decoding import (
     viewer_seat,
 )
 from service.calls.encoding import Encoder, encode_status, game_info
-from service.calls.games import Game, registered_games
+from service.calls.games import REQUEST_STATE_KEY, Game, registered_games
+from service.calls.hosting import Hosting
 from service.calls.replay import replay_game
 from service.calls.state_cache import StateCache
+from service.calls.table_feed import TableFeed
 from service.config import DEFAULT_MAX_SEARCH_ITERATIONS, DEFAULT_SUGGEST_POLICIES, policy_names
 from service.errors import RequestError
+from service.tables.errors import HostingNotConfiguredError
+from service.tables.store import TableStore
+from service.tables.watchers import Watcher, Watchers
 from service.telemetry.observe import CallRecord
 from service.trust.access import Access, Asked
 from service.trust.revision_fence import RevisionFence, request_digest
@@ -72,7 +82,8 @@ class GameEngineServicer:
     ``require_seat_tokens`` (its players asking SuggestAction for the ``suggest_policies``
     only); with a ``fence``, every move is fenced by revision. ``plain_wire``
     builds every answer with protobuf's own serializer and keeps no table (the fast paths' slow
-    twin, see ``service.calls.encoding``)."""
+    twin, see ``service.calls.encoding``). With a ``table_store`` it hosts games, and streams
+    them to at most as many ``watchers`` as the worker allows."""
 
     def __init__(
         self,
@@ -86,11 +97,15 @@ class GameEngineServicer:
         plain_wire: bool = False,
         limits: CostLimits = DEFAULT_COST_LIMITS,
         suggest_policies: frozenset[str] = policy_names(DEFAULT_SUGGEST_POLICIES),
+        table_store: TableStore | None = None,
+        watchers: Watchers | None = None,
     ) -> None:
         if require_sealed and sealer is None:
             raise ValueError("sealed states can be required only with keys to seal them")
         if (require_seat_tokens or fence is not None) and (seat_tokens is None or sealer is None):
             raise ValueError("seat tokens and the revision fence need keys to make match ids")
+        if table_store is not None and not (require_seat_tokens and seat_tokens):
+            raise ValueError("hosted tables need seat tokens required")
         self.sealer = sealer
         self.seat_tokens = seat_tokens
         self.access = (
@@ -114,8 +129,19 @@ class GameEngineServicer:
             self.access,
         )
         self.encoder = Encoder(self.states, self.encodings, self.audiences, sealer, plain_wire)
+        self.hosting: Hosting | None = None
+        if table_store is not None:
+            feed = TableFeed(
+                table_store,
+                table_store.url,
+                self.decoder,
+                self.encoder,
+                watchers or Watchers(4096, 64),
+            )
+            self.hosting = Hosting(table_store, self.decoder, self.encoder, self._budget, feed)
         self._list_games = api.ListGamesResponse(
-            games=[game_info(game, max_search_iterations) for game in self.games.values()]
+            games=[game_info(game, max_search_iterations) for game in self.games.values()],
+            hosting=self.hosting is not None,
         )
 
     def ListGames(
@@ -134,20 +160,31 @@ class GameEngineServicer:
         finally:
             call.engine_seconds += perf_counter() - start
         bots = bot_seats(request.bots, request.seats, game.engine.policies)
+        if request.host and self.hosting is None:
+            raise HostingNotConfiguredError
         seated, tokens, spectator = self._seating(request, seed, bots)
         call.game_started = True
         response = api.NewGameResponse(
-            status=encode_status(status),
             seed=0 if self.access is not None else seed,
             seat_tokens=tokens,
             spectator_token=spectator,
         )
-        self.encoder.fill_state(response.state, game, state, call, seated)
+        if request.host and self.hosting is not None:
+            response.table_id, status = self.hosting.host(game, state, seated, call)
+            call.game_finished = status.finished
+        else:
+            self.encoder.fill_state(response.state, game, state, call, seated)
+        response.status.CopyFrom(encode_status(status))
         return response
 
     def ApplyAction(self, request: Request, call: CallRecord, token: str = "") -> bytes:
         """Apply the action; the answer is the serialized ``ApplyActionResponse``."""
-        move = self.decoder.move(data_of(request), call, token)
+        data = data_of(request)
+        if data[:1] != REQUEST_STATE_KEY:  # a request of a hosted table leads with no state
+            parsed = parse(api.ApplyActionRequest, data)
+            if parsed.table_id:
+                return self._hosting(token).apply(parsed, call, token)
+        move = self.decoder.move(data, call, token)
         given = move.given
         engine = given.game.engine
         action = move.action
@@ -276,6 +313,29 @@ class GameEngineServicer:
             self.decoder, self.encoder, request, call, self._budget, self.costs, token
         )
 
+    def WatchGame(self, request: Request, call: CallRecord, token: str = "") -> Watcher:
+        """Open a stream of a hosted table: the watcher, counted in, that the door feeds
+        (``TableFeed.follow``) once it has attached its sink."""
+        hosting = self._hosting(token)
+        return hosting.watch(parse(api.WatchGameRequest, data_of(request)), call, token)
+
+    def GetRecord(
+        self, request: Request, call: CallRecord, token: str = ""
+    ) -> api.GetRecordResponse:
+        """The record of a hosted table's finished game."""
+        hosting = self._hosting(token)
+        record: api.GetRecordResponse = hosting.record(
+            parse(api.GetRecordRequest, data_of(request)), call, token
+        )
+        return record
+
+    def _hosting(self, token: str) -> Hosting:
+        """The tables of a server that hosts them (the token admitted first, as always)."""
+        self.decoder.admit(token)
+        if self.hosting is None:
+            raise HostingNotConfiguredError
+        return self.hosting
+
     def _state_of(
         self,
         request: Request,
@@ -289,6 +349,8 @@ class GameEngineServicer:
         request asks (``asked_by``) permitted, the state opened."""
         granted = self.decoder.admit(token)
         sent, parsed = split(data_of(request), request_type)
+        if parsed.table_id:
+            sent = self._hosting(token).state_of(parsed.table_id, sent)
         envelope = self.decoder.envelope(sent)
         asked = asked_by(parsed)
         call.seat = asked.views_as if asked.acts_as is None else asked.acts_as

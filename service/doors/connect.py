@@ -7,6 +7,11 @@ arrived, exactly as gRPC hands them over, so both doors give the same answer byt
 JSON request is parsed and serialized to those bytes first. Errors leave as Connect errors with
 the one ``google.rpc.ErrorInfo`` of the gRPC door's status among their details, in Connect's JSON
 also in readable form (the detail's ``debug`` field), so that curl shows the reason.
+
+``WatchGame`` is a server stream (Connect's streaming protocol over HTTP/1.1 or HTTP/2, or
+gRPC-Web): its call opens a watcher of a hosted table, then the stream awaits, on the door's
+event loop, what the worker's table feed hands it from its own thread: an open stream costs a
+coroutine and a queue, no thread.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import asyncio
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Executor
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -24,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError, ErrorDetail
 from google.protobuf import descriptor_pool, json_format, message_factory
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from protobuf.wkt import Any as AnyDetail
 from protobuf.wkt import Struct
@@ -43,11 +49,13 @@ from service.errors import (
     status_code_of,
 )
 from service.errors import MAX_METADATA_CHARACTERS as METADATA_CHARACTERS
+from service.tables.watchers import End, Item, Watcher
 from service.telemetry.observe import After, CallRecord, Observer
 from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
 
 if TYPE_CHECKING:
     from service.calls.servicer import GameEngineServicer
+    from service.calls.table_feed import TableFeed
 
 ERROR_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
 RETRY_INFO_TYPE = "type.googleapis.com/" + error_details_pb2.RetryInfo.DESCRIPTOR.full_name
@@ -131,10 +139,12 @@ class JsonRequest:
         response, failure, record = invoke(
             raw, call_id, protocol, after, len(self.data), problem, token, waiting
         )
-        if response is not None:
-            if type(response) is bytes:
-                response = response_type.FromString(response)
+        if type(response) is bytes:
+            response = self.wire.dump(response_type.FromString(response))
+        elif isinstance(response, Message):
             response = self.wire.dump(response)
+        # Any other answer (a stream's watcher) goes on as it is: its messages are written one
+        # by one.
         return response, failure, record
 
 
@@ -268,47 +278,93 @@ class HttpWaiting:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
 
-def _method(
+async def _invoked(
     invoke: Invoke,
     response_type: Any,
     after: After | None,
     executor: Executor,
+    request: bytes | JsonRequest,
+    ctx: Any,
+) -> Any:
+    """Call a method through the call path on ``executor``'s threads: its response (raising
+    its failure as a Connect error)."""
+    record = served.get(None)
+    if record is not None:
+        record.reached = True
+    headers = ctx.request_headers
+    call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
+    protocol = content_protocol(headers.get("content-type", ""))
+    token = headers.get(SEAT_TOKEN_KEY, "")
+    waiting = HttpWaiting(ctx.timeout_ms)
+    leave = record.after if record is not None else after
+    # The servicer runs on the worker's threads, never on the door's event loop, which goes on
+    # serving /healthz and reading other requests meanwhile.
+    if isinstance(request, bytes):
+        called = executor.submit(
+            invoke, request, call_id, protocol, leave, seat_token=token, waiting=waiting
+        )
+    else:
+        called = executor.submit(
+            request.call, invoke, response_type, call_id, protocol, leave, token, waiting
+        )
+    try:
+        response, failure, _ = await asyncio.wrap_future(called)
+    except asyncio.CancelledError:
+        waiting.gone = True  # the servicer stops the call's long work at its next check
+        raise
+    if protocol == "connect":
+        ctx.response_headers[REQUEST_ID_KEY] = call_id
+    else:
+        ctx.response_trailers[REQUEST_ID_KEY] = call_id
+    if failure is not None:
+        error = connect_error(failure)
+        if record is not None:
+            record.error = error
+        raise error
+    return response
+
+
+def _method(
+    invoke: Invoke, response_type: Any, after: After | None, executor: Executor
 ) -> Callable[..., Any]:
     async def call(request: bytes | JsonRequest, ctx: Any) -> Any:
-        record = served.get(None)
-        if record is not None:
-            record.reached = True
-        headers = ctx.request_headers
-        call_id = request_id(headers.get(REQUEST_ID_KEY, ""))
-        protocol = content_protocol(headers.get("content-type", ""))
-        token = headers.get(SEAT_TOKEN_KEY, "")
-        waiting = HttpWaiting(ctx.timeout_ms)
-        leave = record.after if record is not None else after
-        # The servicer runs on the worker's threads, never on the door's event loop, which
-        # goes on serving /healthz and reading other requests meanwhile.
-        if isinstance(request, bytes):
-            called = executor.submit(
-                invoke, request, call_id, protocol, leave, seat_token=token, waiting=waiting
-            )
-        else:
-            called = executor.submit(
-                request.call, invoke, response_type, call_id, protocol, leave, token, waiting
-            )
+        return await _invoked(invoke, response_type, after, executor, request, ctx)
+
+    return call
+
+
+def _stream_method(
+    invoke: Invoke,
+    response_type: Any,
+    after: After | None,
+    executor: Executor,
+    feed: TableFeed | None,
+) -> Callable[..., AsyncIterator[Any]]:
+    """``WatchGame`` as the library calls it: an async generator of its messages."""
+
+    async def call(request: bytes | JsonRequest, ctx: Any) -> AsyncIterator[Any]:
+        watcher: Watcher = await _invoked(invoke, response_type, after, executor, request, ctx)
+        assert feed is not None  # a watcher was opened: the server hosts tables
+        loop = asyncio.get_running_loop()
+        items: asyncio.Queue[Item] = asyncio.Queue()
+
+        def sink(item: Item) -> None:
+            loop.call_soon_threadsafe(items.put_nowait, item)
+
+        watcher.attach(sink)
+        feed.follow(watcher)
+        json = not isinstance(request, bytes)
         try:
-            response, failure, _ = await asyncio.wrap_future(called)
-        except asyncio.CancelledError:
-            waiting.gone = True  # the servicer stops the call's long work at its next check
-            raise
-        if protocol == "connect":
-            ctx.response_headers[REQUEST_ID_KEY] = call_id
-        else:
-            ctx.response_trailers[REQUEST_ID_KEY] = call_id
-        if failure is not None:
-            error = connect_error(failure)
-            if record is not None:
-                record.error = error
-            raise error
-        return response
+            while True:
+                item = await items.get()
+                if isinstance(item, End):
+                    if item.error is not None:
+                        raise connect_error(item.error)
+                    return
+                watcher.taken()
+                yield response_type.FromString(item) if json else item
+        finally:
+            feed.close(watcher)
 
     return call
 
@@ -321,10 +377,16 @@ def connect_service(
     after: After | None = None,
 ) -> Any:
     """An object with the servicer's methods as the generated application calls them, each
-    running the servicer on ``executor``'s threads."""
+    running the servicer on ``executor``'s threads (``WatchGame``'s stream then on the door's
+    event loop)."""
+    feed = None if servicer.hosting is None else servicer.hosting.feed
     methods = {}
     for method in SERVICE.methods:
         response_type = message_factory.GetMessageClass(method.output_type)
         invoke = invoker(method.name, getattr(servicer, method.name), observers, log)
-        methods[snake_case(method.name)] = _method(invoke, response_type, after, executor)
+        name = snake_case(method.name)
+        if method.server_streaming:
+            methods[name] = _stream_method(invoke, response_type, after, executor, feed)
+        else:
+            methods[name] = _method(invoke, response_type, after, executor)
     return type("ConnectService", (), {name: staticmethod(f) for name, f in methods.items()})()

@@ -2,12 +2,20 @@
 
 Each handler hands the request's bytes to ``service.calls.call_path`` and turns its failure into a
 rich status (``service.errors``); the server (``service.process.worker``) registers the handlers.
+
+``WatchGame`` streams: its call opens a watcher of a hosted table, and its stream then waits for
+what the worker's table feed sends it. A stream holds a thread for as long as it is open, so
+watchers run on a pool of their own (as reflection does, ``service.doors.reflection``), of one
+thread more than the worker's bound on watchers: a stream past the bound is refused on the spare
+thread, and the calls' small pool is never held by a stream.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent import futures
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -22,11 +30,13 @@ from service.errors import (
     status_of,
     with_trailing_metadata,
 )
+from service.tables.watchers import End, Item, Watcher
 from service.telemetry.observe import After, CallRecord, Observer
 from service.trust.seat_tokens import HEADER as SEAT_TOKEN_KEY
 
 if TYPE_CHECKING:
     from service.calls.servicer import GameEngineServicer
+    from service.calls.table_feed import TableFeed
 
 GRPC_PROTOCOL = "grpc"  # the protocol of the calls of the gRPC door, as logged and counted
 
@@ -107,6 +117,55 @@ def _handler(
     return handle
 
 
+class WatchStreams:
+    """``WatchGame``'s behaviour on the gRPC door: the call opens a watcher, then its stream
+    yields what the ``feed`` sends it, on a pool of ``most`` + 1 threads of its own."""
+
+    def __init__(self, invoke: Any, feed: TableFeed | None, most: int, after: After | None) -> None:
+        self._invoke = invoke
+        self._feed = feed
+        self._after = after
+        # Read by gRPC: the pool it runs this method on (it must be a ThreadPoolExecutor).
+        self.experimental_thread_pool = futures.ThreadPoolExecutor(
+            most + 1, thread_name_prefix="watch"
+        )
+
+    def __call__(self, raw: bytes, context: grpc.ServicerContext) -> Iterator[Item]:
+        sent_id, token = metadata_of(context)
+        opened, failure, call = self._invoke(
+            raw, sent_id, GRPC_PROTOCOL, self._after, seat_token=token
+        )
+        request_id = ((REQUEST_ID_KEY, call.request_id),)
+        if failure is not None:
+            status = status_of(failure) if isinstance(failure, RulesError) else internal_status()
+            context.abort_with_status(with_trailing_metadata(status, request_id))
+        context.set_trailing_metadata(request_id)
+        return self._stream(opened, context, request_id)
+
+    def _stream(
+        self, watcher: Watcher, context: grpc.ServicerContext, request_id: Any
+    ) -> Iterator[Item]:
+        assert self._feed is not None  # a watcher was opened: the server hosts tables
+        items: queue.SimpleQueue[Item] = queue.SimpleQueue()
+        watcher.attach(items.put)
+        try:
+            # The stream's end, whoever ends it (the client gone, the server stopping), wakes it.
+            if not context.add_callback(lambda: items.put(End())):
+                return
+            self._feed.follow(watcher)
+            while True:
+                item = items.get()
+                if isinstance(item, End):
+                    if item.error is not None:
+                        status = with_trailing_metadata(status_of(item.error), request_id)
+                        context.abort_with_status(status)
+                    return
+                watcher.taken()
+                yield item
+        finally:
+            self._feed.close(watcher)
+
+
 def serializer(response_type: Any) -> Callable[[Any], bytes]:
     """The response serializer of a method: a servicer method may answer with its response
     already serialized (``ApplyAction`` does), which goes out as it is."""
@@ -132,6 +191,17 @@ def method_handlers(
     handlers = {}
     for method in SERVICE.methods:
         response_type = message_factory.GetMessageClass(method.output_type)
+        if method.server_streaming:
+            hosting = servicer.hosting
+            feed = None if hosting is None else hosting.feed
+            invoke = invoker(method.name, getattr(servicer, method.name), observers, log)
+            most = 1 if feed is None else feed.watchers.max_watchers
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
+                WatchStreams(invoke, feed, most, after),
+                request_deserializer=None,
+                response_serializer=serializer(response_type),
+            )
+            continue
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
             _handler(method.name, getattr(servicer, method.name), observers, log, after, slots),
             request_deserializer=None,

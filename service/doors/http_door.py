@@ -116,6 +116,9 @@ GRPC_CODES = {
 }  # fmt: skip
 GRPC_WEB_STATUS = re.compile(rb"grpc-status: ?(\d+)")
 METHOD_NAMES = frozenset(method.name for method in SERVICE.methods)
+# The paths of the methods that stream their answers (WatchGame): a stream may stay open for
+# hours, held to the worker's bound on watchers, not to its bound on requests in progress.
+STREAM_PATHS = frozenset(SERVICE_PREFIX + m.name for m in SERVICE.methods if m.server_streaming)
 # The refusals the library sends with an empty body, and the Connect code of the body they get.
 EXPLAINED_STATUSES = {404: "unimplemented", 405: "unimplemented", 415: "invalid_argument"}
 READ_ONLY = b"Only GET and HEAD read this path; the service's methods take POST at %s<Method>.\n"
@@ -196,14 +199,19 @@ class Door:
             await self._refuse(scope, send, refusal)
             return
         held = [0]
+        counted = True
         try:
             body = await read_body(scope, receive, self.budget, self.limits, held)
             if isinstance(body, Refusal):
                 await self._refuse(scope, send, body)
             else:
+                if scope["path"] in STREAM_PATHS:  # read whole: the stream holds no body
+                    self.budget.leave(held[0])
+                    counted = False
                 await self._serve(scope, replay_body(body, receive), send)
         finally:
-            self.budget.leave(held[0])
+            if counted:
+                self.budget.leave(held[0])
 
     async def _refuse(self, scope: Scope, send: Send, refusal: Refusal) -> None:
         """Answer ``refusal`` in the request's protocol; count and log it like a call."""

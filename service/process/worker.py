@@ -38,6 +38,8 @@ from service.doors.http_door import http_door
 from service.doors.reflection import enable_reflection
 from service.process.pool import CallThreadPool
 from service.process.readiness import StoreWatch
+from service.tables.store import TableStore
+from service.tables.watchers import Watchers
 from service.telemetry import logs
 from service.telemetry.observe import Observer
 from service.trust.revision_fence import RevisionFence
@@ -64,13 +66,23 @@ log = structlog.get_logger("ordo.server")
 
 
 def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> GameEngineServicer:
-    """A worker's servicer, which both doors call: its caches, its keys, its seat tokens and
-    its revision fence (``fence``, or a new one) as ``settings`` say."""
+    """A worker's servicer, which both doors call: its caches, its keys, its seat tokens, its
+    revision fence (``fence``, or a new one) and its table store as ``settings`` say (its table
+    feed not started yet)."""
     from service.calls.servicer import GameEngineServicer  # noqa: PLC0415
 
     keys = settings.state_keys
     if settings.revision_store and fence is None:
         fence = RevisionFence(settings.revision_store, settings.revision_idle_seconds)
+    tables = None
+    if settings.table_store:
+        tables = TableStore(
+            settings.table_store,
+            idle_seconds=settings.table_idle_seconds,
+            finished_seconds=settings.table_finished_seconds,
+            max_tables=settings.table_max_tables,
+            max_bytes=settings.table_max_bytes,
+        )
     return GameEngineServicer(
         settings.state_cache_bytes,
         Sealer(keys) if keys else None,
@@ -82,6 +94,8 @@ def new_servicer(settings: Settings, fence: RevisionFence | None = None) -> Game
         settings.plain_wire,
         CostLimits(settings.max_call_cpu_ms * US_PER_MS, settings.heavy_call_limit),
         policy_names(settings.suggest_policies),
+        tables,
+        Watchers(settings.table_max_watchers, settings.table_max_table_watchers),
     )
 
 
@@ -219,6 +233,9 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     door = None
     if settings.http_port:
         door = http_door(settings, servicer, observers, log, pool)
+    feed = None if servicer.hosting is None else servicer.hosting.feed
+    if feed is not None:
+        feed.start()
     watch = None
     if servicer.fence is not None:
         from service.telemetry.metrics import revision_store_reached  # noqa: PLC0415
@@ -239,6 +256,8 @@ def run_worker(settings: Settings, index: int = 0) -> None:
         # Health first (load balancers and watchers stop sending), then the GOAWAY: the calls
         # held go on, and only those left past the grace are cancelled.
         health_servicer.enter_graceful_shutdown()
+        if feed is not None:  # the watchers watch again elsewhere, from where they were
+            feed.drain()
         if watch is not None:
             watch.stop()
         if door is not None:
@@ -267,6 +286,8 @@ def run_worker(settings: Settings, index: int = 0) -> None:
     if door is not None:
         door.wait()
     pool.shutdown(wait=True)  # the work left by the last calls is done
+    if feed is not None:
+        feed.stop()
     for observer in observers:
         if isinstance(observer, logs.AccessLog):
             observer.close()

@@ -19,8 +19,10 @@ seating:
       seat has the strongest bot think for it against other people.
 
 ``NewGame`` carries no state: with tokens required its one rule is that the server picks the
-seed (``SEED_NOT_PERMITTED``). ``RULES`` says what each RPC may do, in words; a test walks the
-service's descriptor and checks every RPC against it with a hostile request of each kind.
+seed (``SEED_NOT_PERMITTED``). A call that names a hosted table instead of carrying a state is
+asked the same, of the table's stored state, after ``admit`` and before the state is opened.
+``RULES`` says what each RPC may do, in words; a test walks the service's descriptor and checks
+every RPC against it with a hostile request of each kind.
 Every refusal says what to send instead, never anything of the state.
 """
 
@@ -50,6 +52,8 @@ RULES: dict[str, str] = {
     "SuggestAction": "a suggestion for the token's own seat, by a policy the server's "
     "suggest_policies list",
     "ReplayGame": "the record of the token's game, watched as its seat or a spectator",
+    "WatchGame": "the token's hosted table, watched as its own seat or a spectator",
+    "GetRecord": "the record of the token's hosted table, once its game is over",
 }
 
 

@@ -60,12 +60,19 @@ def node() -> str:
 
 
 def test_the_node_suite_passes_against_real_servers(
-    node: str, server_address: str, http_address: str, tls_server_address: str, seated: Doors
+    node: str,
+    server_address: str,
+    http_address: str,
+    tls_server_address: str,
+    seated: Doors,
+    hosting: Doors,
 ) -> None:
     """``node --test`` over the client's own suite, over gRPC and over the HTTP door's Connect
-    (and gRPC-Web), and against a server that requires seat tokens: every test passes, none is
-    skipped."""
+    (and gRPC-Web), against a server that requires seat tokens and one that hosts tables: every
+    test passes, none is skipped."""
     env = {
+        "ORDO_HOSTING_TARGET": hosting.grpc_address,
+        "ORDO_HOSTING_HTTP_TARGET": hosting.http_address,
         "ORDO_SEATED_TARGET": seated.grpc_address,
         "ORDO_SEATED_HTTP_TARGET": seated.http_address,
         "ORDO_TARGET": server_address,

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,3 +171,29 @@ def running_server(
         yield running
     finally:
         terminate(process)
+
+
+@contextmanager
+def running_replicas(
+    scratch: Path, workers: int = 1, **settings: str
+) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two servers (each in a folder of its own in ``scratch``) with one keys file of the test
+    key, seat tokens required, and ``settings`` (a store they share)."""
+    from tests.state_keys import TEST_KEY, keys_file_text  # noqa: PLC0415
+
+    keys = scratch / "keys"
+    keys.write_text(keys_file_text(TEST_KEY))
+    with ExitStack() as stack:
+        servers = []
+        for name in ("a", "b"):
+            folder = scratch / name
+            folder.mkdir()
+            started = running_server(
+                folder,
+                workers=workers,
+                state_keys_file=str(keys),
+                require_seat_tokens="true",
+                **settings,
+            )
+            servers.append(stack.enter_context(started))
+        yield servers[0], servers[1]

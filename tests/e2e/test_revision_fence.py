@@ -26,6 +26,7 @@ from tests.e2e.server_process import (
     START_SECONDS,
     events,
     read_log,
+    running_replicas,
     running_server,
 )
 from tests.redis_server import RedisServer
@@ -52,27 +53,11 @@ class Fenced:
 def fenced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fenced]:
     """Two servers with the same keys file, seat tokens required, fenced by one durable store."""
     scratch = tmp_path_factory.mktemp("fenced")
-    keys = scratch / "keys"
-    keys.write_text(keys_file_text(TEST_KEY))
     store = RedisServer(scratch, durable=True)
     store.start()
     with ExitStack() as stack:
         stack.callback(store.stop)  # also when a server fails to start
-        servers = []
-        for name in ("a", "b"):
-            folder = scratch / name
-            folder.mkdir()
-            servers.append(
-                stack.enter_context(
-                    running_server(
-                        folder,
-                        workers=1,
-                        state_keys_file=str(keys),
-                        require_seat_tokens="true",
-                        revision_store=store.url,
-                    )
-                )
-            )
+        servers = stack.enter_context(running_replicas(scratch, revision_store=store.url))
         callers = tuple(
             Caller("grpc", server.target, f"127.0.0.1:{server.http_port}") for server in servers
         )

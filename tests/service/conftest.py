@@ -16,6 +16,7 @@ from service.config import Settings
 from service.process.worker import create_server
 from service.telemetry.observe import CallRecord, Observer
 from tests.conftest import Doors
+from tests.redis_server import RedisServer, running_redis
 from tests.seat_calls import DOORS, Caller
 
 StartServer = Callable[[Sequence[Observer]], rpc.GameEngineServiceStub]
@@ -108,3 +109,18 @@ def caller(request: pytest.FixtureRequest, seated: Doors) -> Iterator[Caller]:
     player = Caller(request.param, seated.grpc_address, seated.http_address)
     yield player
     player.close()
+
+
+@pytest.fixture(params=DOORS)
+def host_caller(request: pytest.FixtureRequest, hosting: Doors) -> Iterator[Caller]:
+    """A player's calls, with seat tokens, through each door of the server that hosts tables."""
+    player = Caller(request.param, hosting.grpc_address, hosting.http_address)
+    yield player
+    player.close()
+
+
+@pytest.fixture(scope="module")
+def table_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A redis-server of the test module's own, for its hosted tables."""
+    with running_redis(tmp_path_factory.mktemp("tables")) as server:
+        yield server

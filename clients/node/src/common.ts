@@ -9,11 +9,13 @@ export {
   type PlayBotOptions,
   type ApplyOptions,
   type SuggestOptions,
+  type WatchOptions,
 } from "./core.js";
 export { codeName, ERROR_DOMAIN, OrdoError } from "./errors.js";
 export {
   type ActionInput,
   type GameChoice,
+  type GameInput,
   gameOptions,
   type SealedInfo,
   sealedInfo,
@@ -30,5 +32,13 @@ export {
   stateDigest,
 } from "./records.js";
 export { REQUEST_ID_KEY, SEAT_TOKEN_KEY } from "./request-id.js";
-export { RETRIED_REASONS, RETRYABLE, type RetryOptions, RetryPolicy } from "./retry.js";
+export {
+  MAX_RECONNECTS,
+  RECONNECT_REASONS,
+  RETRIED_REASONS,
+  RETRYABLE,
+  type RetryOptions,
+  RetryPolicy,
+} from "./retry.js";
+export { parseTableLink, type TableLink, tableLink, tokenSeat } from "./tables.js";
 export * as v1 from "./v1.js";

@@ -1,7 +1,9 @@
 /**
  * The client's calls, whatever carries them: one method per RPC of `ordo.v1.GameEngineService`,
  * one error type, retries, deadlines and request ids. `index.ts` (Node.js) and `web.ts`
- * (browsers) each give it the transports of their platform.
+ * (browsers) each give it the transports of their platform. On a server that hosts games, every
+ * call that takes a state takes a table's id instead, and `watchGame` follows a table: an async
+ * iterable (`for await`) that takes a cut stream up again from the last revision it gave.
  */
 
 import {
@@ -18,6 +20,7 @@ import { OrdoError } from "./errors.js";
 import { GameEngineService } from "./gen/ordo/v1/engine_service_pb.js";
 import type {
   ApplyActionResponse,
+  GetRecordResponse,
   GetViewResponse,
   ListGamesResponse,
   ListLegalActionsResponse,
@@ -26,10 +29,18 @@ import type {
   ReplayGameResponse,
   SuggestActionResponse,
   ValidateActionResponse,
+  WatchGameResponse,
 } from "./gen/ordo/v1/engine_service_pb.js";
-import { type ActionInput, type GameChoice, gameOptions, type StateInput } from "./messages.js";
+import {
+  type ActionInput,
+  type GameChoice,
+  type GameInput,
+  gameField,
+  gameOptions,
+  type StateInput,
+} from "./messages.js";
 import { newRequestId, REQUEST_ID_KEY, SEAT_TOKEN_KEY } from "./request-id.js";
-import { type RetryOptions, RetryPolicy, sleep } from "./retry.js";
+import { MAX_RECONNECTS, type RetryOptions, RetryPolicy, sleep } from "./retry.js";
 
 /** The settings every client has, on any platform; every one has a default. */
 export interface CommonOptions extends RetryOptions {
@@ -67,6 +78,11 @@ export interface NewGameOptions extends CallOptions {
    * seats get no seat token; any seat's token may ask for their moves (`playBot`).
    */
   bots?: Readonly<Record<number, string>>;
+  /**
+   * Have the server keep the game (a server that hosts tables): the response holds its `tableId`
+   * and no state, and the bots play their seats by themselves.
+   */
+  host?: boolean;
 }
 
 /** `suggestAction`'s optional arguments. */
@@ -91,6 +107,25 @@ export interface ApplyOptions extends CallOptions {
    * may see; without a viewer they are every event, each with its audience.
    */
   viewer?: number | "spectator";
+  /**
+   * On a hosted table, the revision the action was chosen at (the last one seen): the same
+   * request sent again is then recognised, never applied twice.
+   */
+  tableRevision?: bigint | number;
+}
+
+/** `watchGame`'s optional arguments. */
+export interface WatchOptions {
+  /** The last revision seen: the stream starts with the moves after it (the view now without). */
+  afterRevision?: bigint | number;
+  /** Who watches: the token's own seat (the default), or "spectator". */
+  viewer?: number | "spectator";
+  /** The `x-request-id` of every attempt (a fresh one by default). */
+  requestId?: string;
+  /** Ends the watch: the iteration rejects with CANCELLED. */
+  signal?: AbortSignal;
+  /** The seat token (the client's `seatToken` by default). */
+  seatToken?: string;
 }
 
 /** `playBot`'s optional arguments. */
@@ -207,7 +242,8 @@ export class ClientCore {
       seat: Number(seat),
       policy,
     }));
-    return this.call(methods.newGame, { options, seats, seed: bigintOf(init.seed), bots }, init);
+    const request = { options, seats, seed: bigintOf(init.seed), bots, host: init.host ?? false };
+    return this.call(methods.newGame, request, init);
   }
 
   /**
@@ -215,11 +251,17 @@ export class ClientCore {
    * see, when given).
    */
   applyAction(
-    state: StateInput,
+    state: GameInput,
     action: ActionInput,
     init: ApplyOptions = {},
   ): Promise<ApplyActionResponse> {
-    return this.call(methods.applyAction, { state, action, viewer: viewerOf(init.viewer) }, init);
+    const request = {
+      ...gameField(state),
+      action,
+      viewer: viewerOf(init.viewer),
+      tableRevision: bigintOf(init.tableRevision),
+    };
+    return this.call(methods.applyAction, request, init);
   }
 
   /**
@@ -238,38 +280,39 @@ export class ClientCore {
 
   /** Whether `applyAction` would accept the action, and why not. */
   validateAction(
-    state: StateInput,
+    state: GameInput,
     action: ActionInput,
     call: CallOptions = {},
   ): Promise<ValidateActionResponse> {
-    return this.call(methods.validateAction, { state, action }, call);
+    return this.call(methods.validateAction, { ...gameField(state), action }, call);
   }
 
   /** Every legal action of `seat` now (none when it is not to act). */
   listLegalActions(
-    state: StateInput,
+    state: GameInput,
     seat: number,
     call: CallOptions = {},
   ): Promise<ListLegalActionsResponse> {
-    return this.call(methods.listLegalActions, { state, seat }, call);
+    return this.call(methods.listLegalActions, { ...gameField(state), seat }, call);
   }
 
   /** What `seat` may see of the game; a spectator's view when `seat` is null or left out. */
   getView(
-    state: StateInput,
+    state: GameInput,
     seat: number | null = null,
     call: CallOptions = {},
   ): Promise<GetViewResponse> {
-    return this.call(methods.getView, { state, viewer: viewerOf(seat ?? "spectator") }, call);
+    const request = { ...gameField(state), viewer: viewerOf(seat ?? "spectator") };
+    return this.call(methods.getView, request, call);
   }
 
   /** A bot's action for `seat`. */
   async suggestAction(
-    state: StateInput,
+    state: GameInput,
     seat: number,
     init: SuggestOptions = {},
   ): Promise<SuggestActionResponse> {
-    const request = { state, seat, ...botChoice(init) };
+    const request = { ...gameField(state), seat, ...botChoice(init) };
     return this.call(methods.suggestAction, request, init);
   }
 
@@ -291,7 +334,76 @@ export class ClientCore {
     return this.call(methods.replayGame, request, { ...init, seatToken: token });
   }
 
+  /** The record of a hosted table's game, once it is over. */
+  getRecord(tableId: string, call: CallOptions = {}): Promise<GetRecordResponse> {
+    return this.call(methods.getRecord, { tableId }, call);
+  }
+
+  /**
+   * Every revision of a hosted table as the token's seat (or `viewer`) sees it, for
+   * `for await`: the view now (or each move after `afterRevision`), then each move, until the
+   * game is over. A stream cut on its way (a server that stops, a lost connection, a store out
+   * of reach for a moment) is taken up again from the last revision given, after a pause that
+   * doubles as the retries' do; it gives up after `MAX_RECONNECTS` attempts in a row that brought
+   * no message. Leaving the loop (or `signal`) ends the stream.
+   */
+  async *watchGame(tableId: string, init: WatchOptions = {}): AsyncGenerator<WatchGameResponse> {
+    const requestId = init.requestId || newRequestId();
+    const headers = this.headers(requestId, init.seatToken);
+    const signal = init.signal
+      ? AbortSignal.any([this.closing.signal, init.signal])
+      : this.closing.signal;
+    let after = init.afterRevision === undefined ? undefined : BigInt(init.afterRevision);
+    let failures = 0; // in a row, without a message
+    for (;;) {
+      const stream = new AbortController();
+      const { transport } = this.connections[this.next++ % this.connections.length];
+      const request = { tableId, afterRevision: after, viewer: viewerOf(init.viewer) };
+      try {
+        const response = await transport.stream(
+          methods.watchGame,
+          AbortSignal.any([signal, stream.signal]),
+          undefined,
+          headers,
+          once(encodable(methods.watchGame.input, request)),
+        );
+        for await (const message of response.message) {
+          after = message.revision;
+          failures = 0;
+          yield message;
+        }
+        return;
+      } catch (error) {
+        const failure = signal.aborted
+          ? cancelled(signal, requestId)
+          : OrdoError.from(error, requestId);
+        failures += 1;
+        if (signal.aborted || failures >= MAX_RECONNECTS || !this.retryPolicy.reconnects(failure)) {
+          throw failure;
+        }
+      } finally {
+        stream.abort();
+      }
+      try {
+        await sleep(this.retryPolicy.pause(failures - 1), signal);
+      } catch {
+        throw cancelled(signal, requestId);
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ calls
+  /** The headers of a call: the client's, its request id and its seat token. */
+  private headers(requestId: string, seatToken: string | undefined): Headers {
+    const headers = new Headers(this.metadata);
+    headers.set(REQUEST_ID_KEY, requestId);
+    const token = seatToken ?? this.seatToken;
+    if (token) {
+      headers.set(SEAT_TOKEN_KEY, token);
+    }
+    return headers;
+  }
+
   /**
    * Send a request, retrying as the retry policy says within the deadline. A request that
    * cannot be encoded (a negative seat, a seed past 64 bits) rejects with a `RangeError` before
@@ -307,12 +419,7 @@ export class ClientCore {
     }
     const request = encodable(method.input, init);
     const requestId = options.requestId || newRequestId();
-    const headers = new Headers(this.metadata);
-    headers.set(REQUEST_ID_KEY, requestId);
-    const seatToken = options.seatToken ?? this.seatToken;
-    if (seatToken) {
-      headers.set(SEAT_TOKEN_KEY, seatToken);
-    }
+    const headers = this.headers(requestId, options.seatToken);
     const signal = options.signal
       ? AbortSignal.any([this.closing.signal, options.signal])
       : this.closing.signal;
@@ -354,6 +461,11 @@ export class ClientCore {
       }
     }
   }
+}
+
+/** One message, as a streaming call's input. */
+async function* once<T>(message: T): AsyncIterable<T> {
+  yield message;
 }
 
 /** The error of a call its signal or the client's `close()` ended. */

@@ -15,6 +15,16 @@ export type GameChoice = string | MessageInitShape<typeof GameOptionsSchema>;
 /** A state as a response gave it (or any part of one: what is left out is its default). */
 export type StateInput = MessageInitShape<typeof GameStateSchema>;
 /**
+ * A game a call is about: its state, or, on a server that hosts games, its table's id
+ * (`NewGameResponse.tableId`).
+ */
+export type GameInput = StateInput | string;
+
+/** The field a request names its game by: `state`, or `tableId` for a hosted table. */
+export function gameField(game: GameInput): { state: StateInput } | { tableId: string } {
+  return typeof game === "string" ? { tableId: game } : { state: game };
+}
+/**
  * An action; what is left out is its default. Seat 1 selecting card 17 in 6 nimmt!:
  * `{ seat: 1, game: { case: "sixNimmt", value: { move: { case: "selectCard", value: 17 } } } }`.
  */

@@ -45,17 +45,32 @@ export const RETRYABLE: readonly Code[] = [
 
 /**
  * The reasons of the service's answers that are retried, whatever `retryCodes` holds: a revision
- * store out of reach (the move not applied), a move whose outcome is unknown (the same request
- * settles it), a worker busy with heavy calls (retried no sooner than its `retry_after_ms`).
+ * store or a table store out of reach, or a table too busy (the move not applied), a move whose
+ * outcome is unknown (the same request settles it), a worker busy with heavy calls (retried no
+ * sooner than its `retry_after_ms`).
  */
 export const RETRIED_REASONS: readonly string[] = [
   "REVISION_STORE_UNAVAILABLE",
   "REVISION_STORE_OUTCOME_UNKNOWN",
   "SERVER_BUSY",
+  "TABLE_STORE_UNAVAILABLE",
+  "TABLE_BUSY",
 ];
 
 /** The `ErrorInfo` metadata of the delay, in ms, a retry of the answer waits at least. */
 export const RETRY_AFTER_KEY = "retry_after_ms";
+
+/**
+ * The reasons of the service's answers that end a table's stream it can take up again: a server
+ * that stops, a store out of reach, a watcher that fell behind.
+ */
+export const RECONNECT_REASONS: readonly string[] = [
+  "SERVER_DRAINING",
+  "TABLE_STORE_UNAVAILABLE",
+  "WATCHER_TOO_SLOW",
+];
+/** Attempts in a row without a message before `watchGame` gives up. */
+export const MAX_RECONNECTS = 10;
 
 /** How a client retries; every field has a default. */
 export interface RetryOptions {
@@ -105,6 +120,14 @@ export class RetryPolicy {
   retryable(failure: OrdoError): boolean {
     if (failure.answered) {
       return RETRIED_REASONS.includes(failure.reason);
+    }
+    return this.retryCodes.has(failure.code);
+  }
+
+  /** Whether a table's stream cut by `failure` is taken up again. */
+  reconnects(failure: OrdoError): boolean {
+    if (failure.answered) {
+      return RECONNECT_REASONS.includes(failure.reason);
     }
     return this.retryCodes.has(failure.code);
   }

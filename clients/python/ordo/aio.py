@@ -18,24 +18,24 @@ outside a running loop, or used from another, it raises a ``RuntimeError`` that 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 import grpc
 from google.protobuf.message import Message
 
-from ordo.client import (
-    OrdoError,
-    Request,
-    Response,
-    _ClientBase,
+from ordo.client import OrdoError, Request, Response, _ClientBase
+from ordo.requests import (
+    Game,
     apply_request,
+    game_field,
     new_game_request,
     record_token,
     replay_request,
     view_request,
 )
+from ordo.tables import MAX_RECONNECTS, pause, reconnects, watch_request
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as api_grpc
@@ -119,26 +119,28 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         *,
         options: Message | None = None,
         bots: Mapping[int, str] | None = None,
+        host: bool = False,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.NewGameResponse:
-        """Deal a new game (see ``Client.new_game``)."""
-        request = new_game_request(game, seats, seed, options, bots)
+        """Deal a new game, or host one (see ``Client.new_game``)."""
+        request = new_game_request(game, seats, seed, options, bots, host)
         return await self._call(lambda stub: stub.NewGame, request, timeout, request_id)
 
     async def apply_action(
         self,
-        state: common.GameState,
+        state: Game,
         action: common.Action,
         *,
         viewer: int | common.Viewer | None = None,
+        table_revision: int = 0,
         timeout: float | None = None,
         request_id: str | None = None,
         seat_token: str | None = None,
     ) -> api.ApplyActionResponse:
-        """Apply one seat's action: the new state, the status and the events (only those
-        ``viewer`` may see when given: a seat, or ``common.Viewer(spectator=True)``)."""
-        request = apply_request(state, viewer, action=action)
+        """Apply one seat's action, to a state or a hosted table (see
+        ``Client.apply_action``)."""
+        request = apply_request(state, viewer, action=action, table_revision=table_revision)
         return await self._call(
             lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token
         )
@@ -169,7 +171,7 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
 
     async def validate_action(
         self,
-        state: common.GameState,
+        state: Game,
         action: common.Action,
         *,
         timeout: float | None = None,
@@ -177,14 +179,14 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         seat_token: str | None = None,
     ) -> api.ValidateActionResponse:
         """Whether ``apply_action`` would accept the action, and why not."""
-        request = api.ValidateActionRequest(state=state, action=action)
+        request = api.ValidateActionRequest(action=action, **game_field(state))
         return await self._call(
             lambda stub: stub.ValidateAction, request, timeout, request_id, seat_token
         )
 
     async def list_legal_actions(
         self,
-        state: common.GameState,
+        state: Game,
         seat: int,
         *,
         timeout: float | None = None,
@@ -192,14 +194,14 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         seat_token: str | None = None,
     ) -> api.ListLegalActionsResponse:
         """Every legal action of ``seat`` now (none when it is not to act)."""
-        request = api.ListLegalActionsRequest(state=state, seat=seat)
+        request = api.ListLegalActionsRequest(seat=seat, **game_field(state))
         return await self._call(
             lambda stub: stub.ListLegalActions, request, timeout, request_id, seat_token
         )
 
     async def get_view(
         self,
-        state: common.GameState,
+        state: Game,
         seat: int | None = None,
         *,
         timeout: float | None = None,
@@ -212,7 +214,7 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
 
     async def suggest_action(
         self,
-        state: common.GameState,
+        state: Game,
         seat: int,
         policy: str = "heuristic",
         seed: int = 0,
@@ -225,7 +227,7 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         """A bot's action for ``seat``; seed 0 makes the answer depend on the request alone.
         ``search_iterations`` is the ``search`` policy's budget (0: the game's default)."""
         request = api.SuggestActionRequest(
-            state=state,
+            **game_field(state),
             seat=seat,
             policy=policy,
             seed=seed,
@@ -252,6 +254,58 @@ class AsyncClient(_ClientBase[grpc.aio.Channel, AsyncStub]):
         request = replay_request(record, viewer, reveal, first_step, page_size, from_state)
         token = record_token(record, seat_token)
         return await self._call(lambda stub: stub.ReplayGame, request, timeout, request_id, token)
+
+    async def watch_game(
+        self,
+        table_id: str,
+        *,
+        after_revision: int | None = None,
+        viewer: int | common.Viewer | None = None,
+        request_id: str | None = None,
+        seat_token: str | None = None,
+    ) -> AsyncIterator[api.WatchGameResponse]:
+        """Every revision of a hosted table, for ``async for`` (see ``Client.watch_game``):
+        a cut stream is taken up again from the last revision given."""
+        request_id, metadata, _ = self._begin(None, request_id, seat_token)
+        if _running_loop() is not self._loop:
+            raise RuntimeError(f"{LOOP_RULE}: this one was made in another loop")
+        last, attempt = after_revision, 0
+        while True:
+            stub, _ = self._attempt(0.0)
+            stream: Any = stub.WatchGame(
+                watch_request(table_id, last, viewer),
+                metadata=metadata,
+                wait_for_ready=self.wait_for_ready,
+            )
+            try:
+                async for message in stream:
+                    last, attempt = message.revision, 0
+                    yield message
+                return
+            except grpc.RpcError as error:
+                failure = self._failure(error, request_id)
+                if self._closed or attempt >= MAX_RECONNECTS:
+                    raise failure from None
+                if not reconnects(failure, self.retry_codes):
+                    raise failure from None
+            finally:
+                stream.cancel()
+            await asyncio.sleep(pause(attempt, self.backoff, self.max_backoff, self._random))
+            attempt += 1
+
+    async def get_record(
+        self,
+        table_id: str,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+        seat_token: str | None = None,
+    ) -> api.GetRecordResponse:
+        """The record of a hosted table's finished game."""
+        request = api.GetRecordRequest(table_id=table_id)
+        return await self._call(
+            lambda stub: stub.GetRecord, request, timeout, request_id, seat_token
+        )
 
     # ----------------------------------------------------------------- helpers
     async def _call(

@@ -7,8 +7,11 @@ turn as a spectator sees it: the public events, then the spectator's view; then 
 game with simultaneous turns every seat to act acts before the turn is printed.
 ``ordo play GAME`` seats people (``--people 1,3``, seat 1 by default) at a game against bots:
 see ``ordo.play``; ``--save FILE`` keeps the game's record (``ordo.records``) in FILE.
-``ordo replay FILE`` watches a saved game again, step by step: see ``ordo.watch``. Seats are
-counted from 1, as the playground counts them.
+``ordo replay FILE`` watches a saved game again, step by step: see ``ordo.watch``.
+``ordo host GAME`` has a server that hosts tables keep a game, and prints one link per person
+(``--people``, every seat by default; bots play the others) and one for spectators; ``ordo join
+LINK`` plays the link's seat in the terminal: see ``ordo.join``. Seats are counted from 1, as
+the playground counts them.
 
 A game with a language (Fora de Ordem) is played in the terminal's language (``LANG``:
 Portuguese for ``pt*``, English otherwise) unless ``--lang`` says another. ``--hide-results``
@@ -26,16 +29,18 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from importlib import metadata
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeAlias
 
 import grpc
 from google.protobuf.message import Message
 
 from ordo import records
 from ordo.client import DEFAULT_TARGET, Client, OrdoError, game_options
+from ordo.join import Seat, host_links, join_table
 from ordo.notation import seat_text, seats_text
 from ordo.play import Table, play_game
 from ordo.render import Renderer, renderer, termination_text
+from ordo.tables import parse_link
 from ordo.v1 import common_pb2 as common
 from ordo.watch import record_game_id, watch
 
@@ -50,6 +55,10 @@ POLICIES = ("heuristic", "random", "search")
 DEFAULT_MAX_TURNS = 10_000  # more than any game takes with its default options
 SEED_LIMIT = 1 << 64  # seeds are uint64
 EXIT_OK, EXIT_SERVER_ERROR, EXIT_USAGE = 0, 1, 2
+HTTP_PORT = 8080  # the HTTP port of a server, whose playground the links of a table open
+GRPC_PORT = 50051  # the gRPC port of a server, which ordo join calls
+#: The subcommands of ``ordo``, as argparse gives them.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 class UsageError(Exception):
@@ -92,6 +101,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("games", help="list the games the server runs, with their options")
+    dealing = [add_demo(commands), add_play(commands)]
+    add_replay(commands)
+    dealing.append(add_host(commands))
+    add_join(commands)
+    for command in dealing:
+        add_game_arguments(command)
+    return parser
+
+
+def add_demo(commands: Commands) -> argparse.ArgumentParser:
+    """``ordo demo``: bots play a whole game."""
     demo = commands.add_parser("demo", help="watch bots play a whole game through the server")
     demo.add_argument("game", metavar="GAME", help="the game id, as `ordo games` lists it")
     demo.add_argument(
@@ -107,6 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="stop after K turns (default %(default)s)",
     )
+    return demo
+
+
+def add_play(commands: Commands) -> argparse.ArgumentParser:
+    """``ordo play``: people play seats against bots in this terminal."""
     play = commands.add_parser(
         "play",
         help="play seats of a game against bots in this terminal",
@@ -136,6 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help=f"save the game's record to FILE (a {records.SUFFIX} file) when it ends or you leave",
     )
+    return play
+
+
+def add_replay(commands: Commands) -> None:
+    """``ordo replay``: a saved game, step by step."""
     replay = commands.add_parser(
         "replay",
         help="watch a saved game again, step by step",
@@ -159,31 +189,73 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument(
         "--reveal", action="store_true", help="show every seat's cards (finished games only)"
     )
-    for command in (demo, play):
-        command.add_argument(
-            "--seed", type=int, default=0, help="the deal's seed (0: the server picks)"
-        )
-        command.add_argument(
-            "--lang",
-            choices=LANGUAGES,
-            help="the game's language, for games that have one (default: the terminal's, "
-            "from LANG; English when it is not Portuguese)",
-        )
-        command.add_argument(
-            "--hide-results",
-            action="store_true",
-            help="do not print what players are meant to work out (the results of Sequence "
-            "Numbers' equation cards)",
-        )
-        command.add_argument(
-            "--option",
-            action="append",
-            default=[],
-            metavar="NAME=VALUE",
-            help="set one of the game's options, as `ordo games` lists them (repeatable), "
-            "e.g. --option rounds=1",
-        )
-    return parser
+
+
+def add_host(commands: Commands) -> argparse.ArgumentParser:
+    """``ordo host``: the server keeps a game, whose links are printed."""
+    hosting = commands.add_parser(
+        "host",
+        help="have the server keep a game, and print a link for each person at the table",
+        description="Host a game on a server with a table store: each person plays their seat "
+        "from their own device, through their link (the playground, or ordo join).",
+    )
+    hosting.add_argument("game", metavar="GAME", help="the game id, as `ordo games` lists it")
+    hosting.add_argument(
+        "--seats", type=int, help="the number of seats (default: the fewest the game takes)"
+    )
+    hosting.add_argument(
+        "--people",
+        metavar="SEATS",
+        help="the seats people play, counted from 1 and comma-separated (default: every seat); "
+        "bots play the others",
+    )
+    hosting.add_argument(
+        "--bots", choices=POLICIES, default="heuristic", help="the bots' policy (%(default)s)"
+    )
+    hosting.add_argument(
+        "--url",
+        help=f"the server's HTTP address for the links (default: the target's host, port "
+        f"{HTTP_PORT})",
+    )
+    return hosting
+
+
+def add_join(commands: Commands) -> None:
+    """``ordo join``: a hosted table's seat played in this terminal."""
+    join = commands.add_parser(
+        "join",
+        help="play a hosted table's seat in this terminal, from its link",
+        description="Play the seat of a link that ordo host (or the playground) gave: the "
+        "table's moves show as they happen, and you are asked for yours (? for help).",
+    )
+    join.add_argument("link", metavar="LINK", help="the seat's link: http://HOST:PORT/#table=…")
+
+
+def add_game_arguments(command: argparse.ArgumentParser) -> None:
+    """The arguments of a command that deals a game: its seed, language and options."""
+    command.add_argument(
+        "--seed", type=int, default=0, help="the deal's seed (0: the server picks)"
+    )
+    command.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        help="the game's language, for games that have one (default: the terminal's, "
+        "from LANG; English when it is not Portuguese)",
+    )
+    command.add_argument(
+        "--hide-results",
+        action="store_true",
+        help="do not print what players are meant to work out (the results of Sequence "
+        "Numbers' equation cards)",
+    )
+    command.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set one of the game's options, as `ordo games` lists them (repeatable), "
+        "e.g. --option rounds=1",
+    )
 
 
 def channel_credentials(tls: bool, ca_file: str | None) -> grpc.ChannelCredentials | None:
@@ -202,14 +274,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--timeout must be positive")
     if args.command == "demo" and args.max_turns < 1:
         parser.error("--max-turns must be at least 1")
-    if args.command in ("demo", "play") and not 0 <= args.seed < SEED_LIMIT:
+    if args.command in ("demo", "play", "host") and not 0 <= args.seed < SEED_LIMIT:
         parser.error(f"--seed must be in 0..{SEED_LIMIT - 1}")
     try:
         credentials = channel_credentials(args.tls, args.ca_file)
     except OSError as error:
         parser.error(f"--ca-file: {error.strerror or error}: {args.ca_file}")
+    target, token = args.target, ""
+    if args.command == "join":
+        try:
+            link = parse_link(args.link)
+        except ValueError as error:
+            parser.error(str(error))
+        target, token = join_target(link.base_url, args.target), link.token
     try:
-        with Client(args.target, timeout=args.timeout, credentials=credentials) as client:
+        with Client(
+            target, timeout=args.timeout, credentials=credentials, seat_token=token
+        ) as client:
+            if args.command == "host":
+                return host(client, args, sys.stdout)
+            if args.command == "join":
+                return join_table(Seat(client, link, sys.stdin, sys.stdout))
             if args.command == "games":
                 print_games(client, sys.stdout)
                 return EXIT_OK
@@ -228,6 +313,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout again at exit; pointed at /dev/null, that flush cannot fail.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def join_target(base_url: str, target: str) -> str:
+    """The gRPC address ``ordo join`` calls: ``--target`` when given, else the link's host on
+    the gRPC port."""
+    if target != DEFAULT_TARGET or TARGET_ENV in os.environ:
+        return target
+    host = base_url.split("://", 1)[-1].rsplit(":", 1)[0]
+    return f"{host}:{GRPC_PORT}"
+
+
+def host(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    """Host a game and print its links; returns the exit code."""
+    info, options, _, seats = prepare(client, args, args.bots, args.seats)
+    people = list(range(seats)) if args.people is None else people_seats(args.people, seats)
+    bots = [seat for seat in range(seats) if seat not in people]
+    dealt = client.new_game(
+        options, seats, args.seed, bots=dict.fromkeys(bots, args.bots), host=True
+    )
+    base_url = args.url or f"http://{args.target.rsplit(':', 1)[0]}:{HTTP_PORT}"
+    for line in host_links(dealt, base_url, info.title, bots, args.bots):
+        print(line, file=out)
+    return EXIT_OK
 
 
 def server_error_text(error: OrdoError, target: str) -> str:

@@ -15,6 +15,9 @@ game state and knows no game. What it adds to a bare stub:
   caller's own cancellation are never retried;
 - a seat token (``ordo-seat-token``) for the servers that require one: the client's own, sent
   with every call, or one given to a call;
+- hosted tables, on a server that hosts them: ``new_game(host=True)``, a table's id in place
+  of a state in every call that takes one, ``watch_game`` (an iterator over the table's stream
+  that watches again by itself from its last revision, ``ordo.tables``) and ``get_record``;
 - an ``x-request-id`` on every call (the caller's, or a fresh one), the same for all attempts;
 - several connections on demand (``channels=N``), used round-robin (call by call, attempt by
   attempt), so that one client reaches every worker of a server whose workers share a port with
@@ -27,15 +30,25 @@ import itertools
 import random
 import time
 import uuid
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
 
 import grpc
 from google.protobuf.message import Message
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
+from ordo.errors import OrdoError
+from ordo.requests import (
+    Game,
+    apply_request,
+    game_field,
+    game_options,
+    new_game_request,
+    record_token,
+    replay_request,
+    view_request,
+)
+from ordo.tables import MAX_RECONNECTS, pause, reconnects, watch_request
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 from ordo.v1 import engine_service_pb2_grpc as api_grpc
@@ -48,23 +61,35 @@ __all__ = [
     "RETRYABLE",
     "SEAT_TOKEN_KEY",
     "Client",
+    "Game",
     "OrdoError",
+    "apply_request",
+    "game_options",
+    "new_game_request",
+    "replay_request",
+    "view_request",
 ]
 
 DEFAULT_TARGET = "localhost:50051"
 REQUEST_ID_KEY = "x-request-id"
 SEAT_TOKEN_KEY = "ordo-seat-token"  # the metadata that carries a seat token
 # The answers of the service that are retried, whatever ``retry_codes`` holds: its revision store
-# was out of reach and the move not applied, or the move's outcome is unknown, which the same
-# request settles (UNAVAILABLE); a worker busy with heavy calls, retried no sooner than the
-# delay it names (RESOURCE_EXHAUSTED, metadata retry_after_ms). Its other refusals come again
-# the same and are never retried, those of seat tokens (UNAUTHENTICATED: SEAT_TOKEN_MISSING,
-# SEAT_TOKEN_INVALID; PERMISSION_DENIED: SEAT_NOT_PERMITTED, NOT_A_BOT_SEAT,
-# BOT_SETTINGS_NOT_PERMITTED, SEED_NOT_PERMITTED) and of the revision fence
-# (FAILED_PRECONDITION: STATE_SUPERSEDED) among them: they need another token, or the game's
-# latest state.
+# or its table store was out of reach, or a table too busy, and the move was not applied (a
+# retried move on a table is recognised by its table_revision), or the move's outcome is unknown,
+# which the same request settles (UNAVAILABLE); a worker busy with heavy calls, retried no sooner
+# than the delay it names (RESOURCE_EXHAUSTED, metadata retry_after_ms). Its other refusals come
+# again the same and are never retried, those of seat tokens (UNAUTHENTICATED:
+# SEAT_TOKEN_MISSING, SEAT_TOKEN_INVALID; PERMISSION_DENIED: SEAT_NOT_PERMITTED, NOT_A_BOT_SEAT,
+# BOT_SETTINGS_NOT_PERMITTED, SEED_NOT_PERMITTED) and of the revision fence (FAILED_PRECONDITION:
+# STATE_SUPERSEDED) among them: they need another token, or the game's latest state.
 RETRIED_REASONS = frozenset(
-    {"REVISION_STORE_UNAVAILABLE", "REVISION_STORE_OUTCOME_UNKNOWN", "SERVER_BUSY"}
+    {
+        "REVISION_STORE_UNAVAILABLE",
+        "REVISION_STORE_OUTCOME_UNKNOWN",
+        "SERVER_BUSY",
+        "TABLE_STORE_UNAVAILABLE",
+        "TABLE_BUSY",
+    }
 )
 RETRY_AFTER_KEY = "retry_after_ms"  # the ErrorInfo metadata of the delay a retry waits at least
 # The codes of a call that failed on the way, which no answer of the service carries (its
@@ -96,61 +121,6 @@ Response = TypeVar("Response", bound=Message)
 Method = Callable[
     [api_grpc.GameEngineServiceStub], "grpc.UnaryUnaryMultiCallable[Request, Response]"
 ]
-
-
-class OrdoError(Exception):
-    """A failed call: its status code and the stable reason and metadata of its ``ErrorInfo``.
-
-    ``reason`` is empty when the failure did not come from Ordo's rules (an unreachable server,
-    an expired deadline); ``message`` is for people. ``request_id`` is the ``x-request-id`` the
-    call was sent with (every attempt), which the server's access log and error lines carry.
-    ``answered`` says that the failure is an answer of the service: it carried an ``ErrorInfo``
-    (the same request would get it again, so it is never retried, unless its reason is one of
-    ``RETRIED_REASONS``: the service could not serve it now, its revision store out of reach).
-    """
-
-    def __init__(
-        self,
-        code: grpc.StatusCode,
-        reason: str,
-        message: str,
-        metadata: Mapping[str, str] | None = None,
-        request_id: str = "",
-        *,
-        answered: bool = False,
-    ) -> None:
-        super().__init__(code, reason, message)
-        self.code = code
-        self.reason = reason
-        self.message = message
-        self.metadata: dict[str, str] = dict(metadata or {})
-        self.request_id = request_id
-        self.answered = answered
-
-    def __str__(self) -> str:
-        head = f"{self.code.name} {self.reason}" if self.reason else self.code.name
-        return f"{head}: {self.message}" if self.message else head
-
-    @classmethod
-    def from_rpc_error(cls, error: grpc.RpcError) -> OrdoError:
-        """Read the code, and the ``ErrorInfo`` of the rich status when there is one."""
-        code = error.code()
-        message = error.details() or ""
-        status = None
-        # from_call reads the code, details and trailing metadata, which an asyncio call's error
-        # (AioRpcError, no grpc.Call) has as well.
-        if isinstance(error, grpc.Call | grpc.aio.AioRpcError):
-            try:
-                status = rpc_status.from_call(error)  # type: ignore[arg-type]
-            except ValueError:  # the rich status contradicts the call's own code: ignore it
-                status = None
-        if status is None:
-            return cls(code, "", message)
-        for detail in status.details:
-            info = error_details_pb2.ErrorInfo()
-            if detail.Unpack(info):
-                return cls(code, info.reason, status.message, info.metadata, answered=True)
-        return cls(code, "", status.message)
 
 
 class _ClientBase(Generic[ChannelT, StubT]):
@@ -338,6 +308,7 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         *,
         options: Message | None = None,
         bots: Mapping[int, str] | None = None,
+        host: bool = False,
         timeout: float | None = None,
         request_id: str | None = None,
     ) -> api.NewGameResponse:
@@ -346,24 +317,28 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         A game id without options plays that game with its defaults; seed 0 lets the server
         pick one (the response says which, unless the server requires seat tokens). ``bots``
         maps the seats bots play to their policies (``""``: heuristic). With state keys, the
-        response holds a token for each seat a person plays (``seat_tokens``).
+        response holds a token for each seat a person plays (``seat_tokens``). With ``host``
+        the server keeps the game (``table_id``; no state) and plays its bots.
         """
-        request = new_game_request(game, seats, seed, options, bots)
+        request = new_game_request(game, seats, seed, options, bots, host)
         return self._call(lambda stub: stub.NewGame, request, timeout, request_id)
 
     def apply_action(
         self,
-        state: common.GameState,
+        state: Game,
         action: common.Action,
         *,
         viewer: int | common.Viewer | None = None,
+        table_revision: int = 0,
         timeout: float | None = None,
         request_id: str | None = None,
         seat_token: str | None = None,
     ) -> api.ApplyActionResponse:
         """Apply one seat's action: the new state, the status and the events (only those
-        ``viewer`` may see when given: a seat, or ``common.Viewer(spectator=True)``)."""
-        request = apply_request(state, viewer, action=action)
+        ``viewer`` may see when given: a seat, or ``common.Viewer(spectator=True)``). On a
+        hosted table (``state`` its id), the action chosen at ``table_revision`` (the last one
+        seen: a retry is then recognised); the answer has the table's new revision."""
+        request = apply_request(state, viewer, action=action, table_revision=table_revision)
         return self._call(lambda stub: stub.ApplyAction, request, timeout, request_id, seat_token)
 
     def play_bot(
@@ -390,7 +365,7 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
 
     def validate_action(
         self,
-        state: common.GameState,
+        state: Game,
         action: common.Action,
         *,
         timeout: float | None = None,
@@ -398,14 +373,14 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         seat_token: str | None = None,
     ) -> api.ValidateActionResponse:
         """Whether ``apply_action`` would accept the action, and why not."""
-        request = api.ValidateActionRequest(state=state, action=action)
+        request = api.ValidateActionRequest(action=action, **game_field(state))
         return self._call(
             lambda stub: stub.ValidateAction, request, timeout, request_id, seat_token
         )
 
     def list_legal_actions(
         self,
-        state: common.GameState,
+        state: Game,
         seat: int,
         *,
         timeout: float | None = None,
@@ -413,14 +388,14 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         seat_token: str | None = None,
     ) -> api.ListLegalActionsResponse:
         """Every legal action of ``seat`` now (none when it is not to act)."""
-        request = api.ListLegalActionsRequest(state=state, seat=seat)
+        request = api.ListLegalActionsRequest(seat=seat, **game_field(state))
         return self._call(
             lambda stub: stub.ListLegalActions, request, timeout, request_id, seat_token
         )
 
     def get_view(
         self,
-        state: common.GameState,
+        state: Game,
         seat: int | None = None,
         *,
         timeout: float | None = None,
@@ -434,7 +409,7 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
 
     def suggest_action(
         self,
-        state: common.GameState,
+        state: Game,
         seat: int,
         policy: str = "heuristic",
         seed: int = 0,
@@ -447,7 +422,7 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         """A bot's action for ``seat``; seed 0 makes the answer depend on the request alone.
         ``search_iterations`` is the ``search`` policy's budget (0: the game's default)."""
         request = api.SuggestActionRequest(
-            state=state,
+            **game_field(state),
             seat=seat,
             policy=policy,
             seed=seed,
@@ -477,6 +452,56 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
         token = record_token(record, seat_token)
         return self._call(lambda stub: stub.ReplayGame, request, timeout, request_id, token)
 
+    def watch_game(
+        self,
+        table_id: str,
+        *,
+        after_revision: int | None = None,
+        viewer: int | common.Viewer | None = None,
+        request_id: str | None = None,
+        seat_token: str | None = None,
+    ) -> Generator[api.WatchGameResponse]:
+        """Every revision of a hosted table as the token's seat (or ``viewer``) sees it: the
+        view now (or each move after ``after_revision``), then each move, until the game is
+        over; a cut stream is taken up again from the last revision given (``ordo.tables``).
+        Close the iterator to stop watching."""
+        request_id, metadata, _ = self._begin(None, request_id, seat_token)
+        last, attempt = after_revision, 0
+        while True:
+            stub, _ = self._attempt(time.monotonic())
+            stream: Any = stub.WatchGame(
+                watch_request(table_id, last, viewer),
+                metadata=metadata,
+                wait_for_ready=self.wait_for_ready,
+            )
+            try:
+                for message in stream:
+                    last, attempt = message.revision, 0
+                    yield message
+                return
+            except grpc.RpcError as error:
+                failure = self._failure(error, request_id)
+                if self._closed or attempt >= MAX_RECONNECTS:
+                    raise failure from None
+                if not reconnects(failure, self.retry_codes):
+                    raise failure from None
+            finally:
+                stream.cancel()
+            time.sleep(pause(attempt, self.backoff, self.max_backoff, self._random))
+            attempt += 1
+
+    def get_record(
+        self,
+        table_id: str,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+        seat_token: str | None = None,
+    ) -> api.GetRecordResponse:
+        """The record of a hosted table's game, once it is over (``ordo.records`` saves it)."""
+        request = api.GetRecordRequest(table_id=table_id)
+        return self._call(lambda stub: stub.GetRecord, request, timeout, request_id, seat_token)
+
     # ----------------------------------------------------------------- helpers
     def _call(
         self,
@@ -502,102 +527,3 @@ class Client(_ClientBase[grpc.Channel, api_grpc.GameEngineServiceStub]):
                 failure = self._failure(error, request_id)
             time.sleep(self._pause(failure, attempt, deadline))
             attempt += 1
-
-
-def new_game_request(
-    game: str | common.GameOptions,
-    seats: int,
-    seed: int = 0,
-    options: Message | None = None,
-    bots: Mapping[int, str] | None = None,
-) -> api.NewGameRequest:
-    """The ``NewGameRequest`` of ``Client.new_game``'s arguments."""
-    return api.NewGameRequest(
-        seats=seats,
-        seed=seed,
-        options=game_options(game, options),
-        bots=[common.BotSeat(seat=seat, policy=policy) for seat, policy in (bots or {}).items()],
-    )
-
-
-def apply_request(
-    state: common.GameState,
-    viewer: int | common.Viewer | None,
-    *,
-    action: common.Action | None = None,
-    bot: api.BotMove | None = None,
-) -> api.ApplyActionRequest:
-    """The ``ApplyActionRequest`` of an action or a bot move, and a viewer (a seat, a
-    ``Viewer``, or None for every event)."""
-    request = api.ApplyActionRequest(state=state, action=action, bot=bot)
-    if viewer is not None:
-        request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)
-    return request
-
-
-def record_token(record: api.GameRecord, seat_token: str | None) -> str | None:
-    """The seat token a replay of ``record`` sends: the call's own, else the record's (the
-    token of whoever kept it), else the client's."""
-    if seat_token is None and record.seat_token:
-        return record.seat_token
-    return seat_token
-
-
-def replay_request(
-    record: api.GameRecord,
-    viewer: int | common.Viewer | None,
-    reveal: bool,
-    first_step: int,
-    page_size: int,
-    from_state: common.GameState | None = None,
-) -> api.ReplayGameRequest:
-    """The ``ReplayGameRequest`` of ``Client.replay_game``'s arguments."""
-    request = api.ReplayGameRequest(
-        record=record,
-        reveal=reveal,
-        first_step=first_step,
-        page_size=page_size,
-        from_state=from_state,
-    )
-    if viewer is not None:
-        request.viewer.CopyFrom(common.Viewer(seat=viewer) if isinstance(viewer, int) else viewer)
-    return request
-
-
-def view_request(state: common.GameState, seat: int | None) -> api.GetViewRequest:
-    """The ``GetViewRequest`` of a seat, or of a spectator when ``seat`` is None."""
-    viewer = common.Viewer(spectator=True) if seat is None else common.Viewer(seat=seat)
-    return api.GetViewRequest(state=state, viewer=viewer)
-
-
-def game_options(
-    game: str | common.GameOptions, options: Message | None = None
-) -> common.GameOptions:
-    """The ``GameOptions`` of a game id (with its options message, or its defaults).
-
-    An id that is no field of ``GameOptions.game`` raises ``OrdoError`` as a server would answer
-    it (INVALID_ARGUMENT, reason ``UNKNOWN_GAME``, the id in its metadata under ``game``): a game
-    id often comes from a person or a configuration, and a caller handles one error type for
-    every game a request cannot name. Options given together with a ``GameOptions`` are a
-    mistake in the calling code, a ``ValueError``.
-    """
-    if isinstance(game, common.GameOptions):
-        if options is not None:
-            raise ValueError("give either a GameOptions or a game id with its options, not both")
-        return game
-    oneof = common.GameOptions.DESCRIPTOR.oneofs_by_name[GAME_FIELD]
-    ids = [field.name for field in oneof.fields]
-    if game not in ids:
-        raise OrdoError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            UNKNOWN_GAME,
-            f"unknown game {game!r}; GameOptions knows {', '.join(ids)}",
-            {"game": game},
-        )
-    result = common.GameOptions()
-    selected = getattr(result, game)
-    if options is None:
-        selected.SetInParent()
-    else:
-        selected.CopyFrom(options)
-    return result

@@ -30,7 +30,15 @@ from ordo.render import Renderer, Step, termination_text
 from ordo.v1 import common_pb2 as common
 from ordo.v1 import engine_service_pb2 as api
 
-__all__ = ["QuitRequestedError", "Table", "choose", "option_keys", "play_game"]
+__all__ = [
+    "QuitRequestedError",
+    "Table",
+    "ask",
+    "choose",
+    "option_keys",
+    "outcome_lines",
+    "play_game",
+]
 
 QUIT_WORDS = ("q", "quit")
 HELP_WORDS = ("?", "help")
@@ -75,17 +83,23 @@ class Table:
 
     def ask(self, prompt: str) -> str:
         """One line typed by the person; ``QuitRequestedError`` when the input has ended."""
-        self.out.write(prompt)
-        self.out.flush()
-        line = self.inp.readline()
-        if not line:
-            self.say()
-            raise QuitRequestedError
-        return line.strip()
+        return ask(self.inp, self.out, prompt)
 
     @property
     def hot_seat(self) -> bool:
         return len(self.people) > 1
+
+
+def ask(inp: TextIO, out: TextIO, prompt: str) -> str:
+    """One line typed by a person after ``prompt``; ``QuitRequestedError`` when the input has
+    ended."""
+    out.write(prompt)
+    out.flush()
+    line = inp.readline()
+    if not line:
+        print(file=out, flush=True)
+        raise QuitRequestedError
+    return line.strip()
 
 
 def option_keys(options: Sequence[Step]) -> list[str]:
@@ -309,13 +323,21 @@ def show_end(table: Table, state: common.GameState, outcome: common.Outcome) -> 
     table.say()
     spectator = table.client.get_view(state, seat_token=table.tokens.get(None))
     table.say(table.render.render_view(spectator.view))
+    for line in outcome_lines(outcome, table.people):
+        table.say(line)
+
+
+def outcome_lines(outcome: common.Outcome, people: Sequence[int]) -> list[str]:
+    """How a game ended, its scores and its winners, the ``people``'s seats marked (you)."""
     better = "lower" if outcome.lower_is_better else "higher"
 
     def name(seat: int) -> str:
-        return f"{seat_text(seat)} (you)" if seat in table.people else seat_text(seat)
+        return f"{seat_text(seat)} (you)" if seat in people else seat_text(seat)
 
     scores = ", ".join(f"{name(seat)}: {score}" for seat, score in enumerate(outcome.scores))
     winners = ", ".join(name(seat) for seat in outcome.winners) or "none (a draw)"
-    table.say(f"\nGame over: {termination_text(outcome.termination)}.")
-    table.say(f"Scores ({better} is better): {scores}")
-    table.say(f"Winners: {winners}")
+    return [
+        f"\nGame over: {termination_text(outcome.termination)}.",
+        f"Scores ({better} is better): {scores}",
+        f"Winners: {winners}",
+    ]

@@ -2,7 +2,9 @@
 // Connect with JSON bodies to the page's own origin). States stay the client's messages, passed
 // back untouched (sealed or not); what the page draws is turned into proto3 JSON (camelCase
 // names, enums by name), the shapes proto/ordo/v1 documents. Every call that carries a state
-// carries the seat token of the seat it is made for (none when the server gave no tokens).
+// carries the seat token of the seat it is made for (none when the server gave no tokens). On a
+// server that hosts tables, a hosted game is named by its table id instead of its state, and its
+// moves come from WatchGame, each with the view and the events of the page's seat.
 import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import {
   OrdoClient,
@@ -27,6 +29,8 @@ import type { GameEvent, GameInfo, GameStatus, GameView, Json } from "./types.ts
 
 export { OrdoError };
 export type { GameState };
+/** A game the page plays: its state (on one screen), or its hosted table's id. */
+export type GameInput = GameState | string;
 
 /** A legal or suggested action: the message to send back, and its JSON to read. */
 export interface Move {
@@ -38,10 +42,18 @@ const client = new OrdoClient(location.origin, { format: "json", timeoutMs: 15_0
 const json = (value: JsonValue): Json => value as Json;
 /** The record of the game being played: its deal and every move, as "Save game" downloads it. */
 let recorder: Recorder | null = null;
+/** Whether the server hosts tables (ListGames says so). */
+let hosting = false;
 
 export async function listGames(): Promise<GameInfo[]> {
-  const { games } = await client.listGames();
-  return games.map((g) => json(toJson(GameInfoSchema, g)) as unknown as GameInfo);
+  const answer = await client.listGames();
+  hosting = answer.hosting;
+  return answer.games.map((g) => json(toJson(GameInfoSchema, g)) as unknown as GameInfo);
+}
+
+/** Whether the server hosts tables: "Play with friends" is offered then. */
+export function hosts(): boolean {
+  return hosting;
 }
 
 /** A game dealt: its state, who acts first, its seed (0 when the server keeps it) and tokens. */
@@ -117,18 +129,93 @@ export async function apply(
   };
 }
 
-export async function legalActions(state: GameState, seat: number, token: string): Promise<Move[]> {
+export async function legalActions(state: GameInput, seat: number, token: string): Promise<Move[]> {
   const { actions } = await client.listLegalActions(state, seat, { seatToken: token });
   return actions.map((message) => ({ message, json: json(toJson(ActionSchema, message)) }));
 }
 
 export async function getView(
-  state: GameState,
+  state: GameInput,
   seat: number | null,
   token: string,
 ): Promise<GameView> {
   const { view } = await client.getView(state, seat, { seatToken: token });
   return view ? (json(toJson(GameViewSchema, view)) as GameView) : {};
+}
+
+/** A table the server hosts: its id, who acts first, and each person's token. */
+export interface Hosted {
+  tableId: string;
+  status: GameStatus;
+  /** Each seat's token, by seat ("" for a bot's seat). */
+  seatTokens: string[];
+  spectatorToken: string;
+}
+
+/** Has the server host a game whose `bots` (seat → policy) it plays by itself. */
+export async function hostTable(
+  seats: number,
+  options: Json,
+  bots: Record<number, string>,
+): Promise<Hosted> {
+  const game = fromJson(GameOptionsSchema, options as JsonValue);
+  const dealt = await client.newGame(game, seats, { bots, host: true });
+  return {
+    tableId: dealt.tableId,
+    status: status(dealt.status),
+    seatTokens: dealt.seatTokens,
+    spectatorToken: dealt.spectatorToken,
+  };
+}
+
+/** One revision of a hosted table as the page's seat sees it. */
+export interface Watched {
+  revision: number;
+  /** The seat that moved (none for the view a stream starts with). */
+  seat?: number;
+  view: GameView;
+  events: GameEvent[];
+  status: GameStatus;
+  /** The number of seats of the game. */
+  seats: number;
+}
+
+/**
+ * The revisions of a hosted table as `token`'s seat sees them, from after `after` (the view now
+ * when null), to the end of the game; a cut stream is taken up again by the client.
+ */
+export async function* watchTable(
+  tableId: string,
+  token: string,
+  after: number | null,
+  signal: AbortSignal,
+): AsyncGenerator<Watched> {
+  const init = { seatToken: token, signal, ...(after === null ? {} : { afterRevision: after }) };
+  for await (const message of client.watchGame(tableId, init)) {
+    yield {
+      revision: Number(message.revision),
+      ...(message.seat === undefined ? {} : { seat: message.seat }),
+      view: message.view ? (json(toJson(GameViewSchema, message.view)) as GameView) : {},
+      events: message.events.map((e) => json(toJson(EventSchema, e)) as GameEvent),
+      status: status(message.status),
+      seats: message.seats,
+    };
+  }
+}
+
+/** Applies a person's action to a hosted table, chosen at `revision`; the new revision. */
+export async function applyToTable(
+  tableId: string,
+  action: ActionMessage,
+  revision: number,
+  token: string,
+): Promise<number> {
+  const done = await client.applyAction(tableId, action, {
+    seatToken: token,
+    tableRevision: revision,
+    viewer: action.seat,
+  });
+  return Number(done.tableRevision);
 }
 
 /** The record of the game played so far, as its file's text ("" before a game). */

@@ -4,7 +4,7 @@
 import * as api from "./api.ts";
 import { t } from "./i18n.ts";
 import type { MovePicker } from "./moves.ts";
-import { logLines, names, SPECTATOR, type Session } from "./session.ts";
+import { logLines, names, SPECTATOR, type AnySession } from "./session.ts";
 import type { GameView, Json } from "./types.ts";
 import type { DrawContext, Stage } from "./ui.ts";
 
@@ -39,7 +39,7 @@ export function showsResults(): boolean {
 }
 
 /** What `seat` (or a spectator) may see now; asked once per state and seat. */
-export async function viewOf(session: Session, seat: number): Promise<GameView> {
+export async function viewOf(session: AnySession, seat: number): Promise<GameView> {
   const cached = session.view;
   if (cached && cached.state === session.state && cached.seat === seat) return cached.view;
   const token = session.tokens.get(seat) ?? "";
@@ -55,7 +55,12 @@ function drawingWidth(): number {
 }
 
 /** The context a drawing of `session`'s table is made in, for `view` (the game's part). */
-function context(session: Session, view: GameView, part: Json, picker: Picker | null): DrawContext {
+function context(
+  session: AnySession,
+  view: GameView,
+  part: Json,
+  picker: Picker | null,
+): DrawContext {
   const seat = session.shown;
   return {
     view: part,
@@ -65,7 +70,7 @@ function context(session: Session, view: GameView, part: Json, picker: Picker | 
     history: session.history.get(seat) ?? [],
     seats: session.kinds.length,
     viewer: seat === SPECTATOR ? null : seat,
-    names: names(session.kinds),
+    names: names(session),
     picker,
     fresh: session.fresh.get(seat) ?? new Set(),
     target(el, kind, value, label) {
@@ -91,7 +96,7 @@ function context(session: Session, view: GameView, part: Json, picker: Picker | 
 }
 
 /** Draws the table as `seat` sees it, with the move being built when `picker` is given. */
-export async function show(session: Session, picker: Picker | null): Promise<void> {
+export async function show(session: AnySession, picker: Picker | null): Promise<void> {
   phase("busy");
   const seat = session.shown;
   const view = await viewOf(session, seat);
@@ -101,8 +106,7 @@ export async function show(session: Session, picker: Picker | null): Promise<voi
   const hand = session.ui.hand(ctx);
   $("hand").replaceChildren(...(hand ? [hand] : []));
   $("hand-title").hidden = !hand;
-  $("hand-title").textContent =
-    seat === SPECTATOR ? "" : t().page.hand(names(session.kinds)[seat] ?? "");
+  $("hand-title").textContent = seat === SPECTATOR ? "" : t().page.hand(names(session)[seat] ?? "");
   drawChoices(picker);
   drawTurn(session, picker, view);
   drawLog(session);
@@ -123,7 +127,7 @@ export async function show(session: Session, picker: Picker | null): Promise<voi
 
 /** Draws the table at the width it has, or narrower when that keeps it, the hand and the
  * move's buttons in sight together (a board's height follows its width). */
-function drawTable(session: Session, ctx: DrawContext): void {
+function drawTable(session: AnySession, ctx: DrawContext): void {
   const area = $("table");
   const room = Math.max(0, roomForTable());
   const layout = (width: number): SVGSVGElement => {
@@ -166,7 +170,7 @@ function roomForTable(): number {
 }
 
 /** Shows the moments of a move worth watching, one after the other, `pause` ms apart. */
-export async function watch(session: Session, stages: Stage[], pause: number): Promise<void> {
+export async function watch(session: AnySession, stages: Stage[], pause: number): Promise<void> {
   if (!stages.length || !pause) return;
   const view = await viewOf(session, session.shown);
   for (const stage of stages) {
@@ -202,9 +206,9 @@ function drawChoices(picker: Picker | null): void {
 }
 
 /** Whose turn it is, and what the person is asked in the game's words. */
-function drawTurn(session: Session, picker: Picker | null, view: GameView): void {
+function drawTurn(session: AnySession, picker: Picker | null, view: GameView): void {
   const p = t().page;
-  const named = names(session.kinds);
+  const named = names(session);
   const toAct = session.status.seatsToAct ?? [];
   const turn = $("turn");
   if (session.status.finished) turn.textContent = p.over;
@@ -224,7 +228,7 @@ function drawTurn(session: Session, picker: Picker | null, view: GameView): void
 }
 
 /** The log of the seat shown, in the page's language, and its last lines under the table. */
-export function drawLog(session: Session): void {
+export function drawLog(session: AnySession): void {
   const lines = logLines(session, session.shown, showsResults());
   const first = Math.max(0, lines.length - LOG_LINES);
   const log = $("log");

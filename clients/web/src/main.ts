@@ -1,13 +1,17 @@
 // The playground: a game is set up from ListGames (src/setup.ts) and played (src/play.ts) on a
 // table that fits the screen (src/board.ts), in the page's language (src/i18n.ts); saved games
-// open beside it (src/replay.ts). This module starts the page and wires its parts together.
+// open beside it (src/replay.ts). On a server that hosts tables, a game may be played with
+// friends, each on their own device (src/friends.ts): a page opened on a table's link plays its
+// seat there. This module starts the page and wires its parts together.
 import * as api from "./api.ts";
 import { drawLog } from "./board.ts";
+import { followed, host, joinTable, leaveTable, pageLink, redrawTable } from "./friends.ts";
 import { initialLanguage, LANGUAGES, setLanguage, t, type Messages } from "./i18n.ts";
 import { seen, setTitle, soundWanted, wantSound } from "./notify.ts";
 import {
   abandonRunningGame,
   begin,
+  leave,
   playing,
   redraw,
   restored,
@@ -47,7 +51,7 @@ function translate(): void {
 /** The rules summary of the game chosen (or played), in the page's language when there is one. */
 function showRules(): void {
   if (!games.length) return;
-  const game = playing()?.info.id ?? selectedGame().id;
+  const game = (playing() ?? followed())?.info.id ?? selectedGame().id;
   const summaries = RULES_SUMMARIES[game] ?? {};
   const rules = $("rules");
   rules.innerHTML = summaries[t().code] ?? summaries.en ?? "";
@@ -76,6 +80,7 @@ function initLanguages(): void {
       drawLog(session);
       redraw();
     }
+    void redrawTable();
     redrawReplay();
   };
 }
@@ -84,12 +89,35 @@ async function onStart(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   if (!abandonRunningGame()) return;
   $("setup-error").textContent = "";
+  // A game on one screen: the page follows no table any more.
+  leaveTable();
   try {
     await start(selectedGame(), readSettings());
     showRules();
   } catch (error) {
     $("setup-error").textContent = error instanceof Error ? error.message : String(error);
   }
+}
+
+/** Play with friends: the server hosts the game set up, and the page shows its links. */
+async function onHost(): Promise<void> {
+  if (!abandonRunningGame()) return;
+  $("setup-error").textContent = "";
+  try {
+    await host(selectedGame(), readSettings());
+    leave();
+    showRules();
+  } catch (error) {
+    $("setup-error").textContent = error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Plays the table of the page's link, leaving any game on this screen. */
+function onLink(): void {
+  const link = pageLink();
+  if (!link) return;
+  leave();
+  void joinTable(link, games, showRules);
 }
 
 async function onPlayAgain(): Promise<void> {
@@ -125,6 +153,9 @@ async function init(): Promise<void> {
   $<HTMLFormElement>("setup").addEventListener("submit", (e) => void onStart(e));
   $<HTMLButtonElement>("take-back").onclick = () => void takeBack();
   $<HTMLButtonElement>("play-again").onclick = () => void onPlayAgain();
+  $("host").hidden = !api.hosts();
+  $("host").onclick = () => void onHost();
+  window.addEventListener("hashchange", onLink);
   const sound = $<HTMLInputElement>("sound");
   sound.checked = soundWanted();
   sound.onchange = () => wantSound(sound.checked);
@@ -133,7 +164,8 @@ async function init(): Promise<void> {
   window.addEventListener("resize", () => moreBelow($("rules")));
   initReplay(savedGame);
   document.body.dataset.ready = "true";
-  if (resumed) {
+  if (pageLink()) onLink();
+  else if (resumed) {
     begin(resumed);
     showRules();
   }

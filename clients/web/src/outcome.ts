@@ -2,7 +2,7 @@
 // came from, and "Play again" with the same settings (src/main.ts wires the button).
 import { phase } from "./board.ts";
 import { t } from "./i18n.ts";
-import { names, type Session } from "./session.ts";
+import { hosted, names, type AnySession } from "./session.ts";
 import type { Json } from "./types.ts";
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -14,12 +14,12 @@ function cell(tag: "td" | "th", text: string): HTMLTableCellElement {
 }
 
 /** Shows the end of `session`'s game, told from the last view of the seat shown. */
-export function showOutcome(session: Session): void {
+export function showOutcome(session: AnySession): void {
   const p = t().page;
   const outcome = session.status.outcome ?? {};
   const scores = (outcome.scores ?? []).map(Number);
   const winners = outcome.winners ?? [];
-  const named = names(session.kinds);
+  const named = names(session);
   const view = (session.view?.view[session.key] ?? {}) as Json;
   const end = session.ui.outcome({
     view,
@@ -59,7 +59,8 @@ export function showOutcome(session: Session): void {
   const caption = table.createCaption();
   caption.textContent = better;
   box.replaceChildren(title, why, table);
-  $("play-again").hidden = false;
+  // Play again deals the same settings on this screen: a hosted table's page has none.
+  $("play-again").hidden = hosted(session);
   // The hands are played out: the end takes their place, in sight.
   $("hand").hidden = true;
   $("hand-title").hidden = true;

@@ -15,13 +15,14 @@ import {
   names,
   people,
   practice,
+  record,
   SPECTATOR,
   type Checkpoint,
   type Session,
   type Settings,
 } from "./session.ts";
 import { optionsJson } from "./setup.ts";
-import { jsonKey, type GameEvent, type GameInfo, type Json } from "./types.ts";
+import { jsonKey, type GameInfo, type Json } from "./types.ts";
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const CHECKPOINTS = 20; // the moves a person may take back, latest first
@@ -102,9 +103,18 @@ export function begin(session: Session): void {
   $("results-toggle").hidden = !session.ui.hidesResults;
   $("take-back").hidden = true;
   $("play-again").hidden = true;
+  $("save-game").hidden = false;
   document.body.dataset.game = String(++generation);
   keep(session);
   void play(session, generation);
+}
+
+/** Leaves the game on this screen (the page hosts or joins a table): it is played no further,
+ * and a reload does not bring it back. */
+export function leave(): void {
+  current = null;
+  generation++;
+  saved.forget();
 }
 
 /** Plays the game on the table again from where it stands (a language or a setting changed). */
@@ -170,30 +180,6 @@ export function savedGame(): { name: string; text: string } | null {
   const person = people(current.kinds) === 1 ? current.kinds.indexOf("person") : null;
   const token = person === null ? spectatorToken : (current.tokens.get(person) ?? "");
   return api.savedGame(person, token);
-}
-
-/**
- * Adds to the histories of `seats` the events they may see, and what the events placed or took
- * to `fresh`.
- */
-function record(
-  session: Session,
-  events: GameEvent[],
-  seats: number[],
-  fresh: Map<number, Set<string>>,
-): void {
-  for (const event of events) {
-    const part = (event[session.key] ?? {}) as Json;
-    const audience = event.public
-      ? seats
-      : (event.visibleToSeats ?? []).filter((s) => seats.includes(s));
-    for (const seat of audience) {
-      session.history.get(seat)?.push(part);
-      const keys = fresh.get(seat) ?? new Set<string>();
-      for (const k of session.ui.fresh(part)) keys.add(k);
-      fresh.set(seat, keys);
-    }
-  }
 }
 
 /**
@@ -406,7 +392,7 @@ function coverFor(session: Session, seat: number): Promise<void> {
   $("table").hidden = true;
   $("hand").hidden = true;
   $("cover").hidden = false;
-  const name = names(session.kinds)[seat] ?? "";
+  const name = names(session)[seat] ?? "";
   $("cover-text").textContent = t().page.cover(name);
   const button = $<HTMLButtonElement>("cover-button");
   button.textContent = t().page.showHand(name);

@@ -1,11 +1,13 @@
 // A game in the page: who plays each seat, the latest state the server returned, what each
 // person saw, the tokens of the people's seats, and where a take-back returns to. Kept in the
 // tab's session storage at every move, so that a reload goes on with it (src/saved.ts), and its
-// record with it, so that "Save game" still saves the whole game.
+// record with it, so that "Save game" still saves the whole game. A table the server hosts
+// (src/friends.ts) is a session too, named by its table id instead of a state, and holding its
+// one seat's token, view and events.
 import type * as api from "./api.ts";
 import { t } from "./i18n.ts";
 import { seatText } from "./notation.ts";
-import type { GameInfo, GameStatus, GameView, Json } from "./types.ts";
+import type { GameEvent, GameInfo, GameStatus, GameView, Json } from "./types.ts";
 import type { GameUi } from "./ui.ts";
 
 export const PLAYER_KINDS = ["person", "search", "heuristic", "random"] as const;
@@ -35,7 +37,9 @@ export interface Checkpoint {
   seen: [number, number][];
 }
 
-export interface Session {
+/** A game on the page: `S` is its state on one screen, or its table's id (a string) when the
+ * server hosts it. */
+export interface Session<S extends api.GameInput = api.GameState> {
   info: GameInfo;
   ui: GameUi;
   key: string;
@@ -43,7 +47,7 @@ export interface Session {
   kinds: PlayerKind[];
   /** The deal's seed as the server gave it ("0" when it keeps it). */
   seed: string;
-  state: api.GameState;
+  state: S;
   status: GameStatus;
   /** Each person's seat token (the spectator's under SPECTATOR); no bot's. Empty without tokens. */
   tokens: Map<number, string>;
@@ -55,7 +59,7 @@ export interface Session {
   /** The seat whose view is shown, SPECTATOR when nobody plays. */
   shown: number;
   /** The last view fetched, kept while the state and the seat stay the same. */
-  view: { state: api.GameState; seat: number; view: GameView } | null;
+  view: { state: S; seat: number; view: GameView } | null;
   delay: number;
   /** The person's moves a take-back returns to, latest last (practice games only). */
   checkpoints: Checkpoint[];
@@ -70,11 +74,22 @@ export const people = (kinds: readonly PlayerKind[]): number =>
 /** A practice game: one person against bots only, who may take their moves back. */
 export const practice = (session: Session): boolean => people(session.kinds) === 1;
 
-/** How each seat is named on the page: "Seat 2 (bot)", "Seat 1 (you)" (one person), "Seat 1". */
-export function names(kinds: readonly PlayerKind[]): string[] {
+/** A session of either kind, as the table area draws it. */
+export type AnySession = Session<api.GameInput>;
+
+/** Whether `session` is a table the server hosts, played from this device. */
+export const hosted = (session: AnySession): session is Session<string> =>
+  typeof session.state === "string";
+
+/** How each seat is named on the page: "Seat 2 (bot)", "Seat 1 (you)" (one person), "Seat 1". On
+ * a hosted table the device's own seat is "(you)" and the others plain: a person or a bot there
+ * is not this device's to know. */
+export function names(session: AnySession): string[] {
   const p = t().page;
+  const { kinds } = session;
   return kinds.map((kind, seat) => {
     const name = p.seatName(seatText(seat));
+    if (hosted(session)) return seat === session.shown ? p.you(name) : name;
     if (kind !== "person") return p.botName(name);
     return people(kinds) === 1 ? p.you(name) : name;
   });
@@ -82,14 +97,48 @@ export function names(kinds: readonly PlayerKind[]): string[] {
 
 /** The log of `viewer`: the game's first line, then a line per event they saw that tells
  * something. */
-export function logLines(session: Session, viewer: number, results: boolean): string[] {
-  const p = t().page;
-  const seed = session.seed === "0" ? p.seedKept : p.seedShown(session.seed);
-  const first = p.newGameLine(session.info.title, session.kinds.length, seed);
-  const named = names(session.kinds);
+export function logLines(session: AnySession, viewer: number, results: boolean): string[] {
+  const named = names(session);
   const seat = viewer === SPECTATOR ? null : viewer;
   const lines = (session.history.get(viewer) ?? []).map((part) =>
     session.ui.describe(part, named, seat, results),
   );
-  return [first, ...lines.filter((line): line is string => Boolean(line))];
+  return [firstLine(session), ...lines.filter((line): line is string => Boolean(line))];
+}
+
+/** The log's first line: the game dealt, or the table joined. */
+function firstLine(session: AnySession): string {
+  const p = t().page;
+  const { title } = session.info;
+  const seats = session.kinds.length;
+  if (hosted(session)) {
+    const seat = session.shown === SPECTATOR ? null : seatText(session.shown);
+    return p.friends.tableLine(title, seats, seat);
+  }
+  const seed = session.seed === "0" ? p.seedKept : p.seedShown(session.seed);
+  return p.newGameLine(title, seats, seed);
+}
+
+/**
+ * Adds to the histories of `seats` the events they may see, and what the events placed or took
+ * to `fresh`.
+ */
+export function record(
+  session: AnySession,
+  events: GameEvent[],
+  seats: number[],
+  fresh: Map<number, Set<string>>,
+): void {
+  for (const event of events) {
+    const part = (event[session.key] ?? {}) as Json;
+    const audience = event.public
+      ? seats
+      : (event.visibleToSeats ?? []).filter((s) => seats.includes(s));
+    for (const seat of audience) {
+      session.history.get(seat)?.push(part);
+      const keys = fresh.get(seat) ?? new Set<string>();
+      for (const k of session.ui.fresh(part)) keys.add(k);
+      fresh.set(seat, keys);
+    }
+  }
 }

@@ -58,12 +58,25 @@ export async function move(page) {
     if ((await page.getAttribute("body", "data-phase")) !== "input") return;
     const before = await page.locator("#choices button").allInnerTexts();
     await page.locator("#choices button:not(.back)").first().click();
-    await page.waitForFunction(
-      ([old, moves]) =>
-        (document.body.dataset.moves ?? "0") !== moves ||
-        [...document.querySelectorAll("#choices button")].map((b) => b.innerText).join("|") !== old,
-      [before.join("|"), made],
-    );
+    await page
+      .waitForFunction(
+        ([old, moves]) =>
+          (document.body.dataset.moves ?? "0") !== moves ||
+          [...document.querySelectorAll("#choices button")].map((b) => b.innerText).join("|") !==
+            old,
+        [before.join("|"), made],
+      )
+      .catch(async (error) => {
+        const shown = await page.evaluate(() => ({
+          phase: document.body.dataset.phase,
+          moves: document.body.dataset.moves,
+          choices: [...document.querySelectorAll("#choices button")].map((b) => b.innerText),
+          refused: document.getElementById("refused")?.textContent,
+        }));
+        throw new Error(`a click on ${before[0]} changed nothing: ${JSON.stringify(shown)}`, {
+          cause: error,
+        });
+      });
     if ((await page.evaluate(() => document.body.dataset.moves ?? "0")) !== made) return;
   }
 }

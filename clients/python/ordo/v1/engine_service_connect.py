@@ -21,10 +21,10 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .engine_service_pb2 import ApplyActionRequest, ApplyActionResponse, GetViewRequest, GetViewResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReplayGameRequest, ReplayGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateActionRequest, ValidateActionResponse
+from .engine_service_pb2 import ApplyActionRequest, ApplyActionResponse, GetRecordRequest, GetRecordResponse, GetViewRequest, GetViewResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReplayGameRequest, ReplayGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateActionRequest, ValidateActionResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator, Iterable, Mapping
+    from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
 
     from connectrpc.codec import Codec
     from connectrpc.compression import Compression
@@ -62,6 +62,14 @@ class GameEngineService(Protocol):
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
     async def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
@@ -125,6 +133,27 @@ class GameEngineService(Protocol):
         than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
         CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
         call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def watch_game(self, request: WatchGameRequest, ctx: RequestContext[WatchGameRequest, WatchGameResponse], /) -> AsyncIterator[WatchGameResponse]:
+        """
+        Streams what one viewer of a hosted table sees: first its view now (or, with
+        `after_revision`, every move it has not seen yet), then every move as it is applied, through
+        any server of the deployment, in order, with no gap and no duplicate; the stream ends once
+        the game is over. Returns NOT_FOUND with reason TABLE_NOT_FOUND for an unknown table,
+        INVALID_ARGUMENT with REVISION_AHEAD for an `after_revision` the table has not reached,
+        RESOURCE_EXHAUSTED with WORKER_WATCHER_LIMIT or TABLE_WATCHER_LIMIT past the server's bounds
+        on watchers, and UNAVAILABLE with SERVER_DRAINING when the server stops (watch again from the
+        last revision seen, on any server).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def get_record(self, request: GetRecordRequest, ctx: RequestContext[GetRecordRequest, GetRecordResponse], /) -> GetRecordResponse:
+        """
+        Returns the record of a hosted table's game (its initial state and every move), which
+        ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
+        the game goes on: its moves would show cards some seats have not seen yet.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -230,6 +259,28 @@ class GameEngineServiceASGIApplication(ConnectASGIApplication[GameEngineService]
                     ),
                     function=svc.replay_game,
                 ),
+                "/ordo.v1.GameEngineService/WatchGame": Endpoint.server_stream(
+                    method=MethodInfo(
+                        name="WatchGame",
+                        service_name="ordo.v1.GameEngineService",
+                        input=WatchGameRequest,
+                        output=WatchGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.SERVER_STREAM,
+                    ),
+                    function=svc.watch_game,
+                ),
+                "/ordo.v1.GameEngineService/GetRecord": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetRecord",
+                        service_name="ordo.v1.GameEngineService",
+                        input=GetRecordRequest,
+                        output=GetRecordResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_record,
+                ),
             },
             interceptors=interceptors,
             read_max_bytes=read_max_bytes,
@@ -268,6 +319,14 @@ class GameEngineServiceClient(ConnectClient):
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
     def __init__(
         self,
@@ -494,6 +553,61 @@ class GameEngineServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    def watch_game(
+        self,
+        request: WatchGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[WatchGameResponse]:
+        """
+        Streams what one viewer of a hosted table sees: first its view now (or, with
+        `after_revision`, every move it has not seen yet), then every move as it is applied, through
+        any server of the deployment, in order, with no gap and no duplicate; the stream ends once
+        the game is over. Returns NOT_FOUND with reason TABLE_NOT_FOUND for an unknown table,
+        INVALID_ARGUMENT with REVISION_AHEAD for an `after_revision` the table has not reached,
+        RESOURCE_EXHAUSTED with WORKER_WATCHER_LIMIT or TABLE_WATCHER_LIMIT past the server's bounds
+        on watchers, and UNAVAILABLE with SERVER_DRAINING when the server stops (watch again from the
+        last revision seen, on any server).
+        """
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="WatchGame",
+                service_name="ordo.v1.GameEngineService",
+                input=WatchGameRequest,
+                output=WatchGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def get_record(
+        self,
+        request: GetRecordRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetRecordResponse:
+        """
+        Returns the record of a hosted table's game (its initial state and every move), which
+        ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
+        the game goes on: its moves would show cards some seats have not seen yet.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetRecord",
+                service_name="ordo.v1.GameEngineService",
+                input=GetRecordRequest,
+                output=GetRecordResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class GameEngineServiceSync(Protocol):
     """
@@ -520,6 +634,14 @@ class GameEngineServiceSync(Protocol):
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
     def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
@@ -583,6 +705,27 @@ class GameEngineServiceSync(Protocol):
         than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
         CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
         call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def watch_game(self, request: WatchGameRequest, ctx: RequestContext[WatchGameRequest, WatchGameResponse], /) -> Iterator[WatchGameResponse]:
+        """
+        Streams what one viewer of a hosted table sees: first its view now (or, with
+        `after_revision`, every move it has not seen yet), then every move as it is applied, through
+        any server of the deployment, in order, with no gap and no duplicate; the stream ends once
+        the game is over. Returns NOT_FOUND with reason TABLE_NOT_FOUND for an unknown table,
+        INVALID_ARGUMENT with REVISION_AHEAD for an `after_revision` the table has not reached,
+        RESOURCE_EXHAUSTED with WORKER_WATCHER_LIMIT or TABLE_WATCHER_LIMIT past the server's bounds
+        on watchers, and UNAVAILABLE with SERVER_DRAINING when the server stops (watch again from the
+        last revision seen, on any server).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def get_record(self, request: GetRecordRequest, ctx: RequestContext[GetRecordRequest, GetRecordResponse], /) -> GetRecordResponse:
+        """
+        Returns the record of a hosted table's game (its initial state and every move), which
+        ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
+        the game goes on: its moves would show cards some seats have not seen yet.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -686,6 +829,28 @@ class GameEngineServiceWSGIApplication(ConnectWSGIApplication):
                     ),
                     function=service.replay_game,
                 ),
+                "/ordo.v1.GameEngineService/WatchGame": EndpointSync.server_stream(
+                    method=MethodInfo(
+                        name="WatchGame",
+                        service_name="ordo.v1.GameEngineService",
+                        input=WatchGameRequest,
+                        output=WatchGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.SERVER_STREAM,
+                    ),
+                    function=service.watch_game,
+                ),
+                "/ordo.v1.GameEngineService/GetRecord": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="GetRecord",
+                        service_name="ordo.v1.GameEngineService",
+                        input=GetRecordRequest,
+                        output=GetRecordResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.get_record,
+                ),
             },
             interceptors=interceptors,
             read_max_bytes=read_max_bytes,
@@ -724,6 +889,14 @@ class GameEngineServiceClientSync(ConnectClientSync):
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
     def __init__(
         self,
@@ -944,6 +1117,61 @@ class GameEngineServiceClientSync(ConnectClientSync):
                 service_name="ordo.v1.GameEngineService",
                 input=ReplayGameRequest,
                 output=ReplayGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def watch_game(
+        self,
+        request: WatchGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> Iterator[WatchGameResponse]:
+        """
+        Streams what one viewer of a hosted table sees: first its view now (or, with
+        `after_revision`, every move it has not seen yet), then every move as it is applied, through
+        any server of the deployment, in order, with no gap and no duplicate; the stream ends once
+        the game is over. Returns NOT_FOUND with reason TABLE_NOT_FOUND for an unknown table,
+        INVALID_ARGUMENT with REVISION_AHEAD for an `after_revision` the table has not reached,
+        RESOURCE_EXHAUSTED with WORKER_WATCHER_LIMIT or TABLE_WATCHER_LIMIT past the server's bounds
+        on watchers, and UNAVAILABLE with SERVER_DRAINING when the server stops (watch again from the
+        last revision seen, on any server).
+        """
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="WatchGame",
+                service_name="ordo.v1.GameEngineService",
+                input=WatchGameRequest,
+                output=WatchGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def get_record(
+        self,
+        request: GetRecordRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetRecordResponse:
+        """
+        Returns the record of a hosted table's game (its initial state and every move), which
+        ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
+        the game goes on: its moves would show cards some seats have not seen yet.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetRecord",
+                service_name="ordo.v1.GameEngineService",
+                input=GetRecordRequest,
+                output=GetRecordResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -43,6 +43,11 @@ class ListGamesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAMES_FIELD_NUMBER: _builtins.int
+    HOSTING_FIELD_NUMBER: _builtins.int
+    hosting: _builtins.bool
+    """Whether this server hosts games (it has a table store): NewGame takes `host`, and the calls
+    that take a state take a `table_id` instead.
+    """
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.GameInfo]:
         """One entry per game, ordered by id."""
@@ -51,10 +56,11 @@ class ListGamesResponse(_message.Message):
         self,
         *,
         games: _abc.Iterable[_common_pb2.GameInfo] | None = ...,
+        hosting: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "hosting", b"hosting"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -70,10 +76,18 @@ class NewGameRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     BOTS_FIELD_NUMBER: _builtins.int
+    HOST_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """The number of seats, within the game's seat range."""
     seed: _builtins.int
     """The seed of the game's random generator; 0 lets the server pick one."""
+    host: _builtins.bool
+    """Keeps the game on the server, as a hosted table (a server with a table store only, else
+    FAILED_PRECONDITION with reason HOSTING_NOT_CONFIGURED): the response holds its `table_id`
+    and no state, the bots play their seats by themselves, and the seats' devices act and watch
+    by the table id. Past the store's bound on tables: RESOURCE_EXHAUSTED with reason
+    STORE_TABLE_LIMIT.
+    """
     @_builtins.property
     def options(self) -> _common_pb2.GameOptions:
         """The game to play (required) and its options."""
@@ -91,10 +105,11 @@ class NewGameRequest(_message.Message):
         seed: _builtins.int = ...,
         options: _common_pb2.GameOptions | None = ...,
         bots: _abc.Iterable[_common_pb2.BotSeat] | None = ...,
+        host: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "options", b"options", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "host", b"host", "options", b"options", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -111,6 +126,7 @@ class NewGameResponse(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     SEAT_TOKENS_FIELD_NUMBER: _builtins.int
     SPECTATOR_TOKEN_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
     """The seed the game was dealt from (the chosen one when the request's seed was 0); 0 when
     the server requires seat tokens, since the seed gives away every hidden card.
@@ -118,6 +134,10 @@ class NewGameResponse(_message.Message):
     spectator_token: _builtins.str
     """A token that sees what a spectator sees and may ask for the bots' moves, for a watcher or
     a table of bots only; empty when the server has no state keys.
+    """
+    table_id: _builtins.str
+    """The id of the hosted table (with `host`): 22 characters of letters, digits, `-` and `_`;
+    empty otherwise. A hosted game's `state` is left unset: it stays on the server.
     """
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
@@ -142,10 +162,11 @@ class NewGameResponse(_message.Message):
         seed: _builtins.int = ...,
         seat_tokens: _abc.Iterable[_builtins.str] | None = ...,
         spectator_token: _builtins.str = ...,
+        table_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "status", b"status"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_tokens", b"seat_tokens", "seed", b"seed", "spectator_token", b"spectator_token", "state", b"state", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_tokens", b"seat_tokens", "seed", b"seed", "spectator_token", b"spectator_token", "state", b"state", "status", b"status", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -163,6 +184,21 @@ class ApplyActionRequest(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     VIEWER_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    TABLE_REVISION_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The hosted table to apply the action to, in place of `state`: the server applies it to the
+    table's latest state and stores the result atomically, so that moves sent at once from
+    several devices all land. The bots then play their seats until a person must act, in this
+    call: the response's status and events are those after the bots' moves.
+    """
+    table_revision: _builtins.int
+    """With `table_id`: the table's revision the action was chosen at (the last one the caller
+    saw, from WatchGame or a previous answer). It tells a request sent again (its answer lost
+    on the way) from a new move: the same request is recognised and answered again, never
+    applied twice. An action chosen at an older revision is still applied to the latest state,
+    when it is legal there.
+    """
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
         """The current state."""
@@ -181,7 +217,8 @@ class ApplyActionRequest(_message.Message):
     @_builtins.property
     def bot(self) -> Global___BotMove:
         """A bot's move to choose and apply in place of `action`: the move is never shown, only
-        the events the viewer may see.
+        the events the viewer may see. A hosted table plays its bots by itself: a bot move sent to
+        one is refused with INVALID_ARGUMENT and reason TABLE_PLAYS_ITS_BOTS.
         """
 
     def __init__(
@@ -191,10 +228,12 @@ class ApplyActionRequest(_message.Message):
         action: _common_pb2.Action | None = ...,
         viewer: _common_pb2.Viewer | None = ...,
         bot: Global___BotMove | None = ...,
+        table_id: _builtins.str = ...,
+        table_revision: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "state", b"state", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "state", b"state", "viewer", b"viewer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "bot", b"bot", "state", b"state", "table_id", b"table_id", "table_revision", b"table_revision", "viewer", b"viewer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -256,6 +295,11 @@ class ApplyActionResponse(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    TABLE_REVISION_FIELD_NUMBER: _builtins.int
+    table_revision: _builtins.int
+    """With `table_id`: the table's revision after the action and the bots' moves that followed
+    it; 0 otherwise.
+    """
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
         """The new state."""
@@ -274,10 +318,11 @@ class ApplyActionResponse(_message.Message):
         state: _common_pb2.GameState | None = ...,
         status: _common_pb2.GameStatus | None = ...,
         events: _abc.Iterable[_common_pb2.Event] | None = ...,
+        table_revision: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "status", b"status"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "state", b"state", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "state", b"state", "status", b"status", "table_revision", b"table_revision"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -291,6 +336,9 @@ class ValidateActionRequest(_message.Message):
 
     STATE_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The hosted table whose latest state to use, in place of `state`."""
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
         """The current state."""
@@ -304,10 +352,11 @@ class ValidateActionRequest(_message.Message):
         *,
         state: _common_pb2.GameState | None = ...,
         action: _common_pb2.Action | None = ...,
+        table_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "state", b"state", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -353,8 +402,11 @@ class ListLegalActionsRequest(_message.Message):
 
     STATE_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat (0-based) whose actions are wanted."""
+    table_id: _builtins.str
+    """The hosted table whose latest state to use, in place of `state`."""
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
         """The current state."""
@@ -364,10 +416,11 @@ class ListLegalActionsRequest(_message.Message):
         *,
         state: _common_pb2.GameState | None = ...,
         seat: _builtins.int = ...,
+        table_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "state", b"state", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -405,6 +458,9 @@ class GetViewRequest(_message.Message):
 
     STATE_FIELD_NUMBER: _builtins.int
     VIEWER_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The hosted table whose latest state to use, in place of `state`."""
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
         """The current state."""
@@ -418,10 +474,11 @@ class GetViewRequest(_message.Message):
         *,
         state: _common_pb2.GameState | None = ...,
         viewer: _common_pb2.Viewer | None = ...,
+        table_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "viewer", b"viewer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "table_id", b"table_id", "viewer", b"viewer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -463,6 +520,7 @@ class SuggestActionRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     SEARCH_ITERATIONS_FIELD_NUMBER: _builtins.int
     SEARCH_TIME_LIMIT_MS_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat (0-based) to move for; it must be to act."""
     policy: _builtins.str
@@ -483,6 +541,8 @@ class SuggestActionRequest(_message.Message):
     the cap, so the move may then differ from call to call; 0 means no cap (the iterations
     alone decide, and the same request always gets the same answer).
     """
+    table_id: _builtins.str
+    """The hosted table whose latest state to use, in place of `state`."""
     @_builtins.property
     def state(self) -> _common_pb2.GameState:
         """The current state."""
@@ -496,10 +556,11 @@ class SuggestActionRequest(_message.Message):
         seed: _builtins.int = ...,
         search_iterations: _builtins.int = ...,
         search_time_limit_ms: _builtins.int = ...,
+        table_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy", "search_iterations", b"search_iterations", "search_time_limit_ms", b"search_time_limit_ms", "seat", b"seat", "seed", b"seed", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy", "search_iterations", b"search_iterations", "search_time_limit_ms", b"search_time_limit_ms", "seat", b"seat", "seed", b"seed", "state", b"state", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -792,3 +853,142 @@ class ReplayStep(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___ReplayStep: _TypeAlias = ReplayStep  # noqa: Y015
+
+@_typing.final
+class WatchGameRequest(_message.Message):
+    """WatchGameRequest asks to follow a hosted table."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    AFTER_REVISION_FIELD_NUMBER: _builtins.int
+    VIEWER_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The hosted table (NewGameResponse.table_id)."""
+    after_revision: _builtins.int
+    """The last revision the watcher has seen (optional). Unset, the stream starts with the view now
+    (and no events); set, with every move after that revision, each with the view after it, so
+    that a watcher that lost its stream watches again from where it was and misses nothing.
+    """
+    @_builtins.property
+    def viewer(self) -> _common_pb2.Viewer:
+        """Who watches (optional): the seat token's own seat or a spectator; unset, the token's own
+        seat (the spectator for a spectator token).
+        """
+
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        after_revision: _builtins.int | None = ...,
+        viewer: _common_pb2.Viewer | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_after_revision", b"_after_revision", "after_revision", b"after_revision", "viewer", b"viewer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_after_revision", b"_after_revision", "after_revision", b"after_revision", "table_id", b"table_id", "viewer", b"viewer"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__after_revision: _TypeAlias = _typing.Literal["after_revision"]  # noqa: Y015
+    _WhichOneofArgType__after_revision: _TypeAlias = _typing.Literal["_after_revision", b"_after_revision"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__after_revision) -> _WhichOneofReturnType__after_revision | None: ...
+
+Global___WatchGameRequest: _TypeAlias = WatchGameRequest  # noqa: Y015
+
+@_typing.final
+class WatchGameResponse(_message.Message):
+    """WatchGameResponse is one revision of a hosted table, as one viewer sees it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REVISION_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    revision: _builtins.int
+    """The table's revision: 0 for the deal, k after the k-th move."""
+    seat: _builtins.int
+    """The seat that moved (unset for the view a stream starts with)."""
+    seats: _builtins.int
+    """The number of seats of the game."""
+    @_builtins.property
+    def view(self) -> _common_pb2.GameView:
+        """The viewer's view at this revision (as GetView gives it)."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]:
+        """The events of the move that led to this revision that the viewer may see, in order (as
+        ApplyAction with this viewer gives them); none for the view a stream starts with.
+        """
+
+    @_builtins.property
+    def status(self) -> _common_pb2.GameStatus:
+        """Who is to act now, or the outcome (the view's status)."""
+
+    def __init__(
+        self,
+        *,
+        revision: _builtins.int = ...,
+        view: _common_pb2.GameView | None = ...,
+        events: _abc.Iterable[_common_pb2.Event] | None = ...,
+        status: _common_pb2.GameStatus | None = ...,
+        seat: _builtins.int | None = ...,
+        seats: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat", "status", b"status", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "events", b"events", "revision", b"revision", "seat", b"seat", "seats", b"seats", "status", b"status", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___WatchGameResponse: _TypeAlias = WatchGameResponse  # noqa: Y015
+
+@_typing.final
+class GetRecordRequest(_message.Message):
+    """GetRecordRequest asks for the record of a hosted table's game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The hosted table (NewGameResponse.table_id)."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRecordRequest: _TypeAlias = GetRecordRequest  # noqa: Y015
+
+@_typing.final
+class GetRecordResponse(_message.Message):
+    """GetRecordResponse holds the record of a hosted table's game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def record(self) -> Global___GameRecord:
+        """The game's record: its initial state and every move (a bot's as the action it chose), as
+        ReplayGame plays it.
+        """
+
+    def __init__(
+        self,
+        *,
+        record: Global___GameRecord | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRecordResponse: _TypeAlias = GetRecordResponse  # noqa: Y015

@@ -49,6 +49,14 @@ class GameEngineServiceStub:
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
 
     def __init__(self, channel):
@@ -97,6 +105,16 @@ class GameEngineServiceStub:
                 request_serializer=ordo_dot_v1_dot_engine__service__pb2.ReplayGameRequest.SerializeToString,
                 response_deserializer=ordo_dot_v1_dot_engine__service__pb2.ReplayGameResponse.FromString,
                 _registered_method=True)
+        self.WatchGame = channel.unary_stream(
+                '/ordo.v1.GameEngineService/WatchGame',
+                request_serializer=ordo_dot_v1_dot_engine__service__pb2.WatchGameRequest.SerializeToString,
+                response_deserializer=ordo_dot_v1_dot_engine__service__pb2.WatchGameResponse.FromString,
+                _registered_method=True)
+        self.GetRecord = channel.unary_unary(
+                '/ordo.v1.GameEngineService/GetRecord',
+                request_serializer=ordo_dot_v1_dot_engine__service__pb2.GetRecordRequest.SerializeToString,
+                response_deserializer=ordo_dot_v1_dot_engine__service__pb2.GetRecordResponse.FromString,
+                _registered_method=True)
 
 
 class GameEngineServiceServicer:
@@ -123,6 +141,14 @@ class GameEngineServiceServicer:
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
 
     def ListGames(self, request, context):
@@ -198,6 +224,29 @@ class GameEngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchGame(self, request, context):
+        """Streams what one viewer of a hosted table sees: first its view now (or, with
+        `after_revision`, every move it has not seen yet), then every move as it is applied, through
+        any server of the deployment, in order, with no gap and no duplicate; the stream ends once
+        the game is over. Returns NOT_FOUND with reason TABLE_NOT_FOUND for an unknown table,
+        INVALID_ARGUMENT with REVISION_AHEAD for an `after_revision` the table has not reached,
+        RESOURCE_EXHAUSTED with WORKER_WATCHER_LIMIT or TABLE_WATCHER_LIMIT past the server's bounds
+        on watchers, and UNAVAILABLE with SERVER_DRAINING when the server stops (watch again from the
+        last revision seen, on any server).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRecord(self, request, context):
+        """Returns the record of a hosted table's game (its initial state and every move), which
+        ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
+        the game goes on: its moves would show cards some seats have not seen yet.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameEngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -241,6 +290,16 @@ def add_GameEngineServiceServicer_to_server(servicer, server):
                     request_deserializer=ordo_dot_v1_dot_engine__service__pb2.ReplayGameRequest.FromString,
                     response_serializer=ordo_dot_v1_dot_engine__service__pb2.ReplayGameResponse.SerializeToString,
             ),
+            'WatchGame': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchGame,
+                    request_deserializer=ordo_dot_v1_dot_engine__service__pb2.WatchGameRequest.FromString,
+                    response_serializer=ordo_dot_v1_dot_engine__service__pb2.WatchGameResponse.SerializeToString,
+            ),
+            'GetRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRecord,
+                    request_deserializer=ordo_dot_v1_dot_engine__service__pb2.GetRecordRequest.FromString,
+                    response_serializer=ordo_dot_v1_dot_engine__service__pb2.GetRecordResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'ordo.v1.GameEngineService', rpc_method_handlers)
@@ -273,6 +332,14 @@ class GameEngineService:
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
 
     @staticmethod
@@ -481,6 +548,60 @@ class GameEngineService:
             '/ordo.v1.GameEngineService/ReplayGame',
             ordo_dot_v1_dot_engine__service__pb2.ReplayGameRequest.SerializeToString,
             ordo_dot_v1_dot_engine__service__pb2.ReplayGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/ordo.v1.GameEngineService/WatchGame',
+            ordo_dot_v1_dot_engine__service__pb2.WatchGameRequest.SerializeToString,
+            ordo_dot_v1_dot_engine__service__pb2.WatchGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ordo.v1.GameEngineService/GetRecord',
+            ordo_dot_v1_dot_engine__service__pb2.GetRecordRequest.SerializeToString,
+            ordo_dot_v1_dot_engine__service__pb2.GetRecordResponse.FromString,
             options,
             channel_credentials,
             insecure,

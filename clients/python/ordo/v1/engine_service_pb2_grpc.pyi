@@ -50,6 +50,14 @@ class GameEngineServiceStub:
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
 
     @_typing.overload
@@ -94,6 +102,21 @@ class GameEngineServiceStub:
     CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
     call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
     """
+    WatchGame: _grpc.UnaryStreamMultiCallable[_engine_service_pb2.WatchGameRequest, _engine_service_pb2.WatchGameResponse]
+    """Streams what one viewer of a hosted table sees: first its view now (or, with
+    `after_revision`, every move it has not seen yet), then every move as it is applied, through
+    any server of the deployment, in order, with no gap and no duplicate; the stream ends once
+    the game is over. Returns NOT_FOUND with reason TABLE_NOT_FOUND for an unknown table,
+    INVALID_ARGUMENT with REVISION_AHEAD for an `after_revision` the table has not reached,
+    RESOURCE_EXHAUSTED with WORKER_WATCHER_LIMIT or TABLE_WATCHER_LIMIT past the server's bounds
+    on watchers, and UNAVAILABLE with SERVER_DRAINING when the server stops (watch again from the
+    last revision seen, on any server).
+    """
+    GetRecord: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetRecordRequest, _engine_service_pb2.GetRecordResponse]
+    """Returns the record of a hosted table's game (its initial state and every move), which
+    ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
+    the game goes on: its moves would show cards some seats have not seen yet.
+    """
 
 @_typing.type_check_only
 class GameEngineServiceAsyncStub(GameEngineServiceStub):
@@ -120,6 +143,14 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -161,6 +192,21 @@ class GameEngineServiceAsyncStub(GameEngineServiceStub):
     CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
     call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
     """
+    WatchGame: _aio.UnaryStreamMultiCallable[_engine_service_pb2.WatchGameRequest, _engine_service_pb2.WatchGameResponse]  # type: ignore[assignment]
+    """Streams what one viewer of a hosted table sees: first its view now (or, with
+    `after_revision`, every move it has not seen yet), then every move as it is applied, through
+    any server of the deployment, in order, with no gap and no duplicate; the stream ends once
+    the game is over. Returns NOT_FOUND with reason TABLE_NOT_FOUND for an unknown table,
+    INVALID_ARGUMENT with REVISION_AHEAD for an `after_revision` the table has not reached,
+    RESOURCE_EXHAUSTED with WORKER_WATCHER_LIMIT or TABLE_WATCHER_LIMIT past the server's bounds
+    on watchers, and UNAVAILABLE with SERVER_DRAINING when the server stops (watch again from the
+    last revision seen, on any server).
+    """
+    GetRecord: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetRecordRequest, _engine_service_pb2.GetRecordResponse]  # type: ignore[assignment]
+    """Returns the record of a hosted table's game (its initial state and every move), which
+    ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
+    the game goes on: its moves would show cards some seats have not seen yet.
+    """
 
 class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     """GameEngineService runs the rules of Ordo's games. It is stateless: every call carries the whole
@@ -186,6 +232,14 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
     before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
     many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
     send again after its delay.
+
+    A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+    keeps the game's state on the server, under a table id, and every call that takes a `state`
+    takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+    STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+    An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+    cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+    server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
     """
 
     @_abc_1.abstractmethod
@@ -272,6 +326,33 @@ class GameEngineServiceServicer(metaclass=_abc_1.ABCMeta):
         than a whole game could have, REVEAL_NOT_FINISHED for `reveal` on an unfinished game, and
         CALL_BUDGET_EXCEEDED for moves and bot moves that cost more CPU than the server allows a
         call (before any is played); RESOURCE_EXHAUSTED with SERVER_BUSY as SuggestAction.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchGame(
+        self,
+        request: _engine_service_pb2.WatchGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_engine_service_pb2.WatchGameResponse], _abc.AsyncIterator[_engine_service_pb2.WatchGameResponse]]:
+        """Streams what one viewer of a hosted table sees: first its view now (or, with
+        `after_revision`, every move it has not seen yet), then every move as it is applied, through
+        any server of the deployment, in order, with no gap and no duplicate; the stream ends once
+        the game is over. Returns NOT_FOUND with reason TABLE_NOT_FOUND for an unknown table,
+        INVALID_ARGUMENT with REVISION_AHEAD for an `after_revision` the table has not reached,
+        RESOURCE_EXHAUSTED with WORKER_WATCHER_LIMIT or TABLE_WATCHER_LIMIT past the server's bounds
+        on watchers, and UNAVAILABLE with SERVER_DRAINING when the server stops (watch again from the
+        last revision seen, on any server).
+        """
+
+    @_abc_1.abstractmethod
+    def GetRecord(
+        self,
+        request: _engine_service_pb2.GetRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.GetRecordResponse, _abc.Awaitable[_engine_service_pb2.GetRecordResponse]]:
+        """Returns the record of a hosted table's game (its initial state and every move), which
+        ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
+        the game goes on: its moves would show cards some seats have not seen yet.
         """
 
 def add_GameEngineServiceServicer_to_server(servicer: GameEngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

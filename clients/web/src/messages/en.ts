@@ -88,6 +88,21 @@ export const en = {
       playAgain: "Play again",
       playAgainHelp: "the same game, seats and options, with a new deal",
     },
+    friends: {
+      host: "Play with friends",
+      title: "Play with friends",
+      intro:
+        "The server keeps this table. Give each person their own link: it plays their seat from their own device. The spectators' link shows only what is public.",
+      spectators: "Spectators",
+      linkOf: (who: string) => `${who}'s link`,
+      copy: "Copy",
+      copied: "Copied",
+      open: "Open",
+      tableTitle: (title: string) => `${title}: a table with friends`,
+      tableLine: (title: string, seats: number, seat: string | null) =>
+        `${title}: a table for ${seats} seats; ${seat ? `you play ${seat}` : "you watch"}.`,
+      rejoining: (why: string) => `Connection lost (${why}): joining again…`,
+    },
     replay: {
       title: "Saved game",
       watchAs: "Watch as",

@@ -80,6 +80,21 @@ export const ptBR: Messages = {
       playAgain: "Jogar de novo",
       playAgainHelp: "o mesmo jogo, lugares e opções, com cartas novas",
     },
+    friends: {
+      host: "Jogar com amigos",
+      title: "Jogar com amigos",
+      intro:
+        "O servidor guarda esta mesa. Dê a cada pessoa o seu próprio link: com ele, ela joga o seu lugar no seu próprio aparelho. O link dos espectadores mostra só o que é público.",
+      spectators: "Espectadores",
+      linkOf: (who: string) => `Link: ${who}`,
+      copy: "Copiar",
+      copied: "Copiado",
+      open: "Abrir",
+      tableTitle: (title: string) => `${title}: uma mesa com amigos`,
+      tableLine: (title: string, seats: number, seat: string | null) =>
+        `${title}: uma mesa para ${seats} lugares; ${seat ? `você joga no ${seat}` : "você assiste"}.`,
+      rejoining: (why: string) => `Conexão perdida (${why}): entrando de novo…`,
+    },
     replay: {
       title: "Jogo salvo",
       watchAs: "Assistir como",

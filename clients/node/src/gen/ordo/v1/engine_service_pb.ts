@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ordo/v1/engine_service.proto.
  */
 export const file_ordo_v1_engine_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiNQoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvInQKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMSHgoEYm90cxgEIAMoCzIQLm9yZG8udjEuQm90U2VhdCKVAQoPTmV3R2FtZVJlc3BvbnNlEiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSIwoGc3RhdHVzGAIgASgLMhMub3Jkby52MS5HYW1lU3RhdHVzEgwKBHNlZWQYAyABKAQSEwoLc2VhdF90b2tlbnMYBCADKAkSFwoPc3BlY3RhdG9yX3Rva2VuGAUgASgJIpgBChJBcHBseUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbhIfCgZ2aWV3ZXIYAyABKAsyDy5vcmRvLnYxLlZpZXdlchIdCgNib3QYBCABKAsyEC5vcmRvLnYxLkJvdE1vdmUibgoHQm90TW92ZRIMCgRzZWF0GAEgASgNEg4KBnBvbGljeRgCIAEoCRIMCgRzZWVkGAMgASgEEhkKEXNlYXJjaF9pdGVyYXRpb25zGAQgASgNEhwKFHNlYXJjaF90aW1lX2xpbWl0X21zGAUgASgNIn0KE0FwcGx5QWN0aW9uUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudCJbChVWYWxpZGF0ZUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbiJIChZWYWxpZGF0ZUFjdGlvblJlc3BvbnNlEg0KBWxlZ2FsGAEgASgIEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIkoKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDSI8ChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USIAoHYWN0aW9ucxgBIAMoCzIPLm9yZG8udjEuQWN0aW9uIlQKDkdldFZpZXdSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSHwoGdmlld2VyGAIgASgLMg8ub3Jkby52MS5WaWV3ZXIiMgoPR2V0Vmlld1Jlc3BvbnNlEh8KBHZpZXcYASABKAsyES5vcmRvLnYxLkdhbWVWaWV3Ip4BChRTdWdnZXN0QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEgwKBHNlYXQYAiABKA0SDgoGcG9saWN5GAMgASgJEgwKBHNlZWQYBCABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBSABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBiABKA0iOAoVU3VnZ2VzdEFjdGlvblJlc3BvbnNlEh8KBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uItcBCgpHYW1lUmVjb3JkEhYKDmZvcm1hdF92ZXJzaW9uGAEgASgNEikKDWluaXRpYWxfc3RhdGUYAiABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIkCgVtb3ZlcxgDIAMoCzIVLm9yZG8udjEuUmVjb3JkZWRNb3ZlEhQKDGZpbmFsX2RpZ2VzdBgEIAEoDBIUCgxtb3ZlX2RpZ2VzdHMYBSABKAwSIAoHa2VwdF9ieRgGIAEoCzIPLm9yZG8udjEuVmlld2VyEhIKCnNlYXRfdG9rZW4YByABKAkiWgoMUmVjb3JkZWRNb3ZlEiEKBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uSAASHwoDYm90GAIgASgLMhAub3Jkby52MS5Cb3RNb3ZlSABCBgoEbW92ZSK4AQoRUmVwbGF5R2FtZVJlcXVlc3QSIwoGcmVjb3JkGAEgASgLMhMub3Jkby52MS5HYW1lUmVjb3JkEh8KBnZpZXdlchgCIAEoCzIPLm9yZG8udjEuVmlld2VyEg4KBnJldmVhbBgDIAEoCBISCgpmaXJzdF9zdGVwGAQgASgNEhEKCXBhZ2Vfc2l6ZRgFIAEoDRImCgpmcm9tX3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUi2wEKElJlcGxheUdhbWVSZXNwb25zZRInCgtmaW5hbF9zdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEikKDGZpbmFsX3N0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxISCgptb3ZlX2NvdW50GAMgASgNEiIKBXN0ZXBzGAQgAygLMhMub3Jkby52MS5SZXBsYXlTdGVwEhEKCW5leHRfc3RlcBgFIAEoDRImCgpuZXh0X3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUingEKClJlcGxheVN0ZXASDAoEc3RlcBgBIAEoDRIfCgR2aWV3GAIgASgLMhEub3Jkby52MS5HYW1lVmlldxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50EiUKCnNlYXRfdmlld3MYBCADKAsyES5vcmRvLnYxLkdhbWVWaWV3EhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdDLgBAoRR2FtZUVuZ2luZVNlcnZpY2USQgoJTGlzdEdhbWVzEhkub3Jkby52MS5MaXN0R2FtZXNSZXF1ZXN0Ghoub3Jkby52MS5MaXN0R2FtZXNSZXNwb25zZRI8CgdOZXdHYW1lEhcub3Jkby52MS5OZXdHYW1lUmVxdWVzdBoYLm9yZG8udjEuTmV3R2FtZVJlc3BvbnNlEkgKC0FwcGx5QWN0aW9uEhsub3Jkby52MS5BcHBseUFjdGlvblJlcXVlc3QaHC5vcmRvLnYxLkFwcGx5QWN0aW9uUmVzcG9uc2USUQoOVmFsaWRhdGVBY3Rpb24SHi5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVxdWVzdBofLm9yZG8udjEuVmFsaWRhdGVBY3Rpb25SZXNwb25zZRJXChBMaXN0TGVnYWxBY3Rpb25zEiAub3Jkby52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBohLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEjwKB0dldFZpZXcSFy5vcmRvLnYxLkdldFZpZXdSZXF1ZXN0Ghgub3Jkby52MS5HZXRWaWV3UmVzcG9uc2USTgoNU3VnZ2VzdEFjdGlvbhIdLm9yZG8udjEuU3VnZ2VzdEFjdGlvblJlcXVlc3QaHi5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXNwb25zZRJFCgpSZXBsYXlHYW1lEhoub3Jkby52MS5SZXBsYXlHYW1lUmVxdWVzdBobLm9yZG8udjEuUmVwbGF5R2FtZVJlc3BvbnNlYgZwcm90bzM", [file_ordo_v1_common]);
+  fileDesc("ChxvcmRvL3YxL2VuZ2luZV9zZXJ2aWNlLnByb3RvEgdvcmRvLnYxIhIKEExpc3RHYW1lc1JlcXVlc3QiRgoRTGlzdEdhbWVzUmVzcG9uc2USIAoFZ2FtZXMYASADKAsyES5vcmRvLnYxLkdhbWVJbmZvEg8KB2hvc3RpbmcYAiABKAgiggEKDk5ld0dhbWVSZXF1ZXN0Eg0KBXNlYXRzGAEgASgNEgwKBHNlZWQYAiABKAQSJQoHb3B0aW9ucxgDIAEoCzIULm9yZG8udjEuR2FtZU9wdGlvbnMSHgoEYm90cxgEIAMoCzIQLm9yZG8udjEuQm90U2VhdBIMCgRob3N0GAUgASgIIqcBCg9OZXdHYW1lUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSDAoEc2VlZBgDIAEoBBITCgtzZWF0X3Rva2VucxgEIAMoCRIXCg9zcGVjdGF0b3JfdG9rZW4YBSABKAkSEAoIdGFibGVfaWQYBiABKAkiwgEKEkFwcGx5QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEh8KBmFjdGlvbhgCIAEoCzIPLm9yZG8udjEuQWN0aW9uEh8KBnZpZXdlchgDIAEoCzIPLm9yZG8udjEuVmlld2VyEh0KA2JvdBgEIAEoCzIQLm9yZG8udjEuQm90TW92ZRIQCgh0YWJsZV9pZBgFIAEoCRIWCg50YWJsZV9yZXZpc2lvbhgGIAEoBCJuCgdCb3RNb3ZlEgwKBHNlYXQYASABKA0SDgoGcG9saWN5GAIgASgJEgwKBHNlZWQYAyABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBCABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBSABKA0ilQEKE0FwcGx5QWN0aW9uUmVzcG9uc2USIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIjCgZzdGF0dXMYAiABKAsyEy5vcmRvLnYxLkdhbWVTdGF0dXMSHgoGZXZlbnRzGAMgAygLMg4ub3Jkby52MS5FdmVudBIWCg50YWJsZV9yZXZpc2lvbhgEIAEoBCJtChVWYWxpZGF0ZUFjdGlvblJlcXVlc3QSIQoFc3RhdGUYASABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIfCgZhY3Rpb24YAiABKAsyDy5vcmRvLnYxLkFjdGlvbhIQCgh0YWJsZV9pZBgDIAEoCSJIChZWYWxpZGF0ZUFjdGlvblJlc3BvbnNlEg0KBWxlZ2FsGAEgASgIEg4KBnJlYXNvbhgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIlwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSDAoEc2VhdBgCIAEoDRIQCgh0YWJsZV9pZBgDIAEoCSI8ChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USIAoHYWN0aW9ucxgBIAMoCzIPLm9yZG8udjEuQWN0aW9uImYKDkdldFZpZXdSZXF1ZXN0EiEKBXN0YXRlGAEgASgLMhIub3Jkby52MS5HYW1lU3RhdGUSHwoGdmlld2VyGAIgASgLMg8ub3Jkby52MS5WaWV3ZXISEAoIdGFibGVfaWQYAyABKAkiMgoPR2V0Vmlld1Jlc3BvbnNlEh8KBHZpZXcYASABKAsyES5vcmRvLnYxLkdhbWVWaWV3IrABChRTdWdnZXN0QWN0aW9uUmVxdWVzdBIhCgVzdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEgwKBHNlYXQYAiABKA0SDgoGcG9saWN5GAMgASgJEgwKBHNlZWQYBCABKAQSGQoRc2VhcmNoX2l0ZXJhdGlvbnMYBSABKA0SHAoUc2VhcmNoX3RpbWVfbGltaXRfbXMYBiABKA0SEAoIdGFibGVfaWQYByABKAkiOAoVU3VnZ2VzdEFjdGlvblJlc3BvbnNlEh8KBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uItcBCgpHYW1lUmVjb3JkEhYKDmZvcm1hdF92ZXJzaW9uGAEgASgNEikKDWluaXRpYWxfc3RhdGUYAiABKAsyEi5vcmRvLnYxLkdhbWVTdGF0ZRIkCgVtb3ZlcxgDIAMoCzIVLm9yZG8udjEuUmVjb3JkZWRNb3ZlEhQKDGZpbmFsX2RpZ2VzdBgEIAEoDBIUCgxtb3ZlX2RpZ2VzdHMYBSABKAwSIAoHa2VwdF9ieRgGIAEoCzIPLm9yZG8udjEuVmlld2VyEhIKCnNlYXRfdG9rZW4YByABKAkiWgoMUmVjb3JkZWRNb3ZlEiEKBmFjdGlvbhgBIAEoCzIPLm9yZG8udjEuQWN0aW9uSAASHwoDYm90GAIgASgLMhAub3Jkby52MS5Cb3RNb3ZlSABCBgoEbW92ZSK4AQoRUmVwbGF5R2FtZVJlcXVlc3QSIwoGcmVjb3JkGAEgASgLMhMub3Jkby52MS5HYW1lUmVjb3JkEh8KBnZpZXdlchgCIAEoCzIPLm9yZG8udjEuVmlld2VyEg4KBnJldmVhbBgDIAEoCBISCgpmaXJzdF9zdGVwGAQgASgNEhEKCXBhZ2Vfc2l6ZRgFIAEoDRImCgpmcm9tX3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUi2wEKElJlcGxheUdhbWVSZXNwb25zZRInCgtmaW5hbF9zdGF0ZRgBIAEoCzISLm9yZG8udjEuR2FtZVN0YXRlEikKDGZpbmFsX3N0YXR1cxgCIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxISCgptb3ZlX2NvdW50GAMgASgNEiIKBXN0ZXBzGAQgAygLMhMub3Jkby52MS5SZXBsYXlTdGVwEhEKCW5leHRfc3RlcBgFIAEoDRImCgpuZXh0X3N0YXRlGAYgASgLMhIub3Jkby52MS5HYW1lU3RhdGUingEKClJlcGxheVN0ZXASDAoEc3RlcBgBIAEoDRIfCgR2aWV3GAIgASgLMhEub3Jkby52MS5HYW1lVmlldxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50EiUKCnNlYXRfdmlld3MYBCADKAsyES5vcmRvLnYxLkdhbWVWaWV3EhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdCJ1ChBXYXRjaEdhbWVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEhsKDmFmdGVyX3JldmlzaW9uGAIgASgESACIAQESHwoGdmlld2VyGAMgASgLMg8ub3Jkby52MS5WaWV3ZXJCEQoPX2FmdGVyX3JldmlzaW9uIrYBChFXYXRjaEdhbWVSZXNwb25zZRIQCghyZXZpc2lvbhgBIAEoBBIfCgR2aWV3GAIgASgLMhEub3Jkby52MS5HYW1lVmlldxIeCgZldmVudHMYAyADKAsyDi5vcmRvLnYxLkV2ZW50EiMKBnN0YXR1cxgEIAEoCzITLm9yZG8udjEuR2FtZVN0YXR1cxIRCgRzZWF0GAUgASgNSACIAQESDQoFc2VhdHMYBiABKA1CBwoFX3NlYXQiJAoQR2V0UmVjb3JkUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSI4ChFHZXRSZWNvcmRSZXNwb25zZRIjCgZyZWNvcmQYASABKAsyEy5vcmRvLnYxLkdhbWVSZWNvcmQy6gUKEUdhbWVFbmdpbmVTZXJ2aWNlEkIKCUxpc3RHYW1lcxIZLm9yZG8udjEuTGlzdEdhbWVzUmVxdWVzdBoaLm9yZG8udjEuTGlzdEdhbWVzUmVzcG9uc2USPAoHTmV3R2FtZRIXLm9yZG8udjEuTmV3R2FtZVJlcXVlc3QaGC5vcmRvLnYxLk5ld0dhbWVSZXNwb25zZRJICgtBcHBseUFjdGlvbhIbLm9yZG8udjEuQXBwbHlBY3Rpb25SZXF1ZXN0Ghwub3Jkby52MS5BcHBseUFjdGlvblJlc3BvbnNlElEKDlZhbGlkYXRlQWN0aW9uEh4ub3Jkby52MS5WYWxpZGF0ZUFjdGlvblJlcXVlc3QaHy5vcmRvLnYxLlZhbGlkYXRlQWN0aW9uUmVzcG9uc2USVwoQTGlzdExlZ2FsQWN0aW9ucxIgLm9yZG8udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIS5vcmRvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRI8CgdHZXRWaWV3Ehcub3Jkby52MS5HZXRWaWV3UmVxdWVzdBoYLm9yZG8udjEuR2V0Vmlld1Jlc3BvbnNlEk4KDVN1Z2dlc3RBY3Rpb24SHS5vcmRvLnYxLlN1Z2dlc3RBY3Rpb25SZXF1ZXN0Gh4ub3Jkby52MS5TdWdnZXN0QWN0aW9uUmVzcG9uc2USRQoKUmVwbGF5R2FtZRIaLm9yZG8udjEuUmVwbGF5R2FtZVJlcXVlc3QaGy5vcmRvLnYxLlJlcGxheUdhbWVSZXNwb25zZRJECglXYXRjaEdhbWUSGS5vcmRvLnYxLldhdGNoR2FtZVJlcXVlc3QaGi5vcmRvLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESQgoJR2V0UmVjb3JkEhkub3Jkby52MS5HZXRSZWNvcmRSZXF1ZXN0Ghoub3Jkby52MS5HZXRSZWNvcmRSZXNwb25zZWIGcHJvdG8z", [file_ordo_v1_common]);
 
 /**
  * ListGamesRequest asks for the games the server runs.
@@ -41,6 +41,14 @@ export type ListGamesResponse = Message<"ordo.v1.ListGamesResponse"> & {
    * @generated from field: repeated ordo.v1.GameInfo games = 1;
    */
   games: GameInfo[];
+
+  /**
+   * Whether this server hosts games (it has a table store): NewGame takes `host`, and the calls
+   * that take a state take a `table_id` instead.
+   *
+   * @generated from field: bool hosting = 2;
+   */
+  hosting: boolean;
 };
 
 /**
@@ -84,6 +92,17 @@ export type NewGameRequest = Message<"ordo.v1.NewGameRequest"> & {
    * @generated from field: repeated ordo.v1.BotSeat bots = 4;
    */
   bots: BotSeat[];
+
+  /**
+   * Keeps the game on the server, as a hosted table (a server with a table store only, else
+   * FAILED_PRECONDITION with reason HOSTING_NOT_CONFIGURED): the response holds its `table_id`
+   * and no state, the bots play their seats by themselves, and the seats' devices act and watch
+   * by the table id. Past the store's bound on tables: RESOURCE_EXHAUSTED with reason
+   * STORE_TABLE_LIMIT.
+   *
+   * @generated from field: bool host = 5;
+   */
+  host: boolean;
 };
 
 /**
@@ -137,6 +156,14 @@ export type NewGameResponse = Message<"ordo.v1.NewGameResponse"> & {
    * @generated from field: string spectator_token = 5;
    */
   spectatorToken: string;
+
+  /**
+   * The id of the hosted table (with `host`): 22 characters of letters, digits, `-` and `_`;
+   * empty otherwise. A hosted game's `state` is left unset: it stays on the server.
+   *
+   * @generated from field: string table_id = 6;
+   */
+  tableId: string;
 };
 
 /**
@@ -178,11 +205,33 @@ export type ApplyActionRequest = Message<"ordo.v1.ApplyActionRequest"> & {
 
   /**
    * A bot's move to choose and apply in place of `action`: the move is never shown, only
-   * the events the viewer may see.
+   * the events the viewer may see. A hosted table plays its bots by itself: a bot move sent to
+   * one is refused with INVALID_ARGUMENT and reason TABLE_PLAYS_ITS_BOTS.
    *
    * @generated from field: ordo.v1.BotMove bot = 4;
    */
   bot?: BotMove | undefined;
+
+  /**
+   * The hosted table to apply the action to, in place of `state`: the server applies it to the
+   * table's latest state and stores the result atomically, so that moves sent at once from
+   * several devices all land. The bots then play their seats until a person must act, in this
+   * call: the response's status and events are those after the bots' moves.
+   *
+   * @generated from field: string table_id = 5;
+   */
+  tableId: string;
+
+  /**
+   * With `table_id`: the table's revision the action was chosen at (the last one the caller
+   * saw, from WatchGame or a previous answer). It tells a request sent again (its answer lost
+   * on the way) from a new move: the same request is recognised and answered again, never
+   * applied twice. An action chosen at an older revision is still applied to the latest state,
+   * when it is legal there.
+   *
+   * @generated from field: uint64 table_revision = 6;
+   */
+  tableRevision: bigint;
 };
 
 /**
@@ -273,6 +322,14 @@ export type ApplyActionResponse = Message<"ordo.v1.ApplyActionResponse"> & {
    * @generated from field: repeated ordo.v1.Event events = 3;
    */
   events: Event[];
+
+  /**
+   * With `table_id`: the table's revision after the action and the bots' moves that followed
+   * it; 0 otherwise.
+   *
+   * @generated from field: uint64 table_revision = 4;
+   */
+  tableRevision: bigint;
 };
 
 /**
@@ -301,6 +358,13 @@ export type ValidateActionRequest = Message<"ordo.v1.ValidateActionRequest"> & {
    * @generated from field: ordo.v1.Action action = 2;
    */
   action?: Action | undefined;
+
+  /**
+   * The hosted table whose latest state to use, in place of `state`.
+   *
+   * @generated from field: string table_id = 3;
+   */
+  tableId: string;
 };
 
 /**
@@ -365,6 +429,13 @@ export type ListLegalActionsRequest = Message<"ordo.v1.ListLegalActionsRequest">
    * @generated from field: uint32 seat = 2;
    */
   seat: number;
+
+  /**
+   * The hosted table whose latest state to use, in place of `state`.
+   *
+   * @generated from field: string table_id = 3;
+   */
+  tableId: string;
 };
 
 /**
@@ -414,6 +485,13 @@ export type GetViewRequest = Message<"ordo.v1.GetViewRequest"> & {
    * @generated from field: ordo.v1.Viewer viewer = 2;
    */
   viewer?: Viewer | undefined;
+
+  /**
+   * The hosted table whose latest state to use, in place of `state`.
+   *
+   * @generated from field: string table_id = 3;
+   */
+  tableId: string;
 };
 
 /**
@@ -498,6 +576,13 @@ export type SuggestActionRequest = Message<"ordo.v1.SuggestActionRequest"> & {
    * @generated from field: uint32 search_time_limit_ms = 6;
    */
   searchTimeLimitMs: number;
+
+  /**
+   * The hosted table whose latest state to use, in place of `state`.
+   *
+   * @generated from field: string table_id = 7;
+   */
+  tableId: string;
 };
 
 /**
@@ -813,6 +898,144 @@ export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
   messageDesc(file_ordo_v1_engine_service, 19);
 
 /**
+ * WatchGameRequest asks to follow a hosted table.
+ *
+ * @generated from message ordo.v1.WatchGameRequest
+ */
+export type WatchGameRequest = Message<"ordo.v1.WatchGameRequest"> & {
+  /**
+   * The hosted table (NewGameResponse.table_id).
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+
+  /**
+   * The last revision the watcher has seen (optional). Unset, the stream starts with the view now
+   * (and no events); set, with every move after that revision, each with the view after it, so
+   * that a watcher that lost its stream watches again from where it was and misses nothing.
+   *
+   * @generated from field: optional uint64 after_revision = 2;
+   */
+  afterRevision?: bigint | undefined;
+
+  /**
+   * Who watches (optional): the seat token's own seat or a spectator; unset, the token's own
+   * seat (the spectator for a spectator token).
+   *
+   * @generated from field: ordo.v1.Viewer viewer = 3;
+   */
+  viewer?: Viewer | undefined;
+};
+
+/**
+ * Describes the message ordo.v1.WatchGameRequest.
+ * Use `create(WatchGameRequestSchema)` to create a new message.
+ */
+export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 20);
+
+/**
+ * WatchGameResponse is one revision of a hosted table, as one viewer sees it.
+ *
+ * @generated from message ordo.v1.WatchGameResponse
+ */
+export type WatchGameResponse = Message<"ordo.v1.WatchGameResponse"> & {
+  /**
+   * The table's revision: 0 for the deal, k after the k-th move.
+   *
+   * @generated from field: uint64 revision = 1;
+   */
+  revision: bigint;
+
+  /**
+   * The viewer's view at this revision (as GetView gives it).
+   *
+   * @generated from field: ordo.v1.GameView view = 2;
+   */
+  view?: GameView | undefined;
+
+  /**
+   * The events of the move that led to this revision that the viewer may see, in order (as
+   * ApplyAction with this viewer gives them); none for the view a stream starts with.
+   *
+   * @generated from field: repeated ordo.v1.Event events = 3;
+   */
+  events: Event[];
+
+  /**
+   * Who is to act now, or the outcome (the view's status).
+   *
+   * @generated from field: ordo.v1.GameStatus status = 4;
+   */
+  status?: GameStatus | undefined;
+
+  /**
+   * The seat that moved (unset for the view a stream starts with).
+   *
+   * @generated from field: optional uint32 seat = 5;
+   */
+  seat?: number | undefined;
+
+  /**
+   * The number of seats of the game.
+   *
+   * @generated from field: uint32 seats = 6;
+   */
+  seats: number;
+};
+
+/**
+ * Describes the message ordo.v1.WatchGameResponse.
+ * Use `create(WatchGameResponseSchema)` to create a new message.
+ */
+export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 21);
+
+/**
+ * GetRecordRequest asks for the record of a hosted table's game.
+ *
+ * @generated from message ordo.v1.GetRecordRequest
+ */
+export type GetRecordRequest = Message<"ordo.v1.GetRecordRequest"> & {
+  /**
+   * The hosted table (NewGameResponse.table_id).
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+};
+
+/**
+ * Describes the message ordo.v1.GetRecordRequest.
+ * Use `create(GetRecordRequestSchema)` to create a new message.
+ */
+export const GetRecordRequestSchema: GenMessage<GetRecordRequest> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 22);
+
+/**
+ * GetRecordResponse holds the record of a hosted table's game.
+ *
+ * @generated from message ordo.v1.GetRecordResponse
+ */
+export type GetRecordResponse = Message<"ordo.v1.GetRecordResponse"> & {
+  /**
+   * The game's record: its initial state and every move (a bot's as the action it chose), as
+   * ReplayGame plays it.
+   *
+   * @generated from field: ordo.v1.GameRecord record = 1;
+   */
+  record?: GameRecord | undefined;
+};
+
+/**
+ * Describes the message ordo.v1.GetRecordResponse.
+ * Use `create(GetRecordResponseSchema)` to create a new message.
+ */
+export const GetRecordResponseSchema: GenMessage<GetRecordResponse> = /*@__PURE__*/
+  messageDesc(file_ordo_v1_engine_service, 23);
+
+/**
  * GameEngineService runs the rules of Ordo's games. It is stateless: every call carries the whole
  * game state and every change returns a new one.
  *
@@ -836,6 +1059,14 @@ export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
  * before any work. A heavy call (a search, a long replay) to a worker that runs and queues as
  * many as it may gives RESOURCE_EXHAUSTED with SERVER_BUSY and a google.rpc.RetryInfo: safe to
  * send again after its delay.
+ *
+ * A server with a table store (ListGamesResponse.hosting) also hosts games: NewGame with `host`
+ * keeps the game's state on the server, under a table id, and every call that takes a `state`
+ * takes that `table_id` instead (exactly one of the two: both give INVALID_ARGUMENT with reason
+ * STATE_AND_TABLE_ID_SET, neither STATE_NOT_SET). A hosted game's state never leaves the server.
+ * An unknown or expired table gives NOT_FOUND with reason TABLE_NOT_FOUND; a store the server
+ * cannot reach UNAVAILABLE with TABLE_STORE_UNAVAILABLE (safe to retry); a table past one of the
+ * server's limits RESOURCE_EXHAUSTED with the limit's own reason (docs/operations.md).
  *
  * @generated from service ordo.v1.GameEngineService
  */
@@ -936,6 +1167,35 @@ export const GameEngineService: GenService<{
     methodKind: "unary";
     input: typeof ReplayGameRequestSchema;
     output: typeof ReplayGameResponseSchema;
+  },
+  /**
+   * Streams what one viewer of a hosted table sees: first its view now (or, with
+   * `after_revision`, every move it has not seen yet), then every move as it is applied, through
+   * any server of the deployment, in order, with no gap and no duplicate; the stream ends once
+   * the game is over. Returns NOT_FOUND with reason TABLE_NOT_FOUND for an unknown table,
+   * INVALID_ARGUMENT with REVISION_AHEAD for an `after_revision` the table has not reached,
+   * RESOURCE_EXHAUSTED with WORKER_WATCHER_LIMIT or TABLE_WATCHER_LIMIT past the server's bounds
+   * on watchers, and UNAVAILABLE with SERVER_DRAINING when the server stops (watch again from the
+   * last revision seen, on any server).
+   *
+   * @generated from rpc ordo.v1.GameEngineService.WatchGame
+   */
+  watchGame: {
+    methodKind: "server_streaming";
+    input: typeof WatchGameRequestSchema;
+    output: typeof WatchGameResponseSchema;
+  },
+  /**
+   * Returns the record of a hosted table's game (its initial state and every move), which
+   * ReplayGame plays through. Returns FAILED_PRECONDITION with reason GAME_NOT_FINISHED while
+   * the game goes on: its moves would show cards some seats have not seen yet.
+   *
+   * @generated from rpc ordo.v1.GameEngineService.GetRecord
+   */
+  getRecord: {
+    methodKind: "unary";
+    input: typeof GetRecordRequestSchema;
+    output: typeof GetRecordResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ordo_v1_engine_service, 0);
