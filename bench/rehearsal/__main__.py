@@ -92,11 +92,13 @@ def phases(stage: Stage) -> list[tuple[str, str, Callable[[], None]]]:
         time.sleep(timing.settle)
 
     def downgrade() -> None:
+        stage.tables(on=False)
         stage.roll_all(stage.previous)
         time.sleep(timing.settle)
 
     def upgrade() -> None:
         stage.roll_all(stage.current)
+        stage.tables(on=True)
         time.sleep(timing.settle)
 
     return [

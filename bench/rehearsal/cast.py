@@ -37,6 +37,7 @@ class Release:
     name: str
     root: Path
     python_path: str = ""
+    hosts_tables: bool = True  # it takes --table-store (the previous release does not)
 
 
 class Store:
@@ -83,8 +84,9 @@ class Store:
 
 
 class Replica:
-    """One Ordo server on ``host``: one worker, the keys file, seat tokens required and the
-    revision fence on the store (unless ``fence`` is off)."""
+    """One Ordo server on ``host``: one worker, the keys file, seat tokens required, the
+    revision fence on the store (unless ``fence`` is off) and hosted tables kept there too (when
+    its release hosts them)."""
 
     def __init__(self, host: Host, folder: Path, store_url: str, *, fence: bool = True) -> None:
         self.host = host
@@ -109,6 +111,8 @@ class Replica:
         ]  # fmt: skip
         if self.fence:
             command += ["--revision-store", self.store_url]
+        if release.hosts_tables:
+            command += ["--table-store", self.store_url]
         env = {"PYTHONPATH": release.python_path} if release.python_path else {}
         self.log = self.folder / f"server-{self.starts}-{release.name}.log"
         self.process = self.host.start(command, log=self.log, cwd=release.root, env=env)

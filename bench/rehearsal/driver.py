@@ -35,6 +35,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bench.rehearsal.table_play import play_table
 from ordo import Client, OrdoError
 from ordo.client import RETRIED_REASONS, RETRY_AFTER_KEY, RETRYABLE
 from ordo.v1 import common_pb2 as common
@@ -67,6 +68,12 @@ class PhaseFigures:
     probes: int = 0
     stale_accepted: int = 0
     revision_skips: int = 0  # answers whose revision is not the state's next
+    tables: int = 0  # hosted tables played (to their end, or left when the run ended)
+    table_moves_lost: int = 0  # moves applied that the table's record lacks
+    table_moves_twice: int = 0  # moves in the table's record beyond those applied
+    watchers: int = 0
+    watchers_missed: int = 0  # watchers that missed a revision of their table
+    watch_failures: dict[str, int] = field(default_factory=dict)  # streams cut, by reason
     latencies_ms: list[float] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
@@ -83,6 +90,12 @@ class PhaseFigures:
             "probes": self.probes,
             "stale_accepted": self.stale_accepted,
             "revision_skips": self.revision_skips,
+            "tables": self.tables,
+            "table_moves_lost": self.table_moves_lost,
+            "table_moves_twice": self.table_moves_twice,
+            "watchers": self.watchers,
+            "watchers_missed": self.watchers_missed,
+            "watch_failures": self.watch_failures,
             "latencies_ms": [round(value, 2) for value in self.latencies_ms],
         }
 
@@ -102,9 +115,12 @@ def retryable(error: OrdoError) -> bool:
 class Driver:
     """The callers, their shared figures and the orders they follow."""
 
-    def __init__(self, target: str, callers: int, seed: int) -> None:
+    def __init__(self, target: str, callers: int, seed: int, tables: int = 0) -> None:
         self.target = target
         self.callers = callers
+        self.table_callers = tables
+        self.hosting = threading.Event()  # whether table callers deal new tables
+        self.hosting.set()
         self.seed = seed
         self.lock = threading.Lock()
         self.phase = "start"
@@ -113,6 +129,7 @@ class Driver:
         self.probe_round = 0
         self.epoch = 0
         self.playing: dict[int, int] = {}  # caller -> epoch of its game in play
+        self.tables_in_play: set[int] = set()  # table callers with a table in play
         self.finished_games: list[dict[str, Any]] = []
 
     def figures_now(self) -> PhaseFigures:
@@ -167,6 +184,53 @@ class Driver:
                 figures.refused[name] = figures.refused.get(name, 0) + 1
                 figures.gave_up += attempt > 0 and retryable(failure)
 
+    def count_move(self, *, skipped: bool) -> None:
+        """Count one move applied, and whether its answer skipped a revision."""
+        with self.lock:
+            figures = self.figures_now()
+            figures.moves += 1
+            figures.revision_skips += skipped
+
+    def count_table(
+        self,
+        *,
+        moves: int,
+        recorded: int | None,
+        missed: int,
+        watchers: int,
+        watch_failures: list[str],
+    ) -> None:
+        """Count a table played: its record against its moves (when it ended), its watchers."""
+        with self.lock:
+            figures = self.figures_now()
+            figures.tables += 1
+            if recorded is not None:
+                figures.table_moves_lost += max(moves - recorded, 0)
+                figures.table_moves_twice += max(recorded - moves, 0)
+            figures.watchers += watchers
+            figures.watchers_missed += missed
+            for name in watch_failures:
+                figures.watch_failures[name] = figures.watch_failures.get(name, 0) + 1
+
+    def run_table_caller(self, number: int) -> None:
+        """Play hosted tables while hosting is on, until told to stop."""
+        rng = random.Random(self.seed * 1000 + 500 + number)
+        client = Client(self.target, retries=0, timeout=ATTEMPT_SECONDS)
+        key = -1 - number  # table callers' keys in ``playing``, beside the game callers'
+        try:
+            while not self.stopping.is_set():
+                if not self.hosting.wait(timeout=0.1):
+                    continue
+                with self.lock:
+                    self.playing[key] = self.epoch
+                    self.tables_in_play.add(number)
+                play_table(self, client, rng, GAMES[rng.randrange(len(GAMES))], SEATS)
+                with self.lock:
+                    self.playing.pop(key, None)
+                    self.tables_in_play.discard(number)
+        finally:
+            client.close()
+
     def run_caller(self, number: int) -> None:
         """Play games until told to stop."""
         rng = random.Random(self.seed * 1000 + number)
@@ -210,10 +274,7 @@ class Driver:
             if isinstance(applied, OrdoError):
                 break
             moves += 1
-            with self.lock:
-                figures = self.figures_now()
-                figures.moves += 1
-                figures.revision_skips += applied.state.revision != sent.revision + 1
+            self.count_move(skipped=applied.state.revision != sent.revision + 1)
             previous = (sent, seat, actions, choice)
             state, status = applied.state, applied.status
         with self.lock:
@@ -244,6 +305,19 @@ class Driver:
         with self.lock:
             return all(played >= epoch for played in self.playing.values())
 
+    def switch_tables(self, *, on: bool) -> None:
+        """Deal tables again, or deal no more and say ``tables off`` once none is in play."""
+        if on:
+            self.hosting.set()
+            return
+        self.hosting.clear()
+        while True:
+            with self.lock:
+                if not self.tables_in_play:
+                    break
+            time.sleep(0.05)
+        print("tables off", flush=True)
+
     def follow_orders(self) -> None:
         """Read the orders on standard input until ``end``."""
         for line in sys.stdin:
@@ -260,16 +334,22 @@ class Driver:
                 while not self.drained(epoch):
                     time.sleep(0.05)
                 print(f"drained {epoch}", flush=True)
+            elif word == "tables":
+                self.switch_tables(on=argument == "on")
             elif word == "end":
                 return
 
 
 def drive(arguments: argparse.Namespace) -> None:
     """Run the callers until ``end``, then report."""
-    driver = Driver(arguments.target, arguments.callers, arguments.seed)
+    driver = Driver(arguments.target, arguments.callers, arguments.seed, arguments.tables)
     threads = [
         threading.Thread(target=driver.run_caller, args=(number,), daemon=True)
         for number in range(arguments.callers)
+    ]
+    threads += [
+        threading.Thread(target=driver.run_table_caller, args=(number,), daemon=True)
+        for number in range(arguments.tables)
     ]
     for thread in threads:
         thread.start()
@@ -310,6 +390,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--target", default="localhost:50051")
     parser.add_argument("--callers", type=int, default=6)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tables", type=int, default=0, help="callers playing hosted tables")
     parser.add_argument("--games", default="games-python.jsonl")
     parser.add_argument("--audit", nargs="+", metavar=("STORE", "GAMES"))
     arguments = parser.parse_args(argv)

@@ -50,7 +50,13 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 def merged(drivers: Sequence[Mapping[str, Any]], phase: str) -> dict[str, Any]:
     """One phase's counts summed over the drivers, their latencies together."""
-    total: dict[str, Any] = {"failures": {}, "refused": {}, "samples": {}, "latencies_ms": []}
+    total: dict[str, Any] = {
+        "failures": {},
+        "refused": {},
+        "samples": {},
+        "watch_failures": {},
+        "latencies_ms": [],
+    }
     for report in drivers:
         figures = report.get(phase, {})
         for key, value in figures.items():
@@ -71,8 +77,14 @@ def phase_figures(
 ) -> tuple[Figure, ...]:
     """The figures of one phase from its counts and its audit, each held to its target."""
     failed_for_good = sum(counted["refused"].values())
-    lost = audited.get("lost", 0)
-    twice = audited.get("twice", 0) + counted.get("revision_skips", 0)
+    lost = audited.get("lost", 0) + counted.get("table_moves_lost", 0)
+    twice = (
+        audited.get("twice", 0)
+        + counted.get("revision_skips", 0)
+        + counted.get("table_moves_twice", 0)
+    )
+    missed = counted.get("watchers_missed", 0)
+    cut = ", ".join(f"{name} {count}" for name, count in sorted(counted["watch_failures"].items()))
     stale = counted.get("stale_accepted", 0)
     probes = counted.get("probes", 0)
     latencies = counted["latencies_ms"]
@@ -93,6 +105,10 @@ def phase_figures(
         Figure("moves applied twice", twice, "0", twice == 0),
         Figure("stale states sent", probes, ">= 1", probes >= 1),
         Figure("states accepted that the fence should have refused", stale, "0", stale == 0),
+        Figure("hosted tables played", counted.get("tables", 0)),
+        Figure("watchers", counted.get("watchers", 0)),
+        Figure("watches the client gave up (then watched again)", cut or "none"),
+        Figure("watchers that missed a revision", missed, "0", missed == 0),
         Figure("p50 latency (ms)", round(percentile(latencies, 50), 1)),
         Figure("p99 latency (ms)", round(percentile(latencies, 99), 1)),
     )

@@ -63,7 +63,8 @@ def previous_release(folder: Path) -> Release:
             check=True,
         )
         subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return Release(PREVIOUS_RELEASE, folder, f"{folder}:{folder / 'clients' / 'python'}")
+    python_path = f"{folder}:{folder / 'clients' / 'python'}"
+    return Release(PREVIOUS_RELEASE, folder, python_path, hosts_tables=False)
 
 
 @dataclass
@@ -151,7 +152,7 @@ class Stage:
         address = self.balancer.host.address
         python = [
             sys.executable, "-m", "bench.rehearsal.driver", "--target",
-            f"{address}:{GRPC_PORT}", "--callers", "6",
+            f"{address}:{GRPC_PORT}", "--callers", "6", "--tables", "2",
             "--games", str(self.folder / "games-python.jsonl"),
         ]  # fmt: skip
         node = shutil.which("node") or "node"
@@ -182,6 +183,14 @@ class Stage:
         self.order(f"epoch {self.epoch}")
         for driver in self.drivers:
             driver.expect(f"drained {self.epoch}")
+
+    def tables(self, *, on: bool) -> None:
+        """Let the Python driver deal hosted tables, or stop it dealing them and return once
+        none is in play (the previous release hosts none)."""
+        python = self.drivers[0]
+        python.order(f"tables {'on' if on else 'off'}")
+        if not on:
+            python.expect("tables off")
 
     def roll(self, name: str, release: Release | None = None, keys: Path | None = None) -> None:
         """Replace replica ``name`` as a Deployment's rollout does: out of the balancer (its

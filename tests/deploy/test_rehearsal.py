@@ -36,6 +36,7 @@ HELD_TO_ZERO = [
     "moves lost",
     "moves applied twice",
     "states accepted that the fence should have refused",
+    "watchers that missed a revision",
 ]
 STALE = "states accepted that the fence should have refused"
 
@@ -106,11 +107,17 @@ class TestShortRehearsal:
 
     def test_the_figures_held_to_zero_are_zero(self, short_run: Run) -> None:
         """In every phase: no call failed for good, no move was lost or applied twice, no stale
-        state was accepted, and stale states were sent."""
+        state was accepted, no watcher missed a revision, and stale states were sent."""
         for phase in short_run.report["phases"]:
             figures = phase["figures"]
             assert [figures[name] for name in HELD_TO_ZERO] == [0] * len(HELD_TO_ZERO), phase
             assert figures["stale states sent"] >= 1, phase
+
+    def test_hosted_tables_were_played_and_watched(self, short_run: Run) -> None:
+        """Hosted tables were played to their end and watched from every seat."""
+        phases = short_run.report["phases"]
+        assert sum(phase["figures"]["hosted tables played"] for phase in phases) >= 1
+        assert sum(phase["figures"]["watchers"] for phase in phases) >= 2
 
     def test_the_markdown_report_lands_beside_the_json(self, short_run: Run) -> None:
         """report.md shows the table with every phase."""

@@ -57,7 +57,9 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Releases]:
             )
         )
         new = stack.enter_context(
-            running_server(scratch / "new", 1, revision_store=store.url, **settings)
+            running_server(
+                scratch / "new", 1, revision_store=store.url, table_store=store.url, **settings
+            )
         )
         yield Releases(
             stack.enter_context(Client(old.target, retries=0)),
@@ -200,3 +202,31 @@ def test_the_checkout_is_the_previous_release(releases: Releases, tmp_path: Path
     new_log = releases.current_server.log.read_text()
     assert '"revision_store_reached"' not in old_log
     assert '"revision_store_reached"' in new_log
+
+
+class TestHostedTables:
+    """Hosted tables are this release's alone."""
+
+    def test_the_previous_release_deals_no_table(self, releases: Releases) -> None:
+        """NewGame with `host` on the previous release, which does not know the field, deals a
+        plain game: a state and no table id (a client that asked for a table can tell)."""
+        dealt = releases.previous.new_game(GAME, 2, host=True)
+        assert dealt.table_id == ""
+        assert dealt.state.sealed
+
+    def test_a_table_call_to_the_previous_release_is_refused(self, releases: Releases) -> None:
+        """A call about a table this release hosts, sent to the previous release (which sees a
+        call with no state), is refused with INVALID_ARGUMENT STATE_NOT_SEALED, never answered
+        about another game; a watch of it with UNIMPLEMENTED."""
+        dealt = releases.current.new_game(GAME, 2, host=True)
+        assert dealt.table_id
+        with pytest.raises(OrdoError) as refused:
+            releases.previous.list_legal_actions(dealt.table_id, 0, seat_token=dealt.seat_tokens[0])
+        assert (refused.value.code.name, refused.value.reason) == (
+            "INVALID_ARGUMENT",
+            "STATE_NOT_SEALED",
+        )
+        old = Client(releases.previous_server.target, retries=0)
+        with old, pytest.raises(OrdoError) as unknown:
+            next(iter(old.watch_game(dealt.table_id, seat_token=dealt.seat_tokens[0])))
+        assert unknown.value.code.name == "UNIMPLEMENTED"
