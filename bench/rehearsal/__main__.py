@@ -151,6 +151,7 @@ def rehearse(arguments: argparse.Namespace) -> int:
         drivers, audit = stage.finish()
     finally:
         stage.close()
+    report.write_counts(out, drivers, audit)
     reports = report.build(done, drivers, audit)
     setting = {
         "replicas": len(REPLICAS),

@@ -1,8 +1,9 @@
 // The rehearsal's TypeScript-client driver: the same callers as bench/rehearsal/driver.py, with
 // the Node.js client (clients/node, built by `make node`) over Connect and HTTP/1.1 to the
-// balancer's HTTP port. It takes the same orders on standard input (phase, probe, epoch, end)
-// and prints the same figures as one JSON line, `report {...}`; its games' last revisions go to
-// the file named by `--games` for the audit.
+// balancer's HTTP port, and one caller playing hosted tables watched from every seat (as
+// bench/rehearsal/table_play.py). It takes the same orders on standard input (phase, probe,
+// epoch, tables, end) and prints the same figures as one JSON line, `report {...}`; its games'
+// last revisions go to the file named by `--games` for the audit.
 //
 // node bench/rehearsal/driver.mjs --target http://HOST:8080 --callers 4 --games FILE
 
@@ -10,7 +11,11 @@ import { writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 
-import { OrdoClient, OrdoError, RetryPolicy } from "../../clients/node/dist/src/index.js";
+import {
+  OrdoClient,
+  OrdoError,
+  RetryPolicy,
+} from "../../clients/node/dist/src/index.js";
 
 const MAX_MOVES = 40;
 const PROBE_EVERY = 7;
@@ -47,7 +52,19 @@ const { values: options } = parseArgs({
 });
 
 const policy = new RetryPolicy();
-const state = { phase: "start", stopping: false, probeRound: 0, epoch: 0 };
+const state = {
+  phase: "start",
+  stopping: false,
+  probeRound: 0,
+  epoch: 0,
+  hosting: true,
+};
+const TABLE_CALLERS = 1;
+const WATCH_JOIN_MS = 60_000;
+// The codes a watch is taken up again after: UNAVAILABLE, CANCELLED, INTERNAL, UNKNOWN, and
+// DEADLINE_EXCEEDED (the balancer's timeout of an idle stream).
+const WATCH_AGAIN = new Set([14, 1, 13, 2, 4]);
+const tablesInPlay = new Set();
 const figures = new Map();
 const playing = new Map();
 const finishedGames = [];
@@ -69,6 +86,12 @@ function newFigures(phase) {
     probes: 0,
     stale_accepted: 0,
     revision_skips: 0,
+    tables: 0,
+    table_moves_lost: 0,
+    table_moves_twice: 0,
+    watchers: 0,
+    watchers_missed: 0,
+    watch_failures: {},
     latencies_ms: [],
   };
   figures.set(phase, made);
@@ -103,7 +126,10 @@ async function call(send, stale = false) {
     }
     bump(now().failures, reasonOf(failure));
     now().samples[reasonOf(failure)] ??= failure.details.slice(0, 200);
-    if (!policy.retryable(failure) || performance.now() - started > GIVE_UP_MS) {
+    if (
+      !policy.retryable(failure) ||
+      performance.now() - started > GIVE_UP_MS
+    ) {
       count(started, attempt, failure, stale);
       return failure;
     }
@@ -116,7 +142,9 @@ function count(started, attempt, failure, stale) {
   phase.calls += 1;
   phase.retried += attempt > 0 ? 1 : 0;
   if (failure === undefined) {
-    phase.latencies_ms.push(Math.round((performance.now() - started) * 100) / 100);
+    phase.latencies_ms.push(
+      Math.round((performance.now() - started) * 100) / 100,
+    );
     phase.stale_accepted += stale ? 1 : 0;
   } else if (!(stale && failure.reason === SUPERSEDED)) {
     bump(phase.refused, reasonOf(failure));
@@ -131,7 +159,10 @@ async function probe(client, tokens, previous) {
     return;
   }
   now().probes += 1;
-  await call(() => client.applyAction(sent, others[0], { seatToken: tokens[seat] }), true);
+  await call(
+    () => client.applyAction(sent, others[0], { seatToken: tokens[seat] }),
+    true,
+  );
 }
 
 async function play(client, game) {
@@ -146,7 +177,10 @@ async function play(client, game) {
   let probed = state.probeRound;
   let moves = 0;
   while (!status.finished && moves < MAX_MOVES && !state.stopping) {
-    if (previous !== undefined && (moves % PROBE_EVERY === 0 || probed !== state.probeRound)) {
+    if (
+      previous !== undefined &&
+      (moves % PROBE_EVERY === 0 || probed !== state.probeRound)
+    ) {
       probed = state.probeRound;
       await probe(client, tokens, previous);
     }
@@ -168,7 +202,8 @@ async function play(client, game) {
     }
     moves += 1;
     now().moves += 1;
-    now().revision_skips += applied.state.revision !== sent.revision + 1n ? 1 : 0;
+    now().revision_skips +=
+      applied.state.revision !== sent.revision + 1n ? 1 : 0;
     previous = [sent, seat, actions, choice];
     current = applied.state;
     status = applied.status;
@@ -179,6 +214,154 @@ async function play(client, game) {
     match_id: Buffer.from(current.matchId).toString("hex"),
     revision: Number(current.revision),
   });
+}
+
+/** Follow a table from one seat until its game ends (or `signal`), into `seen`. */
+async function watch(table, token, seen, signal) {
+  const client = new OrdoClient(options.target, {
+    protocol: "connect",
+    timeoutMs: 30_000,
+  });
+  try {
+    while (!signal.aborted) {
+      const after = seen.length ? BigInt(seen[seen.length - 1]) : undefined;
+      try {
+        for await (const message of client.watchGame(table, {
+          seatToken: token,
+          afterRevision: after,
+          signal,
+        })) {
+          seen.push(Number(message.revision));
+          if (message.status?.finished) {
+            return;
+          }
+        }
+        return;
+      } catch (error) {
+        if (signal.aborted) {
+          return;
+        }
+        const failure = OrdoError.from(error);
+        bump(now().watch_failures, reasonOf(failure));
+        if (!WATCH_AGAIN.has(failure.code)) {
+          return;
+        }
+        await sleep(200);
+      }
+    }
+  } finally {
+    client.close();
+  }
+}
+
+/** Whether a watcher missed a revision from its first to `final` (its last when undefined). */
+function missed(seen, final) {
+  if (seen.length === 0) {
+    return final !== undefined;
+  }
+  const unique = [...new Set(seen)].sort((a, b) => a - b);
+  const last = final ?? unique[unique.length - 1];
+  return (
+    unique.length !== last - unique[0] + 1 || unique[unique.length - 1] !== last
+  );
+}
+
+/** Deal a hosted table, watch it from every seat, play it to its end, check its record. */
+async function playTable(client, game) {
+  const dealt = await call(() => client.newGame(game, SEATS, { host: true }));
+  if (dealt instanceof OrdoError) {
+    return;
+  }
+  const table = dealt.tableId;
+  const tokens = dealt.seatTokens;
+  const stop = new AbortController();
+  const seen = tokens.map(() => []);
+  const watchers = tokens.map((token, seat) =>
+    watch(table, token, seen[seat], stop.signal),
+  );
+  let status = dealt.status;
+  let revision = 0n;
+  let moves = 0;
+  while (!status.finished && !state.stopping) {
+    const seat = status.seatsToAct[0];
+    const listed = await call(() =>
+      client.listLegalActions(table, seat, { seatToken: tokens[seat] }),
+    );
+    if (listed instanceof OrdoError) {
+      break;
+    }
+    const action =
+      listed.actions[Math.floor(Math.random() * listed.actions.length)];
+    const sentAt = revision;
+    const applied = await call(() =>
+      client.applyAction(table, action, {
+        seatToken: tokens[seat],
+        tableRevision: sentAt,
+      }),
+    );
+    if (applied instanceof OrdoError) {
+      break;
+    }
+    moves += 1;
+    now().moves += 1;
+    now().revision_skips += applied.tableRevision !== sentAt + 1n ? 1 : 0;
+    status = applied.status;
+    revision = applied.tableRevision;
+  }
+  if (status.finished) {
+    await Promise.race([Promise.all(watchers), sleep(WATCH_JOIN_MS)]);
+  }
+  stop.abort();
+  await Promise.all(watchers);
+  const phase = now();
+  if (status.finished) {
+    const record = await call(() =>
+      client.getRecord(table, { seatToken: tokens[0] }),
+    );
+    if (!(record instanceof OrdoError)) {
+      const recorded = record.record.moves.length;
+      phase.table_moves_lost += Math.max(moves - recorded, 0);
+      phase.table_moves_twice += Math.max(recorded - moves, 0);
+    }
+  }
+  const final = status.finished ? Number(revision) : undefined;
+  phase.tables += 1;
+  phase.watchers += seen.length;
+  phase.watchers_missed += seen.filter((revisions) =>
+    missed(revisions, final),
+  ).length;
+}
+
+async function tableCaller(number) {
+  const client = new OrdoClient(options.target, {
+    protocol: "connect",
+    retries: 0,
+    timeoutMs: ATTEMPT_MS,
+  });
+  const key = -1 - number;
+  try {
+    while (!state.stopping) {
+      if (!state.hosting) {
+        await sleep(100);
+        continue;
+      }
+      playing.set(key, state.epoch);
+      tablesInPlay.add(number);
+      await playTable(client, GAMES[Math.floor(Math.random() * GAMES.length)]);
+      tablesInPlay.delete(number);
+      playing.delete(key);
+    }
+  } finally {
+    client.close();
+  }
+}
+
+async function tablesOff() {
+  state.hosting = false;
+  while (tablesInPlay.size > 0) {
+    await sleep(50);
+  }
+  process.stdout.write("tables off\n");
 }
 
 async function caller(number) {
@@ -205,7 +388,12 @@ async function drained(epoch) {
   process.stdout.write(`drained ${epoch}\n`);
 }
 
-const callers = Array.from({ length: Number(options.callers) }, (_, number) => caller(number));
+const callers = Array.from({ length: Number(options.callers) }, (_, number) =>
+  caller(number),
+);
+callers.push(
+  ...Array.from({ length: TABLE_CALLERS }, (_, number) => tableCaller(number)),
+);
 process.stdout.write("started\n");
 for await (const line of createInterface({ input: process.stdin })) {
   const [word, argument] = line.trim().split(" ");
@@ -216,14 +404,24 @@ for await (const line of createInterface({ input: process.stdin })) {
   } else if (word === "epoch") {
     state.epoch = Number(argument);
     await drained(state.epoch);
+  } else if (word === "tables") {
+    if (argument === "on") {
+      state.hosting = true;
+    } else {
+      await tablesOff();
+    }
   } else if (word === "end") {
     break;
   }
 }
 state.stopping = true;
 await Promise.all(callers);
-writeFileSync(options.games, finishedGames.map((game) => JSON.stringify(game) + "\n").join(""));
+writeFileSync(
+  options.games,
+  finishedGames.map((game) => JSON.stringify(game) + "\n").join(""),
+);
 // A pipe is written asynchronously: exit once the report has left.
-process.stdout.write(`report ${JSON.stringify(Object.fromEntries(figures))}\n`, () =>
-  process.exit(0),
+process.stdout.write(
+  `report ${JSON.stringify(Object.fromEntries(figures))}\n`,
+  () => process.exit(0),
 );

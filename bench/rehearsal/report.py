@@ -164,6 +164,24 @@ def write(reports: Sequence[PhaseReport], folder: Path, setting: Mapping[str, An
     (folder / "report.md").write_text(markdown(reports, setting))
 
 
+def write_counts(
+    folder: Path,
+    drivers: Mapping[str, Mapping[str, Any]],
+    audit: Mapping[str, Mapping[str, int]],
+) -> None:
+    """``counts.json`` in ``folder``: each driver's counts by phase (latencies left out) and
+    the audit's, as they came."""
+    counts = {
+        client: {
+            phase: {key: value for key, value in figures.items() if key != "latencies_ms"}
+            for phase, figures in phases.items()
+        }
+        for client, phases in drivers.items()
+    }
+    text = json.dumps({"drivers": counts, "audit": audit}, indent=2)
+    (folder / "counts.json").write_text(text + "\n")
+
+
 def markdown(reports: Sequence[PhaseReport], setting: Mapping[str, Any]) -> str:
     """The figures as a markdown table, one column a phase, then what each phase did."""
     names = [figure.name for figure in reports[0].figures] if reports else []

@@ -185,12 +185,12 @@ class Stage:
             driver.expect(f"drained {self.epoch}")
 
     def tables(self, *, on: bool) -> None:
-        """Let the Python driver deal hosted tables, or stop it dealing them and return once
-        none is in play (the previous release hosts none)."""
-        python = self.drivers[0]
-        python.order(f"tables {'on' if on else 'off'}")
+        """Let the drivers deal hosted tables, or stop them dealing any and return once none is
+        in play (the previous release hosts none)."""
+        self.order(f"tables {'on' if on else 'off'}")
         if not on:
-            python.expect("tables off")
+            for driver in self.drivers:
+                driver.expect("tables off")
 
     def roll(self, name: str, release: Release | None = None, keys: Path | None = None) -> None:
         """Replace replica ``name`` as a Deployment's rollout does: out of the balancer (its
