@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -265,9 +266,8 @@ backend http
 {http_servers}"""
 
 
-def wait_for(condition: object, what: str, seconds: float = START_SECONDS) -> None:
-    """Poll ``condition`` (a callable) until it holds; raise naming ``what`` after ``seconds``."""
-    assert callable(condition)
+def wait_for(condition: Callable[[], bool], what: str, seconds: float = START_SECONDS) -> None:
+    """Poll ``condition`` until it holds; raise naming ``what`` after ``seconds``."""
     deadline = time.monotonic() + seconds
     while True:
         try:
