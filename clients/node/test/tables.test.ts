@@ -9,12 +9,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { ConnectError, type Transport } from "@connectrpc/connect";
+import { ConnectError, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 
 import { ClientCore } from "../src/core.js";
 import type { GameStatus } from "../src/gen/ordo/v1/common_pb.js";
 import { Code, OrdoClient, parseTableLink, tableLink, tokenSeat } from "../src/index.js";
+import { nodeErrorCodes } from "../src/node-errors.js";
 import { OrdoClient as WebClient } from "../src/web.js";
 
 const GRPC = process.env.ORDO_HOSTING_TARGET ?? "";
@@ -129,6 +130,43 @@ class CutOnce extends ClientCore {
   }
 }
 
+/**
+ * An interceptor that cuts the first stream after two messages as Node.js reports a connection
+ * reset under it (a balancer's timeout, a server gone): Connect-ES's ABORTED, caused by
+ * ECONNRESET.
+ */
+function cutOnceAsNode(): Interceptor {
+  let cut = false;
+  return (next) => async (request) => {
+    const response = await next(request);
+    if (!response.stream || cut) {
+      return response;
+    }
+    cut = true;
+    const messages = response.message;
+    return {
+      ...response,
+      message: (async function* () {
+        let given = 0;
+        for await (const message of messages) {
+          if (given++ === 2) {
+            const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+            throw new ConnectError("aborted", Code.Aborted, undefined, undefined, reset);
+          }
+          yield message;
+        }
+      })(),
+    };
+  };
+}
+
+/** A client over one transport, retrying at once. */
+class Over extends ClientCore {
+  constructor(transport: Transport) {
+    super([{ transport, close: () => undefined }], { backoffMs: 1 });
+  }
+}
+
 describe("a cut stream", { skip }, () => {
   test("is taken up again from the last revision given", async () => {
     using client = new OrdoClient(GRPC);
@@ -137,6 +175,26 @@ describe("a cut stream", { skip }, () => {
     const cutting = new CutOnce(
       createConnectTransport({ baseUrl: `http://${HTTP}`, httpVersion: "1.1" }),
     );
+    const seen: bigint[] = [];
+    for await (const message of cutting.watchGame(dealt.tableId, {
+      afterRevision: 0,
+      seatToken: dealt.seatTokens[2],
+    })) {
+      seen.push(message.revision);
+    }
+    assert.deepEqual(seen, range(1n, last));
+  });
+
+  test("is taken up again when Node.js reports its connection lost (ABORTED)", async () => {
+    using client = new OrdoClient(GRPC);
+    const dealt = await host(client);
+    const last = await playOut(client, dealt.tableId, dealt.seatTokens, dealt.status!);
+    const transport = createConnectTransport({
+      baseUrl: `http://${HTTP}`,
+      httpVersion: "1.1",
+      interceptors: [nodeErrorCodes, cutOnceAsNode()],
+    });
+    const cutting = new Over(transport);
     const seen: bigint[] = [];
     for await (const message of cutting.watchGame(dealt.tableId, {
       afterRevision: 0,
