@@ -114,8 +114,9 @@ class Meter:
             )
 
     def spend(self, cost_us: int) -> None:
-        """Count ``cost_us`` of work done; stop the call when its count or its thread's CPU
-        time passes the budget, or when its caller no longer waits."""
+        """Count ``cost_us`` of work done; stop the call when its caller no longer waits, or
+        when its count or its thread's CPU time passes the budget."""
+        self.check_caller()
         self.spent_us += cost_us
         cpu_us = round((time.thread_time() - self.cpu_started) * US_PER_SECOND)
         spent = max(self.spent_us, cpu_us)
@@ -126,17 +127,19 @@ class Meter:
                 spent_ms=str(_ms(spent)),
                 budget_ms=str(_ms(self.budget_us)),
             )
-        self.check_caller()
 
     def check_caller(self) -> None:
-        """Stop the call when its caller no longer waits: its deadline passed, or it left."""
+        """Stop the call when its caller no longer waits: its deadline passed (read from the
+        deadline itself, not from the library's news of it, which a busy worker hears late),
+        or it left."""
         waiting = self.waiting
-        if waiting is None or waiting.is_active():
+        if waiting is None:
             return
         remaining = waiting.time_remaining()
         if remaining is not None and remaining <= 0:
             raise CallDeadlineExceededError
-        raise CallCancelledError
+        if not waiting.is_active():
+            raise CallCancelledError
 
     def search(self, game: Game, budget: Budget | None) -> Budget | None:
         """``budget`` (None: the game's default) with each world counted against this call."""

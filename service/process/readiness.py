@@ -61,9 +61,10 @@ class StoreWatch:
             status = health_pb2.HealthCheckResponse.SERVING
             if not ready:
                 status = health_pb2.HealthCheckResponse.NOT_SERVING
-            self.health_servicer.set(SERVICE_NAME, status)
+            # The HTTP door first: whoever sees the gRPC health change finds the door agreeing.
             if self.door is not None:
                 self.door.ready = ready
+            self.health_servicer.set(SERVICE_NAME, status)
             address = store_address(self.fence.url)
             if ready and self.ready is not None:
                 log.info("revision store reached again", worker=self.worker, store=address)

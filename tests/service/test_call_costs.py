@@ -347,8 +347,10 @@ class TestHeavyCalls:
         worker = start_worker(threads=8, max_heavy_calls=2)
         request = search(deal(worker))
         outcomes: list[Outcome] = []
+        together = threading.Barrier(8)  # sent at once: none before another's search ends
 
         def send() -> None:
+            together.wait()
             outcomes.append(call(worker, door, "SuggestAction", request))
 
         callers = [threading.Thread(target=send) for _ in range(8)]
