@@ -244,10 +244,16 @@ async function watch(table, token, seen, signal) {
         const failure = OrdoError.from(error);
         bump(now().watch_failures, reasonOf(failure));
         const causes = [];
-        for (let cause = error?.cause; cause instanceof Error; cause = cause.cause) {
+        for (
+          let cause = error?.cause;
+          cause instanceof Error;
+          cause = cause.cause
+        ) {
           causes.push(`${cause.code ?? ""} ${cause.message}`);
         }
-        process.stderr.write(`watch cut: ${failure.message} [${causes.join(" | ")}]\n`);
+        process.stderr.write(
+          `watch cut: ${failure.message} [${causes.join(" | ")}]\n`,
+        );
         if (!WATCH_AGAIN.has(failure.code)) {
           return;
         }

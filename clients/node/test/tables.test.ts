@@ -99,6 +99,17 @@ for (const [name, make] of CLIENTS) {
   });
 }
 
+/** `messages` cut after two: `failure()` is thrown in place of the third. */
+async function* cutAfterTwo<T>(messages: AsyncIterable<T>, failure: () => Error): AsyncIterable<T> {
+  let given = 0;
+  for await (const message of messages) {
+    if (given++ === 2) {
+      throw failure();
+    }
+    yield message;
+  }
+}
+
 /** A client whose first stream is cut after two messages, as a lost connection cuts it. */
 class CutOnce extends ClientCore {
   constructor(transport: Transport) {
@@ -111,19 +122,8 @@ class CutOnce extends ClientCore {
           return response;
         }
         cut = true;
-        const messages = response.message;
-        return {
-          ...response,
-          message: (async function* () {
-            let given = 0;
-            for await (const message of messages) {
-              if (given++ === 2) {
-                throw new ConnectError("the connection was lost", Code.Unavailable);
-              }
-              yield message;
-            }
-          })(),
-        };
+        const lost = () => new ConnectError("the connection was lost", Code.Unavailable);
+        return { ...response, message: cutAfterTwo(response.message, lost) };
       },
     };
     super([{ transport: cutting, close: () => undefined }], { backoffMs: 1 });
@@ -143,20 +143,15 @@ function cutOnceAsNode(): Interceptor {
       return response;
     }
     cut = true;
-    const messages = response.message;
-    return {
-      ...response,
-      message: (async function* () {
-        let given = 0;
-        for await (const message of messages) {
-          if (given++ === 2) {
-            const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
-            throw new ConnectError("aborted", Code.Aborted, undefined, undefined, reset);
-          }
-          yield message;
-        }
-      })(),
-    };
+    const reset = () =>
+      new ConnectError(
+        "aborted",
+        Code.Aborted,
+        undefined,
+        undefined,
+        Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+      );
+    return { ...response, message: cutAfterTwo(response.message, reset) };
   };
 }
 
@@ -167,42 +162,36 @@ class Over extends ClientCore {
   }
 }
 
+/** A table played out, then watched by `watcher` from revision 0: it sees every revision. */
+async function watchesEveryRevision(watcher: ClientCore): Promise<void> {
+  using client = new OrdoClient(GRPC);
+  const dealt = await host(client);
+  const last = await playOut(client, dealt.tableId, dealt.seatTokens, dealt.status!);
+  const seen: bigint[] = [];
+  for await (const message of watcher.watchGame(dealt.tableId, {
+    afterRevision: 0,
+    seatToken: dealt.seatTokens[2],
+  })) {
+    seen.push(message.revision);
+  }
+  assert.deepEqual(seen, range(1n, last));
+}
+
 describe("a cut stream", { skip }, () => {
   test("is taken up again from the last revision given", async () => {
-    using client = new OrdoClient(GRPC);
-    const dealt = await host(client);
-    const last = await playOut(client, dealt.tableId, dealt.seatTokens, dealt.status!);
     const cutting = new CutOnce(
       createConnectTransport({ baseUrl: `http://${HTTP}`, httpVersion: "1.1" }),
     );
-    const seen: bigint[] = [];
-    for await (const message of cutting.watchGame(dealt.tableId, {
-      afterRevision: 0,
-      seatToken: dealt.seatTokens[2],
-    })) {
-      seen.push(message.revision);
-    }
-    assert.deepEqual(seen, range(1n, last));
+    await watchesEveryRevision(cutting);
   });
 
   test("is taken up again when Node.js reports its connection lost (ABORTED)", async () => {
-    using client = new OrdoClient(GRPC);
-    const dealt = await host(client);
-    const last = await playOut(client, dealt.tableId, dealt.seatTokens, dealt.status!);
     const transport = createConnectTransport({
       baseUrl: `http://${HTTP}`,
       httpVersion: "1.1",
       interceptors: [nodeErrorCodes, cutOnceAsNode()],
     });
-    const cutting = new Over(transport);
-    const seen: bigint[] = [];
-    for await (const message of cutting.watchGame(dealt.tableId, {
-      afterRevision: 0,
-      seatToken: dealt.seatTokens[2],
-    })) {
-      seen.push(message.revision);
-    }
-    assert.deepEqual(seen, range(1n, last));
+    await watchesEveryRevision(new Over(transport));
   });
 });
 
