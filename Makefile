@@ -33,7 +33,7 @@ RUN_WEB := $(if $(shell command -v npm),$(NODE_BUILT) $(WEB_BUILT))
 WEB_BUILD_NEEDS := $(if $(wildcard $(WEB_STAMP)),$(WEB_STAMP) $(NODE_STAMP),$(WEB_RUN_STAMP))
 PYTEST_ARGS ?=
 
-.PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest mutants node web bench arena soak clean
+.PHONY: help run dev test proto proto-check proto-baseline lint typecheck pytest mutants node web bench arena soak rehearsal clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -145,6 +145,15 @@ arena: $(STAMP)  ## bots play whole games: each policy's win rate and mean score
 SOAK_ARGS ?=
 soak: $(STAMP)  ## steady load for 30 minutes: throughput, p50/p99 and worker RSS per minute (SOAK_ARGS="--minutes 5")
 	$(PY) -m bench.soak $(SOAK_ARGS)
+
+# As root (network namespaces); HAProxy is installed when missing (Debian's package), and
+# redis-server and Node.js are needed as for the tests.
+REHEARSAL_ARGS ?=
+rehearsal: $(STAMP) $(NODE_BUILT)  ## three replicas, a store and HAProxy in network namespaces through seven faults, ten minutes at most; report in test-artifacts/rehearsal (REHEARSAL_ARGS="--short")
+	@command -v haproxy >/dev/null 2>&1 || test -x /usr/sbin/haproxy || { \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy iproute2 >/dev/null; }
+	$(PY) -m bench.rehearsal --out test-artifacts/rehearsal $(REHEARSAL_ARGS)
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(NODE_DIR)/node_modules $(NODE_DIR)/dist \

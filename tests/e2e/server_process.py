@@ -134,11 +134,13 @@ def running_server(
     workers: int = 2,
     port: int | None = None,
     python: str = sys.executable,
+    source: Path | None = None,
     **settings: str,
 ) -> Iterator[ServerProcess]:
     """Run ``python -m service`` with ``ORDO_*`` settings, on ``port`` or a free one (and the
     HTTP door on a free port); yield once every worker serves. Another ``python`` (an installed
-    server's) runs in ``scratch``, away from this checkout's sources."""
+    server's) runs in ``scratch``, away from this checkout's sources; another ``source`` (a
+    release's checkout) runs from there, its own modules first on the path."""
     metrics_dir = scratch / "metrics"
     log = scratch / "server.log"
     port, metrics_port = port or free_port(), free_port()
@@ -151,7 +153,10 @@ def running_server(
         http_port=str(http_port),
         **settings,
     )
-    process = start_server(env, log, python, ROOT if python == sys.executable else scratch)
+    if source is not None:
+        env["PYTHONPATH"] = f"{source}:{source / 'clients' / 'python'}"
+    cwd = source or (ROOT if python == sys.executable else scratch)
+    process = start_server(env, log, python, cwd)
     running = ServerProcess(process, port, metrics_port, metrics_dir, log, http_port)
     try:
         deadline = time.monotonic() + START_SECONDS

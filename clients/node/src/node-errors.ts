@@ -53,21 +53,37 @@ function codeOf(error: ConnectError): Code {
   return causeCodes(error).some((code) => TLS_FAILURE.test(code)) ? Code.Unavailable : error.code;
 }
 
+/** `error` as a `ConnectError` with its code as gRPC names it. */
+function grpcCoded(error: unknown): ConnectError {
+  const failure = ConnectError.from(error);
+  const code = codeOf(failure);
+  if (code === failure.code) {
+    return failure;
+  }
+  const mapped = new ConnectError(failure.rawMessage, code, failure.metadata, undefined, failure);
+  mapped.details = failure.details;
+  return mapped;
+}
+
+/** A stream's messages, its failure (a connection lost while it is read) coded as gRPC's. */
+async function* coded<T>(messages: AsyncIterable<T>): AsyncIterable<T> {
+  try {
+    yield* messages;
+  } catch (error) {
+    throw grpcCoded(error);
+  }
+}
+
 /**
  * Give every failure of a call its code as gRPC names it (UNAVAILABLE for a bad TLS peer or a
- * connection lost).
+ * connection lost), a stream's too: one cut while its messages are read (a balancer's timeout, a
+ * server gone) is then taken up again as a lost connection, not given up as ABORTED.
  */
 export const nodeErrorCodes: Interceptor = (next) => async (request) => {
   try {
-    return await next(request);
+    const response = await next(request);
+    return response.stream ? { ...response, message: coded(response.message) } : response;
   } catch (error) {
-    const failure = ConnectError.from(error);
-    const code = codeOf(failure);
-    if (code === failure.code) {
-      throw failure;
-    }
-    const mapped = new ConnectError(failure.rawMessage, code, failure.metadata, undefined, failure);
-    mapped.details = failure.details;
-    throw mapped;
+    throw grpcCoded(error);
   }
 };

@@ -9,12 +9,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { ConnectError, type Transport } from "@connectrpc/connect";
+import { ConnectError, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 
 import { ClientCore } from "../src/core.js";
 import type { GameStatus } from "../src/gen/ordo/v1/common_pb.js";
 import { Code, OrdoClient, parseTableLink, tableLink, tokenSeat } from "../src/index.js";
+import { nodeErrorCodes } from "../src/node-errors.js";
 import { OrdoClient as WebClient } from "../src/web.js";
 
 const GRPC = process.env.ORDO_HOSTING_TARGET ?? "";
@@ -98,6 +99,17 @@ for (const [name, make] of CLIENTS) {
   });
 }
 
+/** `messages` cut after two: `failure()` is thrown in place of the third. */
+async function* cutAfterTwo<T>(messages: AsyncIterable<T>, failure: () => Error): AsyncIterable<T> {
+  let given = 0;
+  for await (const message of messages) {
+    if (given++ === 2) {
+      throw failure();
+    }
+    yield message;
+  }
+}
+
 /** A client whose first stream is cut after two messages, as a lost connection cuts it. */
 class CutOnce extends ClientCore {
   constructor(transport: Transport) {
@@ -110,41 +122,76 @@ class CutOnce extends ClientCore {
           return response;
         }
         cut = true;
-        const messages = response.message;
-        return {
-          ...response,
-          message: (async function* () {
-            let given = 0;
-            for await (const message of messages) {
-              if (given++ === 2) {
-                throw new ConnectError("the connection was lost", Code.Unavailable);
-              }
-              yield message;
-            }
-          })(),
-        };
+        const lost = () => new ConnectError("the connection was lost", Code.Unavailable);
+        return { ...response, message: cutAfterTwo(response.message, lost) };
       },
     };
     super([{ transport: cutting, close: () => undefined }], { backoffMs: 1 });
   }
 }
 
+/**
+ * An interceptor that cuts the first stream after two messages as Node.js reports a connection
+ * reset under it (a balancer's timeout, a server gone): Connect-ES's ABORTED, caused by
+ * ECONNRESET.
+ */
+function cutOnceAsNode(): Interceptor {
+  let cut = false;
+  return (next) => async (request) => {
+    const response = await next(request);
+    if (!response.stream || cut) {
+      return response;
+    }
+    cut = true;
+    const reset = () =>
+      new ConnectError(
+        "aborted",
+        Code.Aborted,
+        undefined,
+        undefined,
+        Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+      );
+    return { ...response, message: cutAfterTwo(response.message, reset) };
+  };
+}
+
+/** A client over one transport, retrying at once. */
+class Over extends ClientCore {
+  constructor(transport: Transport) {
+    super([{ transport, close: () => undefined }], { backoffMs: 1 });
+  }
+}
+
+/** A table played out, then watched by `watcher` from revision 0: it sees every revision. */
+async function watchesEveryRevision(watcher: ClientCore): Promise<void> {
+  using client = new OrdoClient(GRPC);
+  const dealt = await host(client);
+  const last = await playOut(client, dealt.tableId, dealt.seatTokens, dealt.status!);
+  const seen: bigint[] = [];
+  for await (const message of watcher.watchGame(dealt.tableId, {
+    afterRevision: 0,
+    seatToken: dealt.seatTokens[2],
+  })) {
+    seen.push(message.revision);
+  }
+  assert.deepEqual(seen, range(1n, last));
+}
+
 describe("a cut stream", { skip }, () => {
   test("is taken up again from the last revision given", async () => {
-    using client = new OrdoClient(GRPC);
-    const dealt = await host(client);
-    const last = await playOut(client, dealt.tableId, dealt.seatTokens, dealt.status!);
     const cutting = new CutOnce(
       createConnectTransport({ baseUrl: `http://${HTTP}`, httpVersion: "1.1" }),
     );
-    const seen: bigint[] = [];
-    for await (const message of cutting.watchGame(dealt.tableId, {
-      afterRevision: 0,
-      seatToken: dealt.seatTokens[2],
-    })) {
-      seen.push(message.revision);
-    }
-    assert.deepEqual(seen, range(1n, last));
+    await watchesEveryRevision(cutting);
+  });
+
+  test("is taken up again when Node.js reports its connection lost (ABORTED)", async () => {
+    const transport = createConnectTransport({
+      baseUrl: `http://${HTTP}`,
+      httpVersion: "1.1",
+      interceptors: [nodeErrorCodes, cutOnceAsNode()],
+    });
+    await watchesEveryRevision(new Over(transport));
   });
 });
 

@@ -1,0 +1,1 @@
+"""A rehearsal of production on one machine: ``python -m bench.rehearsal`` (``make rehearsal``)."""
