@@ -175,14 +175,17 @@ export interface Hosted {
   spectatorToken: string;
 }
 
-/** Has the server host a game whose `bots` (seat → policy) it plays by itself. */
+/** Has the server host a game whose `bots` (seat → policy) it plays by itself, each move limited
+ * to `moveLimitMs` (0: no limit). */
 export async function hostTable(
   seats: number,
   options: Json,
   bots: Record<number, string>,
+  moveLimitMs = 0,
 ): Promise<Hosted> {
   const game = fromJson(GameOptionsSchema, options as JsonValue);
-  const dealt = await client.newGame(game, seats, { bots, host: true });
+  const timeControl = moveLimitMs ? { moveLimitMs } : undefined;
+  const dealt = await client.newGame(game, seats, { bots, host: true, timeControl });
   return {
     tableId: dealt.tableId,
     status: status(dealt.status),
@@ -201,6 +204,8 @@ export interface Watched {
   status: GameStatus;
   /** The number of seats of the game. */
   seats: number;
+  /** Whether the move was the game's bot playing for `seat`, whose time was up. */
+  timedOut: boolean;
 }
 
 /**
@@ -222,6 +227,7 @@ export async function* watchTable(
       events: message.events.map((e) => json(toJson(EventSchema, e)) as GameEvent),
       status: status(message.status),
       seats: message.seats,
+      timedOut: message.timedOut,
     };
   }
 }

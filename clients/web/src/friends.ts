@@ -15,7 +15,14 @@ import { MovePicker, type Candidate } from "./moves.ts";
 import { seatText } from "./notation.ts";
 import { yourTurn } from "./notify.ts";
 import { showOutcome } from "./outcome.ts";
-import { record, SPECTATOR, type PlayerKind, type Session, type Settings } from "./session.ts";
+import {
+  record,
+  SPECTATOR,
+  TIMED_OUT,
+  type PlayerKind,
+  type Session,
+  type Settings,
+} from "./session.ts";
 import { optionsJson } from "./setup.ts";
 import { jsonKey, type GameInfo, type GameStatus, type GameView, type Json } from "./types.ts";
 import { parseTableLink, tableLink, tokenSeat, type TableLink } from "../../node/src/tables.ts";
@@ -39,6 +46,8 @@ interface Following {
   session: Session<string> | null;
   picker: Picker | null;
   sending: boolean;
+  /** The moves this page has sent: a move offered before the last one was sent is stale. */
+  sent: number;
   /** The revision this seat's last move made: no move is asked for before it. */
   movedTo: number;
   /** The last revision drawn. */
@@ -78,7 +87,9 @@ export async function host(info: GameInfo, settings: Settings): Promise<void> {
   const bots: Record<number, string> = {};
   settings.kinds.forEach((k, seat) => k !== "person" && (bots[seat] = k));
   const options = { [jsonKey(info.id)]: optionsJson(info, settings.options) };
-  const hosted = await api.hostTable(settings.seats, options, bots);
+  // With a time limit the server plays for a person whose time is up (every page shows the
+  // clocks; the server claims the timeout itself).
+  const hosted = await api.hostTable(settings.seats, options, bots, settings.moveLimitMs ?? 0);
   leaveTable();
   invited = hosted;
   drawInvites();
@@ -165,6 +176,7 @@ export async function joinTable(
     session: null,
     picker: null,
     sending: false,
+    sent: 0,
     movedTo: -1,
     latest: -1,
     kept: restore(link),
@@ -207,6 +219,11 @@ async function follow(f: Following, games: GameInfo[], signal: AbortSignal): Pro
     draw(session, step.view);
     session.status = step.status;
     if (step.seat !== undefined) {
+      if (step.timedOut) {
+        session.history.get(shown)?.push({ [TIMED_OUT]: step.seat });
+        // The move this page offered its person was made for them: it offers the next afresh.
+        if (step.seat === f.seat) f.picker = null;
+      }
       const fresh = new Map<number, Set<string>>();
       record(session, step.events, [shown], fresh);
       session.fresh = fresh;
@@ -326,7 +343,10 @@ function restore(link: TableLink): Kept | null {
 async function pick(f: Following, revision: number): Promise<Picker | null> {
   const session = f.session!;
   const { tableId, token } = f.link;
+  const sent = f.sent;
   const actions = await api.legalActions(tableId, f.seat!, token);
+  // A move sent meanwhile (from a move offered by another call): the seat's move is made.
+  if (f.sent !== sent || f.sending) return f.picker;
   if (!actions.length) return null;
   const view = ((session.view?.view ?? {})[session.key] ?? {}) as Json;
   const candidates: Candidate<api.Move>[] = actions.map((move) => ({
@@ -349,6 +369,7 @@ async function pick(f: Following, revision: number): Promise<Picker | null> {
 async function send(f: Following, action: api.Move["message"], revision: number): Promise<void> {
   phase("busy");
   f.sending = true;
+  f.sent += 1;
   f.picker = null;
   try {
     f.movedTo = await api.applyToTable(f.link.tableId, action, revision, f.link.token);
@@ -357,13 +378,13 @@ async function send(f: Following, action: api.Move["message"], revision: number)
     $("refused").textContent = t().page.refused(
       error instanceof Error ? error.message : String(error),
     );
-    f.picker = await pick(f, revision);
   } finally {
     f.sending = false;
   }
   const session = f.session;
   if (!session || session.status.finished || following !== f) return;
-  // The stream may have drawn this move, and asked this seat again (a row to choose), meanwhile.
+  // The stream may have drawn this move, and asked this seat again (a row to choose), meanwhile;
+  // a refused move is offered again.
   const toAct = (session.status.seatsToAct ?? []).includes(f.seat!);
   if (toAct && !f.picker && f.latest >= f.movedTo) f.picker = await pick(f, f.latest);
   await show(session, f.picker);

@@ -4,6 +4,7 @@
 // The pages are a desktop's (1366×900) and a phone's (390×844), in English and in Brazilian
 // Portuguese: each asked to move has its table, hand and move in sight. Every context is sent
 // every move once, in order; no context's page ever holds another seat's hidden cards or token.
+// Then a table with 5 s a move, whose person does nothing: the server's bot plays for them.
 // Prints one JSON line, {failures, ...}; exits non-zero when a check fails.
 //
 //   node test/friends.mjs --url http://127.0.0.1:8080/ [--shots DIR]
@@ -11,7 +12,7 @@ import { chromium } from "playwright-core";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
-import { clipping, move, ONE_HAND, outOfSight, setUp } from "./page.mjs";
+import { clipping, dataset, move, ONE_HAND, outOfSight, setUp } from "./page.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -242,8 +243,36 @@ async function play() {
   await shot(spectator, "spectators-end");
 }
 
+/** A table hosted with 5 s a move: its page shows every seat's clock; a person who does nothing
+ * has the bot play for them once their time is up (the server claims it: nobody's page does),
+ * the page says so, and the game goes on. */
+async function clocked() {
+  const hostPage = await open(args.url, { viewport: DESKTOP, locale: "en-US" });
+  await setUp(hostPage, "six_nimmt", ["person", "heuristic", "heuristic"], ONE_HAND);
+  await hostPage.selectOption("#move-limit", "5000");
+  await hostPage.click("#host");
+  await hostPage.waitForSelector("#invites-area:not([hidden])");
+  const link = await hostPage.$eval('[data-invite="1"]', (input) => input.value);
+  const page = await open(link, DEVICES[1]);
+  await page.waitForFunction(() => document.body.dataset.phase === "input");
+  report.tableClocks = await page.locator("#clocks li").allInnerTexts();
+  check(report.tableClocks.length === 3, "a clocked table's page does not show each clock");
+  const timedOut = () =>
+    [...document.querySelectorAll("#log li")].some((li) =>
+      li.innerText.includes("ran out of time"),
+    );
+  await page.waitForFunction(timedOut, null, { timeout: 20_000 });
+  await page.waitForFunction(() => document.body.dataset.phase === "input");
+  check((await dataset(page, "moves")) === "", "the page moved for its person");
+  const offered = await page.locator("#choices button:not(.back)").allInnerTexts();
+  // A hand of ten, less the card played for the person: the page offers its cards afresh.
+  check(offered.length === 9, `after the timeout the page offers ${offered}`);
+  await shot(page, "clocked");
+}
+
 try {
   await play();
+  await clocked();
 } catch (error) {
   failures.push(`${error.message}`);
 } finally {

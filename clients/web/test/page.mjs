@@ -56,29 +56,33 @@ export async function move(page) {
   const made = await page.evaluate(() => document.body.dataset.moves ?? "0");
   for (let step = 0; step < 6; step++) {
     if ((await page.getAttribute("body", "data-phase")) !== "input") return;
-    const before = await page.locator("#choices button").allInnerTexts();
-    await page.locator("#choices button:not(.back)").first().click();
-    await page
-      .waitForFunction(
-        ([old, moves]) =>
-          (document.body.dataset.moves ?? "0") !== moves ||
-          [...document.querySelectorAll("#choices button")].map((b) => b.innerText).join("|") !==
-            old,
-        [before.join("|"), made],
-      )
-      .catch(async (error) => {
-        const shown = await page.evaluate(() => ({
-          phase: document.body.dataset.phase,
-          moves: document.body.dataset.moves,
-          choices: [...document.querySelectorAll("#choices button")].map((b) => b.innerText),
-          refused: document.getElementById("refused")?.textContent,
-        }));
-        throw new Error(`a click on ${before[0]} changed nothing: ${JSON.stringify(shown)}`, {
-          cause: error,
-        });
-      });
+    await clickFirst(page, made);
     if ((await page.evaluate(() => document.body.dataset.moves ?? "0")) !== made) return;
   }
+}
+
+/** Clicks the first choice offered until the page changes: a click may land as the page draws
+ * another seat's move (on a hosted table), and a person then clicks again. */
+async function clickFirst(page, made) {
+  const before = await page.locator("#choices button").allInnerTexts();
+  const changed = ([old, moves]) =>
+    (document.body.dataset.moves ?? "0") !== moves ||
+    [...document.querySelectorAll("#choices button")].map((b) => b.innerText).join("|") !== old;
+  for (let click = 0; click < 3; click++) {
+    await page.locator("#choices button:not(.back)").first().click();
+    const seen = await page
+      .waitForFunction(changed, [before.join("|"), made], { timeout: 5_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (seen) return;
+  }
+  const shown = await page.evaluate(() => ({
+    phase: document.body.dataset.phase,
+    moves: document.body.dataset.moves,
+    choices: [...document.querySelectorAll("#choices button")].map((b) => b.innerText),
+    refused: document.getElementById("refused")?.textContent,
+  }));
+  throw new Error(`three clicks on ${before[0]} changed nothing: ${JSON.stringify(shown)}`);
 }
 
 /** Plays the person's seat with the first move offered until the game is over. */
