@@ -29,6 +29,8 @@ from bench.rehearsal.hosts import Host, Network, end_process
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DRIVER = Path(__file__).with_name("driver.mjs")
 PREVIOUS_RELEASE = "v0.1.0"
+# The release's commit, read when a clone holds no tags: it is in main's history.
+PREVIOUS_RELEASE_COMMIT = "2db0aecbb8d1020bbdb27f9f7c65b1a370045029"
 REPLICAS = ("r1", "r2", "r3")
 KEY_BYTES = 64
 ORDER_SECONDS = 300.0  # how long an order's answer may take (games of an older epoch ending)
@@ -57,10 +59,14 @@ def previous_release(folder: Path) -> Release:
     with the same interpreter and its own modules first on the path."""
     if not (folder / "service").is_dir():
         folder.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", PREVIOUS_RELEASE],
+        tagged = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", PREVIOUS_RELEASE],
             capture_output=True,
-            check=True,
+            check=False,
+        )
+        revision = PREVIOUS_RELEASE if tagged.returncode == 0 else PREVIOUS_RELEASE_COMMIT
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True
         )
         subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
     python_path = f"{folder}:{folder / 'clients' / 'python'}"
