@@ -41,8 +41,18 @@ from tests.connect_calls import SERVICE_PATH, HttpDoor
 
 DOORS = ("grpc", "connect")
 SETTLE_SECONDS = 30.0
-SETTINGS = Settings(host="127.0.0.1", port=0, workers=1, metrics_port=0, http_port=0)
-HEAVY_GAME = "up_or_down"  # the dearest search a world: 256 iterations take a second or more
+# Searches far longer than any deadline the tests give (4,096 iterations of the dearest world:
+# seconds on any machine), within a budget that lets them run.
+SETTINGS = Settings(
+    host="127.0.0.1",
+    port=0,
+    workers=1,
+    metrics_port=0,
+    http_port=0,
+    max_search_iterations=4_096,
+    max_call_cpu_ms=60_000,
+)
+HEAVY_GAME = "up_or_down"  # the dearest search a world
 HEAVY_SEATS = 6
 MOST_ITERATIONS = SETTINGS.max_search_iterations
 GAMES = registered_games()
@@ -194,7 +204,7 @@ def deal(worker: Worker, game: str = HEAVY_GAME, seats: int = HEAVY_SEATS) -> co
 
 
 def search(state: common.GameState, iterations: int = MOST_ITERATIONS) -> api.SuggestActionRequest:
-    """A search bot's suggestion for seat 0, a second or more at the most iterations."""
+    """A search bot's suggestion for seat 0, seconds long at the most iterations."""
     return api.SuggestActionRequest(
         state=state, seat=0, policy="search", search_iterations=iterations
     )
@@ -283,7 +293,7 @@ class TestDeadlines:
     def test_a_search_stops_when_its_deadline_passes(
         self, start_worker: Callable[..., Worker], door: str
     ) -> None:
-        """A search of a second or more with a deadline of 0.2 s: DEADLINE_EXCEEDED for the
+        """A search of seconds with a deadline of 0.2 s: DEADLINE_EXCEEDED for the
         caller, and in the server's record of the call."""
         worker = start_worker()
         outcome = call(worker, door, "SuggestAction", search(deal(worker)), timeout=0.2)
