@@ -6,17 +6,14 @@ the same time, one context reloaded mid-game, on a server of two workers hosting
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from tests.e2e.server_process import free_port, running_server
 from tests.redis_server import running_redis
 from tests.state_keys import TEST_KEY, keys_file_text
-from tests.web.test_playground import ARTIFACTS, CHROMIUM, PLAY_SECONDS, WEB, node_and_browser
+from tests.web.test_playground import ARTIFACTS, CHROMIUM, WEB, node_and_browser, run_driver
 
 DRIVER = WEB / "test" / "friends.mjs"
 
@@ -49,21 +46,11 @@ class TestPlayWithFriends:
         """Every context sees every move once, in order, to the same end; no page ever holds
         another seat's hidden cards or token; the reloaded page rejoins where it was."""
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
+        report = run_driver(
             [
                 *(node_and_browser(), str(DRIVER), "--url", url),
                 *("--chromium", str(CHROMIUM), "--shots", str(ARTIFACTS)),
-            ],
-            cwd=WEB,
-            capture_output=True,
-            text=True,
-            timeout=PLAY_SECONDS,
-            check=False,
+            ]
         )
-        lines = done.stdout.strip().splitlines()
-        assert lines, f"the browser driver failed:\n{done.stderr}"
-        report: dict[str, Any] = json.loads(lines[-1])
-        assert not report["failures"], report
-        assert done.returncode == 0, done.stderr
         assert report["turns"] >= 10
         assert report["revisionsBeforeReload"] > 0

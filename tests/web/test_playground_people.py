@@ -6,8 +6,6 @@ legibly and whole, equation results can be hidden, and the full rules open from 
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,7 +14,7 @@ import pytest
 from engines import registry
 from tests.e2e.server_process import free_port, running_server
 from tests.state_keys import TEST_KEY, keys_file_text
-from tests.web.test_playground import ARTIFACTS, CHROMIUM, PLAY_SECONDS, WEB, node_and_browser
+from tests.web.test_playground import ARTIFACTS, CHROMIUM, WEB, node_and_browser, run_driver
 
 DRIVER = WEB / "test" / "people.mjs"
 GAMES = sorted(registry.ENGINES)  # the page offers every game the server lists
@@ -25,23 +23,12 @@ GAMES = sorted(registry.ENGINES)  # the page offers every game the server lists
 def scenario(url: str, name: str) -> dict[str, Any]:
     """Run one scenario of the driver; its report, once every check of it has passed."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
+    return run_driver(
         [
             *(node_and_browser(), str(DRIVER), "--url", url, "--scenario", name),
             *("--chromium", str(CHROMIUM), "--shots", str(ARTIFACTS)),
-        ],
-        cwd=WEB,
-        capture_output=True,
-        text=True,
-        timeout=PLAY_SECONDS,
-        check=False,
+        ]
     )
-    lines = done.stdout.strip().splitlines()
-    assert lines, f"the browser driver failed:\n{done.stderr}"
-    report: dict[str, Any] = json.loads(lines[-1])
-    assert not report["failures"], report["failures"]
-    assert done.returncode == 0, done.stderr
-    return report
 
 
 @pytest.fixture(scope="module")
